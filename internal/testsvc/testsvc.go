@@ -1,0 +1,272 @@
+// Package testsvc starts real Redis and ClickHouse servers for tests, on free loopback ports, with their
+// data in temporary directories, and stops them afterwards. Tests never touch a server they did not start.
+package testsvc
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Proc is a server process started for tests.
+type Proc struct {
+	cmd  *exec.Cmd
+	Port int
+	Dir  string
+	out  *bytes.Buffer
+}
+
+// Stop ends the process (SIGTERM, then SIGKILL after 5 s).
+func (p *Proc) Stop() {
+	if p == nil || p.cmd == nil || p.cmd.Process == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+	p.cmd = nil
+}
+
+// Kill ends the process at once (SIGKILL), as a crash would.
+func (p *Proc) Kill() {
+	if p == nil || p.cmd == nil || p.cmd.Process == nil {
+		return
+	}
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+	p.cmd = nil
+}
+
+func start(name string, args []string, dir string) (*Proc, error) {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s not installed (scripts/install-services.sh installs it): %w", name, err)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Dir = dir
+	out := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	// Own process group, and die with the test binary (Linux), so no server outlives its test run.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if runtime.GOOS == "linux" {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &Proc{cmd: cmd, Dir: dir, out: out}, nil
+}
+
+func waitTCP(ctx context.Context, port int) error {
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	for {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s never accepted connections: %w", addr, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// StartRedis starts redis-server on a free loopback port without persistence.
+func StartRedis(dir string, extra ...string) (*Proc, error) {
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	return startRedisOn(dir, port, extra...)
+}
+
+func startRedisOn(dir string, port int, extra ...string) (*Proc, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	args := append([]string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--save", "", "--appendonly", "no",
+		"--dir", dir, "--daemonize", "no", "--protected-mode", "no"}, extra...)
+	p, err := start("redis-server", args, dir)
+	if err != nil {
+		return nil, err
+	}
+	p.Port = port
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := waitTCP(ctx, port); err != nil {
+		p.Kill()
+		return nil, fmt.Errorf("%w\n%s", err, p.out.String())
+	}
+	return p, nil
+}
+
+// Restart stops a Redis and starts it again on the same port (its data is gone: no persistence).
+func (p *Proc) RestartRedis() error {
+	port, dir := p.Port, p.Dir
+	p.Stop()
+	np, err := startRedisOn(dir, port)
+	if err != nil {
+		return err
+	}
+	*p = *np
+	return nil
+}
+
+// URL is the redis:// URL of a Redis started here.
+func (p *Proc) RedisURL() string { return fmt.Sprintf("redis://127.0.0.1:%d/0", p.Port) }
+
+// Cluster is a Redis Cluster of several masters on one machine.
+type Cluster struct{ Nodes []*Proc }
+
+// URL lists every node, so a client can seed from any of them.
+func (c *Cluster) URL() string {
+	u := fmt.Sprintf("redis://127.0.0.1:%d", c.Nodes[0].Port)
+	for i, n := range c.Nodes[1:] {
+		sep := "&"
+		if i == 0 {
+			sep = "?"
+		}
+		u += fmt.Sprintf("%saddr=127.0.0.1:%d", sep, n.Port)
+	}
+	return u
+}
+
+// Stop stops every node.
+func (c *Cluster) Stop() {
+	for _, n := range c.Nodes {
+		n.Stop()
+	}
+}
+
+// StartRedisCluster starts n cluster-enabled redis-servers and joins them into a cluster without replicas.
+func StartRedisCluster(dir string, n int) (*Cluster, error) {
+	c := &Cluster{}
+	var addrs []string
+	for i := range n {
+		d := filepath.Join(dir, "node"+strconv.Itoa(i))
+		p, err := StartRedis(d, "--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(d, "nodes.conf"))
+		if err != nil {
+			c.Stop()
+			return nil, err
+		}
+		c.Nodes = append(c.Nodes, p)
+		addrs = append(addrs, "127.0.0.1:"+strconv.Itoa(p.Port))
+	}
+	args := append([]string{"--cluster", "create"}, addrs...)
+	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	out, err := exec.Command("redis-cli", args...).CombinedOutput()
+	if err != nil {
+		c.Stop()
+		return nil, fmt.Errorf("redis-cli --cluster create: %w\n%s", err, out)
+	}
+	// Wait until every node reports the cluster ok.
+	deadline := time.Now().Add(20 * time.Second)
+	for _, p := range c.Nodes {
+		for {
+			info, _ := exec.Command("redis-cli", "-p", strconv.Itoa(p.Port), "cluster", "info").Output()
+			if strings.Contains(string(info), "cluster_state:ok") {
+				break
+			}
+			if time.Now().After(deadline) {
+				c.Stop()
+				return nil, fmt.Errorf("cluster never became ok: %s", info)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return c, nil
+}
+
+// ModuleRoot returns the directory holding go.mod, found upwards from the working directory.
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// StartClickHouse starts clickhouse-server with the project's config (scripts/clickhouse-config.xml) on
+// free loopback ports and waits until it answers on the native port.
+func StartClickHouse(dir string) (*Proc, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return nil, err
+	}
+	tmpl, err := os.ReadFile(filepath.Join(root, "scripts", "clickhouse-config.xml"))
+	if err != nil {
+		return nil, err
+	}
+	tcp, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	http, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	for _, sub := range []string{"log", "data", "tmp", "user_files", "format_schemas"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	conf := strings.NewReplacer("@DIR@", dir, "@TCP_PORT@", strconv.Itoa(tcp), "@HTTP_PORT@", strconv.Itoa(http)).Replace(string(tmpl))
+	confPath := filepath.Join(dir, "config.xml")
+	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
+		return nil, err
+	}
+	p, err := start("clickhouse-server", []string{"--config-file=" + confPath}, dir)
+	if err != nil {
+		return nil, err
+	}
+	p.Port = tcp
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := waitTCP(ctx, tcp); err != nil {
+		p.Kill()
+		errlog, _ := os.ReadFile(filepath.Join(dir, "log", "clickhouse-server.err.log"))
+		return nil, fmt.Errorf("%w\n%s\n%s", err, p.out.String(), errlog)
+	}
+	return p, nil
+}
+
+// ClickHouseURL is the native-protocol URL of a ClickHouse started here, with the database.
+func (p *Proc) ClickHouseURL(db string) string {
+	return fmt.Sprintf("clickhouse://127.0.0.1:%d/%s", p.Port, db)
+}

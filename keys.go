@@ -1,0 +1,209 @@
+package shariah
+
+import (
+	"context"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Keys issues, replaces and revokes API keys over a KeyStore. The REST API, the MCP server and the
+// operator's command line all go through it.
+type Keys struct {
+	Store KeyStore
+	Plans Plans
+	Now   func() time.Time
+}
+
+func (k *Keys) now() time.Time {
+	if k.Now != nil {
+		return k.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// NormalizeEmail validates an email address and returns its canonical (lower-case) form.
+func NormalizeEmail(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 254 {
+		return "", false
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || a.Name != "" {
+		return "", false
+	}
+	at := strings.LastIndexByte(s, '@')
+	if at < 1 || !strings.Contains(s[at+1:], ".") || strings.HasSuffix(s, ".") {
+		return "", false
+	}
+	return strings.ToLower(s), true
+}
+
+// GenerateFree issues a free-trial key for an email (POST /api/keys/generate). An email holds at most
+// one active free key: a second request is refused (409), so repeated sign-ups cannot multiply the free
+// allowance; after a revoke, the new key carries the month's usage of the user's previous key.
+func (k *Keys) GenerateFree(ctx context.Context, email string) (IssuedKey, error) {
+	var v Validation
+	norm, ok := NormalizeEmail(email)
+	if !ok {
+		v.Add("value is not a valid email address", "value_error.email", "body", "email")
+		return IssuedKey{}, v.Err()
+	}
+	userID, err := k.Store.UserForEmail(ctx, norm, uuid.Must(uuid.NewV7()).String())
+	if err != nil {
+		return IssuedKey{}, err
+	}
+	existing, err := k.Store.KeysOfUser(ctx, userID)
+	if err != nil {
+		return IssuedKey{}, err
+	}
+	for _, e := range existing {
+		if e.Active && e.Plan == PlanFree {
+			return IssuedKey{}, &Error{Code: ECONFLICT,
+				Message: "An active free key already exists for this email. Regenerate it with POST /api/auth/me/regenerate, or revoke it first.",
+				Detail:  map[string]any{"key_prefix": e.Prefix}}
+		}
+	}
+	return k.issue(ctx, userID, norm, PlanFree, latest(existing))
+}
+
+// Create issues a key of any plan for an email (operators: `shariah keys create`).
+func (k *Keys) Create(ctx context.Context, email, plan string) (IssuedKey, error) {
+	var v Validation
+	norm, ok := NormalizeEmail(email)
+	if !ok {
+		v.Add("value is not a valid email address", "value_error.email", "email")
+	}
+	if _, ok := k.Plans.Lookup(plan); !ok {
+		v.Add("unknown plan", "value_error.plan", "plan")
+	}
+	if err := v.Err(); err != nil {
+		return IssuedKey{}, err
+	}
+	userID, err := k.Store.UserForEmail(ctx, norm, uuid.Must(uuid.NewV7()).String())
+	if err != nil {
+		return IssuedKey{}, err
+	}
+	return k.issue(ctx, userID, norm, plan, "")
+}
+
+// Regenerate deactivates the key and issues its replacement for the same user and plan; the
+// replacement carries the period's usage.
+func (k *Keys) Regenerate(ctx context.Context, old APIKey) (IssuedKey, error) {
+	if !old.Active {
+		return IssuedKey{}, Errorf(EKEYINACTIVE, "This API key has been deactivated.")
+	}
+	full, err := NewAPIKey()
+	if err != nil {
+		return IssuedKey{}, err
+	}
+	now := k.now()
+	// Deactivate first: from here on the old key is refused, so its meter is final when copied.
+	if err := k.Store.Deactivate(ctx, old.Hash, now, PublicPrefix(full)); err != nil {
+		return IssuedKey{}, err
+	}
+	return k.store(ctx, full, old.UserID, old.Email, old.Plan, old.Hash, now)
+}
+
+// Revoke deactivates the key with the public prefix. caller is the key presented by the client (nil if
+// none); the key presented may itself be the one revoked, else it must belong to the same user.
+func (k *Keys) Revoke(ctx context.Context, prefix string, caller *APIKey) (APIKey, error) {
+	if !WellFormedPrefix(prefix) {
+		var v Validation
+		v.Add("key_prefix must be the first 12 characters of a key (shr_ and 8 letters or digits)", "value_error.key_prefix", "body", "key_prefix")
+		return APIKey{}, v.Err()
+	}
+	target, err := k.Store.KeyByPrefix(ctx, prefix)
+	if err != nil {
+		return APIKey{}, err
+	}
+	if caller == nil || caller.UserID != target.UserID {
+		// Do not reveal whether another user's prefix exists.
+		return APIKey{}, Errorf(ENOTFOUND, "No key with this prefix belongs to the caller.")
+	}
+	now := k.now()
+	if err := k.Store.Deactivate(ctx, target.Hash, now, ""); err != nil {
+		return APIKey{}, err
+	}
+	target.Active = false
+	target.DeactivatedAt = &now
+	return target, nil
+}
+
+// SetPlan moves the key with the prefix to another plan (operators, and billing events later).
+func (k *Keys) SetPlan(ctx context.Context, prefix, plan string) (APIKey, error) {
+	if _, ok := k.Plans.Lookup(plan); !ok {
+		return APIKey{}, Errorf(EVALIDATION, "unknown plan %q", plan)
+	}
+	target, err := k.Store.KeyByPrefix(ctx, prefix)
+	if err != nil {
+		return APIKey{}, err
+	}
+	if err := k.Store.SetPlan(ctx, target.Hash, plan); err != nil {
+		return APIKey{}, err
+	}
+	target.Plan = plan
+	return target, nil
+}
+
+func (k *Keys) issue(ctx context.Context, userID, email, plan, carryFrom string) (IssuedKey, error) {
+	full, err := NewAPIKey()
+	if err != nil {
+		return IssuedKey{}, err
+	}
+	return k.store(ctx, full, userID, email, plan, carryFrom, k.now())
+}
+
+func (k *Keys) store(ctx context.Context, full, userID, email, plan, carryFrom string, now time.Time) (IssuedKey, error) {
+	rec := APIKey{
+		ID:        uuid.Must(uuid.NewV7()).String(),
+		Hash:      HashKey(full),
+		Prefix:    PublicPrefix(full),
+		UserID:    userID,
+		Email:     email,
+		Plan:      plan,
+		Active:    true,
+		CreatedAt: now,
+	}
+	if err := k.Store.CreateKey(ctx, rec, carryFrom, now); err != nil {
+		return IssuedKey{}, err
+	}
+	return IssuedKey{Key: full, Record: rec}, nil
+}
+
+// latest returns the hash of the most recently created key, or "".
+func latest(keys []APIKey) string {
+	var best APIKey
+	for _, k := range keys {
+		if k.CreatedAt.After(best.CreatedAt) || best.Hash == "" {
+			best = k
+		}
+	}
+	return best.Hash
+}
+
+// Quota is the account view of a key's period (GET /api/auth/me).
+type Quota struct {
+	TokensLimit     int64  `json:"tokens_limit"` // -1 unlimited
+	TokensUsed      int64  `json:"tokens_used"`
+	TokensRemaining int64  `json:"tokens_remaining"` // -1 unlimited
+	OverageTokens   int64  `json:"overage_tokens"`
+	OverageCostUSD  string `json:"overage_cost_usd"` // decimal string
+	PeriodStart     string `json:"period_start"`
+	PeriodEnd       string `json:"period_end"`
+}
+
+// QuotaOf builds the account view of a meter state.
+func QuotaOf(p Plan, st MeterState, period Period) Quota {
+	return Quota{
+		TokensLimit:     p.TokensPerMonth,
+		TokensUsed:      st.Used,
+		TokensRemaining: RemainingOf(p.TokensPerMonth, st.Used),
+		OverageTokens:   st.Overage,
+		OverageCostUSD:  p.OverageCost(st.Overage).StringFixed(2),
+		PeriodStart:     period.Start.Format(time.RFC3339),
+		PeriodEnd:       period.End.Format(time.RFC3339),
+	}
+}

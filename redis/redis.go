@@ -1,0 +1,46 @@
+// Package redis is the only package that knows Redis key names, TTLs and Lua scripts. It implements the
+// domain's store interfaces with rueidis. Every key a script touches shares a cluster hash tag, so the
+// same scripts run on a single Redis and on Redis Cluster.
+package redis
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/rueidis"
+)
+
+// Open connects to the Redis at url (redis://, rediss://; a cluster is detected by rueidis, and
+// further seed addresses may be given as ?addr=host:port).
+func Open(url string) (rueidis.Client, error) {
+	opt, err := rueidis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	opt.DisableCache = true // nothing here uses client-side caching; skip the tracking overhead
+	opt.ConnWriteTimeout = 5 * time.Second
+	c, err := rueidis.NewClient(opt)
+	if err != nil {
+		return nil, fmt.Errorf("redis connect: %w", err)
+	}
+	return c, nil
+}
+
+// Ping checks the connection.
+func Ping(ctx context.Context, c rueidis.Client) error {
+	return c.Do(ctx, c.B().Ping().Build()).Error()
+}
+
+// Key names. The part in braces is the cluster hash tag.
+func keyRecordKey(hash string) string       { return "shr:key:{" + hash + "}" }
+func meterKey(hash, periodID string) string { return "shr:meter:{" + hash + "}:" + periodID }
+func prefixKey(prefix string) string        { return "shr:prefix:" + prefix }
+func userKeysKey(userID string) string      { return "shr:user:{" + userID + "}:keys" }
+func emailKey(email string) string          { return "shr:email:" + email }
+
+// meterTTL keeps a period's meter until 62 days after the period ends, so the previous month's figures
+// stay readable during the next one.
+func meterTTL(end, now time.Time) int64 {
+	return int64(end.Sub(now).Seconds()) + 62*24*3600
+}

@@ -1,0 +1,51 @@
+package shariah
+
+import (
+	"context"
+	"time"
+)
+
+// UsageEvent is one metered request, as written to the usage history.
+type UsageEvent struct {
+	RequestID string
+	KeyID     string
+	UserID    string
+	KeyPrefix string
+	Method    string
+	Route     string // route template, never the raw path (a deprecated route carries a key in its path)
+	Status    int
+	Tokens    int // tokens kept after refunds
+	Overage   int // of those, tokens beyond the allowance
+	Latency   time.Duration
+	Time      time.Time
+}
+
+// DailyUsage is one day of a key's usage.
+type DailyUsage struct {
+	Date     string `json:"date"` // YYYY-MM-DD, UTC
+	Requests int64  `json:"requests"`
+	Tokens   int64  `json:"tokens"`
+	Errors   int64  `json:"errors"` // responses with status >= 400
+}
+
+// RecentRequest is one of a key's latest requests.
+type RecentRequest struct {
+	RequestID string    `json:"request_id"`
+	Time      time.Time `json:"timestamp"`
+	Method    string    `json:"method"`
+	Route     string    `json:"route"`
+	Status    int       `json:"status"`
+	Tokens    int       `json:"tokens"`
+	LatencyMS float64   `json:"latency_ms"`
+}
+
+// UsageRecorder accepts usage events without blocking the request that produced them.
+type UsageRecorder interface {
+	Record(UsageEvent)
+}
+
+// UsageReader answers a key's usage history.
+type UsageReader interface {
+	DailyUsage(ctx context.Context, keyID string, since time.Time) ([]DailyUsage, error)
+	RecentRequests(ctx context.Context, keyID string, limit int) ([]RecentRequest, error)
+}
