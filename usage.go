@@ -44,8 +44,8 @@ type UsageRecorder interface {
 	Record(UsageEvent)
 }
 
-// UsageReader answers a key's usage history.
+// UsageReader answers the usage history of a user (a key and the keys regenerated from it).
 type UsageReader interface {
-	DailyUsage(ctx context.Context, keyID string, since time.Time) ([]DailyUsage, error)
-	RecentRequests(ctx context.Context, keyID string, limit int) ([]RecentRequest, error)
+	DailyUsage(ctx context.Context, userID string, since time.Time) ([]DailyUsage, error)
+	RecentRequests(ctx context.Context, userID string, limit int) ([]RecentRequest, error)
 }

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"errors"
 	_ "embed"
 	"fmt"
 	"strconv"
@@ -56,7 +57,14 @@ func (m *Meter) Charge(ctx context.Context, keyHash string, cost int, now time.T
 	args := make([]string, 0, 2+len(m.planTable))
 	args = append(args, strconv.Itoa(cost), strconv.FormatInt(meterTTL(p.End, now), 10))
 	args = append(args, m.planTable...)
-	vals, err := chargeScript.Exec(ctx, m.c, []string{keyRecordKey(keyHash), meterKey(keyHash, p.ID())}, args).ToArray()
+	keys := []string{keyRecordKey(keyHash), meterKey(keyHash, p.ID())}
+	vals, err := chargeScript.Exec(ctx, m.c, keys, args).ToArray()
+	// A connection broken by a Redis restart fails the requests in flight on it once; the client then
+	// redials. Retry those (not Redis's own errors): after a restart nothing of the lost attempt
+	// remains, so a retry does not charge twice there.
+	for try := 0; try < 3 && err != nil && isConnErr(err) && ctx.Err() == nil; try++ {
+		vals, err = chargeScript.Exec(ctx, m.c, keys, args).ToArray()
+	}
 	if err != nil {
 		return shariah.Charge{}, fmt.Errorf("meter: %w", err)
 	}
@@ -98,6 +106,12 @@ func (m *Meter) Charge(ctx context.Context, keyHash string, cost int, now time.T
 	default:
 		return ch, fmt.Errorf("meter: key %s has plan %q, which is not configured", ch.Key.Prefix, ch.Key.Plan)
 	}
+}
+
+// isConnErr reports a transport failure, as opposed to an answer from Redis.
+func isConnErr(err error) bool {
+	var re *rueidis.RedisError
+	return !errors.As(err, &re) && !rueidis.IsRedisNil(err)
 }
 
 // Refund implements shariah.Meter.

@@ -1,0 +1,145 @@
+// Package analytics is the ClickHouse side of the service: schema migrations, the batching writer of
+// usage events and the usage queries (later also the trajectory series). SQL here runs on ClickHouse
+// 18.16 (Debian) and on current releases: explicit INSERT column lists, DateTime only, explicit casts.
+package analytics
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/shariah-screen/shariah/config"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// DB is a connection to ClickHouse and the database the service's tables live in. Connections are made
+// to the server's default database and every table is named with its database, so the connection works
+// before `shariah migrate` has created the database.
+type DB struct {
+	Conn driver.Conn
+	Name string
+}
+
+// Open connects to the ClickHouse at a clickhouse://host:port/database URL (native protocol).
+func Open(raw string) (*DB, error) {
+	name, err := config.ClickHouseDatabase(raw)
+	if err != nil {
+		return nil, err
+	}
+	u, _ := url.Parse(raw)
+	opts := &clickhouse.Options{
+		Addr:        []string{u.Host},
+		Auth:        clickhouse.Auth{Database: "default", Username: "default"},
+		DialTimeout: 5 * time.Second,
+		ReadTimeout: 30 * time.Second,
+	}
+	if u.User != nil {
+		opts.Auth.Username = u.User.Username()
+		opts.Auth.Password, _ = u.User.Password()
+	}
+	conn, err := clickhouse.Open(opts)
+	if err != nil {
+		return nil, fmt.Errorf("clickhouse: %w", err)
+	}
+	return &DB{Conn: conn, Name: name}, nil
+}
+
+// Close closes the connection.
+func (db *DB) Close() error { return db.Conn.Close() }
+
+// table returns a table's qualified name.
+func (db *DB) table(name string) string { return db.Name + "." + name }
+
+// Migrate creates the database and applies every migration not applied yet, in order. Each migration
+// is idempotent (CREATE ... IF NOT EXISTS), so a migration interrupted before being recorded is safe to
+// run again.
+func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+	if err := db.Conn.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+db.Name); err != nil {
+		return nil, fmt.Errorf("create database: %w", err)
+	}
+	if err := db.Conn.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+db.table("schema_migrations")+
+		" (version UInt32, name String, applied_at DateTime) ENGINE = TinyLog"); err != nil {
+		return nil, fmt.Errorf("create schema_migrations: %w", err)
+	}
+	applied := map[uint32]bool{}
+	rows, err := db.Conn.Query(ctx, "SELECT version FROM "+db.table("schema_migrations"))
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var v uint32
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		applied[v] = true
+	}
+	rows.Close()
+	files, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var done []string
+	for _, f := range files {
+		base := strings.TrimPrefix(f, "migrations/")
+		v, err := strconv.ParseUint(strings.SplitN(base, "_", 2)[0], 10, 32)
+		if err != nil {
+			return done, fmt.Errorf("migration %s: name must start with a number", base)
+		}
+		if applied[uint32(v)] {
+			continue
+		}
+		src, err := migrationFS.ReadFile(f)
+		if err != nil {
+			return done, err
+		}
+		for _, stmt := range splitStatements(strings.ReplaceAll(string(src), "{db}", db.Name)) {
+			if err := db.Conn.Exec(ctx, stmt); err != nil {
+				return done, fmt.Errorf("migration %s: %w", base, err)
+			}
+		}
+		// INSERT ... VALUES with bound arguments hangs against 18.16 over the native protocol; a batch works
+		// on every version.
+		b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO "+db.table("schema_migrations")+" (version, name, applied_at)")
+		if err != nil {
+			return done, err
+		}
+		if err := b.Append(uint32(v), base, time.Now().UTC().Truncate(time.Second)); err != nil {
+			return done, err
+		}
+		if err := b.Send(); err != nil {
+			return done, err
+		}
+		done = append(done, base)
+	}
+	return done, nil
+}
+
+// splitStatements splits a migration file on semicolons at line ends and drops comment-only parts.
+func splitStatements(src string) []string {
+	var out []string
+	for _, part := range strings.Split(src, ";\n") {
+		var lines []string
+		for _, l := range strings.Split(part, "\n") {
+			if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "--") {
+				lines = append(lines, l)
+			}
+		}
+		if s := strings.TrimSpace(strings.Join(lines, "\n")); s != "" {
+			out = append(out, strings.TrimSuffix(s, ";"))
+		}
+	}
+	return out
+}

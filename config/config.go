@@ -1,0 +1,182 @@
+// Package config loads the service's configuration from the environment once, at start, and validates
+// it, reporting every problem at once.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+	"github.com/shopspring/decimal"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// Config is every setting of every process; each subcommand reads the part it needs.
+type Config struct {
+	HTTPAddr      string `env:"SHARIAH_HTTP_ADDR" envDefault:":8000"`
+	MCPAddr       string `env:"SHARIAH_MCP_ADDR" envDefault:":8001"`
+	RedisURL      string `env:"SHARIAH_REDIS_URL" envDefault:"redis://127.0.0.1:6379/0"`
+	ClickHouseURL string `env:"SHARIAH_CLICKHOUSE_URL" envDefault:"clickhouse://127.0.0.1:9000/shariah"`
+	DataDir       string `env:"SHARIAH_DATA_DIR"`
+	WebhookSecret string `env:"SHARIAH_WEBHOOK_SECRET"`
+	LogLevel      string `env:"SHARIAH_LOG_LEVEL" envDefault:"info"`
+	// AccessLog writes one JSON line per request (on by default; load tests turn it off).
+	AccessLog bool `env:"SHARIAH_ACCESS_LOG" envDefault:"true"`
+	// BaseURL is the public address used in links (docs, Link headers of deprecated routes).
+	BaseURL string `env:"SHARIAH_BASE_URL" envDefault:"http://localhost:8000"`
+
+	Usage Usage
+	Plan  PlanSettings
+
+	// ShutdownTimeout bounds graceful shutdown of every actor.
+	ShutdownTimeout time.Duration `env:"SHARIAH_SHUTDOWN_TIMEOUT" envDefault:"15s"`
+}
+
+// Usage configures the batching writer of usage events to ClickHouse.
+type Usage struct {
+	BatchSize     int           `env:"SHARIAH_USAGE_BATCH_SIZE" envDefault:"5000"`
+	FlushInterval time.Duration `env:"SHARIAH_USAGE_FLUSH_INTERVAL" envDefault:"1s"`
+	// Buffer bounds the events held in memory; past it, events are dropped and counted, never blocking
+	// a request.
+	Buffer int `env:"SHARIAH_USAGE_BUFFER" envDefault:"50000"`
+}
+
+// PlanSettings override the default plans (decisions.md section 3).
+type PlanSettings struct {
+	FreeTokens           int64  `env:"SHARIAH_PLAN_FREE_TOKENS" envDefault:"50"`
+	StarterTokens        int64  `env:"SHARIAH_PLAN_STARTER_TOKENS" envDefault:"2500"`
+	StarterPriceUSD      string `env:"SHARIAH_PLAN_STARTER_PRICE_USD" envDefault:"19"`
+	StarterOverageUSD    string `env:"SHARIAH_PLAN_STARTER_OVERAGE_USD" envDefault:"0.01"`
+	ProTokens            int64  `env:"SHARIAH_PLAN_PRO_TOKENS" envDefault:"15000"`
+	ProPriceUSD          string `env:"SHARIAH_PLAN_PRO_PRICE_USD" envDefault:"49"`
+	ProOverageUSD        string `env:"SHARIAH_PLAN_PRO_OVERAGE_USD" envDefault:"0.008"`
+	EnterpriseTokens     int64  `env:"SHARIAH_PLAN_ENTERPRISE_TOKENS" envDefault:"-1"`
+	EnterprisePriceUSD   string `env:"SHARIAH_PLAN_ENTERPRISE_PRICE_USD" envDefault:"199"`
+	EnterpriseOverageUSD string `env:"SHARIAH_PLAN_ENTERPRISE_OVERAGE_USD" envDefault:"0"`
+}
+
+// Load reads the environment and validates the result.
+func Load() (Config, error) {
+	var c Config
+	if err := env.Parse(&c); err != nil {
+		return c, err
+	}
+	return c, c.Validate()
+}
+
+// Plans returns the plan set with the configured allowances and prices.
+func (c Config) Plans() (shariah.Plans, error) {
+	var errs []error
+	dec := func(name, s string) decimal.Decimal {
+		d, err := decimal.NewFromString(s)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not a decimal", name, s))
+		}
+		return d
+	}
+	ps := shariah.DefaultPlans()
+	for i := range ps {
+		p := &ps[i]
+		switch p.ID {
+		case shariah.PlanFree:
+			p.TokensPerMonth = c.Plan.FreeTokens
+		case shariah.PlanStarter:
+			p.TokensPerMonth = c.Plan.StarterTokens
+			p.PriceUSDMonth = dec("SHARIAH_PLAN_STARTER_PRICE_USD", c.Plan.StarterPriceUSD)
+			p.OverageUSDPerToken = dec("SHARIAH_PLAN_STARTER_OVERAGE_USD", c.Plan.StarterOverageUSD)
+		case shariah.PlanPro:
+			p.TokensPerMonth = c.Plan.ProTokens
+			p.PriceUSDMonth = dec("SHARIAH_PLAN_PRO_PRICE_USD", c.Plan.ProPriceUSD)
+			p.OverageUSDPerToken = dec("SHARIAH_PLAN_PRO_OVERAGE_USD", c.Plan.ProOverageUSD)
+		case shariah.PlanEnterprise:
+			p.TokensPerMonth = c.Plan.EnterpriseTokens
+			p.PriceUSDMonth = dec("SHARIAH_PLAN_ENTERPRISE_PRICE_USD", c.Plan.EnterprisePriceUSD)
+			p.OverageUSDPerToken = dec("SHARIAH_PLAN_ENTERPRISE_OVERAGE_USD", c.Plan.EnterpriseOverageUSD)
+		}
+	}
+	if err := ps.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return ps, nil
+}
+
+var dbName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+
+// Validate reports every problem at once.
+func (c Config) Validate() error {
+	var errs []error
+	for name, addr := range map[string]string{"SHARIAH_HTTP_ADDR": c.HTTPAddr, "SHARIAH_MCP_ADDR": c.MCPAddr} {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not host:port (%v)", name, addr, err))
+		}
+	}
+	if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss" && u.Scheme != "unix") || (u.Host == "" && u.Scheme != "unix") {
+		errs = append(errs, fmt.Errorf("SHARIAH_REDIS_URL: %q is not a redis://host:port URL", c.RedisURL))
+	}
+	if _, err := ClickHouseDatabase(c.ClickHouseURL); err != nil {
+		errs = append(errs, fmt.Errorf("SHARIAH_CLICKHOUSE_URL: %w", err))
+	}
+	if c.DataDir != "" {
+		if st, err := os.Stat(c.DataDir); err != nil || !st.IsDir() {
+			errs = append(errs, fmt.Errorf("SHARIAH_DATA_DIR: %q is not a readable directory", c.DataDir))
+		}
+	}
+	if _, err := ParseLevel(c.LogLevel); err != nil {
+		errs = append(errs, err)
+	}
+	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("SHARIAH_BASE_URL: %q is not an http(s) URL", c.BaseURL))
+	}
+	if c.Usage.BatchSize < 1 || c.Usage.BatchSize > 1_000_000 {
+		errs = append(errs, fmt.Errorf("SHARIAH_USAGE_BATCH_SIZE: %d is out of 1..1000000", c.Usage.BatchSize))
+	}
+	if c.Usage.Buffer < c.Usage.BatchSize {
+		errs = append(errs, fmt.Errorf("SHARIAH_USAGE_BUFFER: %d is smaller than the batch size %d", c.Usage.Buffer, c.Usage.BatchSize))
+	}
+	if c.Usage.FlushInterval < 10*time.Millisecond {
+		errs = append(errs, fmt.Errorf("SHARIAH_USAGE_FLUSH_INTERVAL: %s is below 10ms", c.Usage.FlushInterval))
+	}
+	if c.ShutdownTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("SHARIAH_SHUTDOWN_TIMEOUT: must be positive"))
+	}
+	if _, err := c.Plans(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// ClickHouseDatabase checks a clickhouse:// URL and returns its database name (default "shariah").
+func ClickHouseDatabase(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "clickhouse" || u.Host == "" {
+		return "", fmt.Errorf("%q is not a clickhouse://host:port/database URL (native protocol)", raw)
+	}
+	db := strings.Trim(u.Path, "/")
+	if db == "" {
+		db = "shariah"
+	}
+	if !dbName.MatchString(db) {
+		return "", fmt.Errorf("database name %q is not a plain identifier", db)
+	}
+	return db, nil
+}
+
+// ParseLevel maps SHARIAH_LOG_LEVEL to a slog level.
+func ParseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("SHARIAH_LOG_LEVEL: %q is not debug, info, warn or error", s)
+	}
+	return l, nil
+}
