@@ -1,0 +1,76 @@
+// Command shariah is the one binary of the service. Subcommands:
+//
+//	serve    the HTTP edge (API on SHARIAH_HTTP_ADDR)
+//	worker   the asynq workers (bulk index and ETF screens)
+//	ingest   the cron ingesters (filings, XBRL facts, prices, news)
+//	mcp      the MCP server (stdio; --http serves Streamable HTTP and SSE on SHARIAH_MCP_ADDR)
+//	all      all of the above in one process (MCP over HTTP), for local use
+//	migrate  create or update the ClickHouse schema
+//	load     import a data pack (--dir D)
+//	keys     manage API keys: create --email E --plan P | set-plan PREFIX PLAN | revoke PREFIX
+//
+// Each long-running subcommand is a group of actors (oklog/run) that stops gracefully on SIGINT or
+// SIGTERM.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+const usage = `usage: shariah <command> [flags]
+
+commands:
+  serve     serve the HTTP API
+  worker    run the asynq workers
+  ingest    run the cron ingesters
+  mcp       serve MCP on stdio (--http: Streamable HTTP and SSE on SHARIAH_MCP_ADDR)
+  all       serve, worker, ingest and MCP over HTTP in one process
+  migrate   create or update the ClickHouse schema
+  load      import a data pack: load --dir DIR
+  keys      create --email E --plan P | set-plan PREFIX PLAN | revoke PREFIX
+
+Configuration comes from SHARIAH_* environment variables (see README.md).
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	cmd, args := os.Args[1], os.Args[2:]
+	var err error
+	switch cmd {
+	case "serve", "worker", "ingest", "all":
+		err = runProcesses(cmd)
+	case "mcp":
+		err = runMCP(args)
+	case "migrate":
+		err = runMigrate()
+	case "load":
+		err = runLoad(args)
+	case "keys":
+		err = runKeys(args)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return
+	default:
+		fmt.Fprintf(os.Stderr, "unknown command %q\n\n%s", cmd, usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(os.Stderr, "shariah:", err)
+			os.Exit(2)
+		}
+		fmt.Fprintln(os.Stderr, "shariah "+cmd+":", err)
+		os.Exit(1)
+	}
+}
+
+// usageError is a mistake on the command line (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }

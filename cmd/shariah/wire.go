@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/oklog/run"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/rueidis"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/config"
+	"github.com/shariah-screen/shariah/edge"
+	"github.com/shariah-screen/shariah/ingest"
+	"github.com/shariah-screen/shariah/jobs"
+	"github.com/shariah-screen/shariah/mcp"
+	sredis "github.com/shariah-screen/shariah/redis"
+)
+
+// env is what every subcommand starts from: validated config, a JSON logger and the plans.
+type env struct {
+	cfg   config.Config
+	log   *slog.Logger
+	plans shariah.Plans
+}
+
+func load() (*env, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return nil, fmt.Errorf("configuration:\n%w", err)
+	}
+	level, _ := config.ParseLevel(cfg.LogLevel)
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(log)
+	plans, _ := cfg.Plans() // validated by Load
+	return &env{cfg: cfg, log: log, plans: plans}, nil
+}
+
+// signals adds the actor that ends the group on SIGINT or SIGTERM.
+func signals(g *run.Group) {
+	g.Add(run.SignalHandler(context.Background(), os.Interrupt, syscall.SIGTERM))
+}
+
+// ctxActor adds an actor that runs until its context is cancelled.
+func ctxActor(g *run.Group, f func(context.Context) error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	g.Add(func() error { return f(ctx) }, func(error) { cancel() })
+}
+
+func runProcesses(which string) error {
+	e, err := load()
+	if err != nil {
+		return err
+	}
+	var g run.Group
+	signals(&g)
+	var closers []func()
+	defer func() {
+		for _, c := range closers {
+			c()
+		}
+	}()
+	if which == "serve" || which == "all" {
+		c, err := e.addEdge(&g)
+		if err != nil {
+			return err
+		}
+		closers = append(closers, c)
+	}
+	if which == "worker" || which == "all" {
+		if err := e.addWorker(&g); err != nil {
+			return err
+		}
+	}
+	if which == "ingest" || which == "all" {
+		sched := ingest.NewScheduler(e.log)
+		ctxActor(&g, sched.Run)
+	}
+	if which == "all" {
+		s := mcp.New()
+		addr := e.cfg.MCPAddr
+		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, addr) })
+		e.log.Info("mcp listening", "addr", addr, "path", "/mcp")
+	}
+	err = g.Run()
+	var se run.SignalError
+	if errors.As(err, &se) {
+		e.log.Info("stopped", "signal", se.Signal.String())
+		return nil
+	}
+	return err
+}
+
+// addEdge wires the HTTP edge: Redis (keys and meter), ClickHouse (usage history) and the batching
+// usage writer, and returns what to close after the group ends.
+func (e *env) addEdge(g *run.Group) (func(), error) {
+	rc, err := sredis.Open(e.cfg.RedisURL)
+	if err != nil {
+		return nil, err
+	}
+	db, err := analytics.Open(e.cfg.ClickHouseURL)
+	if err != nil {
+		rc.Close()
+		return nil, err
+	}
+	reg := prometheus.NewRegistry()
+	edge.RegisterRuntimeCollectors(reg)
+	writer := analytics.NewUsageWriter(db, e.cfg.Usage.Buffer, e.cfg.Usage.BatchSize, e.cfg.Usage.FlushInterval, e.log)
+	reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "shariah_usage_events_written_total", Help: "Usage events written to ClickHouse."},
+			func() float64 { w, _, _ := writer.Stats(); return float64(w) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "shariah_usage_events_dropped_total", Help: "Usage events dropped (buffer full or ClickHouse refusing)."},
+			func() float64 { _, d, _ := writer.Stats(); return float64(d) }),
+	)
+	keys := &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans}
+	srv, err := edge.New(edge.Deps{
+		Keys: keys, Meter: sredis.NewMeter(rc, e.plans), Usage: writer, UsageReader: analytics.UsageReader{DB: db},
+		Log: e.log, AccessLog: e.cfg.AccessLog, BaseURL: e.cfg.BaseURL, Registry: reg,
+		BenchRoutes: os.Getenv("SHARIAH_BENCH_ROUTES") == "true",
+		Checks: map[string]func(context.Context) error{
+			"redis":      func(ctx context.Context) error { return sredis.Ping(ctx, rc) },
+			"clickhouse": func(ctx context.Context) error { return db.Conn.Ping(ctx) },
+		},
+	})
+	if err != nil {
+		rc.Close()
+		db.Close()
+		return nil, err
+	}
+	// The writer stops after the edge, so the last requests' events are flushed.
+	wctx, wcancel := context.WithCancel(context.Background())
+	wdone := make(chan struct{})
+	go func() { _ = writer.Run(wctx); close(wdone) }()
+	addr := e.cfg.HTTPAddr
+	g.Add(func() error {
+		e.log.Info("http listening", "addr", addr)
+		return srv.Listen(addr)
+	}, func(error) {
+		ctx, cancel := context.WithTimeout(context.Background(), e.cfg.ShutdownTimeout)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			e.log.Error("http shutdown", "error", err.Error())
+		}
+	})
+	return func() {
+		wcancel()
+		<-wdone
+		db.Close()
+		rc.Close()
+	}, nil
+}
+
+func (e *env) addWorker(g *run.Group) error {
+	srv, mux, err := jobs.NewWorker(e.cfg.RedisURL, 10, e.log)
+	if err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	g.Add(func() error {
+		if err := srv.Start(mux); err != nil {
+			return err
+		}
+		<-done
+		return nil
+	}, func(error) {
+		srv.Shutdown()
+		select {
+		case <-done:
+		default:
+			close(done)
+		}
+	})
+	return nil
+}
+
+func runMCP(args []string) error {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	httpMode := fs.Bool("http", false, "serve Streamable HTTP (/mcp) and SSE (/sse) on SHARIAH_MCP_ADDR instead of stdio")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	e, err := load()
+	if err != nil {
+		return err
+	}
+	var g run.Group
+	signals(&g)
+	s := mcp.New()
+	if *httpMode {
+		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, e.cfg.MCPAddr) })
+	} else {
+		ctxActor(&g, func(ctx context.Context) error { return mcp.Stdio(ctx, s) })
+	}
+	err = g.Run()
+	var se run.SignalError
+	if errors.As(err, &se) {
+		return nil
+	}
+	return err
+}
+
+func runMigrate() error {
+	e, err := load()
+	if err != nil {
+		return err
+	}
+	db, err := analytics.Open(e.cfg.ClickHouseURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	applied, err := db.Migrate(ctx)
+	if err != nil {
+		return err
+	}
+	if len(applied) == 0 {
+		e.log.Info("schema up to date", "database", db.Name)
+	}
+	for _, m := range applied {
+		e.log.Info("migration applied", "database", db.Name, "migration", m)
+	}
+	return nil
+}
+
+func runLoad(args []string) error {
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	dir := fs.String("dir", "", "data pack directory")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	if *dir == "" {
+		return usageError{"load: --dir is required"}
+	}
+	// The data-pack importer is built by the reference-data issue (docs/data-pack.md).
+	return errors.New("load: no importer is built yet (reference-data issue)")
+}
+
+// redisFor opens the Redis of the configuration (for the keys subcommand).
+func redisFor(e *env) (rueidis.Client, error) { return sredis.Open(e.cfg.RedisURL) }

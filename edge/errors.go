@@ -1,0 +1,139 @@
+package edge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// ErrorBody is the error envelope of every error response (interface-spec.md, Errors).
+type ErrorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Detail  any    `json:"detail"`
+}
+
+// statusOf maps domain error codes to HTTP statuses: the one table of it.
+var statusOf = map[string]int{
+	shariah.EINVALID:     http.StatusBadRequest,
+	shariah.EVALIDATION:  http.StatusUnprocessableEntity,
+	shariah.EKEYREQUIRED: http.StatusUnauthorized,
+	shariah.EBADKEY:      http.StatusUnauthorized,
+	shariah.EKEYINACTIVE: http.StatusForbidden,
+	shariah.EFORBIDDEN:   http.StatusForbidden,
+	shariah.ENOTFOUND:    http.StatusNotFound,
+	shariah.ENOTALLOWED:  http.StatusMethodNotAllowed,
+	shariah.ECONFLICT:    http.StatusConflict,
+	shariah.EQUOTA:       http.StatusTooManyRequests,
+	shariah.EUNAVAILABLE: http.StatusServiceUnavailable,
+	shariah.EINTERNAL:    http.StatusInternalServerError,
+}
+
+// errorHandler is fiber's ErrorHandler and the only writer of error bodies. Domain errors keep their
+// code and message; fiber's own errors (unknown route, wrong method, body too large) get the spec's
+// HTTP_<status> codes; anything else is a 500 that shows nothing of its cause, only the request id.
+func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
+	status, body := s.errorBody(c, err)
+	if status == http.StatusMethodNotAllowed {
+		if allow := s.allowedMethods(c.Path()); allow != "" {
+			c.Set(fiber.HeaderAllow, allow)
+		}
+	}
+	return c.Status(status).JSON(body)
+}
+
+func (s *Server) errorBody(c *fiber.Ctx, err error) (int, ErrorBody) {
+	var de *shariah.Error
+	if errors.As(err, &de) {
+		status, ok := statusOf[de.Code]
+		if !ok || de.Code == shariah.EINTERNAL {
+			return s.internal(c, err)
+		}
+		return status, ErrorBody{Code: de.Code, Message: de.Message, Detail: de.Detail}
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		switch {
+		case fe.Code == http.StatusNotFound:
+			return fe.Code, ErrorBody{Code: shariah.ENOTFOUND, Message: "Not found."}
+		case fe.Code == http.StatusMethodNotAllowed:
+			return fe.Code, ErrorBody{Code: shariah.ENOTALLOWED, Message: "Method not allowed."}
+		case fe.Code >= 400 && fe.Code < 500:
+			return fe.Code, ErrorBody{Code: fmt.Sprintf("HTTP_%d", fe.Code), Message: fe.Message}
+		}
+	}
+	return s.internal(c, err)
+}
+
+func (s *Server) internal(c *fiber.Ctx, err error) (int, ErrorBody) {
+	rid := requestID(c)
+	s.log.Error("internal error", slog.String("request_id", rid), slog.String("route", routeOf(c)), slog.String("error", err.Error()))
+	return http.StatusInternalServerError, ErrorBody{
+		Code:    shariah.EINTERNAL,
+		Message: "Internal error.",
+		Detail:  map[string]any{"request_id": rid},
+	}
+}
+
+// panicError is a recovered panic; its value is logged, never shown.
+type panicError struct{ v any }
+
+func (p panicError) Error() string { return fmt.Sprintf("panic: %v", p.v) }
+
+// call runs a handler and turns a panic into an error, so the caller still refunds, logs and answers.
+func call(h fiber.Handler, c *fiber.Ctx) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicError{v}
+		}
+	}()
+	return h(c)
+}
+
+// bindJSON decodes the request body into dst. An unparseable body is a 400; a field of the wrong type
+// is a 422 naming the field.
+func bindJSON(c *fiber.Ctx, dst any) error {
+	body := c.Body()
+	if len(strings.TrimSpace(string(body))) == 0 {
+		body = []byte("{}")
+	}
+	err := json.Unmarshal(body, dst)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		var v shariah.Validation
+		loc := []any{"body"}
+		if te.Field != "" {
+			for _, f := range strings.Split(te.Field, ".") {
+				loc = append(loc, f)
+			}
+		}
+		v.Add(fmt.Sprintf("value must be of type %s", jsonType(te.Type.Kind().String())), "type_error", loc...)
+		return v.Err()
+	}
+	return &shariah.Error{Code: shariah.EINVALID, Message: "Request body is not valid JSON.", Detail: map[string]any{"error": err.Error()}}
+}
+
+func jsonType(kind string) string {
+	switch kind {
+	case "string":
+		return "string"
+	case "bool":
+		return "boolean"
+	case "slice", "array":
+		return "array"
+	case "map", "struct":
+		return "object"
+	default:
+		return "number"
+	}
+}

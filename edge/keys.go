@@ -1,0 +1,258 @@
+package edge
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// issuedKeyBody is the one response that contains a full key: it is shown once.
+type issuedKeyBody struct {
+	APIKey      string `json:"api_key"`
+	KeyPrefix   string `json:"key_prefix"`
+	Email       string `json:"email"`
+	Plan        string `json:"plan"`
+	TokensLimit int64  `json:"tokens_limit"`
+	CreatedAt   string `json:"created_at"`
+	Replaces    string `json:"replaces,omitempty"` // prefix of the key this one replaced
+	Message     string `json:"message"`
+}
+
+func (s *Server) issuedBody(k shariah.IssuedKey, replaces string) issuedKeyBody {
+	p, _ := s.plans.Lookup(k.Record.Plan)
+	return issuedKeyBody{
+		APIKey: k.Key, KeyPrefix: k.Record.Prefix, Email: k.Record.Email, Plan: k.Record.Plan,
+		TokensLimit: p.TokensPerMonth, CreatedAt: k.Record.CreatedAt.Format(time.RFC3339), Replaces: replaces,
+		Message: "Store this key now: it is shown only once. Send it in the X-API-Key header.",
+	}
+}
+
+// generateKey issues a free-trial key: POST /api/keys/generate {email}.
+func (s *Server) generateKey(c *fiber.Ctx) error {
+	var in struct {
+		Email *string `json:"email"`
+	}
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	if in.Email == nil {
+		var v shariah.Validation
+		v.Add("field required", "value_error.missing", "body", "email")
+		return v.Err()
+	}
+	k, err := s.Keys.GenerateFree(c.UserContext(), *in.Email)
+	if err != nil {
+		return err
+	}
+	return c.JSON(s.issuedBody(k, ""))
+}
+
+// callerKey resolves a key presented by the client to its (active) record.
+func (s *Server) callerKey(c *fiber.Ctx, full string) (*shariah.APIKey, error) {
+	if !shariah.WellFormedKey(full) {
+		return nil, shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
+	}
+	k, err := s.store.KeyByHash(c.UserContext(), shariah.HashKey(full))
+	if shariah.ErrorCode(err) == shariah.ENOTFOUND {
+		return nil, shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !k.Active {
+		return nil, shariah.Errorf(shariah.EKEYINACTIVE, "This API key has been deactivated.")
+	}
+	return &k, nil
+}
+
+// revokeKey deactivates a key by its public prefix: POST /api/keys/revoke {key_prefix, api_key?}. The
+// route is exempt from the key requirement (POST /api/keys/*), but the caller must prove ownership:
+// present the key itself (X-API-Key, or api_key in the body) or another active key of the same user.
+func (s *Server) revokeKey(c *fiber.Ctx) error {
+	var in struct {
+		KeyPrefix *string `json:"key_prefix"`
+		APIKey    *string `json:"api_key"`
+	}
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	if in.KeyPrefix == nil {
+		if in.APIKey == nil {
+			var v shariah.Validation
+			v.Add("field required", "value_error.missing", "body", "key_prefix")
+			return v.Err()
+		}
+		p := shariah.PublicPrefix(*in.APIKey)
+		in.KeyPrefix = &p
+	}
+	presented := c.Get("X-API-Key")
+	if presented == "" && in.APIKey != nil {
+		presented = *in.APIKey
+	}
+	if presented == "" {
+		return shariah.Errorf(shariah.EKEYREQUIRED, "Present the key to revoke, or another key of the same account, in the X-API-Key header.")
+	}
+	caller, err := s.callerKey(c, presented)
+	if err != nil {
+		return err
+	}
+	k, err := s.Keys.Revoke(c.UserContext(), *in.KeyPrefix, caller)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{
+		"revoked":        true,
+		"key_prefix":     k.Prefix,
+		"active":         false,
+		"deactivated_at": k.DeactivatedAt.Format(time.RFC3339),
+	})
+}
+
+// planBody is a plan as listed by GET /api/keys/plans. Money is a decimal string (exact), USD.
+type planBody struct {
+	ID                 string  `json:"id"`
+	Name               string  `json:"name"`
+	TokensPerMonth     int64   `json:"tokens_per_month"` // -1 unlimited
+	Unlimited          bool    `json:"unlimited"`
+	PriceUSDMonth      string  `json:"price_usd_month"`
+	OverageUSDPerToken *string `json:"overage_usd_per_token"` // null: no overage (hard block or unlimited)
+	HardBlock          bool    `json:"hard_block"`
+}
+
+func toPlanBody(p shariah.Plan) planBody {
+	b := planBody{ID: p.ID, Name: p.Name, TokensPerMonth: p.TokensPerMonth, Unlimited: p.Unlimited(),
+		PriceUSDMonth: p.PriceUSDMonth.StringFixed(2), HardBlock: p.HardBlock}
+	if !p.HardBlock && !p.Unlimited() {
+		v := p.OverageUSDPerToken.String()
+		b.OverageUSDPerToken = &v
+	}
+	return b
+}
+
+func (s *Server) listPlans(c *fiber.Ctx) error {
+	out := []planBody{}
+	for _, p := range s.plans {
+		if p.Public {
+			out = append(out, toPlanBody(p))
+		}
+	}
+	return c.JSON(fiber.Map{"plans": out, "currency": "USD", "period": "calendar month (UTC)"})
+}
+
+func (s *Server) tokenCosts(c *fiber.Ctx) error {
+	return c.JSON(fiber.Map{
+		"costs": s.Costs,
+		"rules": []string{
+			"Tokens are charged before the request runs; a response that is not a 2xx is refunded and X-Tokens-Charged shows the final figure.",
+			"per_item routes charge per symbol in the request body, at least tokens and at most max.",
+			"fresh is charged instead of tokens when force_refresh=true.",
+		},
+	})
+}
+
+// accountKey returns the full record of the calling key (authenticated by the meter).
+func (s *Server) accountKey(c *fiber.Ctx) (shariah.APIKey, error) {
+	ch := chargeOf(c)
+	return s.store.KeyByHash(c.UserContext(), ch.Key.Hash)
+}
+
+// me answers GET /api/auth/me (and the deprecated GET /api/keys/{api_key}/usage).
+func (s *Server) me(c *fiber.Ctx) error {
+	k, err := s.accountKey(c)
+	if err != nil {
+		return err
+	}
+	p, _ := s.plans.Lookup(k.Plan)
+	period := shariah.PeriodOf(s.Now())
+	st, err := s.store.MeterState(c.UserContext(), k.Hash, period)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{
+		"key_prefix": k.Prefix,
+		"email":      k.Email,
+		"plan":       k.Plan,
+		"plan_name":  p.Name,
+		"active":     k.Active,
+		"created_at": k.CreatedAt.Format(time.RFC3339),
+		"quota":      shariah.QuotaOf(p, st, period),
+		"overage":    st.Overage > 0,
+	})
+}
+
+// intQuery reads an optional integer query parameter within [lo, hi].
+func intQuery(c *fiber.Ctx, v *shariah.Validation, name string, def, lo, hi int) int {
+	raw := c.Query(name)
+	if raw == "" {
+		return def
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil {
+		v.Add("value is not a valid integer", "type_error.integer", "query", name)
+		return def
+	}
+	if n < lo || n > hi {
+		v.Add("value must be between "+strconv.Itoa(lo)+" and "+strconv.Itoa(hi), "value_error.number.range", "query", name)
+		return def
+	}
+	return n
+}
+
+// usageDaily answers GET /api/auth/me/usage/daily?days=N (1..90, default 30): one row per UTC day with
+// requests, tokens and errors of the calling key's user, from ClickHouse.
+func (s *Server) usageDaily(c *fiber.Ctx) error {
+	var v shariah.Validation
+	days := intQuery(c, &v, "days", 30, 1, 90)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	ch := chargeOf(c)
+	since := s.Now().UTC().AddDate(0, 0, -(days - 1))
+	rows, err := s.UsageReader.DailyUsage(c.UserContext(), ch.Key.UserID, since)
+	if err != nil {
+		return err
+	}
+	var req, tok int64
+	for _, r := range rows {
+		req += r.Requests
+		tok += r.Tokens
+	}
+	return c.JSON(fiber.Map{
+		"key_prefix": ch.Key.Prefix,
+		"days":       days,
+		"since":      since.Format("2006-01-02"),
+		"usage":      rows,
+		"totals":     fiber.Map{"requests": req, "tokens": tok},
+	})
+}
+
+// usageRecent answers GET /api/auth/me/usage/recent?limit=N (1..500, default 50), newest first.
+func (s *Server) usageRecent(c *fiber.Ctx) error {
+	var v shariah.Validation
+	limit := intQuery(c, &v, "limit", 50, 1, 500)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	ch := chargeOf(c)
+	rows, err := s.UsageReader.RecentRequests(c.UserContext(), ch.Key.UserID, limit)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"key_prefix": ch.Key.Prefix, "limit": limit, "requests": rows})
+}
+
+// regenerate deactivates the calling key and returns its replacement (shown once).
+func (s *Server) regenerate(c *fiber.Ctx) error {
+	old, err := s.accountKey(c)
+	if err != nil {
+		return err
+	}
+	k, err := s.Keys.Regenerate(c.UserContext(), old)
+	if err != nil {
+		return err
+	}
+	return c.JSON(s.issuedBody(k, old.Prefix))
+}

@@ -1,0 +1,139 @@
+package edge
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// outer runs around every request, matched or not: it sets X-Request-ID (echoing a well-formed one),
+// turns errors and panics into envelopes, and afterwards records metrics, the access log line and the
+// usage event. It logs the route template, never the raw path: deprecated routes carry a key in it.
+func (s *Server) outer(c *fiber.Ctx) error {
+	start := time.Now()
+	rid := c.Get("X-Request-ID")
+	if !ridRE.MatchString(rid) {
+		rid = uuid.Must(uuid.NewV7()).String()
+	}
+	c.Locals(ridKey, rid)
+	c.Set("X-Request-ID", rid)
+	if err := call(func(c *fiber.Ctx) error { return c.Next() }, c); err != nil {
+		if herr := s.errorHandler(c, err); herr != nil {
+			return herr
+		}
+	}
+	status := c.Response().StatusCode()
+	lat := time.Since(start)
+	route := routeOf(c)
+	method := c.Method()
+	s.metrics.observe(method, route, status, lat)
+	ch := chargeOf(c)
+	tokens, prefix := 0, ""
+	if ch != nil {
+		tokens, prefix = ch.Tokens, ch.Key.Prefix
+		s.metrics.tokens.WithLabelValues(ch.Key.Plan).Add(float64(ch.Tokens))
+		s.Usage.Record(shariah.UsageEvent{
+			RequestID: rid, KeyID: ch.Key.ID, UserID: ch.Key.UserID, KeyPrefix: ch.Key.Prefix,
+			Method: method, Route: route, Status: status, Tokens: ch.Tokens, Overage: ch.Overage,
+			Latency: lat, Time: start.UTC(),
+		})
+	}
+	if s.AccessLog {
+		s.log.LogAttrs(context.Background(), slog.LevelInfo, "request",
+			slog.String("request_id", rid), slog.String("method", method), slog.String("route", route),
+			slog.Int("status", status), slog.Float64("latency_ms", float64(lat.Microseconds())/1000),
+			slog.Int("tokens", tokens), slog.String("key_prefix", prefix))
+	}
+	return nil
+}
+
+// handle wraps a route's handler: it authenticates and meters (one Lua call), runs the handler, and
+// refunds the charge when the response is not a success. Its errors are answered here, so the status
+// is final before the refund decision.
+func (s *Server) handle(rt *route) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		c.Locals(routeKey, rt)
+		if rt.Successor != "" {
+			// RFC 9745 Deprecation (a date: 2026-01-01) and a Link to the replacement.
+			c.Set("Deprecation", "@1767225600")
+			c.Set("Link", "<"+s.BaseURL+rt.Successor+`>; rel="successor-version"`)
+		}
+		if rt.Auth == authNone {
+			return rt.Handler(c)
+		}
+		key := c.Get("X-API-Key")
+		if rt.Auth == authPathKey {
+			key = c.Params("api_key")
+		}
+		if key == "" {
+			return shariah.Errorf(shariah.EKEYREQUIRED, "An API key is required in the X-API-Key header. Get a free key with POST /api/keys/generate.")
+		}
+		if !shariah.WellFormedKey(key) {
+			return shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
+		}
+		items := 0
+		if rt.cost.PerItem > 0 {
+			// Batch routes cost per symbol; a body that does not parse is refused by the handler and refunded.
+			var b struct {
+				Symbols []json.RawMessage `json:"symbols"`
+			}
+			_ = json.Unmarshal(c.Body(), &b)
+			items = len(b.Symbols)
+		}
+		cost := rt.cost.Charge(items, c.Query("force_refresh") == "true")
+		now := s.Now()
+		ch, err := s.Meter.Charge(c.UserContext(), shariah.HashKey(key), cost, now)
+		switch shariah.ErrorCode(err) {
+		case "":
+		case shariah.EQUOTA:
+			c.Locals(chargeKey, &ch)
+			s.setTokenHeaders(c, &ch)
+			c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(ch.Period.SecondsLeft(now), 10))
+			return err
+		case shariah.EKEYINACTIVE:
+			c.Locals(chargeKey, &ch)
+			return err
+		case shariah.EBADKEY:
+			return err
+		default:
+			s.log.Error("meter unavailable", slog.String("request_id", requestID(c)), slog.String("error", err.Error()))
+			return shariah.Errorf(shariah.EUNAVAILABLE, "The metering service is unavailable. Retry shortly.")
+		}
+		c.Locals(chargeKey, &ch)
+		s.setTokenHeaders(c, &ch)
+		if err := call(rt.Handler, c); err != nil {
+			if herr := s.errorHandler(c, err); herr != nil {
+				return herr
+			}
+		}
+		if st := c.Response().StatusCode(); (st < 200 || st > 299) && ch.Tokens > 0 {
+			if err := s.Meter.Refund(context.WithoutCancel(c.UserContext()), ch); err != nil {
+				s.log.Error("refund failed", slog.String("request_id", requestID(c)), slog.String("error", err.Error()))
+			} else {
+				ch.Used -= int64(ch.Tokens)
+				ch.Tokens, ch.Overage = 0, 0
+				ch.Remaining = shariah.RemainingOf(ch.Limit, ch.Used)
+				s.setTokenHeaders(c, &ch)
+			}
+		}
+		return nil
+	}
+}
+
+// setTokenHeaders writes the metering headers of an authenticated response.
+func (s *Server) setTokenHeaders(c *fiber.Ctx, ch *shariah.Charge) {
+	c.Set("X-Tokens-Charged", strconv.Itoa(ch.Tokens))
+	c.Set("X-Tokens-Remaining", strconv.FormatInt(ch.Remaining, 10))
+	if ch.Overage > 0 {
+		c.Set("X-Tokens-Overage", "true")
+	} else {
+		c.Response().Header.Del("X-Tokens-Overage")
+	}
+}

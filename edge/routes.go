@@ -1,0 +1,34 @@
+package edge
+
+// routeTable is every route the edge serves. The OpenAPI document lists exactly these paths (a test
+// holds the two equal), and every /api route has a row in the token-cost table.
+func (s *Server) routeTable() []route {
+	const G, P = "GET", "POST"
+	rs := []route{
+		{Method: G, Path: "/api/health", Handler: s.health},
+		// docs and operations (outside /api, no key)
+		{Method: G, Path: "/openapi.json", Handler: s.openapiJSON},
+		{Method: G, Path: "/docs", Handler: s.swaggerPage},
+		{Method: G, Path: "/redoc", Handler: s.redocPage},
+		{Method: G, Path: "/docs/assets/{file}", Handler: s.docsAsset},
+		{Method: G, Path: "/metrics", Handler: s.metricsHandler},
+		// keys and account
+		{Method: P, Path: "/api/keys/generate", Handler: s.generateKey},
+		{Method: P, Path: "/api/keys/revoke", Handler: s.revokeKey},
+		{Method: G, Path: "/api/keys/plans", Auth: authHeader, Handler: s.listPlans},
+		{Method: G, Path: "/api/keys/token-costs", Auth: authHeader, Handler: s.tokenCosts},
+		{Method: G, Path: "/api/auth/me", Auth: authHeader, Handler: s.me},
+		{Method: G, Path: "/api/auth/me/usage/daily", Auth: authHeader, Handler: s.usageDaily},
+		{Method: G, Path: "/api/auth/me/usage/recent", Auth: authHeader, Handler: s.usageRecent},
+		{Method: P, Path: "/api/auth/me/regenerate", Auth: authHeader, Handler: s.regenerate},
+		// deprecated key-in-path routes: same behaviour as their successors
+		{Method: G, Path: "/api/keys/{api_key}/usage", Auth: authPathKey, Handler: s.me, Successor: "/api/auth/me"},
+		{Method: G, Path: "/api/keys/{api_key}/usage/daily", Auth: authPathKey, Handler: s.usageDaily, Successor: "/api/auth/me/usage/daily"},
+		{Method: G, Path: "/api/keys/{api_key}/usage/recent", Auth: authPathKey, Handler: s.usageRecent, Successor: "/api/auth/me/usage/recent"},
+		{Method: P, Path: "/api/keys/{api_key}/regenerate", Auth: authPathKey, Handler: s.regenerate, Successor: "/api/auth/me/regenerate"},
+	}
+	if s.BenchRoutes {
+		rs = append(rs, route{Method: G, Path: "/bench/constant", Handler: s.benchConstant})
+	}
+	return rs
+}

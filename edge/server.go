@@ -1,0 +1,191 @@
+// Package edge is the HTTP API: fiber routes from one table, the request-id / metering / logging
+// middleware, the error handler (the only writer of error bodies), and the embedded OpenAPI document
+// with its /docs and /redoc pages.
+package edge
+
+import (
+	"context"
+	"log/slog"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// Deps are what the edge serves from. Every field is required unless noted.
+type Deps struct {
+	Keys        *shariah.Keys // issuing, regenerating and revoking keys (holds the KeyStore and plans)
+	Meter       shariah.Meter
+	Costs       shariah.TokenCosts // nil: shariah.DefaultTokenCosts()
+	Usage       shariah.UsageRecorder
+	UsageReader shariah.UsageReader
+	Log         *slog.Logger
+	AccessLog   bool
+	BaseURL     string // public base URL, for Link headers
+	// Registry receives the edge's metrics and is served at /metrics; nil: a new registry.
+	Registry *prometheus.Registry
+	// Checks are the dependencies /api/health reports on (name to ping); optional.
+	Checks map[string]func(context.Context) error
+	// BenchRoutes adds GET /bench/constant, a bare constant-JSON route for load-test comparisons.
+	BenchRoutes bool
+	Now         func() time.Time // nil: time.Now
+}
+
+// Server is the HTTP edge.
+type Server struct {
+	Deps
+	app     *fiber.App
+	log     *slog.Logger
+	routes  []route
+	metrics *metrics
+	plans   shariah.Plans
+	store   shariah.KeyStore
+}
+
+// authMode says how a route authenticates.
+type authMode int
+
+const (
+	authNone    authMode = iota // exempt from the key (interface-spec.md, Authentication 2)
+	authHeader                  // X-API-Key header, metered
+	authPathKey                 // deprecated key-in-path routes: the key in {api_key}, metered
+)
+
+// route is one row of the route table. Path is in OpenAPI syntax, as in openapi.json and the
+// token-cost table.
+type route struct {
+	Method  string
+	Path    string
+	Auth    authMode
+	Handler fiber.Handler
+	// Successor, for a deprecated route, is the path that replaces it (Deprecation and Link headers).
+	Successor string
+	cost      shariah.TokenCost
+}
+
+// New builds the edge.
+func New(d Deps) (*Server, error) {
+	if d.Costs == nil {
+		d.Costs = shariah.DefaultTokenCosts()
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	if d.Registry == nil {
+		d.Registry = prometheus.NewRegistry()
+	}
+	s := &Server{Deps: d, log: d.Log, plans: d.Keys.Plans, store: d.Keys.Store}
+	s.metrics = newMetrics(d.Registry)
+	s.app = fiber.New(fiber.Config{
+		ErrorHandler:          s.errorHandler,
+		DisableStartupMessage: true,
+		AppName:               "shariah",
+		BodyLimit:             1 << 20,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          60 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		CaseSensitive:         true,
+	})
+	s.app.Use(s.outer)
+	s.routes = s.routeTable()
+	for i := range s.routes {
+		rt := &s.routes[i]
+		if rt.Auth != authNone || strings.HasPrefix(rt.Path, "/api/") {
+			c, ok := d.Costs.Lookup(rt.Method, rt.Path)
+			if !ok {
+				return nil, &shariah.Error{Code: shariah.EINTERNAL, Message: "route " + rt.Method + " " + rt.Path + " has no token cost"}
+			}
+			rt.cost = c
+		}
+		s.app.Add(rt.Method, fiberPath(rt.Path), s.handle(rt))
+	}
+	return s, nil
+}
+
+// App returns the fiber app (for Listen and for tests' app.Test).
+func (s *Server) App() *fiber.App { return s.app }
+
+// Listen serves on addr until Shutdown.
+func (s *Server) Listen(addr string) error { return s.app.Listen(addr) }
+
+// Shutdown stops accepting connections and waits for requests in flight, up to the context's deadline.
+func (s *Server) Shutdown(ctx context.Context) error { return s.app.ShutdownWithContext(ctx) }
+
+// Routes lists the route table as "METHOD path" (OpenAPI syntax).
+func (s *Server) Routes() []string {
+	out := make([]string, 0, len(s.routes))
+	for _, r := range s.routes {
+		out = append(out, r.Method+" "+r.Path)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var paramRE = regexp.MustCompile(`\{([a-z_]+)\}`)
+
+// fiberPath turns /api/quote/{symbol} into /api/quote/:symbol.
+func fiberPath(p string) string { return paramRE.ReplaceAllString(p, ":$1") }
+
+// allowedMethods lists the methods of the routes whose template matches path (for 405's Allow).
+func (s *Server) allowedMethods(path string) string {
+	seg := strings.Split(strings.Trim(path, "/"), "/")
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range s.routes {
+		tseg := strings.Split(strings.Trim(r.Path, "/"), "/")
+		if len(tseg) != len(seg) {
+			continue
+		}
+		ok := true
+		for i := range tseg {
+			if !strings.HasPrefix(tseg[i], "{") && tseg[i] != seg[i] {
+				ok = false
+				break
+			}
+		}
+		if ok && !seen[r.Method] {
+			seen[r.Method] = true
+			out = append(out, r.Method)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+// Locals keys.
+type localKey int
+
+const (
+	ridKey localKey = iota
+	routeKey
+	chargeKey
+)
+
+var ridRE = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)
+
+func requestID(c *fiber.Ctx) string {
+	if v, ok := c.Locals(ridKey).(string); ok {
+		return v
+	}
+	return ""
+}
+
+func routeOf(c *fiber.Ctx) string {
+	if r, ok := c.Locals(routeKey).(*route); ok {
+		return r.Path
+	}
+	return "unmatched"
+}
+
+func chargeOf(c *fiber.Ctx) *shariah.Charge {
+	ch, _ := c.Locals(chargeKey).(*shariah.Charge)
+	return ch
+}

@@ -1,0 +1,39 @@
+// Package jobs holds the asynq task types (noun:verb), their payloads, constructors and handlers, and the
+// worker server that runs them. Bulk index screens and ETF screens are added here by their issues.
+package jobs
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/hibiken/asynq"
+)
+
+// Queues and their priorities: interactive work (an ETF screen a request waits for) before bulk runs.
+var Queues = map[string]int{"interactive": 6, "bulk": 3, "default": 1}
+
+// NewWorker returns an asynq server on the Redis at url and the mux its handlers register on.
+func NewWorker(url string, concurrency int, log *slog.Logger) (*asynq.Server, *asynq.ServeMux, error) {
+	opt, err := asynq.ParseRedisURI(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	srv := asynq.NewServer(opt, asynq.Config{
+		Concurrency: concurrency,
+		Queues:      Queues,
+		Logger:      slogAdapter{log},
+		ErrorHandler: asynq.ErrorHandlerFunc(func(ctx context.Context, task *asynq.Task, err error) {
+			log.Error("task failed", "type", task.Type(), "error", err.Error())
+		}),
+	})
+	return srv, asynq.NewServeMux(), nil
+}
+
+// slogAdapter lets asynq log through slog.
+type slogAdapter struct{ l *slog.Logger }
+
+func (a slogAdapter) Debug(args ...any) { a.l.Debug("asynq", "msg", args) }
+func (a slogAdapter) Info(args ...any)  { a.l.Info("asynq", "msg", args) }
+func (a slogAdapter) Warn(args ...any)  { a.l.Warn("asynq", "msg", args) }
+func (a slogAdapter) Error(args ...any) { a.l.Error("asynq", "msg", args) }
+func (a slogAdapter) Fatal(args ...any) { a.l.Error("asynq fatal", "msg", args) }
