@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -18,7 +19,9 @@ import (
 // usage event. It logs the route template, never the raw path: deprecated routes carry a key in it.
 func (s *Server) outer(c *fiber.Ctx) error {
 	start := time.Now()
-	rid := c.Get("X-Request-ID")
+	// fiber's header strings point into a buffer reused after the request; the id outlives it (usage
+	// event, logs), so copy it.
+	rid := strings.Clone(c.Get("X-Request-ID"))
 	if !ridRE.MatchString(rid) {
 		rid = uuid.Must(uuid.NewV7()).String()
 	}
@@ -32,7 +35,7 @@ func (s *Server) outer(c *fiber.Ctx) error {
 	status := c.Response().StatusCode()
 	lat := time.Since(start)
 	route := routeOf(c)
-	method := c.Method()
+	method := strings.Clone(c.Method())
 	s.metrics.observe(method, route, status, lat)
 	ch := chargeOf(c)
 	tokens, prefix := 0, ""

@@ -2,8 +2,8 @@ package redis
 
 import (
 	"context"
-	"errors"
 	_ "embed"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"

@@ -1,0 +1,120 @@
+package edge_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	shariah "github.com/shariah-screen/shariah"
+	sredis "github.com/shariah-screen/shariah/redis"
+)
+
+// hammer sends n concurrent requests, alternating between the edges, and counts statuses and
+// overage headers.
+func hammer(t *testing.T, edges []*env, n int, path string, k shariah.IssuedKey) (ok, refused, overage int64) {
+	t.Helper()
+	var wg sync.WaitGroup
+	var okN, refN, ovN atomic.Int64
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := edges[i%len(edges)].do(t, "GET", path, nil, key(k))
+			switch r.StatusCode {
+			case 200:
+				okN.Add(1)
+				if r.Header.Get("X-Tokens-Overage") == "true" {
+					ovN.Add(1)
+				}
+			case 429:
+				refN.Add(1)
+			default:
+				t.Errorf("status %d: %s", r.StatusCode, r.body)
+			}
+		}()
+	}
+	wg.Wait()
+	return okN.Load(), refN.Load(), ovN.Load()
+}
+
+// TestMeterUnderContentionAcrossTwoEdges: 600 concurrent requests on one Free key through two edge
+// instances sharing one Redis: exactly allowance/cost succeed, never more, and tokens_used ends exactly
+// at the allowance.
+func TestMeterUnderContentionAcrossTwoEdges(t *testing.T) {
+	costs := map[string]int{"GET /api/keys/plans": 2}
+	a := setup(t, options{costs: costs})
+	b := setup(t, options{costs: costs, db: a.db})
+	k := a.newKey(t, shariah.PlanFree)
+	ok, refused, _ := hammer(t, []*env{a, b}, 600, "/api/keys/plans", k)
+	if ok != 25 || refused != 575 {
+		t.Fatalf("ok=%d refused=%d; want exactly 25 (50 tokens / 2) and 575", ok, refused)
+	}
+	me := b.do(t, "GET", "/api/auth/me", nil, key(k)).json(t)
+	q := me["quota"].(map[string]any)
+	if q["tokens_used"] != 50.0 || q["tokens_limit"] != 50.0 || q["tokens_remaining"] != 0.0 {
+		t.Fatalf("quota after contention: %v", q)
+	}
+}
+
+// TestPaidPlanOverageUnderContention: past a paid allowance every request is served and carries
+// X-Tokens-Overage: true, and the overage is counted exactly.
+func TestPaidPlanOverageUnderContention(t *testing.T) {
+	plans := shariah.DefaultPlans()
+	for i := range plans {
+		if plans[i].ID == shariah.PlanStarter {
+			plans[i].TokensPerMonth = 100
+		}
+	}
+	costs := map[string]int{"GET /api/keys/plans": 2}
+	a := setup(t, options{costs: costs, plans: plans})
+	b := setup(t, options{costs: costs, plans: plans, db: a.db})
+	k := a.newKey(t, shariah.PlanStarter)
+	ok, refused, overage := hammer(t, []*env{a, b}, 500, "/api/keys/plans", k)
+	if ok != 500 || refused != 0 || overage != 450 {
+		t.Fatalf("ok=%d refused=%d overage-headers=%d; want 500, 0, 450 (the first 50 fit in 100 tokens)", ok, refused, overage)
+	}
+	q := a.do(t, "GET", "/api/auth/me", nil, key(k)).json(t)["quota"].(map[string]any)
+	wantCost := decimal.RequireFromString("0.01").Mul(decimal.NewFromInt(900)).StringFixed(2)
+	if q["tokens_used"] != 1000.0 || q["overage_tokens"] != 900.0 || q["overage_cost_usd"] != wantCost || q["tokens_remaining"] != 0.0 {
+		t.Fatalf("quota %v, want used 1000, overage 900 costing %s", q, wantCost)
+	}
+}
+
+func TestEnterpriseIsUnlimited(t *testing.T) {
+	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 2}})
+	k := e.newKey(t, shariah.PlanEnterprise)
+	r := e.do(t, "GET", "/api/keys/plans", nil, key(k))
+	if r.StatusCode != 200 || r.Header.Get("X-Tokens-Remaining") != "-1" || r.Header.Get("X-Tokens-Charged") != "2" || r.Header.Get("X-Tokens-Overage") != "" {
+		t.Fatalf("%d %v", r.StatusCode, r.Header)
+	}
+}
+
+// TestRevokedKeyRefusedOnNextRequest and the meter's survival of an emptied script cache.
+func TestRevokedKeyAndScriptFlush(t *testing.T) {
+	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 1}})
+	k := e.newKey(t, shariah.PlanPro)
+	if r := e.do(t, "GET", "/api/keys/plans", nil, key(k)); r.StatusCode != 200 {
+		t.Fatal(r.StatusCode)
+	}
+	rc, err := sredis.Open(redisSrv.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	if err := rc.Do(context.Background(), rc.B().ScriptFlush().Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.do(t, "GET", "/api/keys/plans", nil, key(k)); r.StatusCode != 200 || r.Header.Get("X-Tokens-Charged") != "1" {
+		t.Fatalf("after SCRIPT FLUSH: %d %s", r.StatusCode, r.body)
+	}
+	// Revoked through the other edge path (operator), refused on the very next request.
+	if _, err := e.keys.Revoke(context.Background(), k.Record.Prefix, &k.Record); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.do(t, "GET", "/api/keys/plans", nil, key(k)); r.StatusCode != 403 {
+		t.Fatalf("revoked key: %d", r.StatusCode)
+	}
+}

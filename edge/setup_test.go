@@ -1,0 +1,293 @@
+package edge_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/gofiber/fiber/v2"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/edge"
+	"github.com/shariah-screen/shariah/internal/testsvc"
+	sredis "github.com/shariah-screen/shariah/redis"
+)
+
+var (
+	redisSrv *testsvc.Proc
+	chSrv    *testsvc.Proc
+	router   routers.Router
+	spec     *openapi3.T
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "edge-test-")
+	if err != nil {
+		panic(err)
+	}
+	fail := func(what string, err error) {
+		fmt.Fprintln(os.Stderr, what+":", err)
+		os.Exit(1)
+	}
+	if redisSrv, err = testsvc.StartRedis(dir + "/redis"); err != nil {
+		fail("start redis", err)
+	}
+	if chSrv, err = testsvc.StartClickHouse(dir + "/clickhouse"); err != nil {
+		fail("start clickhouse", err)
+	}
+	// Pages, scripts and metrics are text: validate them as strings.
+	for _, ct := range []string{"text/html", "application/javascript", "text/css", "text/plain"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
+	}
+	doc, _, err := edge.OpenAPI()
+	if err != nil {
+		fail("openapi", err)
+	}
+	// Route test requests (sent to http://example.com) with a copy of the document.
+	spec = &openapi3.T{}
+	*spec = *doc
+	spec.Servers = openapi3.Servers{{URL: "http://example.com"}}
+	if router, err = gorillamux.NewRouter(spec); err != nil {
+		fail("openapi router", err)
+	}
+	code := m.Run()
+	redisSrv.Stop()
+	chSrv.Stop()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// env is one edge over the shared Redis and a fresh ClickHouse database.
+type env struct {
+	srv    *edge.Server
+	keys   *shariah.Keys
+	store  *sredis.KeyStore
+	writer *analytics.UsageWriter
+	db     *analytics.DB
+	logs   *syncBuffer
+	plans  shariah.Plans
+}
+
+type options struct {
+	costs     map[string]int // "METHOD path" to tokens, overriding the default table
+	plans     shariah.Plans
+	redisURL  string
+	db        *analytics.DB // share a database between edges
+	logs      *syncBuffer
+	noMigrate bool
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var dbSeq atomic.Int64
+
+func setup(t *testing.T, o options) *env {
+	t.Helper()
+	if o.redisURL == "" {
+		o.redisURL = redisSrv.RedisURL()
+	}
+	if o.plans == nil {
+		o.plans = shariah.DefaultPlans()
+	}
+	if o.logs == nil {
+		o.logs = &syncBuffer{}
+	}
+	rc, err := sredis.Open(o.redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	db := o.db
+	if db == nil {
+		db, err = analytics.Open(chSrv.ClickHouseURL(fmt.Sprintf("edge%d_%d", time.Now().UnixNano(), dbSeq.Add(1))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if !o.noMigrate {
+			if _, err := db.Migrate(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	costs := shariah.DefaultTokenCosts()
+	for k, v := range o.costs {
+		found := false
+		for i := range costs {
+			if costs[i].Method+" "+costs[i].Path == k {
+				costs[i].Tokens, found = v, true
+			}
+		}
+		if !found {
+			t.Fatalf("no cost row %s", k)
+		}
+	}
+	log := slog.New(slog.NewJSONHandler(o.logs, nil))
+	writer := analytics.NewUsageWriter(db, 10000, 1000, 50*time.Millisecond, log)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { writer.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	store := sredis.NewKeyStore(rc)
+	keys := &shariah.Keys{Store: store, Plans: o.plans}
+	srv, err := edge.New(edge.Deps{
+		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Costs: costs, Usage: writer,
+		UsageReader: analytics.UsageReader{DB: db}, Log: log, AccessLog: true, BaseURL: "http://example.com",
+		Checks: map[string]func(context.Context) error{"redis": func(ctx context.Context) error { return sredis.Ping(ctx, rc) }},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans}
+}
+
+// response is a finished test request.
+type response struct {
+	*http.Response
+	body []byte
+}
+
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v\n%s", err, r.body)
+	}
+	return m
+}
+
+// errCode returns the code of an error envelope.
+func (r response) errCode(t *testing.T) string {
+	t.Helper()
+	m := r.json(t)
+	code, _ := m["code"].(string)
+	return code
+}
+
+type hdr map[string]string
+
+// do sends a request through the app and checks what every response must satisfy: an X-Request-ID, the
+// error envelope on every error, and conformance to openapi.json (status documented, body and headers
+// valid) for every documented route.
+func (e *env) do(t *testing.T, method, path string, body any, h hdr) response {
+	t.Helper()
+	var rdr io.Reader
+	var raw []byte
+	switch b := body.(type) {
+	case nil:
+	case string:
+		raw = []byte(b)
+	default:
+		raw, _ = json.Marshal(b)
+	}
+	if raw != nil {
+		rdr = bytes.NewReader(raw)
+	}
+	req := httptest.NewRequest(method, "http://example.com"+path, rdr)
+	if raw != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	resp, err := e.srv.App().Test(req, -1)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	r := response{Response: resp, body: out}
+	if resp.Header.Get("X-Request-ID") == "" {
+		t.Errorf("%s %s: no X-Request-ID", method, path)
+	}
+	if resp.StatusCode >= 400 {
+		var env map[string]json.RawMessage
+		if err := json.Unmarshal(out, &env); err != nil {
+			t.Errorf("%s %s: error body is not JSON: %s", method, path, out)
+		}
+		for _, k := range []string{"code", "message", "detail"} {
+			if _, ok := env[k]; !ok {
+				t.Errorf("%s %s: error envelope lacks %q: %s", method, path, k, out)
+			}
+		}
+	}
+	validate(t, req, raw, r)
+	return r
+}
+
+func validate(t *testing.T, req *http.Request, raw []byte, r response) {
+	t.Helper()
+	vreq := httptest.NewRequest(req.Method, req.URL.String(), bytes.NewReader(raw))
+	vreq.Header = req.Header.Clone()
+	route, params, err := router.FindRoute(vreq)
+	if err != nil {
+		// Unknown path or method: only the envelope applies (checked by do).
+		// Routes the tests add themselves (/api/test-*) are not in the document either.
+		if r.StatusCode != http.StatusNotFound && r.StatusCode != http.StatusMethodNotAllowed && !strings.HasPrefix(req.URL.Path, "/api/test-") {
+			t.Errorf("%s %s: not in openapi.json but answered %d", req.Method, req.URL.Path, r.StatusCode)
+		}
+		return
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: vreq, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+		},
+		Status:  r.StatusCode,
+		Header:  r.Header,
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	in.SetBodyBytes(r.body)
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		t.Errorf("%s %s -> %d does not match openapi.json: %v\nbody: %.400s", req.Method, req.URL.Path, r.StatusCode, err, r.body)
+	}
+}
+
+// newKey issues a key of the plan directly (as an operator would).
+func (e *env) newKey(t *testing.T, plan string) shariah.IssuedKey {
+	t.Helper()
+	k, err := e.keys.Create(context.Background(), fmt.Sprintf("u%d@example.com", time.Now().UnixNano()), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func key(k shariah.IssuedKey) hdr { return hdr{"X-API-Key": k.Key} }
+
+func uniqueEmail() string { return fmt.Sprintf("person%d@example.com", time.Now().UnixNano()) }
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+type fiberCtx = *fiber.Ctx
