@@ -39,7 +39,8 @@ func (s *Server) health(c *fiber.Ctx) error {
 	})
 }
 
-// benchConstant is a bare constant-JSON route (only with BenchRoutes) that load tests compare against.
+// benchConstant is the constant-JSON body of the bench routes (only with BenchRoutes), which load tests
+// compare: bare, and behind the key check and meter.
 func (s *Server) benchConstant(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"status": "ok"})
 }

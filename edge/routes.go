@@ -1,5 +1,7 @@
 package edge
 
+import shariah "github.com/shariah-screen/shariah"
+
 // routeTable is every route the edge serves. The OpenAPI document lists exactly these paths (a test
 // holds the two equal), and every /api route has a row in the token-cost table.
 func (s *Server) routeTable() []route {
@@ -28,7 +30,11 @@ func (s *Server) routeTable() []route {
 		{Method: P, Path: "/api/keys/{api_key}/regenerate", Auth: authPathKey, Handler: s.regenerate, Successor: "/api/auth/me/regenerate"},
 	}
 	if s.BenchRoutes {
-		rs = append(rs, route{Method: G, Path: "/bench/constant", Handler: s.benchConstant})
+		// Load-test pair: the same constant body, bare and through the full key + meter path (1 token).
+		rs = append(rs,
+			route{Method: G, Path: "/bench/constant", Handler: s.benchConstant},
+			route{Method: G, Path: "/bench/metered", Auth: authHeader, Handler: s.benchConstant,
+				cost: shariah.TokenCost{Method: G, Path: "/bench/metered", Tokens: 1, Class: shariah.CostLightweight}})
 	}
 	return rs
 }

@@ -98,7 +98,7 @@ func New(d Deps) (*Server, error) {
 	s.routes = s.routeTable()
 	for i := range s.routes {
 		rt := &s.routes[i]
-		if rt.Auth != authNone || strings.HasPrefix(rt.Path, "/api/") {
+		if rt.cost.Class == "" && (rt.Auth != authNone || strings.HasPrefix(rt.Path, "/api/")) {
 			c, ok := d.Costs.Lookup(rt.Method, rt.Path)
 			if !ok {
 				return nil, &shariah.Error{Code: shariah.EINTERNAL, Message: "route " + rt.Method + " " + rt.Path + " has no token cost"}

@@ -298,3 +298,24 @@ func BenchmarkMeterCharge(b *testing.B) {
 		})
 	})
 }
+
+func TestMeterKeyExpiresAfterItsPeriod(t *testing.T) {
+	ctx := context.Background()
+	b := setup(t, server.RedisURL())
+	k := b.newKey(t, shariah.PlanPro)
+	now := time.Now()
+	for range 3 {
+		if _, err := b.meter.Charge(ctx, k.Record.Hash, 2, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := shariah.PeriodOf(now)
+	ttl, err := b.client.Do(ctx, b.client.B().Ttl().Key("shr:meter:{"+k.Record.Hash+"}:"+p.ID()).Build()).AsInt64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(p.End.Sub(now).Seconds()) + 62*24*3600
+	if ttl < want-60 || ttl > want+1 {
+		t.Fatalf("meter TTL %d s, want about %d (62 days past the period's end)", ttl, want)
+	}
+}

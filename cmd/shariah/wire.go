@@ -89,10 +89,13 @@ func runProcesses(which string) error {
 		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, addr) })
 		e.log.Info("mcp listening", "addr", addr, "path", "/mcp")
 	}
-	err = g.Run()
-	var se run.SignalError
-	if errors.As(err, &se) {
-		e.log.Info("stopped", "signal", se.Signal.String())
+	return stopped(e.log, g.Run())
+}
+
+// stopped turns the group's end by a signal into a clean exit.
+func stopped(log *slog.Logger, err error) error {
+	if errors.Is(err, run.ErrSignal) {
+		log.Info("stopped", "reason", err.Error())
 		return nil
 	}
 	return err
@@ -198,12 +201,7 @@ func runMCP(args []string) error {
 	} else {
 		ctxActor(&g, func(ctx context.Context) error { return mcp.Stdio(ctx, s) })
 	}
-	err = g.Run()
-	var se run.SignalError
-	if errors.As(err, &se) {
-		return nil
-	}
-	return err
+	return stopped(e.log, g.Run())
 }
 
 func runMigrate() error {

@@ -3,7 +3,7 @@
 -- KEYS[1]  key record hash      shr:key:{<sha256>}
 -- KEYS[2]  period meter hash    shr:meter:{<sha256>}:<YYYYMM>   (same hash tag: runs on Redis Cluster)
 -- ARGV[1]  cost in tokens (integer >= 0)
--- ARGV[2]  meter TTL in seconds
+-- ARGV[2]  meter TTL in seconds (set when the period's meter is created)
 -- ARGV[3..] the plan table, three values per plan: id, monthly allowance (-1 unlimited), hard block (1/0)
 --
 -- Returns {status, id, prefix, user_id, plan, limit, used, charged, overage}
@@ -43,6 +43,9 @@ if cost > 0 then
   if overage > 0 then
     redis.call('HINCRBY', KEYS[2], 'overage', overage)
   end
-  redis.call('EXPIRE', KEYS[2], tonumber(ARGV[2]))
+  if used == cost then
+    -- first charge of the period (or back at zero after refunds): give the meter its lifetime once
+    redis.call('EXPIRE', KEYS[2], tonumber(ARGV[2]))
+  end
 end
 return {0, id, prefix, user, plan, limit, used, cost, overage}

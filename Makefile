@@ -1,0 +1,57 @@
+# The README's two commands: `make run` and `make test`. Everything else is optional.
+GO      ?= go
+BIN     := bin/shariah
+DATA    ?= $(abspath ../shared/data)
+PKG     := github.com/shariah-screen/shariah
+
+.PHONY: help build run test lint bench load smoke services-up services-down up down migrate clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-14s %s\n", $$1, $$2}'
+
+build: ## build bin/shariah
+	$(GO) build -o $(BIN) ./cmd/shariah
+
+run: build ## start Redis and ClickHouse locally, migrate, serve the API on :8000 and MCP on :8001
+	scripts/services.sh up
+	$(BIN) migrate
+	@if [ -d "$(DATA)" ]; then echo "data directory: $(DATA)"; fi
+	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) exec $(BIN) all
+
+test: ## vet and run every test (installs Redis and ClickHouse when missing; tests start their own)
+	scripts/install-services.sh
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+
+lint: ## gofmt, vet, and the import direction of the layout
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+	scripts/check-imports.sh
+
+bench: ## Go benchmarks of the meter (real Redis)
+	scripts/install-services.sh
+	$(GO) test -run '^$$' -bench . -benchtime 3s ./redis/
+
+load: ## wrk on loopback: metered route vs constant-JSON route, same binary, same run
+	scripts/load.sh
+
+smoke: build ## start the services and the binary, and walk the key flow with curl
+	scripts/smoke.sh
+
+services-up: ## start local Redis and ClickHouse (data in .local/)
+	scripts/services.sh up
+
+services-down: ## stop them
+	scripts/services.sh down
+
+migrate: build ## create or update the ClickHouse schema
+	$(BIN) migrate
+
+up: ## docker compose up (needs a Docker engine)
+	docker compose up -d --build
+
+down: ## docker compose down
+	docker compose down
+
+clean:
+	rm -rf bin

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	yaml "github.com/oasdiff/yaml3"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/internal/testsvc"
+	sredis "github.com/shariah-screen/shariah/redis"
+)
+
+var (
+	bin      string
+	redisSrv *testsvc.Proc
+	chSrv    *testsvc.Proc
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cmd-test-")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "shariah")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	if redisSrv, err = testsvc.StartRedis(filepath.Join(dir, "redis")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if chSrv, err = testsvc.StartClickHouse(filepath.Join(dir, "ch")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	redisSrv.Stop()
+	chSrv.Stop()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// command runs the binary with the test services configured.
+func command(args []string, extraEnv ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "SHARIAH_REDIS_URL="+redisSrv.RedisURL(),
+		"SHARIAH_CLICKHOUSE_URL="+chSrv.ClickHouseURL("cmdtest"))
+	cmd.Env = append(cmd.Env, extraEnv...)
+	return cmd
+}
+
+func TestBadConfigurationNamesEveryProblem(t *testing.T) {
+	out, err := command([]string{"serve"}, "SHARIAH_HTTP_ADDR=nope", "SHARIAH_USAGE_BATCH_SIZE=0", "SHARIAH_CLICKHOUSE_URL=http://x").CombinedOutput()
+	if err == nil {
+		t.Fatal("serve started with a bad configuration")
+	}
+	for _, want := range []string{"SHARIAH_HTTP_ADDR", "SHARIAH_USAGE_BATCH_SIZE", "SHARIAH_CLICKHOUSE_URL"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output does not name %s:\n%s", want, out)
+		}
+	}
+	if out, err := command([]string{"frobnicate"}).CombinedOutput(); err == nil || !strings.Contains(string(out), "unknown command") {
+		t.Fatalf("unknown command: %v %s", err, out)
+	}
+}
+
+func TestKeysCommands(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	c := command([]string{"keys", "create", "--email", "ops@example.com", "--plan", "enterprise"})
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	full := strings.TrimSpace(stdout.String())
+	if !shariah.WellFormedKey(full) || strings.Contains(stderr.String(), full) {
+		t.Fatalf("stdout %q (the key, once), stderr %q (no key)", full, stderr.String())
+	}
+	prefix := shariah.PublicPrefix(full)
+	rc, err := sredis.Open(redisSrv.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	store := sredis.NewKeyStore(rc)
+	ctx := context.Background()
+	k, err := store.KeyByHash(ctx, shariah.HashKey(full))
+	if err != nil || k.Plan != "enterprise" || !k.Active {
+		t.Fatalf("stored %+v %v", k, err)
+	}
+	if out, err := command([]string{"keys", "set-plan", prefix, "pro"}).CombinedOutput(); err != nil {
+		t.Fatalf("set-plan: %v %s", err, out)
+	}
+	if out, err := command([]string{"keys", "set-plan", prefix, "platinum"}).CombinedOutput(); err == nil {
+		t.Fatalf("set-plan to an unknown plan succeeded: %s", out)
+	}
+	if out, err := command([]string{"keys", "revoke", prefix}).CombinedOutput(); err != nil {
+		t.Fatalf("revoke: %v %s", err, out)
+	}
+	k, _ = store.KeyByHash(ctx, shariah.HashKey(full))
+	if k.Plan != "pro" || k.Active {
+		t.Fatalf("after set-plan and revoke: %+v", k)
+	}
+}
+
+// TestServeShutsDownGracefully: migrate, serve, answer, then SIGTERM ends the process cleanly (exit 0)
+// after flushing the usage of the requests it served.
+func TestServeShutsDownGracefully(t *testing.T) {
+	if out, err := command([]string{"migrate"}).CombinedOutput(); err != nil {
+		t.Fatalf("migrate: %v %s", err, out)
+	}
+	port, _ := testsvc.FreePort()
+	mcpPort, _ := testsvc.FreePort()
+	var logs bytes.Buffer
+	srv := command([]string{"all"}, fmt.Sprintf("SHARIAH_HTTP_ADDR=127.0.0.1:%d", port), fmt.Sprintf("SHARIAH_MCP_ADDR=127.0.0.1:%d", mcpPort),
+		"SHARIAH_USAGE_FLUSH_INTERVAL=1h") // only the shutdown flush can write the usage
+	srv.Stderr = &logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Process.Kill()
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	var resp *http.Response
+	var err error
+	for range 100 {
+		if resp, err = http.Get(base + "/api/health"); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("never served: %v\n%s", err, logs.String())
+	}
+	resp.Body.Close()
+	out, err := command([]string{"keys", "create", "--email", "shutdown@example.com", "--plan", "pro"}).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(string(out))
+	req, _ := http.NewRequest("GET", base+"/api/auth/me", nil)
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("X-Request-ID", "shutdown-flush-check")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("auth/me: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("still running 20 s after SIGTERM\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), key) {
+		t.Fatal("the key appears in the server's log")
+	}
+	q := exec.Command("clickhouse-client", "--port", fmt.Sprint(chSrv.Port), "-q",
+		"SELECT count() FROM cmdtest.usage_events WHERE request_id = 'shutdown-flush-check'")
+	n, err := q.Output()
+	if err != nil || strings.TrimSpace(string(n)) != "1" {
+		t.Fatalf("usage row after shutdown flush: %q %v", n, err)
+	}
+}
+
+// TestComposeFileDescribesTheService keeps docker-compose.yml valid and complete (no engine here to run it).
+func TestComposeFileDescribesTheService(t *testing.T) {
+	raw, err := os.ReadFile("../../docker-compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Services map[string]struct {
+			Image   string   `yaml:"image"`
+			Build   any      `yaml:"build"`
+			Command []string `yaml:"command"`
+		} `yaml:"services"`
+	}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"edge": "serve", "worker": "worker", "ingest": "ingest", "mcp": "mcp", "migrate": "migrate"}
+	for name, sub := range want {
+		s, ok := doc.Services[name]
+		if !ok || s.Build == nil || len(s.Command) == 0 || s.Command[0] != sub {
+			t.Errorf("service %s: %+v, want built from the Dockerfile running %q", name, s, sub)
+		}
+	}
+	for _, svc := range []string{"redis", "clickhouse"} {
+		if doc.Services[svc].Image == "" {
+			t.Errorf("service %s has no image", svc)
+		}
+	}
+	if _, err := os.Stat("../../Dockerfile"); err != nil {
+		t.Error(err)
+	}
+}
