@@ -144,3 +144,26 @@ func TestWriterCountsBatchesClickHouseRefuses(t *testing.T) {
 		t.Fatalf("dropped %d failed %d, want 1 and 1", dropped, failed)
 	}
 }
+
+func TestWriterFlushesOnItsInterval(t *testing.T) {
+	db := setup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := analytics.NewUsageWriter(db, 100, 100, 50*time.Millisecond, nil) // batch never fills: time must flush
+	go w.Run(ctx)
+	w.Record(shariah.UsageEvent{RequestID: "timed", UserID: "u", Time: time.Now()})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n uint64
+		if err := db.Conn.QueryRow(ctx, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the interval flush never wrote the event")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -69,7 +69,25 @@ func (w *UsageWriter) Run(ctx context.Context) error {
 	batch := make([]shariah.UsageEvent, 0, w.batchSize)
 	tick := time.NewTicker(w.interval)
 	defer tick.Stop()
-	write := func(wctx context.Context) error {
+	// add queues one event, writing the batch when it is full.
+	add := func(wctx context.Context, e shariah.UsageEvent) {
+		batch = append(batch, e)
+		if len(batch) >= w.batchSize {
+			_ = w.writeWithRetry(wctx, batch)
+			batch = batch[:0]
+		}
+	}
+	// flush takes everything queued so far and writes it.
+	flush := func(wctx context.Context) error {
+		for {
+			select {
+			case e := <-w.in:
+				add(wctx, e)
+				continue
+			default:
+			}
+			break
+		}
 		if len(batch) == 0 {
 			return nil
 		}
@@ -77,48 +95,18 @@ func (w *UsageWriter) Run(ctx context.Context) error {
 		batch = batch[:0]
 		return err
 	}
-	drain := func() {
-		for {
-			select {
-			case e := <-w.in:
-				batch = append(batch, e)
-				if len(batch) >= w.batchSize {
-					_ = write(ctx)
-				}
-			default:
-				return
-			}
-		}
-	}
 	for {
 		select {
 		case e := <-w.in:
-			batch = append(batch, e)
-			if len(batch) >= w.batchSize {
-				_ = write(ctx)
-			}
+			add(ctx, e)
 		case <-tick.C:
-			_ = write(ctx)
+			_ = flush(ctx)
 		case done := <-w.flushReq:
-			drain()
-			done <- write(ctx)
+			done <- flush(ctx)
 		case <-ctx.Done():
 			fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			for {
-				select {
-				case e := <-w.in:
-					batch = append(batch, e)
-					if len(batch) >= w.batchSize {
-						_ = write(fctx)
-					}
-					continue
-				default:
-				}
-				break
-			}
-			err := write(fctx)
-			cancel()
-			return err
+			defer cancel()
+			return flush(fctx)
 		}
 	}
 }

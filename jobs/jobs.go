@@ -4,6 +4,7 @@ package jobs
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/hibiken/asynq"
@@ -32,8 +33,8 @@ func NewWorker(url string, concurrency int, log *slog.Logger) (*asynq.Server, *a
 // slogAdapter lets asynq log through slog.
 type slogAdapter struct{ l *slog.Logger }
 
-func (a slogAdapter) Debug(args ...any) { a.l.Debug("asynq", "msg", args) }
-func (a slogAdapter) Info(args ...any)  { a.l.Info("asynq", "msg", args) }
-func (a slogAdapter) Warn(args ...any)  { a.l.Warn("asynq", "msg", args) }
-func (a slogAdapter) Error(args ...any) { a.l.Error("asynq", "msg", args) }
-func (a slogAdapter) Fatal(args ...any) { a.l.Error("asynq fatal", "msg", args) }
+func (a slogAdapter) Debug(args ...any) { a.l.Debug(fmt.Sprint(args...), "component", "asynq") }
+func (a slogAdapter) Info(args ...any)  { a.l.Info(fmt.Sprint(args...), "component", "asynq") }
+func (a slogAdapter) Warn(args ...any)  { a.l.Warn(fmt.Sprint(args...), "component", "asynq") }
+func (a slogAdapter) Error(args ...any) { a.l.Error(fmt.Sprint(args...), "component", "asynq") }
+func (a slogAdapter) Fatal(args ...any) { a.l.Error(fmt.Sprint(args...), "component", "asynq", "fatal", true) }
