@@ -23,10 +23,11 @@ test: ## vet and run every test (installs Redis and ClickHouse when missing; tes
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 
-lint: ## gofmt, vet, and the import direction of the layout
+lint: ## gofmt, vet, the import direction of the layout, and Redocly's lint of the OpenAPI document
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 	scripts/check-imports.sh
+	scripts/lint-openapi.sh
 
 bench: ## Go benchmarks of the meter (real Redis)
 	scripts/install-services.sh
