@@ -1,0 +1,131 @@
+package shariah
+
+import (
+	"regexp"
+	"strings"
+)
+
+// AssetType is the kind of a reference record.
+type AssetType string
+
+// Asset types of the reference database.
+const (
+	Equity AssetType = "equity"
+	ETF    AssetType = "etf"
+	Fund   AssetType = "fund"
+	Index  AssetType = "index"
+)
+
+// ParseAssetType accepts the singular and plural forms used by clients (equity/equities, etf/etfs, ...).
+func ParseAssetType(s string) (AssetType, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "equity", "equities", "stock", "stocks":
+		return Equity, true
+	case "etf", "etfs":
+		return ETF, true
+	case "fund", "funds":
+		return Fund, true
+	case "index", "indices", "indexes":
+		return Index, true
+	}
+	return "", false
+}
+
+// Asset is a record of the reference database. Empty strings are unknown values.
+type Asset struct {
+	Symbol   string    `json:"symbol"` // canonical (Yahoo-style: BRK-B, 0700.HK, 7203.T, ^GSPC)
+	Name     string    `json:"name"`
+	Type     AssetType `json:"asset_type"`
+	Exchange string    `json:"exchange"`
+	Country  string    `json:"country"`
+	Currency string    `json:"currency"`
+	Sector   string    `json:"sector"`
+	Industry string    `json:"industry"`
+	SIC      string    `json:"sic"`
+	CIK      string    `json:"cik"`
+	ISIN     string    `json:"isin"`
+	// Source names the data set the record came from (e.g. "default-pack", "sp500-constituents").
+	Source string `json:"source"`
+}
+
+// Merge fills the empty fields of a from b (a wins where both know a value). Readers of several
+// sources describe one company; the most specific source is merged first.
+func (a Asset) Merge(b Asset) Asset {
+	fill := func(dst *string, src string) {
+		if *dst == "" {
+			*dst = src
+		}
+	}
+	fill(&a.Name, b.Name)
+	if a.Type == "" {
+		a.Type = b.Type
+	}
+	fill(&a.Exchange, b.Exchange)
+	fill(&a.Country, b.Country)
+	fill(&a.Currency, b.Currency)
+	fill(&a.Sector, b.Sector)
+	fill(&a.Industry, b.Industry)
+	fill(&a.SIC, b.SIC)
+	fill(&a.CIK, b.CIK)
+	fill(&a.ISIN, b.ISIN)
+	fill(&a.Source, b.Source)
+	return a
+}
+
+// MaxSymbolLen bounds a symbol; longer input is not a symbol.
+const MaxSymbolLen = 20
+
+var symbolRE = regexp.MustCompile(`^\^?[A-Z0-9][A-Z0-9.\-=&]{0,19}$`)
+
+// NormalizeSymbol trims and upper-cases s and reports whether the result is a plausible symbol
+// (letters, digits, '.', '-', '=', '&', an optional leading '^' for indices; at most 20 characters).
+// Anything else never reaches a store.
+func NormalizeSymbol(s string) (string, bool) {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	if len(s) == 0 || len(s) > MaxSymbolLen+1 || !symbolRE.MatchString(s) {
+		return "", false
+	}
+	return s, true
+}
+
+// ValidISIN checks an ISIN's shape and its check digit (ISO 6166: letters to numbers, then Luhn).
+func ValidISIN(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for i := 0; i < 2; i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	var digits []byte
+	for i := 0; i < 11; i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits = append(digits, c-'0')
+		case c >= 'A' && c <= 'Z':
+			v := int(c-'A') + 10
+			digits = append(digits, byte(v/10), byte(v%10))
+		default:
+			return false
+		}
+	}
+	if s[11] < '0' || s[11] > '9' {
+		return false
+	}
+	sum := 0
+	double := true // from the rightmost digit of the payload
+	for i := len(digits) - 1; i >= 0; i-- {
+		d := int(digits[i])
+		if double {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		double = !double
+	}
+	return (10-sum%10)%10 == int(s[11]-'0')
+}

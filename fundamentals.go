@@ -1,0 +1,98 @@
+package shariah
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/shopspring/decimal"
+)
+
+// Number is an exact decimal that marshals as a JSON number (amounts in reporting-currency units,
+// market caps). Money shown as prices uses Price; plan prices are decimal strings.
+type Number struct{ decimal.Decimal }
+
+// NewNumber wraps a decimal.
+func NewNumber(d decimal.Decimal) Number { return Number{d} }
+
+// MarshalJSON writes the exact digits as a JSON number.
+func (n Number) MarshalJSON() ([]byte, error) { return []byte(n.Decimal.String()), nil }
+
+// UnmarshalJSON reads a JSON number or string.
+func (n *Number) UnmarshalJSON(b []byte) error {
+	var d decimal.Decimal
+	if err := json.Unmarshal(b, &d); err != nil {
+		return err
+	}
+	n.Decimal = d
+	return nil
+}
+
+// Field names a screening input of a fundamentals period (the data pack's column names).
+type Field string
+
+// The inputs of a fundamentals period (data-pack columns of fundamentals.csv).
+const (
+	TotalAssets       Field = "total_assets"
+	TotalDebt         Field = "total_debt"
+	CashAndSecurities Field = "cash_and_securities"
+	Receivables       Field = "receivables"
+	TotalRevenue      Field = "total_revenue"
+	InterestIncome    Field = "interest_income"
+	ImpureRevenue     Field = "impure_revenue" // revenue from prohibited activities, interest income excluded
+	SharesOutstanding Field = "shares_outstanding"
+	Inventory         Field = "inventory"
+)
+
+// Fields lists every input in the data pack's column order.
+var Fields = []Field{TotalAssets, TotalDebt, CashAndSecurities, Receivables, TotalRevenue, InterestIncome,
+	ImpureRevenue, SharesOutstanding, Inventory}
+
+// Fact is one input value with its provenance.
+type Fact struct {
+	Value  Number `json:"value"`
+	Source string `json:"source"`           // filing, live or illustrative
+	Ref    string `json:"source_ref"`       // e.g. the SEC accession number of the filing
+	Filed  string `json:"filed,omitempty"`  // filing date (YYYY-MM-DD)
+	Form   string `json:"form,omitempty"`   // 10-K, 10-Q, ...
+	Tag    string `json:"tag,omitempty"`    // XBRL tag(s) the value came from
+	Note   string `json:"note,omitempty"`   // how the value was derived, when it was
+	AsOf   string `json:"as_of,omitempty"`  // instant of a point-in-time value (shares outstanding)
+	Period string `json:"period,omitempty"` // fiscal period the value was reported for, when it differs
+}
+
+// Fundamentals are a company's screening inputs for one reporting period. A field absent from Facts is
+// unknown: it is never guessed.
+type Fundamentals struct {
+	Symbol     string         `json:"symbol"`
+	PeriodEnd  string         `json:"period_end"` // YYYY-MM-DD
+	Period     string         `json:"period"`     // Q1..Q4 or FY
+	FiscalYear int            `json:"fiscal_year,omitempty"`
+	Currency   string         `json:"currency,omitempty"`
+	Facts      map[Field]Fact `json:"facts"`
+	// Missing names the inputs a source was expected to have but did not report, with why.
+	Missing map[Field]string `json:"missing,omitempty"`
+}
+
+// Sources lists the distinct sources of the period's facts, sorted.
+func (f Fundamentals) Sources() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, fact := range f.Facts {
+		if !seen[fact.Source] {
+			seen[fact.Source] = true
+			out = append(out, fact.Source)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SortFundamentals orders periods oldest first (period end, then FY after the Q4 of the same end).
+func SortFundamentals(fs []Fundamentals) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].PeriodEnd != fs[j].PeriodEnd {
+			return fs[i].PeriodEnd < fs[j].PeriodEnd
+		}
+		return fs[i].Period < fs[j].Period
+	})
+}
