@@ -92,6 +92,16 @@ func (p Price) String() string {
 // MarshalJSON writes the price as a JSON number with exact decimals.
 func (p Price) MarshalJSON() ([]byte, error) { return []byte(p.String()), nil }
 
+// UnmarshalJSON reads a JSON number (or a numeric string) exactly.
+func (p *Price) UnmarshalJSON(b []byte) error {
+	v, err := ParsePrice(strings.Trim(string(b), `"`))
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
+}
+
 // Float is the price as a float64, for ratios shown to clients (never for sums).
 func (p Price) Float() float64 { return float64(p) / PriceScale }
 
@@ -179,15 +189,17 @@ type Quote struct {
 	DayLow        Price   `json:"day_low"`
 	Volume        int64   `json:"volume"`
 	// AvgVolume is the mean volume of the 20 sessions before the last (0 when unknown).
-	AvgVolume   int64  `json:"avg_volume"`
-	High52W     Price  `json:"high_52w"`
-	Low52W      Price  `json:"low_52w"`
-	MarketCap   *Number `json:"market_cap"` // price x shares outstanding; null when shares are unknown
-	SharesOut   *int64 `json:"shares_outstanding"`
-	AsOf        string `json:"as_of"`  // date of the last candle (YYYY-MM-DD)
-	Source      string `json:"source"` // history, live or illustrative
-	Delayed     bool   `json:"delayed"`
-	Description string `json:"note,omitempty"`
+	AvgVolume int64   `json:"avg_volume"`
+	High52W   Price   `json:"high_52w"`
+	Low52W    Price   `json:"low_52w"`
+	MarketCap *Number `json:"market_cap"` // price x shares outstanding; null when shares are unknown
+	// MarketCapSource is the provenance of the shares outstanding behind MarketCap (filing, illustrative).
+	MarketCapSource string `json:"market_cap_source,omitempty"`
+	SharesOut       *int64 `json:"shares_outstanding"`
+	AsOf            string `json:"as_of"`  // date of the last candle (YYYY-MM-DD)
+	Source          string `json:"source"` // history, live or illustrative
+	Delayed         bool   `json:"delayed"`
+	Description     string `json:"note,omitempty"`
 }
 
 // QuoteFromBars builds a quote from daily bars (oldest first). It needs at least one bar.

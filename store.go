@@ -59,3 +59,58 @@ func RemainingOf(limit, used int64) int64 {
 	}
 	return limit - used
 }
+
+// RefStore holds the reference and market data. Puts merge with what is stored (loading the same data
+// twice changes nothing, and a partial load loses nothing); reads answer (zero, false, nil) when absent.
+type RefStore interface {
+	PutAssets(ctx context.Context, assets []Asset) error
+	// PutSeries merges candles by date (the new ones win on the same date). Daily candles also update
+	// the monthly series (last close of each month).
+	PutSeries(ctx context.Context, s Series) error
+	// PutFundamentals merges periods by (period end, period) and, within a period, facts by field,
+	// for many symbols at once.
+	PutFundamentals(ctx context.Context, bySymbol map[string][]Fundamentals) error
+	PutDividends(ctx context.Context, symbol string, ds []Dividend) error
+	// PutIndex replaces an index's description and constituents.
+	PutIndex(ctx context.Context, ix IndexInfo) error
+	// PutHoldings replaces an ETF's holdings when they are as recent as the stored ones or newer.
+	PutHoldings(ctx context.Context, etf string, hs []Holding) error
+	PutFX(ctx context.Context, rates []FXRate) error
+	PutMetals(ctx context.Context, prices []MetalPrice) error
+	PutQuote(ctx context.Context, q Quote) error
+	PutTrending(ctx context.Context, items []Trending) error
+	// BumpVersion marks the reference data changed, so caches of it (the edge's catalog) reload.
+	BumpVersion(ctx context.Context) (int64, error)
+
+	Version(ctx context.Context) (int64, error)
+	Asset(ctx context.Context, symbol string) (Asset, bool, error)
+	AllAssets(ctx context.Context) ([]Asset, error)
+	Series(ctx context.Context, symbol, interval string) (Series, bool, error)
+	SeriesSymbols(ctx context.Context) ([]string, error)
+	Fundamentals(ctx context.Context, symbol string) ([]Fundamentals, error)
+	// FundamentalsMany reads the periods of many symbols (absent ones are missing from the map).
+	FundamentalsMany(ctx context.Context, symbols []string) (map[string][]Fundamentals, error)
+	Dividends(ctx context.Context, symbol string) ([]Dividend, error)
+	Indices(ctx context.Context) ([]IndexInfo, error) // with Symbols filled
+	Holdings(ctx context.Context, etf string) ([]Holding, error)
+	FX(ctx context.Context) ([]FXRate, error)
+	Metals(ctx context.Context, metal string) ([]MetalPrice, error) // oldest first
+	Quote(ctx context.Context, symbol string) (Quote, bool, error)
+	Quotes(ctx context.Context, symbols []string) (map[string]Quote, error)
+	Trending(ctx context.Context) ([]Trending, error)
+	// ScreeningResultCount is the number of cached screening results (for the database stats).
+	ScreeningResultCount(ctx context.Context) (int64, error)
+}
+
+// Trending is an asset ranked by trading activity and price movement on its latest session.
+type Trending struct {
+	Symbol        string  `json:"symbol"`
+	Name          string  `json:"name"`
+	Price         Price   `json:"price"`
+	ChangePercent string  `json:"change_percent"`
+	Volume        int64   `json:"volume"`
+	RelVolume     *string `json:"relative_volume"` // volume / 20-session average, null when unknown
+	Score         string  `json:"score"`
+	AsOf          string  `json:"as_of"`
+	Source        string  `json:"source"`
+}

@@ -28,6 +28,18 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/keys/{api_key}/usage/daily", Auth: authPathKey, Handler: s.usageDaily, Successor: "/api/auth/me/usage/daily"},
 		{Method: G, Path: "/api/keys/{api_key}/usage/recent", Auth: authPathKey, Handler: s.usageRecent, Successor: "/api/auth/me/usage/recent"},
 		{Method: P, Path: "/api/keys/{api_key}/regenerate", Auth: authPathKey, Handler: s.regenerate, Successor: "/api/auth/me/regenerate"},
+		// reference and market data
+		{Method: G, Path: "/api/database/search", Auth: authHeader, Handler: s.databaseSearch},
+		{Method: G, Path: "/api/suggest", Auth: authHeader, Handler: s.suggest},
+		{Method: G, Path: "/api/database/stock/{symbol}", Auth: authHeader, Handler: s.databaseStock},
+		{Method: G, Path: "/api/database/stats", Auth: authHeader, Handler: s.databaseStats},
+		{Method: G, Path: "/api/quote/{symbol}", Auth: authHeader, Handler: s.quote},
+		{Method: P, Path: "/api/quotes/batch", Auth: authHeader, Handler: s.quotesBatch},
+		{Method: G, Path: "/api/ohlc/{symbol}", Auth: authHeader, Handler: s.ohlc},
+		{Method: G, Path: "/api/trending", Auth: authHeader, Handler: s.trending},
+		{Method: G, Path: "/api/asset/{symbol}/full", Auth: authHeader, Handler: s.assetFull},
+		{Method: G, Path: "/api/fx", Auth: authHeader, Handler: s.fx},
+		{Method: P, Path: "/api/symbols/canonical", Auth: authHeader, Handler: s.canonical},
 	}
 	if s.BenchRoutes {
 		// Load-test pair: the same constant body, bare and through the full key + meter path (1 token).

@@ -21,6 +21,7 @@ import (
 type Deps struct {
 	Keys        *shariah.Keys // issuing, regenerating and revoking keys (holds the KeyStore and plans)
 	Meter       shariah.Meter
+	Ref         shariah.RefStore   // reference and market data
 	Costs       shariah.TokenCosts // nil: shariah.DefaultTokenCosts()
 	Usage       shariah.UsageRecorder
 	UsageReader shariah.UsageReader
@@ -39,12 +40,13 @@ type Deps struct {
 // Server is the HTTP edge.
 type Server struct {
 	Deps
-	app     *fiber.App
-	log     *slog.Logger
-	routes  []route
-	metrics *metrics
-	plans   shariah.Plans
-	store   shariah.KeyStore
+	app      *fiber.App
+	log      *slog.Logger
+	routes   []route
+	metrics  *metrics
+	plans    shariah.Plans
+	store    shariah.KeyStore
+	catalogs *shariah.CatalogCache
 }
 
 // authMode says how a route authenticates.
@@ -82,7 +84,7 @@ func New(d Deps) (*Server, error) {
 	if d.Registry == nil {
 		d.Registry = prometheus.NewRegistry()
 	}
-	s := &Server{Deps: d, log: d.Log, plans: d.Keys.Plans, store: d.Keys.Store}
+	s := &Server{Deps: d, log: d.Log, plans: d.Keys.Plans, store: d.Keys.Store, catalogs: &shariah.CatalogCache{Store: d.Ref}}
 	s.metrics = newMetrics(d.Registry)
 	s.app = fiber.New(fiber.Config{
 		ErrorHandler:          s.errorHandler,

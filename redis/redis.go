@@ -18,7 +18,6 @@ func Open(url string) (rueidis.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redis url: %w", err)
 	}
-	opt.DisableCache = true // nothing here uses client-side caching; skip the tracking overhead
 	opt.ConnWriteTimeout = 5 * time.Second
 	c, err := rueidis.NewClient(opt)
 	if err != nil {

@@ -124,7 +124,7 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 	)
 	keys := &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans}
 	srv, err := edge.New(edge.Deps{
-		Keys: keys, Meter: sredis.NewMeter(rc, e.plans), Usage: writer, UsageReader: analytics.UsageReader{DB: db},
+		Keys: keys, Meter: sredis.NewMeter(rc, e.plans), Ref: sredis.NewRefStore(rc), Usage: writer, UsageReader: analytics.UsageReader{DB: db},
 		Log: e.log, AccessLog: e.cfg.AccessLog, BaseURL: e.cfg.BaseURL, Registry: reg,
 		BenchRoutes: os.Getenv("SHARIAH_BENCH_ROUTES") == "true",
 		Checks: map[string]func(context.Context) error{
@@ -227,19 +227,6 @@ func runMigrate() error {
 		e.log.Info("migration applied", "database", db.Name, "migration", m)
 	}
 	return nil
-}
-
-func runLoad(args []string) error {
-	fs := flag.NewFlagSet("load", flag.ContinueOnError)
-	dir := fs.String("dir", "", "data pack directory")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
-	}
-	if *dir == "" {
-		return usageError{"load: --dir is required"}
-	}
-	// The data-pack importer is built by the reference-data issue (docs/data-pack.md).
-	return errors.New("load: no importer is built yet (reference-data issue)")
 }
 
 // redisFor opens the Redis of the configuration (for the keys subcommand).

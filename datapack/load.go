@@ -1,0 +1,417 @@
+package datapack
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// Extras is what some public sources know beyond the pack's records, used to make illustrative
+// fundamentals: market capitalisations (in the asset's currency) and size classes ("Large Cap", ...).
+type Extras struct {
+	MarketCaps map[string]decimal.Decimal
+	CapClasses map[string]string
+	// USDPer is units of each currency per USD (to convert size classes); from the pack's FX when nil.
+	USDPer map[string]decimal.Decimal
+}
+
+// Report is what a load did.
+type Report struct {
+	Assets       int           `json:"assets"`
+	Series       int           `json:"series"`
+	Bars         int           `json:"bars"`
+	Fundamentals int           `json:"fundamental_periods"`
+	Illustrative int           `json:"illustrative_fundamentals"`
+	Dividends    int           `json:"dividends"`
+	Indices      int           `json:"indices"`
+	Holdings     int           `json:"holdings"`
+	FX           int           `json:"fx_rates"`
+	Metals       int           `json:"metal_prices"`
+	Quotes       int           `json:"quotes"`
+	Problems     []Problem     `json:"problems"`
+	Notes        []string      `json:"notes"`
+	Duration     time.Duration `json:"-"`
+}
+
+// Load writes a pack to the store: records merge with what is stored (so loading twice changes nothing
+// and nothing stored before is lost), then the derived data is rebuilt for the symbols the pack
+// touched: illustrative fundamentals for equities that have none, quotes from the latest candles, the
+// trending list; finally the reference version is bumped so caches reload.
+func Load(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, now time.Time) (Report, error) {
+	start := time.Now()
+	rep := Report{Problems: p.Problems, Notes: p.Notes}
+	fail := func(what string, err error) (Report, error) { return rep, fmt.Errorf("%s: %w", what, err) }
+
+	assets := mergeAssets(p.Assets)
+	if err := st.PutAssets(ctx, assets); err != nil {
+		return fail("assets", err)
+	}
+	rep.Assets = len(assets)
+	touched := map[string]bool{}
+	for _, a := range assets {
+		touched[a.Symbol] = true
+	}
+	for _, s := range p.Series {
+		if len(s.Bars) == 0 {
+			continue
+		}
+		if err := st.PutSeries(ctx, s); err != nil {
+			return fail("series "+s.Symbol, err)
+		}
+		rep.Series++
+		rep.Bars += len(s.Bars)
+		touched[s.Symbol] = true
+	}
+	funds := map[string][]shariah.Fundamentals{}
+	for _, f := range p.Fundamentals {
+		funds[f.Symbol] = append(funds[f.Symbol], f)
+		touched[f.Symbol] = true
+	}
+	if len(funds) > 0 {
+		if err := st.PutFundamentals(ctx, funds); err != nil {
+			return fail("fundamentals", err)
+		}
+	}
+	rep.Fundamentals = len(p.Fundamentals)
+	divs := map[string][]shariah.Dividend{}
+	for _, d := range p.Dividends {
+		divs[d.Symbol] = append(divs[d.Symbol], d)
+	}
+	for sym, ds := range divs {
+		if err := st.PutDividends(ctx, sym, ds); err != nil {
+			return fail("dividends "+sym, err)
+		}
+	}
+	rep.Dividends = len(p.Dividends)
+	for _, ix := range mergeIndices(p.Indices) {
+		if err := st.PutIndex(ctx, ix); err != nil {
+			return fail("index "+ix.Name, err)
+		}
+		rep.Indices++
+	}
+	hold := map[string][]shariah.Holding{}
+	for _, h := range p.Holdings {
+		hold[h.ETF] = append(hold[h.ETF], h)
+	}
+	for etf, hs := range hold {
+		if err := st.PutHoldings(ctx, etf, hs); err != nil {
+			return fail("holdings "+etf, err)
+		}
+	}
+	rep.Holdings = len(p.Holdings)
+	if len(p.FX) > 0 {
+		if err := st.PutFX(ctx, p.FX); err != nil {
+			return fail("fx", err)
+		}
+	}
+	rep.FX = len(p.FX)
+	if len(p.Metals) > 0 {
+		if err := st.PutMetals(ctx, p.Metals); err != nil {
+			return fail("metals", err)
+		}
+	}
+	rep.Metals = len(p.Metals)
+
+	// Derived data for what this load touched.
+	syms := make([]string, 0, len(touched))
+	for s := range touched {
+		syms = append(syms, s)
+	}
+	sort.Strings(syms)
+	quotes := map[string]shariah.Quote{}
+	for _, sym := range syms {
+		q, ok, err := quoteFromStore(ctx, st, sym)
+		if err != nil {
+			return fail("quote "+sym, err)
+		}
+		if ok {
+			quotes[sym] = q
+		}
+	}
+	n, err := fillIllustrative(ctx, st, syms, quotes, x, p.FX, now)
+	if err != nil {
+		return fail("illustrative fundamentals", err)
+	}
+	rep.Illustrative = n
+	for sym, q := range quotes {
+		if err := finishQuote(ctx, st, &q); err != nil {
+			return fail("quote "+sym, err)
+		}
+		if err := st.PutQuote(ctx, q); err != nil {
+			return fail("quote "+sym, err)
+		}
+	}
+	rep.Quotes = len(quotes)
+	if len(quotes) > 0 {
+		if err := rebuildTrending(ctx, st); err != nil {
+			return fail("trending", err)
+		}
+	}
+	if _, err := st.BumpVersion(ctx); err != nil {
+		return fail("version", err)
+	}
+	rep.Duration = time.Since(start)
+	return rep, nil
+}
+
+// mergeAssets merges records of one symbol from several sources (the first listed wins per field).
+func mergeAssets(in []shariah.Asset) []shariah.Asset {
+	idx := map[string]int{}
+	var out []shariah.Asset
+	for _, a := range in {
+		if i, ok := idx[a.Symbol]; ok {
+			out[i] = out[i].Merge(a)
+			continue
+		}
+		idx[a.Symbol] = len(out)
+		out = append(out, a)
+	}
+	return out
+}
+
+// mergeIndices keeps the first description of an index and the first non-empty constituent list.
+func mergeIndices(in []shariah.IndexInfo) []shariah.IndexInfo {
+	idx := map[string]int{}
+	var out []shariah.IndexInfo
+	for _, ix := range in {
+		i, ok := idx[ix.Name]
+		if !ok {
+			idx[ix.Name] = len(out)
+			out = append(out, ix)
+			continue
+		}
+		if len(out[i].Symbols) == 0 {
+			out[i].Symbols = ix.Symbols
+		}
+	}
+	return out
+}
+
+// quoteFromStore builds a symbol's quote from its stored candles (daily, else monthly).
+func quoteFromStore(ctx context.Context, st shariah.RefStore, sym string) (shariah.Quote, bool, error) {
+	s, ok, err := st.Series(ctx, sym, "1d")
+	if err != nil {
+		return shariah.Quote{}, false, err
+	}
+	if !ok {
+		if s, ok, err = st.Series(ctx, sym, "1mo"); err != nil || !ok {
+			return shariah.Quote{}, false, err
+		}
+	}
+	q, ok := shariah.QuoteFromBars(sym, s.Bars, s.Source)
+	if !ok {
+		return q, false, nil
+	}
+	if s.Interval == "1mo" {
+		q.Description = "from monthly closes: change is month over month"
+	}
+	return q, true, nil
+}
+
+// finishQuote adds the record's name and currency, and the market cap from the latest shares
+// outstanding on file.
+func finishQuote(ctx context.Context, st shariah.RefStore, q *shariah.Quote) error {
+	a, ok, err := st.Asset(ctx, q.Symbol)
+	if err != nil {
+		return err
+	}
+	if ok {
+		q.Name, q.Currency = a.Name, a.Currency
+	}
+	fs, err := st.Fundamentals(ctx, q.Symbol)
+	if err != nil {
+		return err
+	}
+	for i := len(fs) - 1; i >= 0; i-- {
+		if f, ok := fs[i].Facts[shariah.SharesOutstanding]; ok {
+			shares := f.Value.Decimal.IntPart()
+			mc := shariah.NewNumber(f.Value.Decimal.Mul(decimal.New(int64(q.Price), -6)).Round(0))
+			q.SharesOut, q.MarketCap = &shares, &mc
+			q.MarketCapSource = f.Source
+			break
+		}
+	}
+	return nil
+}
+
+// fillIllustrative completes, for the equities among syms with no filed (or live) fundamentals, the
+// screening inputs they lack with illustrative values from their sector and market cap. The market cap
+// is shares outstanding on file x last close when both are known, else the best estimate. Fields on
+// file are never overwritten, so a second load changes nothing. Works in chunks to bound memory.
+func fillIllustrative(ctx context.Context, st shariah.RefStore, syms []string, quotes map[string]shariah.Quote, x Extras, fx []shariah.FXRate, now time.Time) (int, error) {
+	perUSD := x.USDPer
+	if perUSD == nil {
+		perUSD = map[string]decimal.Decimal{}
+		for _, r := range fx {
+			perUSD[r.Currency] = r.PerUSD.Decimal
+		}
+	}
+	made := 0
+	for start := 0; start < len(syms); start += 2000 {
+		part := syms[start:min(start+2000, len(syms))]
+		have, err := st.FundamentalsMany(ctx, part)
+		if err != nil {
+			return made, err
+		}
+		out := map[string][]shariah.Fundamentals{}
+		for _, sym := range part {
+			f, ok, err := illustrativeFor(ctx, st, sym, have[sym], quotes, x, perUSD, now)
+			if err != nil {
+				return made, err
+			}
+			if ok {
+				out[sym] = []shariah.Fundamentals{f}
+			}
+		}
+		if len(out) > 0 {
+			if err := st.PutFundamentals(ctx, out); err != nil {
+				return made, err
+			}
+			made += len(out)
+		}
+	}
+	return made, nil
+}
+
+// illustrativeFor returns the illustrative facts to add for one symbol, if any.
+func illustrativeFor(ctx context.Context, st shariah.RefStore, sym string, have []shariah.Fundamentals, quotes map[string]shariah.Quote, x Extras, perUSD map[string]decimal.Decimal, now time.Time) (shariah.Fundamentals, bool, error) {
+	for _, f := range have {
+		for _, fact := range f.Facts {
+			if fact.Source == shariah.SourceFiling || fact.Source == shariah.SourceLive {
+				return shariah.Fundamentals{}, false, nil // real data: never mixed with made-up values
+			}
+		}
+	}
+	var latest *shariah.Fundamentals
+	if len(have) > 0 {
+		latest = &have[len(have)-1]
+		missing := false
+		for _, field := range shariah.Fields {
+			if _, ok := latest.Facts[field]; !ok {
+				missing = true
+			}
+		}
+		if !missing {
+			return shariah.Fundamentals{}, false, nil
+		}
+	}
+	a, ok, err := st.Asset(ctx, sym)
+	if err != nil || !ok || a.Type != shariah.Equity {
+		return shariah.Fundamentals{}, false, err
+	}
+	q, hasQuote := quotes[sym]
+	asOf := now
+	if hasQuote {
+		if t, err := time.Parse("2006-01-02", q.AsOf); err == nil {
+			asOf = t
+		}
+	}
+	var close shariah.Price
+	if hasQuote {
+		close = q.Price
+	}
+	cap, basis := estimateCap(a, x, perUSD)
+	if latest != nil {
+		if sh, ok := latest.Facts[shariah.SharesOutstanding]; ok && close > 0 {
+			cap = sh.Value.Decimal.Mul(decimal.New(int64(close), -6))
+			basis = "shares outstanding on file x last close " + close.String()
+		}
+	}
+	f := shariah.IllustrativeFundamentals(a, cap, basis, close, asOf)
+	if latest != nil { // add only what the period on file lacks
+		f.PeriodEnd, f.Period, f.FiscalYear = latest.PeriodEnd, latest.Period, latest.FiscalYear
+		for field := range latest.Facts {
+			delete(f.Facts, field)
+		}
+	}
+	return f, len(f.Facts) > 0, nil
+}
+
+// estimateCap picks the best market-cap estimate for an asset and says what it is based on.
+func estimateCap(a shariah.Asset, x Extras, perUSD map[string]decimal.Decimal) (decimal.Decimal, string) {
+	if c, ok := x.MarketCaps[a.Symbol]; ok && c.IsPositive() {
+		return c, "market cap from a public snapshot"
+	}
+	toLocal := func(usd int64) (decimal.Decimal, string) {
+		v := decimal.NewFromInt(usd)
+		if a.Currency != "" && a.Currency != "USD" {
+			if r, ok := perUSD[a.Currency]; ok && r.IsPositive() {
+				return v.Mul(r), "converted at " + r.String() + " " + a.Currency + "/USD"
+			}
+			return v, "in USD: no rate for " + a.Currency
+		}
+		return v, ""
+	}
+	if cls, ok := x.CapClasses[a.Symbol]; ok {
+		if usd, ok := shariah.CapClassUSD[strings.ToLower(cls)]; ok {
+			v, conv := toLocal(usd)
+			return v, strings.TrimSuffix("typical "+cls+" size; "+conv, "; ")
+		}
+	}
+	v, conv := toLocal(shariah.CapClassUSD["small cap"])
+	return v, strings.TrimSuffix("market cap unknown: assumed small cap; "+conv, "; ")
+}
+
+// rebuildTrending ranks every quoted symbol by activity and absolute move on its latest session and
+// keeps the top 50: score = |change %| x relative volume (volume / 20-session average), or |change %|
+// alone when the source has no volume. Only the most recent session date across quotes counts, so a
+// stale series does not trend.
+func rebuildTrending(ctx context.Context, st shariah.RefStore) error {
+	syms, err := st.SeriesSymbols(ctx)
+	if err != nil {
+		return err
+	}
+	qs, err := st.Quotes(ctx, syms)
+	if err != nil {
+		return err
+	}
+	monthly := func(q shariah.Quote) bool { return strings.Contains(q.Description, "monthly") }
+	latest := ""
+	for _, q := range qs {
+		if !monthly(q) && q.AsOf > latest {
+			latest = q.AsOf
+		}
+	}
+	type scored struct {
+		t     shariah.Trending
+		score decimal.Decimal
+	}
+	var all []scored
+	for _, q := range qs {
+		if monthly(q) || q.AsOf != latest || q.ChangePercent == nil {
+			continue
+		}
+		pct, err := decimal.NewFromString(*q.ChangePercent)
+		if err != nil {
+			continue
+		}
+		score := pct.Abs()
+		t := shariah.Trending{Symbol: q.Symbol, Name: q.Name, Price: q.Price, ChangePercent: *q.ChangePercent,
+			Volume: q.Volume, AsOf: q.AsOf, Source: q.Source}
+		if q.AvgVolume > 0 && q.Volume > 0 {
+			rel := decimal.NewFromInt(q.Volume).Div(decimal.NewFromInt(q.AvgVolume)).Round(2)
+			rs := rel.StringFixed(2)
+			t.RelVolume = &rs
+			score = score.Mul(rel)
+		}
+		t.Score = score.StringFixed(2)
+		all = append(all, scored{t, score})
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if !all[i].score.Equal(all[j].score) {
+			return all[i].score.GreaterThan(all[j].score)
+		}
+		return all[i].t.Symbol < all[j].t.Symbol
+	})
+	out := make([]shariah.Trending, 0, 50)
+	for i := 0; i < len(all) && i < 50; i++ {
+		out = append(out, all[i].t)
+	}
+	return st.PutTrending(ctx, out)
+}

@@ -1,0 +1,52 @@
+package edge
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// sendCacheable writes v as JSON with a strong ETag (a hash of the body) and Cache-Control, and answers
+// 304 Not Modified with no body when the client's If-None-Match already holds that ETag. maxAge follows
+// the data's age: end-of-day data that will not change before the next ingest may be cached longer.
+func sendCacheable(c *fiber.Ctx, v any, maxAge time.Duration) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	h := fnv.New64a()
+	h.Write(body)
+	etag := `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
+	c.Set(fiber.HeaderETag, etag)
+	c.Set(fiber.HeaderCacheControl, "private, max-age="+strconv.Itoa(int(maxAge.Seconds())))
+	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && etagMatches(inm, etag) {
+		return c.SendStatus(fiber.StatusNotModified)
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	return c.Send(body)
+}
+
+// etagMatches implements If-None-Match's weak comparison over a list of tags (or *).
+func etagMatches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || strings.TrimPrefix(t, "W/") == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// ageMaxAge gives the cache lifetime of data as of a date: a minute for today's or yesterday's data
+// (it may still move), an hour for anything older (end-of-day history changes only with an ingest).
+func ageMaxAge(asOf string, now time.Time) time.Duration {
+	t, err := time.Parse("2006-01-02", asOf)
+	if err != nil || now.Sub(t) < 48*time.Hour {
+		return time.Minute
+	}
+	return time.Hour
+}

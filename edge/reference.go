@@ -1,0 +1,503 @@
+package edge
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/shopspring/decimal"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// symbolParam reads and checks the {symbol} path parameter: trimmed, upper-cased, plausible (else 422,
+// before any store is asked), then resolved in the catalog, also through its canonical forms (BRK.B,
+// AAPL.US, 700.HK); unknown is 404.
+func (s *Server) symbolParam(c *fiber.Ctx) (shariah.Asset, error) {
+	raw := c.Params("symbol")
+	sym, ok := shariah.NormalizeSymbol(raw)
+	if !ok {
+		var v shariah.Validation
+		v.Add("not a valid symbol (letters, digits, '.', '-', '=', '&', optional leading '^'; at most 20 characters)", "value_error.symbol", "path", "symbol")
+		return shariah.Asset{}, v.Err()
+	}
+	cat, err := s.catalogs.Get(c.UserContext())
+	if err != nil {
+		return shariah.Asset{}, err
+	}
+	if a, ok := cat.Lookup(sym); ok {
+		return a, nil
+	}
+	if r := cat.Canonical(sym); r.Symbol != "" {
+		a, _ := cat.Lookup(r.Symbol)
+		return a, nil
+	}
+	return shariah.Asset{}, shariah.Errorf(shariah.ENOTFOUND, "Symbol %s is not in the database.", sym)
+}
+
+// searchQuery parses the database search parameters.
+func searchQuery(c *fiber.Ctx) (shariah.SearchQuery, error) {
+	var v shariah.Validation
+	q := shariah.SearchQuery{Q: c.Query("q"), Sector: c.Query("sector"), Country: c.Query("country"), Exchange: c.Query("exchange")}
+	if len(q.Q) > 100 {
+		v.Add("at most 100 characters", "value_error.any_str.max_length", "query", "q")
+	}
+	switch at := c.Query("asset_type", "equities"); strings.ToLower(at) {
+	case "all", "any":
+	default:
+		t, ok := shariah.ParseAssetType(at)
+		if !ok {
+			v.Add("must be one of equities, etfs, funds, indices, all", "value_error.enum", "query", "asset_type")
+		}
+		q.Type = t
+	}
+	q.Limit = intQuery(c, &v, "limit", 100, 1, 500)
+	q.Offset = intQuery(c, &v, "offset", 0, 0, 1_000_000)
+	return q, v.Err()
+}
+
+func (s *Server) databaseSearch(c *fiber.Ctx) error {
+	q, err := searchQuery(c)
+	if err != nil {
+		return err
+	}
+	cat, err := s.catalogs.Get(c.UserContext())
+	if err != nil {
+		return err
+	}
+	hits, total := cat.Search(q)
+	return c.JSON(fiber.Map{"total": total, "limit": q.Limit, "offset": q.Offset, "results": hits})
+}
+
+func (s *Server) suggest(c *fiber.Ctx) error {
+	var v shariah.Validation
+	q := c.Query("q")
+	if len(q) > 100 {
+		v.Add("at most 100 characters", "value_error.any_str.max_length", "query", "q")
+	}
+	limit := intQuery(c, &v, "limit", 10, 1, 50)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	cat, err := s.catalogs.Get(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return c.JSON(cat.Suggest(q, limit))
+}
+
+// stockRecord is the database record with the latest fundamentals on file and their provenance.
+type stockRecord struct {
+	shariah.Asset
+	Fundamentals *shariah.Fundamentals `json:"fundamentals"` // latest period; null when none
+	Periods      int                   `json:"fundamentals_periods"`
+	DataQuality  dataQuality           `json:"data_quality"`
+}
+
+type dataQuality struct {
+	Sources []string `json:"sources"` // filing, live, illustrative
+	AsOf    string   `json:"as_of"`   // period end of the latest fundamentals
+	Note    string   `json:"note,omitempty"`
+}
+
+func (s *Server) databaseStock(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	fs, err := s.Ref.Fundamentals(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	rec := stockRecord{Asset: a, Periods: len(fs), DataQuality: dataQuality{Sources: []string{}}}
+	if len(fs) > 0 {
+		latest := latestFundamentals(fs)
+		rec.Fundamentals = &latest
+		rec.DataQuality.Sources = latest.Sources()
+		rec.DataQuality.AsOf = latest.PeriodEnd
+		for _, src := range rec.DataQuality.Sources {
+			if src == shariah.SourceIllustrative {
+				rec.DataQuality.Note = "Illustrative figures: not from filings."
+			}
+		}
+	}
+	return sendCacheable(c, rec, time.Hour)
+}
+
+// latestFundamentals picks the latest period, preferring a quarter over the FY of the same end.
+func latestFundamentals(fs []shariah.Fundamentals) shariah.Fundamentals {
+	best := fs[len(fs)-1]
+	for i := len(fs) - 2; i >= 0 && fs[i].PeriodEnd == best.PeriodEnd; i-- {
+		if best.Period == "FY" {
+			best = fs[i]
+		}
+	}
+	return best
+}
+
+func (s *Server) databaseStats(c *fiber.Ctx) error {
+	cat, err := s.catalogs.Get(c.UserContext())
+	if err != nil {
+		return err
+	}
+	st := cat.Stats()
+	n, err := s.Ref.ScreeningResultCount(c.UserContext())
+	if err != nil {
+		return err
+	}
+	st.ScreeningResults = int(n)
+	return c.JSON(st)
+}
+
+func (s *Server) quote(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	q, ok, err := s.Ref.Quote(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return shariah.Errorf(shariah.ENOTFOUND, "No price data for %s.", a.Symbol)
+	}
+	return sendCacheable(c, q, ageMaxAge(q.AsOf, s.Now()))
+}
+
+// symbolsBody is the body of the batch routes: a list of symbols.
+type symbolsBody struct {
+	Symbols []string `json:"symbols"`
+}
+
+// bindSymbols reads {symbols: [...]} with 1..max entries, each a string of at most 40 characters.
+func bindSymbols(c *fiber.Ctx, lo, max int) ([]string, error) {
+	var in struct {
+		Symbols *[]json.RawMessage `json:"symbols"`
+	}
+	if err := bindJSON(c, &in); err != nil {
+		return nil, err
+	}
+	var v shariah.Validation
+	if in.Symbols == nil {
+		v.Add("field required", "value_error.missing", "body", "symbols")
+		return nil, v.Err()
+	}
+	list := *in.Symbols
+	if len(list) < lo || len(list) > max {
+		v.Add("must hold between "+strconv.Itoa(lo)+" and "+strconv.Itoa(max)+" symbols", "value_error.list.size", "body", "symbols")
+		return nil, v.Err()
+	}
+	out := make([]string, 0, len(list))
+	for i, raw := range list {
+		var sym string
+		if err := json.Unmarshal(raw, &sym); err != nil {
+			v.Add("must be a string", "type_error.str", "body", "symbols", i)
+			continue
+		}
+		if len(sym) > 40 || strings.TrimSpace(sym) == "" {
+			v.Add("must be a non-empty string of at most 40 characters", "value_error.symbol", "body", "symbols", i)
+			continue
+		}
+		out = append(out, sym)
+	}
+	return out, v.Err()
+}
+
+// quotesBatch answers POST /api/quotes/batch: each requested symbol (as given, trimmed and upper-cased)
+// maps to its quote, or null when it is malformed, unknown or has no price data.
+func (s *Server) quotesBatch(c *fiber.Ctx) error {
+	syms, err := bindSymbols(c, 1, 50)
+	if err != nil {
+		return err
+	}
+	cat, err := s.catalogs.Get(c.UserContext())
+	if err != nil {
+		return err
+	}
+	out := make(map[string]*shariah.Quote, len(syms))
+	var want []string
+	canon := map[string]string{}
+	for _, raw := range syms {
+		key := strings.ToUpper(strings.TrimSpace(raw))
+		out[key] = nil
+		if _, ok := shariah.NormalizeSymbol(raw); !ok {
+			continue
+		}
+		r := cat.Canonical(key)
+		if r.Symbol == "" {
+			continue
+		}
+		canon[key] = r.Symbol
+		want = append(want, r.Symbol)
+	}
+	qs, err := s.Ref.Quotes(c.UserContext(), want)
+	if err != nil {
+		return err
+	}
+	for key, sym := range canon {
+		if q, ok := qs[sym]; ok {
+			q := q
+			out[key] = &q
+		}
+	}
+	return c.JSON(out)
+}
+
+// ohlcPoint is one candle as served.
+type ohlcPoint struct {
+	Date string `json:"date"`
+	shariah.Bar
+	Source string `json:"source"`
+}
+
+var (
+	validPeriods   = []string{"1d", "5d", "1mo", "3mo", "6mo", "1y", "2y", "5y", "10y", "max"}
+	validIntervals = []string{"1m", "5m", "15m", "1h", "1d", "1wk", "1mo"}
+)
+
+func oneOf(v string, set []string) bool {
+	for _, s := range set {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ohlc answers GET /api/ohlc/{symbol}?period=1y&interval=1d. Periods count back from the latest candle
+// (history ends where the data ends, not today). The service holds daily and monthly history, so the
+// intraday intervals are refused with 422 rather than answered with made-up candles.
+func (s *Server) ohlc(c *fiber.Ctx) error {
+	var v shariah.Validation
+	period, interval := c.Query("period", "1y"), c.Query("interval", "1d")
+	if !oneOf(period, validPeriods) {
+		v.Add("must be one of "+strings.Join(validPeriods, ", "), "value_error.enum", "query", "period")
+	}
+	switch {
+	case !oneOf(interval, validIntervals):
+		v.Add("must be one of "+strings.Join(validIntervals, ", "), "value_error.enum", "query", "interval")
+	case interval == "1m" || interval == "5m" || interval == "15m" || interval == "1h":
+		v.Add("intraday candles are not available: the service holds daily and monthly history (use 1d, 1wk or 1mo)", "value_error.unavailable", "query", "interval")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	stored := "1d"
+	if interval == "1mo" {
+		stored = "1mo"
+	}
+	se, ok, err := s.Ref.Series(c.UserContext(), a.Symbol, stored)
+	if err != nil {
+		return err
+	}
+	if !ok && stored == "1d" { // only monthly history: serve it rather than nothing
+		se, ok, err = s.Ref.Series(c.UserContext(), a.Symbol, "1mo")
+		if err != nil {
+			return err
+		}
+	}
+	if !ok || len(se.Bars) == 0 {
+		return shariah.Errorf(shariah.ENOTFOUND, "No price data for %s.", a.Symbol)
+	}
+	bars := windowBars(se.Bars, period)
+	if interval == "1wk" && se.Interval == "1d" {
+		bars = shariah.WeeklyFromDaily(bars)
+	}
+	out := make([]ohlcPoint, len(bars))
+	for i, b := range bars {
+		out[i] = ohlcPoint{Date: b.Date.Format("2006-01-02"), Bar: b, Source: se.Source}
+	}
+	return sendCacheable(c, out, ageMaxAge(out[len(out)-1].Date, s.Now()))
+}
+
+// windowBars keeps the bars of the period, counted back from the last bar.
+func windowBars(bars []shariah.Bar, period string) []shariah.Bar {
+	last := bars[len(bars)-1].Date
+	var from time.Time
+	switch period {
+	case "1d":
+		return bars[len(bars)-1:]
+	case "5d":
+		return bars[max(0, len(bars)-5):]
+	case "1mo":
+		from = last.AddDate(0, -1, 0)
+	case "3mo":
+		from = last.AddDate(0, -3, 0)
+	case "6mo":
+		from = last.AddDate(0, -6, 0)
+	case "1y":
+		from = last.AddDate(-1, 0, 0)
+	case "2y":
+		from = last.AddDate(-2, 0, 0)
+	case "5y":
+		from = last.AddDate(-5, 0, 0)
+	case "10y":
+		from = last.AddDate(-10, 0, 0)
+	default:
+		return bars
+	}
+	i := sort.Search(len(bars), func(i int) bool { return bars[i].Date.After(from) })
+	return bars[i:]
+}
+
+func (s *Server) trending(c *fiber.Ctx) error {
+	var v shariah.Validation
+	limit := intQuery(c, &v, "limit", 10, 1, 50)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	items, err := s.Ref.Trending(c.UserContext())
+	if err != nil {
+		return err
+	}
+	if items == nil {
+		items = []shariah.Trending{}
+	}
+	return c.JSON(items[:min(limit, len(items))])
+}
+
+// assetFull answers GET /api/asset/{symbol}/full: the database record, the latest quote (null without
+// price data) and the cached screening result (null until the symbol is screened).
+func (s *Server) assetFull(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	q, ok, err := s.Ref.Quote(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	var quote *shariah.Quote
+	if ok {
+		quote = &q
+	}
+	screening, err := s.cachedScreening(c, a.Symbol)
+	if err != nil {
+		return err
+	}
+	out := fiber.Map{"symbol": a.Symbol, "record": a, "quote": quote, "screening": screening}
+	if screening == nil {
+		out["screening_note"] = "Not screened yet: POST /api/screen/" + a.Symbol + " computes it."
+	}
+	return c.JSON(out)
+}
+
+// fx answers GET /api/fx?base=USD&quote=EUR: the latest rate of every currency against base, or one
+// pair. Rates are units of the quote currency per one unit of base (cross rates through USD).
+func (s *Server) fx(c *fiber.Ctx) error {
+	var v shariah.Validation
+	base := strings.ToUpper(strings.TrimSpace(c.Query("base", "USD")))
+	quote := strings.ToUpper(strings.TrimSpace(c.Query("quote")))
+	if !currencyCode(base) {
+		v.Add("must be an ISO 4217 code such as USD", "value_error.currency", "query", "base")
+	}
+	if quote != "" && !currencyCode(quote) {
+		v.Add("must be an ISO 4217 code such as EUR", "value_error.currency", "query", "quote")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	rates, err := s.Ref.FX(c.UserContext())
+	if err != nil {
+		return err
+	}
+	per := map[string]shariah.FXRate{"USD": {Currency: "USD", PerUSD: shariah.NewNumber(decimal.NewFromInt(1)), Source: "definition"}}
+	for _, r := range rates {
+		per[r.Currency] = r
+	}
+	b, ok := per[base]
+	if !ok {
+		return shariah.Errorf(shariah.ENOTFOUND, "No rate for %s.", base)
+	}
+	type rate struct {
+		Currency string         `json:"currency"`
+		Rate     shariah.Number `json:"rate"`
+		AsOf     string         `json:"as_of"`
+		Source   string         `json:"source"`
+	}
+	cross := func(q shariah.FXRate) rate {
+		r := q.PerUSD.Decimal.DivRound(b.PerUSD.Decimal, 8)
+		asOf := q.AsOf
+		if b.AsOf > asOf {
+			asOf = b.AsOf
+		}
+		return rate{Currency: q.Currency, Rate: shariah.NewNumber(r), AsOf: asOf, Source: q.Source}
+	}
+	out := []rate{}
+	if quote != "" {
+		q, ok := per[quote]
+		if !ok {
+			return shariah.Errorf(shariah.ENOTFOUND, "No rate for %s.", quote)
+		}
+		out = append(out, cross(q))
+	} else {
+		for cur, q := range per {
+			if cur != base {
+				out = append(out, cross(q))
+			}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Currency < out[j].Currency })
+	}
+	return c.JSON(fiber.Map{"base": base, "rates": out,
+		"note": "Units of each currency per one " + base + "; monthly averages of the Federal Reserve's H.10 series where loaded."})
+}
+
+func currencyCode(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for _, r := range s {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// canonical answers POST /api/symbols/canonical {symbols: [...]} or {symbol: "..."}.
+func (s *Server) canonical(c *fiber.Ctx) error {
+	var in struct {
+		Symbol  *json.RawMessage `json:"symbol"`
+		Symbols *json.RawMessage `json:"symbols"`
+	}
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	var inputs []string
+	if in.Symbols == nil && in.Symbol != nil {
+		var v shariah.Validation
+		var sym string
+		if err := json.Unmarshal(*in.Symbol, &sym); err != nil || len(sym) > 40 || strings.TrimSpace(sym) == "" {
+			v.Add("must be a non-empty string of at most 40 characters", "value_error.symbol", "body", "symbol")
+			return v.Err()
+		}
+		inputs = []string{sym}
+	} else {
+		var err error
+		if inputs, err = bindSymbols(c, 1, 50); err != nil {
+			return err
+		}
+	}
+	cat, err := s.catalogs.Get(c.UserContext())
+	if err != nil {
+		return err
+	}
+	out := make([]shariah.Resolution, len(inputs))
+	for i, in := range inputs {
+		out[i] = cat.Canonical(in)
+	}
+	return c.JSON(fiber.Map{"results": out})
+}
+
+// cachedScreening returns the cached screening result of a symbol, or nil when it was never screened.
+// The screening store is wired in by the screening routes; without it nothing has been screened.
+func (s *Server) cachedScreening(c *fiber.Ctx, symbol string) (any, error) {
+	return nil, nil
+}

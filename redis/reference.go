@@ -1,0 +1,615 @@
+package redis
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// Reference-data keys. Per-symbol keys share the symbol's hash tag, so a symbol's record, candles,
+// quote and fundamentals live on one cluster slot.
+func assetKey(sym string) string      { return "shr:asset:{" + sym + "}" }
+func barsKey(sym string) string       { return "shr:bars:{" + sym + "}" }
+func fundKey(sym string) string       { return "shr:fund:{" + sym + "}" }
+func quoteKey(sym string) string      { return "shr:quote:{" + sym + "}" }
+func divKey(sym string) string        { return "shr:div:{" + sym + "}" }
+func holdingsKey(etf string) string   { return "shr:holdings:{" + etf + "}" }
+func indexKey(name string) string     { return "shr:index:{" + name + "}" }
+func metalKey(metal string) string    { return "shr:metal:" + metal }
+func srcField(interval string) string { return "src:" + interval }
+func resultSetKey() string            { return "shr:results" }
+func refVersionKey() string           { return "shr:ref:version" }
+func assetSetKey() string             { return "shr:assets" }
+func seriesSetKey() string            { return "shr:series" }
+func indexSetKey() string             { return "shr:indices" }
+func fxKey() string                   { return "shr:fx" }
+func trendingKey() string             { return "shr:trending" }
+
+// RefStore implements shariah.RefStore.
+type RefStore struct {
+	c rueidis.Client
+	// cacheTTL bounds client-side caching of hot reads (quotes, candles); Redis invalidates earlier
+	// when a key changes.
+	cacheTTL time.Duration
+}
+
+var _ shariah.RefStore = (*RefStore)(nil)
+
+// NewRefStore returns the reference store over the client.
+func NewRefStore(c rueidis.Client) *RefStore { return &RefStore{c: c, cacheTTL: 30 * time.Second} }
+
+// chunk is the number of commands sent in one pipeline by bulk operations.
+const chunk = 2000
+
+func (s *RefStore) doAll(ctx context.Context, cmds rueidis.Commands) error {
+	for len(cmds) > 0 {
+		n := min(chunk, len(cmds))
+		for _, r := range s.c.DoMulti(ctx, cmds[:n]...) {
+			if err := r.Error(); err != nil {
+				return err
+			}
+		}
+		cmds = cmds[n:]
+	}
+	return nil
+}
+
+func (s *RefStore) getJSONMany(ctx context.Context, keys []string, each func(i int, b []byte) error) error {
+	for start := 0; start < len(keys); start += chunk {
+		end := min(start+chunk, len(keys))
+		cmds := make(rueidis.Commands, 0, end-start)
+		for _, k := range keys[start:end] {
+			cmds = append(cmds, s.c.B().Get().Key(k).Build())
+		}
+		for i, r := range s.c.DoMulti(ctx, cmds...) {
+			b, err := r.AsBytes()
+			if rueidis.IsRedisNil(err) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := each(start+i, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *RefStore) setJSON(key string, v any) (rueidis.Completed, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return rueidis.Completed{}, err
+	}
+	return s.c.B().Set().Key(key).Value(rueidis.BinaryString(b)).Build(), nil
+}
+
+func (s *RefStore) getJSON(ctx context.Context, key string, v any, cached bool) (bool, error) {
+	var b []byte
+	var err error
+	if cached {
+		b, err = s.c.DoCache(ctx, s.c.B().Get().Key(key).Cache(), s.cacheTTL).AsBytes()
+	} else {
+		b, err = s.c.Do(ctx, s.c.B().Get().Key(key).Build()).AsBytes()
+	}
+	if rueidis.IsRedisNil(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, json.Unmarshal(b, v)
+}
+
+// PutAssets merges each record over the stored one (new non-empty fields win).
+func (s *RefStore) PutAssets(ctx context.Context, assets []shariah.Asset) error {
+	keys := make([]string, len(assets))
+	for i, a := range assets {
+		keys[i] = assetKey(a.Symbol)
+	}
+	merged := append([]shariah.Asset(nil), assets...)
+	if err := s.getJSONMany(ctx, keys, func(i int, b []byte) error {
+		var old shariah.Asset
+		if err := json.Unmarshal(b, &old); err != nil {
+			return fmt.Errorf("asset %s: %w", assets[i].Symbol, err)
+		}
+		merged[i] = merged[i].Merge(old)
+		return nil
+	}); err != nil {
+		return err
+	}
+	cmds := make(rueidis.Commands, 0, len(merged)+1)
+	syms := make([]string, 0, len(merged))
+	for _, a := range merged {
+		c, err := s.setJSON(assetKey(a.Symbol), a)
+		if err != nil {
+			return err
+		}
+		cmds = append(cmds, c)
+		syms = append(syms, a.Symbol)
+	}
+	if len(syms) > 0 {
+		cmds = append(cmds, s.c.B().Sadd().Key(assetSetKey()).Member(syms...).Build())
+	}
+	return s.doAll(ctx, cmds)
+}
+
+// Asset reads one record.
+func (s *RefStore) Asset(ctx context.Context, symbol string) (shariah.Asset, bool, error) {
+	var a shariah.Asset
+	ok, err := s.getJSON(ctx, assetKey(symbol), &a, true)
+	return a, ok, err
+}
+
+// AllAssets reads every record (the edge's catalog loads from it).
+func (s *RefStore) AllAssets(ctx context.Context) ([]shariah.Asset, error) {
+	syms, err := s.c.Do(ctx, s.c.B().Smembers().Key(assetSetKey()).Build()).AsStrSlice()
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(syms)
+	keys := make([]string, len(syms))
+	for i, sym := range syms {
+		keys[i] = assetKey(sym)
+	}
+	out := make([]shariah.Asset, 0, len(syms))
+	err = s.getJSONMany(ctx, keys, func(_ int, b []byte) error {
+		var a shariah.Asset
+		if err := json.Unmarshal(b, &a); err != nil {
+			return err
+		}
+		out = append(out, a)
+		return nil
+	})
+	return out, err
+}
+
+// PutSeries merges candles; daily candles also refresh the monthly series.
+func (s *RefStore) PutSeries(ctx context.Context, se shariah.Series) error {
+	if se.Interval != "1d" && se.Interval != "1mo" {
+		return fmt.Errorf("series interval %q", se.Interval)
+	}
+	key := barsKey(se.Symbol)
+	vals, err := s.c.Do(ctx, s.c.B().Hmget().Key(key).Field("1d", "1mo", srcField("1d"), srcField("1mo")).Build()).ToArray()
+	if err != nil {
+		return err
+	}
+	field := func(i int) []byte {
+		b, _ := vals[i].AsBytes()
+		return b
+	}
+	src := func(i int) string {
+		v, _ := vals[i].ToString()
+		return v
+	}
+	daily, err := decodeBars(field(0))
+	if err != nil {
+		return fmt.Errorf("%s daily: %w", se.Symbol, err)
+	}
+	monthly, err := decodeBars(field(1))
+	if err != nil {
+		return fmt.Errorf("%s monthly: %w", se.Symbol, err)
+	}
+	dSrc, mSrc := src(2), src(3)
+	weaker := func(a, b string) string {
+		if a == "" {
+			return b
+		}
+		if a == shariah.SourceIllustrative || b == shariah.SourceIllustrative {
+			return shariah.SourceIllustrative
+		}
+		return b
+	}
+	cmd := s.c.B().Hset().Key(key).FieldValue()
+	if se.Interval == "1d" {
+		daily = mergeBars(daily, se.Bars)
+		dSrc = weaker(dSrc, se.Source)
+		monthly = mergeBars(monthly, shariah.MonthlyFromDaily(daily))
+		mSrc = weaker(mSrc, se.Source)
+		cmd = cmd.FieldValue("1d", rueidis.BinaryString(encodeBars(daily))).FieldValue(srcField("1d"), dSrc)
+	} else {
+		monthly = mergeBars(monthly, se.Bars)
+		mSrc = weaker(mSrc, se.Source)
+	}
+	cmd = cmd.FieldValue("1mo", rueidis.BinaryString(encodeBars(monthly))).FieldValue(srcField("1mo"), mSrc)
+	return s.doAll(ctx, rueidis.Commands{cmd.Build(), s.c.B().Sadd().Key(seriesSetKey()).Member(se.Symbol).Build()})
+}
+
+// Series reads a symbol's candles of an interval ("1d" or "1mo").
+func (s *RefStore) Series(ctx context.Context, symbol, interval string) (shariah.Series, bool, error) {
+	vals, err := s.c.DoCache(ctx, s.c.B().Hmget().Key(barsKey(symbol)).Field(interval, srcField(interval)).Cache(), s.cacheTTL).ToArray()
+	if err != nil {
+		return shariah.Series{}, false, err
+	}
+	raw, err := vals[0].AsBytes()
+	if rueidis.IsRedisNil(err) || len(raw) == 0 {
+		return shariah.Series{}, false, nil
+	}
+	if err != nil {
+		return shariah.Series{}, false, err
+	}
+	bars, err := decodeBars(raw)
+	if err != nil {
+		return shariah.Series{}, false, fmt.Errorf("%s %s: %w", symbol, interval, err)
+	}
+	src, _ := vals[1].ToString()
+	return shariah.Series{Symbol: symbol, Interval: interval, Source: src, Bars: bars}, true, nil
+}
+
+// SeriesSymbols lists the symbols that have candles.
+func (s *RefStore) SeriesSymbols(ctx context.Context) ([]string, error) {
+	syms, err := s.c.Do(ctx, s.c.B().Smembers().Key(seriesSetKey()).Build()).AsStrSlice()
+	sort.Strings(syms)
+	return syms, err
+}
+
+// PutFundamentals merges periods and facts, pipelined over many symbols.
+func (s *RefStore) PutFundamentals(ctx context.Context, bySymbol map[string][]shariah.Fundamentals) error {
+	syms := make([]string, 0, len(bySymbol))
+	for sym := range bySymbol {
+		syms = append(syms, sym)
+	}
+	sort.Strings(syms)
+	keys := make([]string, len(syms))
+	for i, sym := range syms {
+		keys[i] = fundKey(sym)
+	}
+	old := make([][]shariah.Fundamentals, len(syms))
+	if err := s.getJSONMany(ctx, keys, func(i int, b []byte) error {
+		return json.Unmarshal(b, &old[i])
+	}); err != nil {
+		return err
+	}
+	cmds := make(rueidis.Commands, 0, len(syms))
+	for i, sym := range syms {
+		c, err := s.setJSON(keys[i], mergeFundamentals(old[i], bySymbol[sym]))
+		if err != nil {
+			return err
+		}
+		cmds = append(cmds, c)
+	}
+	return s.doAll(ctx, cmds)
+}
+
+// mergeFundamentals merges periods by (period end, period) and facts by field. Illustrative data only
+// stands in until real data arrives: when the new periods carry filed (or live) facts, stored periods
+// that are purely illustrative are dropped.
+func mergeFundamentals(old, newer []shariah.Fundamentals) []shariah.Fundamentals {
+	real := func(f shariah.Fundamentals) bool {
+		for _, fact := range f.Facts {
+			if fact.Source == shariah.SourceFiling || fact.Source == shariah.SourceLive {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range newer {
+		if real(f) {
+			kept := old[:0:0]
+			for _, o := range old {
+				if real(o) {
+					kept = append(kept, o)
+				}
+			}
+			old = kept
+			break
+		}
+	}
+	idx := map[string]int{}
+	out := make([]shariah.Fundamentals, 0, len(old)+len(newer))
+	for _, f := range old {
+		idx[f.PeriodEnd+"|"+f.Period] = len(out)
+		out = append(out, f)
+	}
+	for _, f := range newer {
+		k := f.PeriodEnd + "|" + f.Period
+		i, ok := idx[k]
+		if !ok {
+			idx[k] = len(out)
+			out = append(out, f)
+			continue
+		}
+		m := out[i]
+		facts := make(map[shariah.Field]shariah.Fact, len(m.Facts)+len(f.Facts))
+		for k, v := range m.Facts {
+			facts[k] = v
+		}
+		for k, v := range f.Facts {
+			facts[k] = v
+		}
+		m.Facts = facts
+		if f.Missing != nil {
+			m.Missing = f.Missing
+		}
+		for k := range m.Missing {
+			if _, now := facts[k]; now {
+				delete(m.Missing, k)
+			}
+		}
+		if f.Currency != "" {
+			m.Currency = f.Currency
+		}
+		if f.FiscalYear != 0 {
+			m.FiscalYear = f.FiscalYear
+		}
+		out[i] = m
+	}
+	shariah.SortFundamentals(out)
+	return out
+}
+
+// Fundamentals reads a symbol's periods, oldest first.
+func (s *RefStore) Fundamentals(ctx context.Context, symbol string) ([]shariah.Fundamentals, error) {
+	var out []shariah.Fundamentals
+	_, err := s.getJSON(ctx, fundKey(symbol), &out, true)
+	return out, err
+}
+
+// FundamentalsMany reads the periods of many symbols, pipelined.
+func (s *RefStore) FundamentalsMany(ctx context.Context, symbols []string) (map[string][]shariah.Fundamentals, error) {
+	keys := make([]string, len(symbols))
+	for i, sym := range symbols {
+		keys[i] = fundKey(sym)
+	}
+	out := map[string][]shariah.Fundamentals{}
+	err := s.getJSONMany(ctx, keys, func(i int, b []byte) error {
+		var fs []shariah.Fundamentals
+		if err := json.Unmarshal(b, &fs); err != nil {
+			return err
+		}
+		out[symbols[i]] = fs
+		return nil
+	})
+	return out, err
+}
+
+// PutDividends merges by ex-date.
+func (s *RefStore) PutDividends(ctx context.Context, symbol string, ds []shariah.Dividend) error {
+	var old []shariah.Dividend
+	if _, err := s.getJSON(ctx, divKey(symbol), &old, false); err != nil {
+		return err
+	}
+	byDate := map[string]shariah.Dividend{}
+	for _, d := range old {
+		byDate[d.ExDate] = d
+	}
+	for _, d := range ds {
+		byDate[d.ExDate] = d
+	}
+	out := make([]shariah.Dividend, 0, len(byDate))
+	for _, d := range byDate {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ExDate < out[j].ExDate })
+	c, err := s.setJSON(divKey(symbol), out)
+	if err != nil {
+		return err
+	}
+	return s.c.Do(ctx, c).Error()
+}
+
+// Dividends reads a symbol's dividends, oldest first.
+func (s *RefStore) Dividends(ctx context.Context, symbol string) ([]shariah.Dividend, error) {
+	var out []shariah.Dividend
+	_, err := s.getJSON(ctx, divKey(symbol), &out, true)
+	return out, err
+}
+
+// indexRecord is an index as stored (IndexInfo hides its symbols from JSON).
+type indexRecord struct {
+	Info    shariah.IndexInfo `json:"info"`
+	Symbols []string          `json:"symbols"`
+}
+
+// PutIndex replaces an index.
+func (s *RefStore) PutIndex(ctx context.Context, ix shariah.IndexInfo) error {
+	c, err := s.setJSON(indexKey(ix.Name), indexRecord{Info: ix, Symbols: ix.Symbols})
+	if err != nil {
+		return err
+	}
+	return s.doAll(ctx, rueidis.Commands{c, s.c.B().Sadd().Key(indexSetKey()).Member(ix.Name).Build()})
+}
+
+// Indices reads every index with its constituents, by name.
+func (s *RefStore) Indices(ctx context.Context) ([]shariah.IndexInfo, error) {
+	names, err := s.c.Do(ctx, s.c.B().Smembers().Key(indexSetKey()).Build()).AsStrSlice()
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	keys := make([]string, len(names))
+	for i, n := range names {
+		keys[i] = indexKey(n)
+	}
+	var out []shariah.IndexInfo
+	err = s.getJSONMany(ctx, keys, func(_ int, b []byte) error {
+		var r indexRecord
+		if err := json.Unmarshal(b, &r); err != nil {
+			return err
+		}
+		r.Info.Symbols = r.Symbols
+		out = append(out, r.Info)
+		return nil
+	})
+	return out, err
+}
+
+// PutHoldings replaces an ETF's holdings unless the stored ones are more recent.
+func (s *RefStore) PutHoldings(ctx context.Context, etf string, hs []shariah.Holding) error {
+	var old []shariah.Holding
+	if _, err := s.getJSON(ctx, holdingsKey(etf), &old, false); err != nil {
+		return err
+	}
+	if len(old) > 0 && len(hs) > 0 && old[0].AsOf > hs[0].AsOf {
+		return nil
+	}
+	c, err := s.setJSON(holdingsKey(etf), hs)
+	if err != nil {
+		return err
+	}
+	return s.c.Do(ctx, c).Error()
+}
+
+// Holdings reads an ETF's holdings.
+func (s *RefStore) Holdings(ctx context.Context, etf string) ([]shariah.Holding, error) {
+	var out []shariah.Holding
+	_, err := s.getJSON(ctx, holdingsKey(etf), &out, true)
+	return out, err
+}
+
+// PutFX merges rates by currency (a newer date wins).
+func (s *RefStore) PutFX(ctx context.Context, rates []shariah.FXRate) error {
+	old, err := s.FX(ctx)
+	if err != nil {
+		return err
+	}
+	by := map[string]shariah.FXRate{}
+	for _, r := range old {
+		by[r.Currency] = r
+	}
+	for _, r := range rates {
+		if o, ok := by[r.Currency]; !ok || r.AsOf >= o.AsOf {
+			by[r.Currency] = r
+		}
+	}
+	out := make([]shariah.FXRate, 0, len(by))
+	for _, r := range by {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Currency < out[j].Currency })
+	c, err := s.setJSON(fxKey(), out)
+	if err != nil {
+		return err
+	}
+	return s.c.Do(ctx, c).Error()
+}
+
+// FX reads every rate, by currency.
+func (s *RefStore) FX(ctx context.Context) ([]shariah.FXRate, error) {
+	var out []shariah.FXRate
+	_, err := s.getJSON(ctx, fxKey(), &out, true)
+	return out, err
+}
+
+// PutMetals merges prices by metal and date.
+func (s *RefStore) PutMetals(ctx context.Context, prices []shariah.MetalPrice) error {
+	by := map[string][]shariah.MetalPrice{}
+	for _, p := range prices {
+		by[p.Metal] = append(by[p.Metal], p)
+	}
+	for metal, ps := range by {
+		old, err := s.Metals(ctx, metal)
+		if err != nil {
+			return err
+		}
+		dated := map[string]shariah.MetalPrice{}
+		for _, p := range old {
+			dated[p.AsOf] = p
+		}
+		for _, p := range ps {
+			dated[p.AsOf] = p
+		}
+		out := make([]shariah.MetalPrice, 0, len(dated))
+		for _, p := range dated {
+			out = append(out, p)
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].AsOf < out[j].AsOf })
+		c, err := s.setJSON(metalKey(metal), out)
+		if err != nil {
+			return err
+		}
+		if err := s.c.Do(ctx, c).Error(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Metals reads a metal's prices, oldest first.
+func (s *RefStore) Metals(ctx context.Context, metal string) ([]shariah.MetalPrice, error) {
+	var out []shariah.MetalPrice
+	_, err := s.getJSON(ctx, metalKey(metal), &out, true)
+	return out, err
+}
+
+// PutQuote stores a symbol's latest quote.
+func (s *RefStore) PutQuote(ctx context.Context, q shariah.Quote) error {
+	c, err := s.setJSON(quoteKey(q.Symbol), q)
+	if err != nil {
+		return err
+	}
+	return s.c.Do(ctx, c).Error()
+}
+
+// Quote reads a symbol's latest quote (client-side cached; Redis invalidates on change).
+func (s *RefStore) Quote(ctx context.Context, symbol string) (shariah.Quote, bool, error) {
+	var q shariah.Quote
+	ok, err := s.getJSON(ctx, quoteKey(symbol), &q, true)
+	return q, ok, err
+}
+
+// Quotes reads several quotes; absent ones are missing from the map.
+func (s *RefStore) Quotes(ctx context.Context, symbols []string) (map[string]shariah.Quote, error) {
+	out := make(map[string]shariah.Quote, len(symbols))
+	cmds := make([]rueidis.CacheableTTL, len(symbols))
+	for i, sym := range symbols {
+		cmds[i] = rueidis.CT(s.c.B().Get().Key(quoteKey(sym)).Cache(), s.cacheTTL)
+	}
+	for i, r := range s.c.DoMultiCache(ctx, cmds...) {
+		b, err := r.AsBytes()
+		if rueidis.IsRedisNil(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var q shariah.Quote
+		if err := json.Unmarshal(b, &q); err != nil {
+			return nil, err
+		}
+		out[symbols[i]] = q
+	}
+	return out, nil
+}
+
+// PutTrending replaces the trending list.
+func (s *RefStore) PutTrending(ctx context.Context, items []shariah.Trending) error {
+	c, err := s.setJSON(trendingKey(), items)
+	if err != nil {
+		return err
+	}
+	return s.c.Do(ctx, c).Error()
+}
+
+// Trending reads the trending list.
+func (s *RefStore) Trending(ctx context.Context) ([]shariah.Trending, error) {
+	var out []shariah.Trending
+	_, err := s.getJSON(ctx, trendingKey(), &out, true)
+	return out, err
+}
+
+// BumpVersion increments the reference-data version.
+func (s *RefStore) BumpVersion(ctx context.Context) (int64, error) {
+	return s.c.Do(ctx, s.c.B().Incr().Key(refVersionKey()).Build()).AsInt64()
+}
+
+// Version reads the reference-data version (client-side cached: cheap to call per request).
+func (s *RefStore) Version(ctx context.Context) (int64, error) {
+	v, err := s.c.DoCache(ctx, s.c.B().Get().Key(refVersionKey()).Cache(), time.Second).AsInt64()
+	if rueidis.IsRedisNil(err) {
+		return 0, nil
+	}
+	return v, err
+}
+
+// ScreeningResultCount counts the cached screening results.
+func (s *RefStore) ScreeningResultCount(ctx context.Context) (int64, error) {
+	return s.c.Do(ctx, s.c.B().Scard().Key(resultSetKey()).Build()).AsInt64()
+}
