@@ -2,6 +2,7 @@ package edge
 
 import (
 	"encoding/json"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,7 +18,11 @@ import (
 // before any store is asked), then resolved in the catalog, also through its canonical forms (BRK.B,
 // AAPL.US, 700.HK); unknown is 404.
 func (s *Server) symbolParam(c *fiber.Ctx) (shariah.Asset, error) {
-	raw := c.Params("symbol")
+	// fiber hands path parameters over still percent-encoded ("%5EGSPC", "%20msft").
+	raw, err := url.PathUnescape(c.Params("symbol"))
+	if err != nil {
+		raw = c.Params("symbol")
+	}
 	sym, ok := shariah.NormalizeSymbol(raw)
 	if !ok {
 		var v shariah.Validation

@@ -24,6 +24,8 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/datapack"
+	"github.com/shariah-screen/shariah/datapack/defaultpack"
 	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
@@ -65,6 +67,9 @@ func TestMain(m *testing.M) {
 	spec.Servers = openapi3.Servers{{URL: "http://example.com"}}
 	if router, err = gorillamux.NewRouter(spec); err != nil {
 		fail("openapi router", err)
+	}
+	if err := loadDefaultPack(); err != nil {
+		fail("load default pack", err)
 	}
 	code := m.Run()
 	redisSrv.Stop()
@@ -162,7 +167,7 @@ func setup(t *testing.T, o options) *env {
 	store := sredis.NewKeyStore(rc)
 	keys := &shariah.Keys{Store: store, Plans: o.plans}
 	srv, err := edge.New(edge.Deps{
-		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Costs: costs, Usage: writer,
+		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Ref: sredis.NewRefStore(rc), Costs: costs, Usage: writer,
 		UsageReader: analytics.UsageReader{DB: db}, Log: log, AccessLog: true, BaseURL: "http://example.com",
 		Checks: map[string]func(context.Context) error{"redis": func(ctx context.Context) error { return sredis.Ping(ctx, rc) }},
 	})
@@ -291,3 +296,28 @@ func uniqueEmail() string { return fmt.Sprintf("person%d@example.com", time.Now(
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 type fiberCtx = *fiber.Ctx
+
+// loadDefaultPack loads the default universe into the shared test Redis, as `make run` does.
+func loadDefaultPack() error {
+	rc, err := sredis.Open(redisSrv.RedisURL())
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	p := datapack.ReadPack(defaultpack.FS, "default-pack", true)
+	if len(p.Problems) > 0 {
+		return fmt.Errorf("default pack problems: %v", p.Problems)
+	}
+	_, err = datapack.Load(context.Background(), sredis.NewRefStore(rc), p, datapack.Extras{}, time.Now())
+	return err
+}
+
+// json2 decodes any JSON value (arrays included).
+func (r response) json2(t *testing.T) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(r.body, &v); err != nil {
+		t.Fatalf("body is not JSON: %v\n%s", err, r.body)
+	}
+	return v
+}
