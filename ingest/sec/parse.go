@@ -1,0 +1,964 @@
+// Package sec parses SEC EDGAR JSON (companyfacts, submissions, company_tickers) into the domain
+// values of package shariah. It is pure: bytes in, values out. Fetching (with a declared User-Agent
+// and the SEC's rate limit) and storing belong to the callers, so the parsers are testable offline on
+// the real files of the shared data folder.
+package sec
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
+)
+
+// CIK is an SEC Central Index Key zero-padded to 10 digits ("0000320193"). Companyfacts writes it as
+// a JSON number and submissions as a string; both decode to the same padded form so records from the
+// two files (and from company_tickers.json) join on it, and it matches the CIK in EDGAR's URLs.
+type CIK string
+
+// UnmarshalJSON accepts a JSON number or a string of digits.
+func (c *CIK) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(strings.TrimSpace(string(b)), `"`)
+	if s == "null" || s == "" {
+		*c = ""
+		return nil
+	}
+	p, err := PadCIK(s)
+	if err != nil {
+		return err
+	}
+	*c = CIK(p)
+	return nil
+}
+
+// PadCIK zero-pads a CIK of up to 10 digits to 10 digits, the form EDGAR uses in file names and URLs
+// (CIK0000320193.json). It rejects anything but digits so a malformed CIK never builds a URL.
+func PadCIK(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 10 {
+		return "", fmt.Errorf("cik %q: want 1 to 10 digits", s)
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return "", fmt.Errorf("cik %q: want digits only", s)
+		}
+	}
+	return strings.Repeat("0", 10-len(s)) + s, nil
+}
+
+// ---------------------------------------------------------------------------------------------------
+// companyfacts
+
+// CompanyFacts is the minimal decoding of EDGAR's companyfacts JSON
+// (https://data.sec.gov/api/xbrl/companyfacts/CIK##########.json): every non-dimensional XBRL fact a
+// company filed, by taxonomy ("us-gaap", "dei", ...) and tag. It keeps only what the screening
+// inputs and their provenance need.
+type CompanyFacts struct {
+	CIK        CIK                           `json:"cik"`
+	EntityName string                        `json:"entityName"`
+	Facts      map[string]map[string]Concept `json:"facts"`
+}
+
+// Concept is one XBRL tag of a company: its label and its facts by unit ("USD", "shares",
+// "USD/shares", ...). Facts of different units are different quantities and are never mixed.
+type Concept struct {
+	Label string            `json:"label"`
+	Units map[string][]Fact `json:"units"`
+}
+
+// Fact is one reported value. Instants (balance-sheet items, shares outstanding) have no Start;
+// durations (revenue, income) run from Start to End inclusive. Accn, Form and Filed name the filing
+// that reported it; FY and FP are that filing's fiscal year and period as its filer tagged them (not
+// the fact's own period: a 10-Q's prior-year comparatives carry the 10-Q's FY and FP). Frame is the
+// calendar period the SEC assigned to one fact per tag and period, usually the latest filed.
+type Fact struct {
+	Start string      `json:"start,omitempty"`
+	End   string      `json:"end"`
+	Val   json.Number `json:"val"`
+	Accn  string      `json:"accn"`
+	FY    int         `json:"fy"`
+	FP    string      `json:"fp"`
+	Form  string      `json:"form"`
+	Filed string      `json:"filed"`
+	Frame string      `json:"frame,omitempty"`
+}
+
+// ParseCompanyFacts decodes companyfacts JSON. Values stay json.Number so they convert to exact
+// decimals; a document without a CIK is rejected because nothing downstream could be attributed.
+func ParseCompanyFacts(b []byte) (CompanyFacts, error) {
+	var cf CompanyFacts
+	if err := json.Unmarshal(b, &cf); err != nil {
+		return CompanyFacts{}, fmt.Errorf("companyfacts: %w", err)
+	}
+	if cf.CIK == "" {
+		return CompanyFacts{}, errors.New("companyfacts: no cik")
+	}
+	return cf, nil
+}
+
+// ErrNoUSGAAP reports companyfacts without us-gaap facts (IFRS filers such as 20-F filers, or
+// companies that never filed XBRL financial statements): the tag table below does not apply to them.
+var ErrNoUSGAAP = errors.New("companyfacts: no us-gaap facts")
+
+// DerivedQ4Note is the Fact.Note of a fourth-quarter flow value computed as the fiscal-year value minus
+// the first three quarters: companies file no 10-Q for Q4, so a quarterly series needs the derivation,
+// and the note keeps it from passing as a reported number.
+const DerivedQ4Note = "derived: FY minus Q1-Q3"
+
+// ImpureRevenueMissing is the Missing reason of impure_revenue on every period: XBRL financial
+// statements do not break revenue down by (im)permissibility of the activity.
+const ImpureRevenueMissing = "not in XBRL filings; revenue from prohibited activities needs segment data"
+
+// SharesTag names the cover-page tag shares outstanding come from.
+const SharesTag = "dei:EntityCommonStockSharesOutstanding"
+
+// The recipes of the screening inputs, after the data README's tag table. Each alternative is a list
+// of tags summed when present at the same instant; the first alternative with any value wins. debtTags
+// is the table's debt row as written, used to describe a missing debt; debtAlts applies it.
+var (
+	assetsTags   = [][]string{{"Assets"}}
+	debtTags     = [][]string{{"LongTermDebtNoncurrent", "LongTermDebtCurrent", "CommercialPaper"}, {"LongTermDebt"}, {"DebtCurrent"}, {"ConvertibleDebtNoncurrent", "ConvertibleDebtCurrent"}}
+	receivTags   = [][]string{{"AccountsReceivableNetCurrent", "NontradeReceivablesCurrent"}}
+	inventoryTag = [][]string{{"InventoryNet"}}
+	// SalesRevenueNet is the revenue tag of filings before ASC 606 (2018): without it AAPL has no revenue
+	// for fiscal 2009-2015. It comes last, after the table's two tags.
+	revenueTags  = []string{"RevenueFromContractWithCustomerExcludingAssessedTax", "Revenues", "SalesRevenueNet"}
+	interestTags = []string{"InvestmentIncomeInterest"}
+)
+
+// cashTags picks MarketableSecuritiesCurrent, or AvailableForSaleSecuritiesDebtSecuritiesCurrent only
+// when the former is absent at the instant (the two overlap when both are tagged).
+func (b *book) cashTags(end string) [][]string {
+	if len(b.candidates("MarketableSecuritiesCurrent", end, "", 0, 0)) > 0 {
+		return [][]string{{"CashAndCashEquivalentsAtCarryingValue", "MarketableSecuritiesCurrent"}}
+	}
+	return [][]string{{"CashAndCashEquivalentsAtCarryingValue", "AvailableForSaleSecuritiesDebtSecuritiesCurrent"}}
+}
+
+// debtAlts applies the debt row of the tag table at an instant: the long-term debt as its noncurrent
+// plus current parts, or as LongTermDebt when neither part is tagged, plus CommercialPaper; DebtCurrent
+// only when none of those is reported. CommercialPaper is added to LongTermDebt rather than standing
+// for the whole first alternative because filers tag a zero CommercialPaper next to a LongTermDebt
+// total (NVIDIA from 2018-07-29 to 2020-07-26: commercial paper 0, long-term debt $2-7 billion); a
+// literal reading of the table would report those periods as debt-free.
+func (b *book) debtAlts(end string) [][]string {
+	has := func(tag string) bool { return len(b.candidates(tag, end, "", 0, 0)) > 0 }
+	switch {
+	case has("LongTermDebtNoncurrent") || has("LongTermDebtCurrent"):
+		return [][]string{{"LongTermDebtNoncurrent", "LongTermDebtCurrent", "CommercialPaper"}}
+	case has("LongTermDebt"):
+		return [][]string{{"LongTermDebt", "CommercialPaper"}}
+	}
+	// Convertible notes are interest-bearing debt too (Snowflake's only debt from 2024-10-31); they
+	// come last, after the table's rows.
+	return [][]string{{"CommercialPaper"}, {"DebtCurrent"}, {"ConvertibleDebtNoncurrent", "ConvertibleDebtCurrent"}}
+}
+
+// related are tags outside the recipes that explain an absence: when one is reported for the period,
+// the Missing reason names it instead of only saying "not reported", and the value is still not used.
+var related = map[shariah.Field][]struct{ tag, why string }{
+	shariah.InterestIncome: {
+		{"NonoperatingIncomeExpense", "interest not separated"},
+		{"InterestIncomeExpenseNonoperatingNet", "net of interest expense; interest income not separated"},
+		{"InvestmentIncomeInterestAndDividend", "interest and dividends combined"},
+		{"InterestAndOtherIncome", "interest and other income combined"},
+	},
+	shariah.TotalRevenue: {
+		{"RevenueFromContractWithCustomerIncludingAssessedTax", "includes assessed taxes, not in the tag table"},
+	},
+	shariah.TotalDebt: {
+		{"LongTermNotesPayable", "notes payable, not in the tag table"},
+	},
+}
+
+// Duration windows in days (end minus start): 13-week quarters are 90 or 91 days and 14-week ones 97
+// or 98; 52/53-week fiscal years are 363/364 or 370/371 days.
+const (
+	quarterMin, quarterMax = 80, 100
+	yearMin, yearMax       = 350, 380
+)
+
+const dateLayout = "2006-01-02"
+
+// obs is a parsed fact of one of the tags the recipes use.
+type obs struct {
+	Fact
+	tag        string
+	val        decimal.Decimal
+	start, end time.Time // start is zero for instants
+}
+
+func (o obs) days() int { return daysBetween(o.start, o.end) }
+
+func daysBetween(a, b time.Time) int { return int(b.Sub(a).Hours() / 24) }
+
+// filing is what companyfacts tells about one accession: its form and filing date, its own period
+// end (the latest Assets instant it reports, else its latest duration end) and the start of the
+// longest duration ending there (the fiscal year-to-date), from which its fiscal period follows.
+type filing struct {
+	accn, form, filed, fp string
+	fy                    int
+	end                   string
+	ytdStart              time.Time
+	assetsEnd, durEnd     string
+}
+
+// isPeriodForm reports the periodic reports that define a fiscal period (amendments included).
+func isPeriodForm(form string) bool {
+	base := strings.TrimSuffix(form, "/A")
+	return base == "10-K" || base == "10-Q"
+}
+
+// label is the fiscal period of a periodic report. The year-to-date duration decides, because the
+// filers' own fp is not reliable (Snowflake tagged its FY2023 Q1 10-Q "FY"; NVIDIA tagged its FY2011
+// Q1 10-Q "Q2"); fp is the fallback when the filing reports no duration.
+func (f *filing) label() (string, bool) {
+	days := -1
+	if !f.ytdStart.IsZero() {
+		end, _ := time.Parse(dateLayout, f.end)
+		days = daysBetween(f.ytdStart, end)
+	}
+	switch strings.TrimSuffix(f.form, "/A") {
+	case "10-K":
+		if (days >= yearMin && days <= yearMax) || (days < 0 && f.fp == "FY") {
+			return "FY", true
+		}
+	case "10-Q":
+		switch {
+		case days >= 0 && days <= 135:
+			return "Q1", true
+		case days > 135 && days <= 225:
+			return "Q2", true
+		case days > 225 && days <= 300:
+			return "Q3", true
+		case days < 0 && (f.fp == "Q1" || f.fp == "Q2" || f.fp == "Q3"):
+			return f.fp, true
+		}
+	}
+	return "", false
+}
+
+// fiscalYear is the fiscal year by the calendar year in which a fiscal year starting at ytdStart ends
+// (ytdStart plus one year minus a day, so a 53-week year ending on 2 January counts with the previous
+// year), shifted by the filer's own convention (see calibrate). Without a duration, the filing's fy.
+func (f *filing) fiscalYear(offset int) int {
+	if f.ytdStart.IsZero() {
+		return f.fy
+	}
+	return f.ytdStart.AddDate(1, 0, -1).Year() + offset
+}
+
+// book indexes a company's facts for the recipes.
+type book struct {
+	gaap    map[string][]obs // used tags, USD facts only
+	cover   []obs            // dei:EntityCommonStockSharesOutstanding
+	filings map[string]*filing
+	byEnd   map[string][]*filing // periodic reports by their own period end
+}
+
+// period is one fiscal period to emit.
+type period struct {
+	end, label string
+	fy         int
+	orig       *filing // the first periodic report of this end
+}
+
+// Fundamentals turns companyfacts into one shariah.Fundamentals per fiscal quarter and fiscal year
+// (oldest first), each input with its provenance: the accession number, form and filing date of the
+// filing that first reported it, and the XBRL tags it came from.
+//
+// Periods are those of the company's 10-Q and 10-K filings (amendments included), keyed by period
+// end; the label (Q1..Q3 from the year-to-date length, FY for a 10-K) and the fiscal year are computed
+// from the reported durations, because filers' fy/fp tags are sometimes wrong (see label, calibrate).
+// A 10-K yields a "Q4" entry (instants from the 10-K, flows derived as FY minus Q1-Q3) and an "FY"
+// entry. Balance-sheet inputs are instants at the period end; revenue and interest income are the
+// 3-month (quarters) or 12-month (FY) durations ending there. Among several filings reporting the same
+// value, the earliest filed wins; when their values differ, the period's own filing (original, then
+// amendments) wins over later comparatives and earlier releases. Inputs that are not reported are
+// left out of Facts, with the reason in Missing: nothing is guessed. Periods with neither total
+// assets nor revenue are dropped. Money is read from the USD unit only. Debt adds CommercialPaper to
+// LongTermDebt when the noncurrent/current parts are not tagged (see debtAlts).
+func Fundamentals(cf CompanyFacts, symbol string) ([]shariah.Fundamentals, error) {
+	b, err := newBook(cf)
+	if err != nil {
+		return nil, err
+	}
+	var out []shariah.Fundamentals
+	for _, p := range b.periods() {
+		f, err := b.fundamentals(p, symbol)
+		if err != nil {
+			return nil, err
+		}
+		_, assets := f.Facts[shariah.TotalAssets]
+		_, revenue := f.Facts[shariah.TotalRevenue]
+		if assets || revenue {
+			out = append(out, f)
+		}
+	}
+	shariah.SortFundamentals(out)
+	return out, nil
+}
+
+// usedTags are the us-gaap tags parsed into obs.
+func usedTags() []string {
+	var tags []string
+	for _, alts := range [][][]string{assetsTags, debtTags, receivTags, inventoryTag,
+		{{"CashAndCashEquivalentsAtCarryingValue", "MarketableSecuritiesCurrent", "AvailableForSaleSecuritiesDebtSecuritiesCurrent"}},
+		{revenueTags, interestTags}} {
+		for _, alt := range alts {
+			tags = append(tags, alt...)
+		}
+	}
+	for _, rs := range related {
+		for _, r := range rs {
+			tags = append(tags, r.tag)
+		}
+	}
+	return tags
+}
+
+func parseObs(tag string, f Fact) (obs, error) {
+	o := obs{Fact: f, tag: tag}
+	var err error
+	if o.val, err = decimal.NewFromString(f.Val.String()); err != nil {
+		return obs{}, fmt.Errorf("companyfacts %s %s (%s): value %q: %w", tag, f.End, f.Accn, f.Val, err)
+	}
+	if o.end, err = time.Parse(dateLayout, f.End); err != nil {
+		return obs{}, fmt.Errorf("companyfacts %s (%s): end: %w", tag, f.Accn, err)
+	}
+	if f.Start != "" {
+		if o.start, err = time.Parse(dateLayout, f.Start); err != nil {
+			return obs{}, fmt.Errorf("companyfacts %s (%s): start: %w", tag, f.Accn, err)
+		}
+	}
+	if f.Accn == "" || f.Filed == "" {
+		return obs{}, fmt.Errorf("companyfacts %s %s: fact without accession number or filing date", tag, f.End)
+	}
+	return o, nil
+}
+
+func newBook(cf CompanyFacts) (*book, error) {
+	gaap := cf.Facts["us-gaap"]
+	if len(gaap) == 0 {
+		return nil, fmt.Errorf("cik %s: %w", cf.CIK, ErrNoUSGAAP)
+	}
+	b := &book{gaap: map[string][]obs{}, filings: map[string]*filing{}, byEnd: map[string][]*filing{}}
+	for _, tag := range usedTags() {
+		if _, done := b.gaap[tag]; done {
+			continue
+		}
+		var list []obs
+		for _, f := range gaap[tag].Units["USD"] {
+			o, err := parseObs(tag, f)
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, o)
+		}
+		b.gaap[tag] = list
+	}
+	for _, f := range cf.Facts["dei"]["EntityCommonStockSharesOutstanding"].Units["shares"] {
+		o, err := parseObs(SharesTag, f)
+		if err != nil {
+			return nil, err
+		}
+		b.cover = append(b.cover, o)
+	}
+
+	// Filings: every accession of any taxonomy, with its own period end from its us-gaap facts.
+	for taxonomy, concepts := range cf.Facts {
+		for tag, c := range concepts {
+			for unit, facts := range c.Units {
+				for _, f := range facts {
+					fl := b.filings[f.Accn]
+					if fl == nil {
+						fl = &filing{accn: f.Accn, form: f.Form, filed: f.Filed, fp: f.FP, fy: f.FY}
+						b.filings[f.Accn] = fl
+					}
+					if taxonomy != "us-gaap" {
+						continue
+					}
+					if tag == "Assets" && unit == "USD" && f.Start == "" && f.End > fl.assetsEnd {
+						fl.assetsEnd = f.End
+					}
+					if f.Start != "" && f.End > fl.durEnd {
+						fl.durEnd = f.End
+					}
+				}
+			}
+		}
+	}
+	for _, fl := range b.filings {
+		fl.end = fl.assetsEnd
+		if fl.end == "" {
+			fl.end = fl.durEnd
+		}
+	}
+	// The year-to-date of each filing: the longest us-gaap duration of at most a year ending at its end.
+	for _, c := range gaap {
+		for _, facts := range c.Units {
+			for _, f := range facts {
+				fl := b.filings[f.Accn]
+				if f.Start == "" || fl == nil || f.End != fl.end {
+					continue
+				}
+				start, err1 := time.Parse(dateLayout, f.Start)
+				end, err2 := time.Parse(dateLayout, f.End)
+				if err1 != nil || err2 != nil || daysBetween(start, end) > yearMax {
+					continue
+				}
+				if fl.ytdStart.IsZero() || start.Before(fl.ytdStart) {
+					fl.ytdStart = start
+				}
+			}
+		}
+	}
+	for _, fl := range b.filings {
+		if isPeriodForm(fl.form) && fl.end != "" {
+			b.byEnd[fl.end] = append(b.byEnd[fl.end], fl)
+		}
+	}
+	for _, fls := range b.byEnd {
+		sort.Slice(fls, func(i, j int) bool {
+			if fls[i].filed != fls[j].filed {
+				return fls[i].filed < fls[j].filed
+			}
+			return fls[i].accn < fls[j].accn
+		})
+	}
+	return b, nil
+}
+
+// calibrate returns the filer's fiscal-year naming offset against fiscalYear's calendar rule, read
+// from its latest 10-K: NVIDIA's fiscal 2024 ends in January 2024 (offset 0) while a retailer may call
+// the year ending in January 2024 fiscal 2023 (offset -1). Only the latest 10-K is trusted because
+// older DEI tags are the ones found wrong (NVIDIA's 10-Ks for fiscal 2011 to 2021 carry fy one less).
+func (b *book) calibrate() int {
+	var latest *filing
+	for _, fls := range b.byEnd {
+		for _, fl := range fls {
+			if l, ok := fl.label(); ok && l == "FY" && !fl.ytdStart.IsZero() && fl.fy != 0 &&
+				(latest == nil || fl.end > latest.end) {
+				latest = fl
+			}
+		}
+	}
+	if latest == nil {
+		return 0
+	}
+	off := latest.fy - latest.ytdStart.AddDate(1, 0, -1).Year()
+	if off < -1 || off > 1 {
+		return 0
+	}
+	return off
+}
+
+// periods lists the fiscal periods, one per period end of a periodic report (two for a 10-K).
+func (b *book) periods() []period {
+	off := b.calibrate()
+	var out []period
+	for end, fls := range b.byEnd {
+		for _, fl := range fls {
+			l, ok := fl.label()
+			if !ok {
+				continue
+			}
+			fy := fl.fiscalYear(off)
+			if l == "FY" {
+				out = append(out, period{end: end, label: "Q4", fy: fy, orig: fl})
+			}
+			out = append(out, period{end: end, label: l, fy: fy, orig: fl})
+			break
+		}
+	}
+	return out
+}
+
+// isOwn reports whether accn is a periodic report whose own period ends at end.
+func (b *book) isOwn(accn, end string) bool {
+	fl := b.filings[accn]
+	return fl != nil && isPeriodForm(fl.form) && fl.end == end
+}
+
+// candidates are the facts of tag ending at end: instants when start is "" and minDays is 0, else
+// durations of minDays..maxDays days, also starting at start when start is not "".
+func (b *book) candidates(tag, end, start string, minDays, maxDays int) []obs {
+	var out []obs
+	for _, o := range b.gaap[tag] {
+		if end != "" && o.End != end {
+			continue
+		}
+		if minDays == 0 {
+			if o.Start == "" {
+				out = append(out, o)
+			}
+			continue
+		}
+		if o.Start == "" || (start != "" && o.Start != start) {
+			continue
+		}
+		if d := o.days(); d >= minDays && d <= maxDays {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// pick chooses among facts for one period: the earliest filed when all agree; when values differ, the
+// earliest of the period's own filings (the fact's end is the filing's period end), so a restatement
+// in a later comparative or an earlier release does not replace the period's own report.
+func (b *book) pick(cands []obs) (obs, bool) {
+	if len(cands) == 0 {
+		return obs{}, false
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].Filed != cands[j].Filed {
+			return cands[i].Filed < cands[j].Filed
+		}
+		return cands[i].Accn < cands[j].Accn
+	})
+	agree := true
+	for _, c := range cands[1:] {
+		if !c.val.Equal(cands[0].val) {
+			agree = false
+			break
+		}
+	}
+	if !agree {
+		for _, c := range cands {
+			if b.isOwn(c.Accn, c.End) {
+				return c, true
+			}
+		}
+	}
+	return cands[0], true
+}
+
+// fact builds the provenance of one picked value; periodEnd is the period it is used for.
+func (b *book) fact(o obs, val decimal.Decimal, tag, periodEnd string) shariah.Fact {
+	f := shariah.Fact{Value: shariah.NewNumber(val), Source: shariah.SourceFiling, Ref: o.Accn,
+		Filed: o.Filed, Form: o.Form, Tag: tag}
+	if !b.isOwn(o.Accn, periodEnd) {
+		f.Note = fmt.Sprintf("reported in %s %s, not in the period's own filing", o.Form, o.Accn)
+	}
+	return f
+}
+
+// joinNotes joins the non-empty notes with "; ".
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// instant sums the first alternative with any tag reported at end.
+func (b *book) instant(alts [][]string, end string) (shariah.Fact, bool) {
+	for _, alt := range alts {
+		var parts []obs
+		for _, tag := range alt {
+			if o, ok := b.pick(b.candidates(tag, end, "", 0, 0)); ok {
+				parts = append(parts, o)
+			}
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		sum := decimal.Zero
+		var tags, refs []string
+		mixed := false
+		for _, p := range parts {
+			sum = sum.Add(p.val)
+			tags = append(tags, p.tag)
+			refs = append(refs, p.tag+" "+p.Accn)
+			mixed = mixed || p.Accn != parts[0].Accn
+		}
+		f := b.fact(parts[0], sum, strings.Join(tags, "+"), end)
+		if mixed {
+			f.Note = joinNotes(f.Note, "components from several filings: "+strings.Join(refs, ", "))
+		}
+		return f, true
+	}
+	return shariah.Fact{}, false
+}
+
+// flow finds a duration input for a period: the 3-month value for Q1..Q3, the fiscal-year value for
+// FY, and for Q4 the fiscal-year value minus the three quarters, else a reported 3-month value.
+func (b *book) flow(tags []string, p period) (shariah.Fact, bool) {
+	for _, tag := range tags {
+		switch p.label {
+		case "FY":
+			if o, ok := b.pick(b.candidates(tag, p.end, "", yearMin, yearMax)); ok {
+				return b.fact(o, o.val, tag, p.end), true
+			}
+		case "Q4":
+			if f, ok := b.deriveQ4(tag, p.end); ok {
+				return f, true
+			}
+			fallthrough
+		default:
+			if o, ok := b.pick(b.candidates(tag, p.end, "", quarterMin, quarterMax)); ok {
+				return b.fact(o, o.val, tag, p.end), true
+			}
+		}
+	}
+	return shariah.Fact{}, false
+}
+
+// deriveQ4 computes the fourth quarter of tag for the fiscal year ending at end: the FY value minus
+// three consecutive 3-month quarters starting at the fiscal year's start. The chain must leave a
+// fourth quarter of quarter length, so a missing or overlapping quarter fails rather than misleads.
+func (b *book) deriveQ4(tag, end string) (shariah.Fact, bool) {
+	fy, ok := b.pick(b.candidates(tag, end, "", yearMin, yearMax))
+	if !ok {
+		return shariah.Fact{}, false
+	}
+	val := fy.val
+	start := fy.start
+	for i := 0; i < 3; i++ {
+		q, ok := b.pick(b.candidates(tag, "", start.Format(dateLayout), quarterMin, quarterMax))
+		if !ok || !q.end.Before(fy.end) {
+			return shariah.Fact{}, false
+		}
+		val = val.Sub(q.val)
+		start = q.end.AddDate(0, 0, 1)
+	}
+	if d := daysBetween(start, fy.end); d < quarterMin || d > quarterMax {
+		return shariah.Fact{}, false
+	}
+	f := b.fact(fy, val, tag, end)
+	f.Note = joinNotes(DerivedQ4Note, f.Note)
+	return f, true
+}
+
+// shares reads the cover-page shares outstanding of the period's own filings (original first). The
+// value is an instant near the filing date, kept in AsOf. Several values in one filing (one per share
+// class, the dimensions being dropped by companyfacts) are not summed: they are reported missing.
+func (b *book) shares(p period) (shariah.Fact, string) {
+	var accns []string
+	for _, fl := range b.byEnd[p.end] {
+		accns = append(accns, fl.accn)
+	}
+	for _, accn := range accns {
+		var got []obs
+		for _, o := range b.cover {
+			if o.Accn == accn {
+				got = append(got, o)
+			}
+		}
+		if len(got) == 0 {
+			continue
+		}
+		sort.Slice(got, func(i, j int) bool { return got[i].End > got[j].End })
+		for _, o := range got[1:] {
+			if !o.val.Equal(got[0].val) {
+				return shariah.Fact{}, fmt.Sprintf("filing %s reports %d values of %s (one per share class?); not summed",
+					accn, len(got), SharesTag)
+			}
+		}
+		f := b.fact(got[0], got[0].val, SharesTag, p.end)
+		f.AsOf = got[0].End
+		return f, ""
+	}
+	return shariah.Fact{}, fmt.Sprintf("not reported: no %s on the cover page of filing %s", SharesTag,
+		strings.Join(accns, " or "))
+}
+
+// missing explains an absent input: a related tag the filer reports for the period if any, else what
+// was looked for ("no InventoryNet at 2024-04-30").
+func (b *book) missing(field shariah.Field, tags []string, p period, what string) string {
+	for _, r := range related[field] {
+		for _, o := range b.gaap[r.tag] {
+			if o.End == p.end {
+				return fmt.Sprintf("not reported; the filer reports only %s (%s)", r.tag, r.why)
+			}
+		}
+	}
+	return fmt.Sprintf("not reported: no %s", fmt.Sprintf(what, strings.Join(tags, " or "), p.end))
+}
+
+func flatten(alts [][]string) []string {
+	var out []string
+	for _, a := range alts {
+		out = append(out, strings.Join(a, "+"))
+	}
+	return out
+}
+
+func (b *book) fundamentals(p period, symbol string) (shariah.Fundamentals, error) {
+	f := shariah.Fundamentals{Symbol: symbol, PeriodEnd: p.end, Period: p.label, FiscalYear: p.fy,
+		Currency: "USD", Facts: map[shariah.Field]shariah.Fact{}, Missing: map[shariah.Field]string{}}
+	for _, in := range []struct {
+		field shariah.Field
+		alts  [][]string
+	}{
+		{shariah.TotalAssets, assetsTags},
+		{shariah.TotalDebt, b.debtAlts(p.end)},
+		{shariah.CashAndSecurities, b.cashTags(p.end)},
+		{shariah.Receivables, receivTags},
+		{shariah.Inventory, inventoryTag},
+	} {
+		if fact, ok := b.instant(in.alts, p.end); ok {
+			f.Facts[in.field] = fact
+		} else {
+			desc := in.alts
+			if in.field == shariah.TotalDebt {
+				desc = debtTags
+			}
+			f.Missing[in.field] = b.missing(in.field, flatten(desc), p, "%s at %s")
+		}
+	}
+	what := map[string]string{"FY": "fiscal-year %s ending %s",
+		"Q4": "fiscal-year and three 3-month values of %s to derive the quarter ending %s"}[p.label]
+	if what == "" {
+		what = "3-month %s ending %s"
+	}
+	for _, in := range []struct {
+		field shariah.Field
+		tags  []string
+	}{
+		{shariah.TotalRevenue, revenueTags},
+		{shariah.InterestIncome, interestTags},
+	} {
+		if fact, ok := b.flow(in.tags, p); ok {
+			f.Facts[in.field] = fact
+		} else {
+			f.Missing[in.field] = b.missing(in.field, in.tags, p, what)
+		}
+	}
+	if fact, why := b.shares(p); why == "" {
+		f.Facts[shariah.SharesOutstanding] = fact
+	} else {
+		f.Missing[shariah.SharesOutstanding] = why
+	}
+	f.Missing[shariah.ImpureRevenue] = ImpureRevenueMissing
+	return f, nil
+}
+
+// ---------------------------------------------------------------------------------------------------
+// submissions
+
+// Submissions is the decoding of EDGAR's submissions JSON
+// (https://data.sec.gov/submissions/CIK##########.json): the company's identity, classification and
+// its most recent filings (at least a year or 1,000 filings; older ones are in FilingIndex.Files pages).
+type Submissions struct {
+	CIK                  CIK                `json:"cik"`
+	EntityType           string             `json:"entityType"` // "operating" for companies
+	Name                 string             `json:"name"`
+	SIC                  string             `json:"sic"`
+	SICDescription       string             `json:"sicDescription"`
+	Tickers              []string           `json:"tickers"`
+	Exchanges            []string           `json:"exchanges"`
+	FiscalYearEnd        string             `json:"fiscalYearEnd"` // MMDD
+	StateOfIncorporation string             `json:"stateOfIncorporation"`
+	Addresses            map[string]Address `json:"addresses"` // "business", "mailing"
+	FilingIndex          SubmissionFilings  `json:"filings"`   // rows: Filings()
+}
+
+// Address is a business or mailing address. StateOrCountry is a US state code or an EDGAR country
+// code (e.g. "X0" for the United Kingdom) whose name is in StateOrCountryDescription.
+type Address struct {
+	Street1                   string `json:"street1"`
+	Street2                   string `json:"street2"`
+	City                      string `json:"city"`
+	StateOrCountry            string `json:"stateOrCountry"`
+	ZipCode                   string `json:"zipCode"`
+	StateOrCountryDescription string `json:"stateOrCountryDescription"`
+}
+
+// SubmissionFilings holds the recent filings (columnar, one array per field, index-aligned) and the
+// pages of older ones, which a fetcher may follow.
+type SubmissionFilings struct {
+	Recent RecentFilings `json:"recent"`
+	Files  []FilingsPage `json:"files"`
+}
+
+// RecentFilings are the columns of the recent filings; row i of each column describes one filing.
+type RecentFilings struct {
+	AccessionNumber []string `json:"accessionNumber"`
+	FilingDate      []string `json:"filingDate"`
+	ReportDate      []string `json:"reportDate"`
+	Form            []string `json:"form"`
+	Items           []string `json:"items"`
+	PrimaryDocument []string `json:"primaryDocument"`
+}
+
+// FilingsPage names a file of older filings (same columnar layout as RecentFilings).
+type FilingsPage struct {
+	Name        string `json:"name"`
+	FilingCount int    `json:"filingCount"`
+	FilingFrom  string `json:"filingFrom"`
+	FilingTo    string `json:"filingTo"`
+}
+
+// ParseSubmissions decodes submissions JSON. Columns of unequal lengths are an error: rows would
+// misalign and attach one filing's form or date to another's accession number.
+func ParseSubmissions(b []byte) (Submissions, error) {
+	var s Submissions
+	if err := json.Unmarshal(b, &s); err != nil {
+		return Submissions{}, fmt.Errorf("submissions: %w", err)
+	}
+	if s.CIK == "" {
+		return Submissions{}, errors.New("submissions: no cik")
+	}
+	r := s.FilingIndex.Recent
+	n := len(r.AccessionNumber)
+	for name, col := range map[string][]string{"filingDate": r.FilingDate, "reportDate": r.ReportDate,
+		"form": r.Form, "items": r.Items, "primaryDocument": r.PrimaryDocument} {
+		if col != nil && len(col) != n {
+			return Submissions{}, fmt.Errorf("submissions: recent %s has %d rows, accessionNumber %d", name, len(col), n)
+		}
+	}
+	return s, nil
+}
+
+// Filing is one row of the recent filings. Items are the 8-K item codes ("2.02", "9.01"), which
+// classify company events (results, leadership changes, ...) without reading the document.
+type Filing struct {
+	Accession       string
+	Form            string
+	FilingDate      string
+	ReportDate      string
+	Items           []string
+	PrimaryDocument string
+}
+
+// Filings returns the recent filings as rows, in the file's order (newest first).
+func (s Submissions) Filings() []Filing {
+	r := s.FilingIndex.Recent
+	at := func(col []string, i int) string {
+		if i < len(col) {
+			return col[i]
+		}
+		return ""
+	}
+	out := make([]Filing, 0, len(r.AccessionNumber))
+	for i, accn := range r.AccessionNumber {
+		f := Filing{Accession: accn, Form: at(r.Form, i), FilingDate: at(r.FilingDate, i),
+			ReportDate: at(r.ReportDate, i), PrimaryDocument: at(r.PrimaryDocument, i)}
+		for _, it := range strings.Split(at(r.Items, i), ",") {
+			if it = strings.TrimSpace(it); it != "" {
+				f.Items = append(f.Items, it)
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// usStates are the EDGAR state codes of the United States (states, DC and territories).
+var usStates = map[string]bool{}
+
+func init() {
+	for _, s := range strings.Fields(`AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN
+		MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR VI GU AS MP`) {
+		usStates[s] = true
+	}
+}
+
+// Country is the country of the company's business address (else its mailing address): "United
+// States" for a US state code, else EDGAR's description of the country code; "" when not stated.
+// The state of incorporation is not used: a Delaware incorporation says nothing about where a
+// company operates, and foreign companies may incorporate in the US and vice versa.
+func (s Submissions) Country() string {
+	for _, kind := range []string{"business", "mailing"} {
+		a, ok := s.Addresses[kind]
+		code := strings.ToUpper(strings.TrimSpace(a.StateOrCountry))
+		if !ok || code == "" {
+			continue
+		}
+		if usStates[code] {
+			return "United States"
+		}
+		if d := strings.TrimSpace(a.StateOrCountryDescription); d != "" && !strings.EqualFold(d, code) {
+			return d
+		}
+	}
+	return ""
+}
+
+// Asset is the reference record the submissions describe: first ticker and exchange, SIC code and
+// description (the SIC description is the only industry EDGAR states), CIK and country. An operating
+// company is an equity; other entity types (funds, trusts) are left untyped rather than guessed.
+func (s Submissions) Asset() shariah.Asset {
+	a := shariah.Asset{Name: s.Name, SIC: s.SIC, CIK: string(s.CIK), Industry: s.SICDescription,
+		Country: s.Country(), Source: "sec-submissions"}
+	if len(s.Tickers) > 0 {
+		a.Symbol = NormalizeTicker(s.Tickers[0])
+	}
+	if len(s.Exchanges) > 0 {
+		a.Exchange = s.Exchanges[0]
+	}
+	if s.EntityType == "operating" || s.EntityType == "" {
+		a.Type = shariah.Equity
+	}
+	return a
+}
+
+// ---------------------------------------------------------------------------------------------------
+// company_tickers.json
+
+// Ticker is one row of EDGAR's company_tickers.json: the map from exchange tickers to CIKs that the
+// SEC publishes, used to resolve a symbol before fetching its submissions and companyfacts.
+type Ticker struct {
+	Symbol string // canonical: upper case, share-class dot as a dash (BRK-B)
+	CIK    string // zero-padded to 10 digits
+	Name   string // EDGAR conformed name
+}
+
+// NormalizeTicker writes an EDGAR ticker in the project's canonical symbol form (upper case, "BRK.B"
+// as "BRK-B").
+func NormalizeTicker(t string) string {
+	return strings.ReplaceAll(strings.ToUpper(strings.TrimSpace(t)), ".", "-")
+}
+
+// ParseCompanyTickers decodes company_tickers.json ({"0": {"cik_str": 320193, "ticker": "AAPL",
+// "title": "Apple Inc."}, ...}) into tickers sorted by symbol. The file lists the largest companies
+// first, so when a symbol repeats the row with the lowest index is kept. Rows whose ticker is not a
+// plausible symbol are skipped (they could never be looked up); a bad CIK is an error.
+func ParseCompanyTickers(b []byte) ([]Ticker, error) {
+	var raw map[string]struct {
+		CIK    json.Number `json:"cik_str"`
+		Ticker string      `json:"ticker"`
+		Title  string      `json:"title"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("company tickers: %w", err)
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { // numeric order of "0", "1", ..., "10"
+		if len(keys[i]) != len(keys[j]) {
+			return len(keys[i]) < len(keys[j])
+		}
+		return keys[i] < keys[j]
+	})
+	seen := map[string]bool{}
+	var out []Ticker
+	for _, k := range keys {
+		r := raw[k]
+		sym, ok := shariah.NormalizeSymbol(NormalizeTicker(r.Ticker))
+		if !ok || seen[sym] {
+			continue
+		}
+		cik, err := PadCIK(r.CIK.String())
+		if err != nil {
+			return nil, fmt.Errorf("company tickers %s (%s): %w", k, r.Ticker, err)
+		}
+		seen[sym] = true
+		out = append(out, Ticker{Symbol: sym, CIK: cik, Name: r.Title})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Symbol < out[j].Symbol })
+	return out, nil
+}
