@@ -93,6 +93,17 @@ func SortFundamentals(fs []Fundamentals) {
 		if fs[i].PeriodEnd != fs[j].PeriodEnd {
 			return fs[i].PeriodEnd < fs[j].PeriodEnd
 		}
-		return fs[i].Period < fs[j].Period
+		// "FY" sorts before "Q4" as text; the year closes after its last quarter.
+		return periodRank(fs[i].Period) < periodRank(fs[j].Period)
 	})
+}
+
+func periodRank(p string) int {
+	if p == "FY" {
+		return 5
+	}
+	if len(p) == 2 && p[0] == 'Q' {
+		return int(p[1] - '0')
+	}
+	return 0
 }

