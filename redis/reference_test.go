@@ -1,0 +1,140 @@
+package redis
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/internal/testsvc"
+)
+
+func day(s string) time.Time {
+	t, _ := time.Parse("2006-01-02", s)
+	return t
+}
+
+func TestBarsCodecRoundTripAndCompactness(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var bars []shariah.Bar
+	d := day("2023-01-02")
+	price := int64(150 * shariah.PriceScale)
+	for range 750 {
+		o := price + rng.Int64N(2_000_000) - 1_000_000
+		c := price + rng.Int64N(4_000_000) - 2_000_000
+		bars = append(bars, shariah.Bar{Date: d, Open: shariah.Price(o), High: shariah.Price(max(o, c) + 500_000),
+			Low: shariah.Price(min(o, c) - 250_000), Close: shariah.Price(c), Volume: rng.Int64N(1e8)})
+		price = c
+		d = d.AddDate(0, 0, 1+rng.IntN(3))
+	}
+	enc := encodeBars(bars)
+	got, err := decodeBars(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(bars) {
+		t.Fatalf("%d bars back, want %d", len(got), len(bars))
+	}
+	for i := range bars {
+		if !got[i].Date.Equal(bars[i].Date) || got[i].Open != bars[i].Open || got[i].High != bars[i].High ||
+			got[i].Low != bars[i].Low || got[i].Close != bars[i].Close || got[i].Volume != bars[i].Volume {
+			t.Fatalf("bar %d: %+v != %+v", i, got[i], bars[i])
+		}
+	}
+	if per := len(enc) / len(bars); per > 24 {
+		t.Fatalf("%d bytes per bar; the fixed layout would be 44", per)
+	}
+	if _, err := decodeBars(enc[:len(enc)-1]); err == nil {
+		t.Fatal("truncated data decoded without error")
+	}
+	if _, err := decodeBars([]byte{9, 1, 2}); err == nil {
+		t.Fatal("unknown format decoded")
+	}
+}
+
+func TestMergeBarsNewerWins(t *testing.T) {
+	old := []shariah.Bar{{Date: day("2024-01-01"), Close: 1}, {Date: day("2024-01-03"), Close: 3}}
+	newer := []shariah.Bar{{Date: day("2024-01-02"), Close: 20}, {Date: day("2024-01-03"), Close: 30}, {Date: day("2024-01-04"), Close: 40}}
+	got := mergeBars(old, newer)
+	want := []shariah.Price{1, 20, 30, 40}
+	for i, b := range got {
+		if b.Close != want[i] {
+			t.Fatalf("merged %v", got)
+		}
+	}
+}
+
+func TestRefStoreMergesAndReadsBack(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := testsvc.StartRedis(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	c, err := Open(srv.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	st := NewRefStore(c)
+	// Assets merge: later non-empty fields win, empty ones keep what is stored.
+	if err := st.PutAssets(ctx, []shariah.Asset{{Symbol: "AAPL", Name: "Apple", Type: shariah.Equity, Sector: "Tech"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutAssets(ctx, []shariah.Asset{{Symbol: "AAPL", Name: "Apple Inc.", CIK: "0000320193"}}); err != nil {
+		t.Fatal(err)
+	}
+	a, ok, _ := st.Asset(ctx, "AAPL")
+	if !ok || a.Name != "Apple Inc." || a.Sector != "Tech" || a.CIK != "0000320193" || a.Type != shariah.Equity {
+		t.Fatalf("merged asset %+v", a)
+	}
+	// Daily candles also build monthly ones; a second put merges.
+	jan := shariah.Series{Symbol: "AAPL", Interval: "1d", Source: shariah.SourceHistory, Bars: []shariah.Bar{
+		{Date: day("2024-01-30"), Open: 10, High: 12, Low: 9, Close: 11}, {Date: day("2024-01-31"), Open: 11, High: 13, Low: 10, Close: 12}}}
+	feb := shariah.Series{Symbol: "AAPL", Interval: "1d", Source: shariah.SourceHistory, Bars: []shariah.Bar{
+		{Date: day("2024-02-01"), Open: 12, High: 15, Low: 11, Close: 14}}}
+	for _, s := range []shariah.Series{jan, feb, jan} {
+		if err := st.PutSeries(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, _, _ := st.Series(ctx, "AAPL", "1d")
+	m, _, _ := st.Series(ctx, "AAPL", "1mo")
+	if len(d.Bars) != 3 || len(m.Bars) != 2 || m.Bars[0].Close != 12 || m.Bars[0].High != 13 || m.Bars[1].Close != 14 || d.Source != shariah.SourceHistory {
+		t.Fatalf("daily %+v monthly %+v", d, m)
+	}
+	// Illustrative stands in only until filed data arrives.
+	illus := shariah.Fundamentals{Symbol: "AAPL", PeriodEnd: "2025-12-31", Period: "FY",
+		Facts: map[shariah.Field]shariah.Fact{shariah.TotalAssets: {Source: shariah.SourceIllustrative}}}
+	filed := shariah.Fundamentals{Symbol: "AAPL", PeriodEnd: "2024-06-29", Period: "Q3",
+		Facts: map[shariah.Field]shariah.Fact{shariah.TotalAssets: {Source: shariah.SourceFiling, Ref: "0000320193-24-000081"}}}
+	if err := st.PutFundamentals(ctx, map[string][]shariah.Fundamentals{"AAPL": {illus}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutFundamentals(ctx, map[string][]shariah.Fundamentals{"AAPL": {filed}}); err != nil {
+		t.Fatal(err)
+	}
+	fs, _ := st.Fundamentals(ctx, "AAPL")
+	if len(fs) != 1 || fs[0].Period != "Q3" {
+		t.Fatalf("illustrative period kept next to filed data: %+v", fs)
+	}
+	// Holdings: older ones do not replace newer.
+	newH := []shariah.Holding{{ETF: "SPUS", Symbol: "NVDA", AsOf: "2026-07-17"}}
+	oldH := []shariah.Holding{{ETF: "SPUS", Symbol: "AAPL", AsOf: "2025-01-01"}}
+	_ = st.PutHoldings(ctx, "SPUS", newH)
+	_ = st.PutHoldings(ctx, "SPUS", oldH)
+	if hs, _ := st.Holdings(ctx, "SPUS"); len(hs) != 1 || hs[0].Symbol != "NVDA" {
+		t.Fatalf("holdings %+v", hs)
+	}
+	v1, _ := st.BumpVersion(ctx)
+	v2, _ := st.Version(ctx)
+	if v1 != v2 || v1 < 1 {
+		t.Fatalf("version %d %d", v1, v2)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatal(err)
+	}
+}
