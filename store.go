@@ -85,6 +85,8 @@ type RefStore interface {
 	Version(ctx context.Context) (int64, error)
 	Asset(ctx context.Context, symbol string) (Asset, bool, error)
 	AllAssets(ctx context.Context) ([]Asset, error)
+	// AssetsMany reads the records of many symbols (absent ones are missing from the map).
+	AssetsMany(ctx context.Context, symbols []string) (map[string]Asset, error)
 	Series(ctx context.Context, symbol, interval string) (Series, bool, error)
 	SeriesSymbols(ctx context.Context) ([]string, error)
 	Fundamentals(ctx context.Context, symbol string) ([]Fundamentals, error)

@@ -118,14 +118,22 @@ func Load(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, now time.
 	}
 	rep.Metals = len(p.Metals)
 
-	// Derived data for what this load touched.
+	// Derived data for what this load touched: quotes for the symbols with candles whose candles or
+	// shares outstanding may have changed, illustrative fundamentals for the touched equities.
 	syms := make([]string, 0, len(touched))
 	for s := range touched {
 		syms = append(syms, s)
 	}
 	sort.Strings(syms)
+	withSeries, err := st.SeriesSymbols(ctx)
+	if err != nil {
+		return fail("series symbols", err)
+	}
 	quotes := map[string]shariah.Quote{}
-	for _, sym := range syms {
+	for _, sym := range withSeries {
+		if !touched[sym] {
+			continue
+		}
 		q, ok, err := quoteFromStore(ctx, st, sym)
 		if err != nil {
 			return fail("quote "+sym, err)
@@ -259,9 +267,17 @@ func fillIllustrative(ctx context.Context, st shariah.RefStore, syms []string, q
 		if err != nil {
 			return made, err
 		}
+		assets, err := st.AssetsMany(ctx, part)
+		if err != nil {
+			return made, err
+		}
 		out := map[string][]shariah.Fundamentals{}
 		for _, sym := range part {
-			f, ok, err := illustrativeFor(ctx, st, sym, have[sym], quotes, x, perUSD, now)
+			a, ok := assets[sym]
+			if !ok || a.Type != shariah.Equity {
+				continue
+			}
+			f, ok, err := illustrativeFor(a, have[sym], quotes, x, perUSD, now)
 			if err != nil {
 				return made, err
 			}
@@ -280,7 +296,8 @@ func fillIllustrative(ctx context.Context, st shariah.RefStore, syms []string, q
 }
 
 // illustrativeFor returns the illustrative facts to add for one symbol, if any.
-func illustrativeFor(ctx context.Context, st shariah.RefStore, sym string, have []shariah.Fundamentals, quotes map[string]shariah.Quote, x Extras, perUSD map[string]decimal.Decimal, now time.Time) (shariah.Fundamentals, bool, error) {
+func illustrativeFor(a shariah.Asset, have []shariah.Fundamentals, quotes map[string]shariah.Quote, x Extras, perUSD map[string]decimal.Decimal, now time.Time) (shariah.Fundamentals, bool, error) {
+	sym := a.Symbol
 	for _, f := range have {
 		for _, fact := range f.Facts {
 			if fact.Source == shariah.SourceFiling || fact.Source == shariah.SourceLive {
@@ -300,10 +317,6 @@ func illustrativeFor(ctx context.Context, st shariah.RefStore, sym string, have 
 		if !missing {
 			return shariah.Fundamentals{}, false, nil
 		}
-	}
-	a, ok, err := st.Asset(ctx, sym)
-	if err != nil || !ok || a.Type != shariah.Equity {
-		return shariah.Fundamentals{}, false, err
 	}
 	q, hasQuote := quotes[sym]
 	asOf := now

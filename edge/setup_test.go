@@ -167,7 +167,7 @@ func setup(t *testing.T, o options) *env {
 	store := sredis.NewKeyStore(rc)
 	keys := &shariah.Keys{Store: store, Plans: o.plans}
 	srv, err := edge.New(edge.Deps{
-		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Ref: sredis.NewRefStore(rc), Costs: costs, Usage: writer,
+		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Ref: sredis.NewRefStore(rc).Cached(30 * time.Second), Costs: costs, Usage: writer,
 		UsageReader: analytics.UsageReader{DB: db}, Log: log, AccessLog: true, BaseURL: "http://example.com",
 		Checks: map[string]func(context.Context) error{"redis": func(ctx context.Context) error { return sredis.Ping(ctx, rc) }},
 	})

@@ -34,15 +34,20 @@ func trendingKey() string             { return "shr:trending" }
 // RefStore implements shariah.RefStore.
 type RefStore struct {
 	c rueidis.Client
-	// cacheTTL bounds client-side caching of hot reads (quotes, candles); Redis invalidates earlier
-	// when a key changes.
+	// cacheTTL, when set, serves hot reads (records, quotes, candles) from rueidis's client-side cache
+	// for at most that long; Redis invalidates an entry when its key changes, but the invalidation
+	// arrives asynchronously, so writers (the loader, ingesters) use an uncached store to read their
+	// own writes.
 	cacheTTL time.Duration
 }
 
 var _ shariah.RefStore = (*RefStore)(nil)
 
-// NewRefStore returns the reference store over the client.
-func NewRefStore(c rueidis.Client) *RefStore { return &RefStore{c: c, cacheTTL: 30 * time.Second} }
+// NewRefStore returns an uncached reference store over the client (for writers).
+func NewRefStore(c rueidis.Client) *RefStore { return &RefStore{c: c} }
+
+// Cached returns a copy of the store that serves reads from the client-side cache (for the edge).
+func (s *RefStore) Cached(ttl time.Duration) *RefStore { return &RefStore{c: s.c, cacheTTL: ttl} }
 
 // chunk is the number of commands sent in one pipeline by bulk operations.
 const chunk = 2000
@@ -94,7 +99,7 @@ func (s *RefStore) setJSON(key string, v any) (rueidis.Completed, error) {
 func (s *RefStore) getJSON(ctx context.Context, key string, v any, cached bool) (bool, error) {
 	var b []byte
 	var err error
-	if cached {
+	if cached && s.cacheTTL > 0 {
 		b, err = s.c.DoCache(ctx, s.c.B().Get().Key(key).Cache(), s.cacheTTL).AsBytes()
 	} else {
 		b, err = s.c.Do(ctx, s.c.B().Get().Key(key).Build()).AsBytes()
@@ -171,7 +176,26 @@ func (s *RefStore) AllAssets(ctx context.Context) ([]shariah.Asset, error) {
 	return out, err
 }
 
-// PutSeries merges candles; daily candles also refresh the monthly series.
+// AssetsMany reads many records, pipelined.
+func (s *RefStore) AssetsMany(ctx context.Context, symbols []string) (map[string]shariah.Asset, error) {
+	keys := make([]string, len(symbols))
+	for i, sym := range symbols {
+		keys[i] = assetKey(sym)
+	}
+	out := make(map[string]shariah.Asset, len(symbols))
+	err := s.getJSONMany(ctx, keys, func(i int, b []byte) error {
+		var a shariah.Asset
+		if err := json.Unmarshal(b, &a); err != nil {
+			return err
+		}
+		out[symbols[i]] = a
+		return nil
+	})
+	return out, err
+}
+
+// PutSeries merges candles; daily candles also refresh the monthly series. Real candles replace an
+// illustrative series.
 func (s *RefStore) PutSeries(ctx context.Context, se shariah.Series) error {
 	if se.Interval != "1d" && se.Interval != "1mo" {
 		return fmt.Errorf("series interval %q", se.Interval)
@@ -207,6 +231,16 @@ func (s *RefStore) PutSeries(ctx context.Context, se shariah.Series) error {
 		}
 		return b
 	}
+	// Illustrative candles only stand in until real ones arrive: real (history, live) candles replace an
+	// illustrative series instead of merging into it.
+	if se.Source != shariah.SourceIllustrative {
+		if dSrc == shariah.SourceIllustrative {
+			daily, dSrc = nil, ""
+		}
+		if mSrc == shariah.SourceIllustrative {
+			monthly, mSrc = nil, ""
+		}
+	}
 	cmd := s.c.B().Hset().Key(key).FieldValue()
 	if se.Interval == "1d" {
 		daily = mergeBars(daily, se.Bars)
@@ -224,7 +258,13 @@ func (s *RefStore) PutSeries(ctx context.Context, se shariah.Series) error {
 
 // Series reads a symbol's candles of an interval ("1d" or "1mo").
 func (s *RefStore) Series(ctx context.Context, symbol, interval string) (shariah.Series, bool, error) {
-	vals, err := s.c.DoCache(ctx, s.c.B().Hmget().Key(barsKey(symbol)).Field(interval, srcField(interval)).Cache(), s.cacheTTL).ToArray()
+	var vals []rueidis.RedisMessage
+	var err error
+	if s.cacheTTL > 0 {
+		vals, err = s.c.DoCache(ctx, s.c.B().Hmget().Key(barsKey(symbol)).Field(interval, srcField(interval)).Cache(), s.cacheTTL).ToArray()
+	} else {
+		vals, err = s.c.Do(ctx, s.c.B().Hmget().Key(barsKey(symbol)).Field(interval, srcField(interval)).Build()).ToArray()
+	}
 	if err != nil {
 		return shariah.Series{}, false, err
 	}
@@ -558,11 +598,21 @@ func (s *RefStore) Quote(ctx context.Context, symbol string) (shariah.Quote, boo
 // Quotes reads several quotes; absent ones are missing from the map.
 func (s *RefStore) Quotes(ctx context.Context, symbols []string) (map[string]shariah.Quote, error) {
 	out := make(map[string]shariah.Quote, len(symbols))
-	cmds := make([]rueidis.CacheableTTL, len(symbols))
-	for i, sym := range symbols {
-		cmds[i] = rueidis.CT(s.c.B().Get().Key(quoteKey(sym)).Cache(), s.cacheTTL)
+	var res []rueidis.RedisResult
+	if s.cacheTTL > 0 {
+		cmds := make([]rueidis.CacheableTTL, len(symbols))
+		for i, sym := range symbols {
+			cmds[i] = rueidis.CT(s.c.B().Get().Key(quoteKey(sym)).Cache(), s.cacheTTL)
+		}
+		res = s.c.DoMultiCache(ctx, cmds...)
+	} else {
+		cmds := make(rueidis.Commands, len(symbols))
+		for i, sym := range symbols {
+			cmds[i] = s.c.B().Get().Key(quoteKey(sym)).Build()
+		}
+		res = s.c.DoMulti(ctx, cmds...)
 	}
-	for i, r := range s.c.DoMultiCache(ctx, cmds...) {
+	for i, r := range res {
 		b, err := r.AsBytes()
 		if rueidis.IsRedisNil(err) {
 			continue
@@ -600,9 +650,15 @@ func (s *RefStore) BumpVersion(ctx context.Context) (int64, error) {
 	return s.c.Do(ctx, s.c.B().Incr().Key(refVersionKey()).Build()).AsInt64()
 }
 
-// Version reads the reference-data version (client-side cached: cheap to call per request).
+// Version reads the reference-data version (client-side cached on a cached store: cheap per request).
 func (s *RefStore) Version(ctx context.Context) (int64, error) {
-	v, err := s.c.DoCache(ctx, s.c.B().Get().Key(refVersionKey()).Cache(), time.Second).AsInt64()
+	var v int64
+	var err error
+	if s.cacheTTL > 0 {
+		v, err = s.c.DoCache(ctx, s.c.B().Get().Key(refVersionKey()).Cache(), min(s.cacheTTL, time.Second)).AsInt64()
+	} else {
+		v, err = s.c.Do(ctx, s.c.B().Get().Key(refVersionKey()).Build()).AsInt64()
+	}
 	if rueidis.IsRedisNil(err) {
 		return 0, nil
 	}

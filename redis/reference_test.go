@@ -106,6 +106,22 @@ func TestRefStoreMergesAndReadsBack(t *testing.T) {
 	if len(d.Bars) != 3 || len(m.Bars) != 2 || m.Bars[0].Close != 12 || m.Bars[0].High != 13 || m.Bars[1].Close != 14 || d.Source != shariah.SourceHistory {
 		t.Fatalf("daily %+v monthly %+v", d, m)
 	}
+	// Illustrative candles give way to real ones.
+	demo := shariah.Series{Symbol: "MSFT", Interval: "1d", Source: shariah.SourceIllustrative, Bars: []shariah.Bar{
+		{Date: day("2026-10-30"), Open: 5, High: 5, Low: 5, Close: 5}}}
+	real := shariah.Series{Symbol: "MSFT", Interval: "1d", Source: shariah.SourceHistory, Bars: []shariah.Bar{
+		{Date: day("2025-12-30"), Open: 4, High: 4, Low: 4, Close: 4}}}
+	_ = st.PutSeries(ctx, demo)
+	_ = st.PutSeries(ctx, real)
+	ms, _, _ := st.Series(ctx, "MSFT", "1d")
+	mm, _, _ := st.Series(ctx, "MSFT", "1mo")
+	if len(ms.Bars) != 1 || ms.Source != shariah.SourceHistory || len(mm.Bars) != 1 || mm.Source != shariah.SourceHistory {
+		t.Fatalf("real candles did not replace illustrative ones: %+v %+v", ms, mm)
+	}
+	_ = st.PutSeries(ctx, demo) // illustrative after real: merged, and the series says so
+	if ms, _, _ = st.Series(ctx, "MSFT", "1d"); len(ms.Bars) != 2 || ms.Source != shariah.SourceIllustrative {
+		t.Fatalf("illustrative after real: %+v", ms)
+	}
 	// Illustrative stands in only until filed data arrives.
 	illus := shariah.Fundamentals{Symbol: "AAPL", PeriodEnd: "2025-12-31", Period: "FY",
 		Facts: map[shariah.Field]shariah.Fact{shariah.TotalAssets: {Source: shariah.SourceIllustrative}}}

@@ -101,7 +101,7 @@ func runLoad(args []string) error {
 			return usageError{fmt.Sprintf("load: --shared %q is not a directory", *shared)}
 		}
 		if err := run("shared data "+*shared, func() (*datapack.Pack, datapack.Extras, error) {
-			return readShared(os.DirFS(*shared))
+			return datapack.ReadAllShared(os.DirFS(*shared))
 		}); err != nil {
 			return err
 		}

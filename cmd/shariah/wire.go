@@ -124,7 +124,7 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 	)
 	keys := &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans}
 	srv, err := edge.New(edge.Deps{
-		Keys: keys, Meter: sredis.NewMeter(rc, e.plans), Ref: sredis.NewRefStore(rc), Usage: writer, UsageReader: analytics.UsageReader{DB: db},
+		Keys: keys, Meter: sredis.NewMeter(rc, e.plans), Ref: sredis.NewRefStore(rc).Cached(30 * time.Second), Usage: writer, UsageReader: analytics.UsageReader{DB: db},
 		Log: e.log, AccessLog: e.cfg.AccessLog, BaseURL: e.cfg.BaseURL, Registry: reg,
 		BenchRoutes: os.Getenv("SHARIAH_BENCH_ROUTES") == "true",
 		Checks: map[string]func(context.Context) error{

@@ -1,7 +1,7 @@
 // Command genpack writes the illustrative prices of the default data pack
 // (datapack/defaultpack/prices.csv): monthly closes 2023-07..2026-07 and daily sessions
 // 2026-08-03..2026-10-30, as a deterministic random walk per symbol anchored near its real price level
-// in its trading currency. Run from the module root: go run ./internal/tools/genpack
+// in its trading currency (London in pounds, not pence). Run from the module root: go run ./internal/tools/genpack
 package main
 
 import (
@@ -32,8 +32,8 @@ var anchors = []anchor{
 	{"MO", 60, 0.08, 0.18, 9e6, 2}, {"BRK-B", 490, 0.10, 0.18, 4e6, 2}, {"2222.SR", 24.6, -0.05, 0.18, 12e6, 2},
 	{"1120.SR", 98, 0.08, 0.22, 4e6, 2}, {"7203.T", 2850, 0.05, 0.28, 2.5e7, 0}, {"6758.T", 4100, 0.15, 0.30, 9e6, 0},
 	{"SAP.DE", 232, 0.12, 0.28, 1.6e6, 2}, {"SIE.DE", 238, 0.10, 0.26, 1.3e6, 2}, {"ASML.AS", 880, 0.08, 0.36, 9e5, 2},
-	{"NESN.SW", 80, -0.03, 0.16, 4e6, 2}, {"NOVN.SW", 104, 0.05, 0.18, 4e6, 2}, {"AZN.L", 12600, 0.06, 0.22, 2.2e6, 0},
-	{"HSBA.L", 1010, 0.12, 0.22, 2.5e7, 1}, {"ULVR.L", 4500, 0.04, 0.16, 2.6e6, 0}, {"DGE.L", 1850, -0.10, 0.24, 3.5e6, 1},
+	{"NESN.SW", 80, -0.03, 0.16, 4e6, 2}, {"NOVN.SW", 104, 0.05, 0.18, 4e6, 2}, {"AZN.L", 126.00, 0.06, 0.22, 2.2e6, 2},
+	{"HSBA.L", 10.10, 0.12, 0.22, 2.5e7, 3}, {"ULVR.L", 45.00, 0.04, 0.16, 2.6e6, 2}, {"DGE.L", 18.50, -0.10, 0.24, 3.5e6, 2},
 	{"0700.HK", 640, 0.15, 0.32, 1.8e7, 1}, {"9988.HK", 165, 0.20, 0.45, 6e7, 1}, {"RELIANCE.NS", 1480, 0.06, 0.22, 8e6, 1},
 	{"TCS.NS", 3050, -0.05, 0.20, 2.5e6, 1}, {"1155.KL", 10.2, 0.06, 0.12, 1.2e7, 2}, {"TLKM.JK", 3150, -0.04, 0.26, 9e7, 0},
 	{"SPUS", 52, 0.14, 0.20, 4e5, 2}, {"HLAL", 58, 0.13, 0.19, 1.2e5, 2}, {"UMMA", 26, 0.08, 0.18, 5e4, 2},
