@@ -12,10 +12,11 @@ help: ## list the targets
 build: ## build bin/shariah
 	$(GO) build -o $(BIN) ./cmd/shariah
 
-run: build ## start Redis and ClickHouse locally, migrate, serve the API on :8000 and MCP on :8001
+run: build ## start Redis and ClickHouse locally, migrate, load the data, serve the API on :8000 and MCP on :8001
 	scripts/services.sh up
 	$(BIN) migrate
-	@if [ -d "$(DATA)" ]; then echo "data directory: $(DATA)"; fi
+	$(BIN) load --default --problems 0
+	@if [ -d "$(DATA)" ]; then $(BIN) load --shared "$(DATA)" --problems 0; else echo "no shared data at $(DATA): default universe only"; fi
 	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) exec $(BIN) all
 
 test: ## vet and run every test (installs Redis and ClickHouse when missing; tests start their own)

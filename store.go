@@ -98,6 +98,8 @@ type RefStore interface {
 	FX(ctx context.Context) ([]FXRate, error)
 	Metals(ctx context.Context, metal string) ([]MetalPrice, error) // oldest first
 	Quote(ctx context.Context, symbol string) (Quote, bool, error)
+	// QuoteJSON is the stored quote as JSON (the hot path serves it without decoding).
+	QuoteJSON(ctx context.Context, symbol string) ([]byte, bool, error)
 	Quotes(ctx context.Context, symbols []string) (map[string]Quote, error)
 	Trending(ctx context.Context) ([]Trending, error)
 	// ScreeningResultCount is the number of cached screening results (for the database stats).

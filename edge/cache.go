@@ -18,9 +18,18 @@ func sendCacheable(c *fiber.Ctx, v any, maxAge time.Duration) error {
 	if err != nil {
 		return err
 	}
+	return sendRaw(c, body, etagOf(body), maxAge)
+}
+
+// etagOf is a strong ETag of a body: a 64-bit FNV-1a hash.
+func etagOf(body []byte) string {
 	h := fnv.New64a()
 	h.Write(body)
-	etag := `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
+	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
+}
+
+// sendRaw writes a JSON body with its ETag and Cache-Control, or 304 when If-None-Match matches.
+func sendRaw(c *fiber.Ctx, body []byte, etag string, maxAge time.Duration) error {
 	c.Set(fiber.HeaderETag, etag)
 	c.Set(fiber.HeaderCacheControl, "private, max-age="+strconv.Itoa(int(maxAge.Seconds())))
 	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && etagMatches(inm, etag) {

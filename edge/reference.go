@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/url"
 	"sort"
@@ -157,19 +158,40 @@ func (s *Server) databaseStats(c *fiber.Ctx) error {
 	return c.JSON(st)
 }
 
+// quote serves the stored quote JSON as it is (it is the marshalled shariah.Quote): the hot path of the
+// service decodes nothing, and the ETag and as-of date are memoised per symbol until the bytes change.
 func (s *Server) quote(c *fiber.Ctx) error {
 	a, err := s.symbolParam(c)
 	if err != nil {
 		return err
 	}
-	q, ok, err := s.Ref.Quote(c.UserContext(), a.Symbol)
+	raw, ok, err := s.Ref.QuoteJSON(c.UserContext(), a.Symbol)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return shariah.Errorf(shariah.ENOTFOUND, "No price data for %s.", a.Symbol)
 	}
-	return sendCacheable(c, q, ageMaxAge(q.AsOf, s.Now()))
+	m, _ := s.quoteMemo.Load(a.Symbol)
+	memo, _ := m.(*rawMemo)
+	if memo == nil || !bytes.Equal(memo.raw, raw) {
+		var head struct {
+			AsOf string `json:"as_of"`
+		}
+		if err := json.Unmarshal(raw, &head); err != nil {
+			return err
+		}
+		memo = &rawMemo{raw: bytes.Clone(raw), etag: etagOf(raw), asOf: head.AsOf}
+		s.quoteMemo.Store(a.Symbol, memo)
+	}
+	return sendRaw(c, memo.raw, memo.etag, ageMaxAge(memo.asOf, s.Now()))
+}
+
+// rawMemo is a stored body with its ETag and as-of date.
+type rawMemo struct {
+	raw  []byte
+	etag string
+	asOf string
 }
 
 // symbolsBody is the body of the batch routes: a list of symbols.

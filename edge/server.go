@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -47,6 +48,8 @@ type Server struct {
 	plans    shariah.Plans
 	store    shariah.KeyStore
 	catalogs *shariah.CatalogCache
+	// quoteMemo holds, per symbol, the last quote bytes served with their ETag (see quote).
+	quoteMemo sync.Map
 }
 
 // authMode says how a route authenticates.

@@ -595,6 +595,21 @@ func (s *RefStore) Quote(ctx context.Context, symbol string) (shariah.Quote, boo
 	return q, ok, err
 }
 
+// QuoteJSON reads a symbol's stored quote without decoding it.
+func (s *RefStore) QuoteJSON(ctx context.Context, symbol string) ([]byte, bool, error) {
+	var b []byte
+	var err error
+	if s.cacheTTL > 0 {
+		b, err = s.c.DoCache(ctx, s.c.B().Get().Key(quoteKey(symbol)).Cache(), s.cacheTTL).AsBytes()
+	} else {
+		b, err = s.c.Do(ctx, s.c.B().Get().Key(quoteKey(symbol)).Build()).AsBytes()
+	}
+	if rueidis.IsRedisNil(err) {
+		return nil, false, nil
+	}
+	return b, err == nil, err
+}
+
 // Quotes reads several quotes; absent ones are missing from the map.
 func (s *RefStore) Quotes(ctx context.Context, symbols []string) (map[string]shariah.Quote, error) {
 	out := make(map[string]shariah.Quote, len(symbols))

@@ -4,6 +4,8 @@
 #   /bench/metered    the same body behind the key check and the Lua meter (1 token per request),
 #                     with the usage event written to ClickHouse
 #   /api/keys/plans   a real metered API route (0 tokens: the meter's read-only path)
+#   /api/quote/AAPL   a metered (2 tokens), cached quote from Redis through rueidis client-side caching
+# It also times a full load of the shared data set when ../shared/data (or SHARIAH_DATA_DIR) exists.
 # and prints each throughput and the ratio metered/constant. On 2 cores wrk competes with the server,
 # so the ratio is the figure to quote, not the absolute rates.
 set -euo pipefail
@@ -17,6 +19,14 @@ CONNS=${LOAD_CONNS:-50}
 go build -o bin/shariah ./cmd/shariah
 export SHARIAH_HTTP_ADDR=127.0.0.1:$PORT SHARIAH_ACCESS_LOG=false SHARIAH_BENCH_ROUTES=true SHARIAH_LOG_LEVEL=warn
 bin/shariah migrate
+bin/shariah load --default --problems 0 >/dev/null
+DATA=${SHARIAH_DATA_DIR:-$root/../shared/data}
+if [ -d "$DATA" ]; then
+  t0=$(date +%s.%N)
+  bin/shariah load --shared "$DATA" --problems 0 | sed 's/^/load: /'
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "full shared-data load (process start to end): %.2f s\n", b-a}'
+fi
 KEY=$(bin/shariah keys create --email load@example.com --plan enterprise 2>/dev/null)
 bin/shariah serve & pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
@@ -32,10 +42,12 @@ rps /bench/constant >/dev/null # warm-up
 c=$(rps /bench/constant)
 m=$(rps /bench/metered "X-API-Key: $KEY")
 p=$(rps /api/keys/plans "X-API-Key: $KEY")
+q=$(rps /api/quote/AAPL "X-API-Key: $KEY")
 echo "constant JSON        : $c req/s"
 echo "metered (1 token)    : $m req/s"
 echo "GET /api/keys/plans  : $p req/s"
-awk -v c="$c" -v m="$m" -v p="$p" 'BEGIN {printf "ratio metered/constant: %.2f; plans/constant: %.2f\n", m/c, p/c}'
+echo "GET /api/quote/AAPL  : $q req/s"
+awk -v c="$c" -v m="$m" -v p="$p" -v q="$q" 'BEGIN {printf "ratio metered/constant: %.2f; plans/constant: %.2f; quote/constant: %.2f\n", m/c, p/c, q/c}'
 # Show the meter kept count: tokens used by the load key this month.
 curl -fs -H "X-API-Key: $KEY" "http://127.0.0.1:$PORT/api/auth/me" | sed -e 's/.*"tokens_used":\([0-9]*\).*/tokens charged to the load key this month: \1/'
 echo

@@ -10,6 +10,7 @@ MCP_PORT=${SMOKE_MCP_PORT:-18091}
 export SHARIAH_HTTP_ADDR=127.0.0.1:$PORT SHARIAH_MCP_ADDR=127.0.0.1:$MCP_PORT SHARIAH_USAGE_FLUSH_INTERVAL=200ms
 export SHARIAH_CLICKHOUSE_URL=clickhouse://127.0.0.1:${CLICKHOUSE_PORT:-9000}/shariah_smoke
 bin/shariah migrate
+bin/shariah load --default --problems 0 >/dev/null
 bin/shariah all 2>.local/smoke.log & pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
 base=http://127.0.0.1:$PORT
@@ -25,6 +26,8 @@ key=$(curl -fs -X POST "$base/api/keys/generate" -H 'Content-Type: application/j
 [[ $key == shr_* ]] || fail "no key issued"
 curl -fs -H "X-API-Key: $key" "$base/api/auth/me" | grep -q '"plan":"free"' || fail "auth/me"
 curl -fs -H "X-API-Key: $key" "$base/api/keys/plans" >/dev/null || fail "plans"
+curl -fs -H "X-API-Key: $key" "$base/api/database/search?q=apple" | grep -q '"symbol":"AAPL"' || fail "search"
+curl -fs -H "X-API-Key: $key" "$base/api/quote/AAPL" | grep -q '"price":' || fail "quote"
 sleep 1 # the usage writer flushes every 200ms
 curl -fs -H "X-API-Key: $key" "$base/api/auth/me/usage/daily" | grep -q '"requests":[1-9]' || fail "usage not visible in /api/auth/me/usage/daily"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/auth/me")
@@ -33,4 +36,4 @@ curl -fs -X POST "http://127.0.0.1:$MCP_PORT/mcp" -H 'Content-Type: application/
   -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"smoke","version":"0"}}}' \
   | grep -q '"serverInfo"' || fail "MCP initialize on /mcp"
 grep -q "$key" .local/smoke.log && fail "a full key appears in the log"
-echo "smoke: ok (health, docs, key flow, usage history, MCP over HTTP)"
+echo "smoke: ok (health, docs, key flow, search, quote, usage history, MCP over HTTP)"
