@@ -1,0 +1,409 @@
+package shariah_test
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/rulesets"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+var now = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+
+func allRulesets(t testing.TB) shariah.Rulesets {
+	t.Helper()
+	rs, err := rulesets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+func fact(v int64) shariah.Fact {
+	return shariah.Fact{Value: shariah.NewNumber(decimal.NewFromInt(v)), Source: shariah.SourceFiling, Ref: "0000000000-26-000001"}
+}
+
+// base is a company whose every ratio is tiny: total assets, revenue and market cap (1,000,000 shares
+// at 1.00 for 36 months) all 1,000,000, every numerator 100 (1 bp).
+func base() shariah.ScreenInputs {
+	in := shariah.ScreenInputs{
+		Asset: shariah.Asset{Symbol: "TEST", Name: "Test Co", Type: shariah.Equity, Sector: "Information Technology", Industry: "Application Software", Currency: "USD"},
+		Fundamentals: []shariah.Fundamentals{{Symbol: "TEST", PeriodEnd: "2026-06-30", Period: "Q2", Currency: "USD", Facts: map[shariah.Field]shariah.Fact{
+			shariah.TotalAssets: fact(1_000_000), shariah.TotalRevenue: fact(1_000_000), shariah.TotalDebt: fact(100),
+			shariah.CashAndSecurities: fact(100), shariah.Receivables: fact(100), shariah.InterestIncome: fact(100),
+			shariah.ImpureRevenue: fact(0), shariah.SharesOutstanding: fact(1_000_000), shariah.Inventory: fact(0)}}},
+		PriceSource: shariah.SourceHistory, Now: now,
+	}
+	d := time.Date(2023, 10, 31, 0, 0, 0, 0, time.UTC)
+	for range 36 {
+		in.Monthly = append(in.Monthly, shariah.Bar{Date: d, Open: shariah.PriceScale, High: shariah.PriceScale, Low: shariah.PriceScale, Close: shariah.PriceScale})
+		d = d.AddDate(0, 1, 0)
+	}
+	return in
+}
+
+// setRatio makes a ratio's numerator equal bp basis points of its denominator (every denominator of
+// base is 1,000,000, so the numerator is bp x 100), putting the amount into its first field.
+func setRatio(in *shariah.ScreenInputs, r shariah.RatioRule, bp decimal.Decimal) {
+	f := in.Fundamentals[0].Facts
+	for _, fld := range r.Numerator {
+		f[fld] = shariah.Fact{Value: shariah.NewNumber(decimal.Zero), Source: shariah.SourceFiling, Ref: "x"}
+	}
+	f[r.Numerator[0]] = shariah.Fact{Value: shariah.NewNumber(bp.Mul(decimal.NewFromInt(100))), Source: shariah.SourceFiling, Ref: "x"}
+}
+
+func ratioOf(t *testing.T, res shariah.Result, m, id string) shariah.RatioResult {
+	t.Helper()
+	for _, r := range res.ByMethodology[m].Ratios {
+		if r.ID == id {
+			return r
+		}
+	}
+	t.Fatalf("%s has no ratio %s", m, id)
+	return shariah.RatioResult{}
+}
+
+// TestEveryThresholdOfEveryRuleset puts each ratio of each methodology of each ruleset exactly at, one
+// hundredth of a basis point under, and 0.01 percentage point over its threshold.
+func TestEveryThresholdOfEveryRuleset(t *testing.T) {
+	hundredth := decimal.RequireFromString("0.01")
+	onePP := decimal.NewFromInt(1) // 1 bp = 0.01 percentage point
+	for name, rs := range allRulesets(t) {
+		for _, m := range rs.Methodologies {
+			for _, rule := range m.Ratios {
+				cmp := rs.Comparator
+				if rule.Comparator != "" {
+					cmp = rule.Comparator
+				}
+				cases := []struct {
+					label string
+					bp    decimal.Decimal
+					want  bool
+				}{
+					{"at", rule.ThresholdBP, cmp == shariah.CmpLE},
+					{"just under", rule.ThresholdBP.Sub(hundredth), true},
+					{"a basis point under", rule.ThresholdBP.Sub(onePP), true},
+					{"just over", rule.ThresholdBP.Add(hundredth), false},
+				}
+				for _, c := range cases {
+					in := base()
+					setRatio(&in, rule, c.bp)
+					res := shariah.Screen(in, rs, "")
+					rr := ratioOf(t, res, m.Name, rule.ID)
+					if rr.Pass == nil || *rr.Pass != c.want {
+						t.Errorf("%s/%s/%s %s the threshold (%s bp, %s): pass=%v, want %v", name, m.ID, rule.ID, c.label, c.bp, cmp, rr.Pass, c.want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestSpecExamplesToTheBasisPoint(t *testing.T) {
+	spec := allRulesets(t)["spec"]
+	aaoifi, _ := spec.Methodology("aaoifi")
+	msci, _ := spec.Methodology("msci")
+	cases := []struct {
+		m    *shariah.MethodologyRule
+		pct  string
+		want string
+	}{
+		{aaoifi, "30.00", shariah.NonCompliant}, {aaoifi, "29.99", shariah.Compliant},
+		{msci, "33.33", shariah.NonCompliant}, {msci, "33.32", shariah.Compliant},
+	}
+	for _, c := range cases {
+		in := base()
+		setRatio(&in, c.m.Ratios[0], decimal.RequireFromString(c.pct).Mul(decimal.NewFromInt(100)))
+		res := shariah.Screen(in, spec, "")
+		if got := res.Methodologies[c.m.Name]; got != c.want {
+			t.Errorf("%s debt %s%%: %s, want %s", c.m.Name, c.pct, got, c.want)
+		}
+	}
+}
+
+func TestEachDenominator(t *testing.T) {
+	spec := allRulesets(t)["spec"]
+	in := base()
+	// Debt 320,000: 32% of total assets (1,000,000); market cap moves only DJIM and S&P.
+	in.Fundamentals[0].Facts[shariah.TotalDebt] = fact(320_000)
+	// The last 24 months at 2.00 (24m average 2.00 -> 16%); the 12 before at 1.00 (36m average 1.6667 -> 19.2%).
+	for i := 12; i < 36; i++ {
+		in.Monthly[i].Close = 2 * shariah.PriceScale
+	}
+	res := shariah.Screen(in, spec, "")
+	want := map[string]string{"AAOIFI": "32.0000", "FTSE": "32.0000", "MSCI": "32.0000", "DJIM": "16.0000", "S&P": "19.2000"}
+	for m, pct := range want {
+		if got := *ratioOf(t, res, m, "debt").ValuePct; got != pct {
+			t.Errorf("%s debt ratio %s%%, want %s%%", m, got, pct)
+		}
+	}
+	if res.Methodologies["AAOIFI"] != shariah.NonCompliant || res.Methodologies["FTSE"] != shariah.Compliant || res.Methodologies["DJIM"] != shariah.Compliant {
+		t.Fatalf("verdicts %v", res.Methodologies)
+	}
+	if ratioOf(t, res, "DJIM", "debt").DenominatorOf != shariah.DenMcapAvg24 || res.FinancialRatios["debt_to_market_cap_avg_36m"] == nil {
+		t.Fatalf("financial ratios %v", res.FinancialRatios)
+	}
+}
+
+func TestMissingInputsGiveInsufficientData(t *testing.T) {
+	spec := allRulesets(t)["spec"]
+	in := base()
+	delete(in.Fundamentals[0].Facts, shariah.InterestIncome)
+	in.Monthly = in.Monthly[13:] // 23 months: not enough for DJIM's 24 or S&P's 36
+	res := shariah.Screen(in, spec, "")
+	for _, m := range []string{"AAOIFI", "FTSE", "MSCI", "DJIM", "S&P"} {
+		if res.Methodologies[m] != shariah.InsufficientData {
+			t.Errorf("%s: %s", m, res.Methodologies[m])
+		}
+	}
+	if res.ComplianceStatus != "INSUFFICIENT_DATA" || res.IsCompliant != nil || res.PurificationRate != nil {
+		t.Fatalf("overall %s, is_compliant %v, purification %v", res.ComplianceStatus, res.IsCompliant, res.PurificationRate)
+	}
+	dq := strings.Join(res.DataQuality.MissingFields, ",")
+	if !strings.Contains(dq, "interest_income") || !strings.Contains(dq, "monthly_closes (23 of 24 months)") || !strings.Contains(dq, "monthly_closes (23 of 36 months)") {
+		t.Fatalf("missing fields %v", res.DataQuality.MissingFields)
+	}
+	if !strings.Contains(res.ComplianceExplanation, "No verdict under") || !strings.Contains(res.ComplianceExplanation, "interest income") {
+		t.Fatalf("explanation %q", res.ComplianceExplanation)
+	}
+	// A failing ratio decides even when another is unknown.
+	in.Fundamentals[0].Facts[shariah.TotalDebt] = fact(400_000)
+	res = shariah.Screen(in, spec, "")
+	if res.Methodologies["AAOIFI"] != shariah.NonCompliant || res.Methodologies["DJIM"] != shariah.InsufficientData {
+		t.Fatalf("known failure with an unknown ratio: %v", res.Methodologies)
+	}
+	// MSCI's published rules count missing data as failing.
+	res = shariah.Screen(base2(in), allRulesets(t)["msci-2025"], "")
+	if res.Methodologies["MSCI"] != shariah.NonCompliant || !strings.Contains(res.ByMethodology["MSCI"].Reason, "missing data counts as failing") {
+		t.Fatalf("msci-2025 with missing data: %v %q", res.Methodologies, res.ByMethodology["MSCI"].Reason)
+	}
+}
+
+func base2(in shariah.ScreenInputs) shariah.ScreenInputs {
+	in.Fundamentals[0].Facts[shariah.TotalDebt] = fact(100)
+	return in
+}
+
+func TestOverallRuleAndExplanation(t *testing.T) {
+	spec := allRulesets(t)["spec"]
+	in := base()
+	in.Fundamentals[0].Facts[shariah.Receivables] = fact(400_000) // 40%: MSCI's 33.33% of assets and DJIM's 33% of market cap fail
+	res := shariah.Screen(in, spec, "")
+	if res.ComplianceStatus != "QUESTIONABLE" || res.OverallStatus != res.ComplianceStatus || res.IsCompliant == nil || *res.IsCompliant {
+		t.Fatalf("mixed verdicts: %s %v", res.ComplianceStatus, res.IsCompliant)
+	}
+	want := "Compliant under AAOIFI, FTSE and S&P; fails DJIM and MSCI on receivables."
+	if res.ComplianceExplanation != want {
+		t.Fatalf("explanation %q, want %q", res.ComplianceExplanation, want)
+	}
+	if res.MSCICompliant == nil || *res.MSCICompliant || res.AAOIFICompliant == nil || !*res.AAOIFICompliant {
+		t.Fatalf("per-methodology booleans")
+	}
+	one := shariah.Screen(in, spec, "aaoifi")
+	if one.ComplianceStatus != "COMPLIANT" || one.Methodology != "AAOIFI" || !strings.HasPrefix(one.ComplianceExplanation, "Overall compliant under AAOIFI: ") {
+		t.Fatalf("methodology=aaoifi: %s %q", one.ComplianceStatus, one.ComplianceExplanation)
+	}
+	all := shariah.Screen(base(), spec, "")
+	if all.ComplianceStatus != "COMPLIANT" || !*all.IsCompliant || all.ComplianceExplanation != "Compliant under AAOIFI, DJIM, FTSE, MSCI and S&P." {
+		t.Fatalf("all pass: %s %q", all.ComplianceStatus, all.ComplianceExplanation)
+	}
+	for _, mr := range all.ByMethodology {
+		if !mr.Verified {
+			t.Fatal("verified must be true on every entry")
+		}
+	}
+	// purification: (impure 0 + interest 100) / revenue 1,000,000 = 0.0001 = 0.01%
+	if all.PurificationRate.String() != "0.0001" || all.PurificationRatePct.String() != "0.01" {
+		t.Fatalf("purification %s / %s", all.PurificationRate, all.PurificationRatePct)
+	}
+	bad := base()
+	bad.Fundamentals[0].Facts[shariah.TotalDebt] = fact(900_000)
+	res = shariah.Screen(bad, spec, "")
+	if res.ComplianceStatus != "NON_COMPLIANT" || res.ComplianceExplanation != "Fails AAOIFI, DJIM, FTSE, MSCI and S&P on debt." {
+		t.Fatalf("all fail: %s %q", res.ComplianceStatus, res.ComplianceExplanation)
+	}
+}
+
+func TestBusinessActivityScreen(t *testing.T) {
+	spec := allRulesets(t)["spec"]
+	cases := []struct {
+		industry, sic string
+		want          map[string]string
+	}{
+		{"Diversified Banks", "6021", map[string]string{"AAOIFI": shariah.NonCompliant, "MSCI": shariah.NonCompliant}},
+		{"Islamic Banks", "", map[string]string{"AAOIFI": shariah.Compliant}},
+		{"Distillers & Vintners", "", map[string]string{"DJIM": shariah.NonCompliant}},
+		{"Tobacco", "2111", map[string]string{"S&P": shariah.NonCompliant}},
+		{"Hotels, Resorts & Cruise Lines", "", map[string]string{"MSCI": shariah.NonCompliant, "AAOIFI": shariah.Compliant}},
+		{"Multi-Sector Holdings", "", map[string]string{"AAOIFI": shariah.Questionable, "FTSE": shariah.Questionable}},
+		{"Aerospace & Defense", "", map[string]string{"FTSE": shariah.Questionable, "AAOIFI": shariah.Compliant}},
+	}
+	for _, c := range cases {
+		in := base()
+		in.Asset.Industry, in.Asset.SIC, in.Asset.Sector = c.industry, c.sic, ""
+		delete(in.Fundamentals[0].Facts, shariah.ImpureRevenue)
+		res := shariah.Screen(in, spec, "")
+		for m, v := range c.want {
+			if res.Methodologies[m] != v {
+				t.Errorf("%s under %s: %s, want %s (%s)", c.industry, m, res.Methodologies[m], v, res.ByMethodology[m].Reason)
+			}
+		}
+	}
+	// No classification at all: no verdict rather than a guess.
+	in := base()
+	in.Asset.Sector, in.Asset.Industry = "", ""
+	if res := shariah.Screen(in, spec, ""); res.ComplianceStatus != "INSUFFICIENT_DATA" {
+		t.Fatalf("unclassified company: %s", res.ComplianceStatus)
+	}
+	// Impure revenue absent from filings counts as zero only for a clean classification, and says so.
+	in = base()
+	delete(in.Fundamentals[0].Facts, shariah.ImpureRevenue)
+	res := shariah.Screen(in, spec, "")
+	if res.ComplianceStatus != "COMPLIANT" || len(res.DataQuality.Assumptions) != 1 {
+		t.Fatalf("clean company without impure revenue: %s %v", res.ComplianceStatus, res.DataQuality.Assumptions)
+	}
+}
+
+func TestDJIMBufferAndTransitions(t *testing.T) {
+	djim := allRulesets(t)["djim-2026"]
+	mk := func(debtPcts ...int64) shariah.ScreenInputs {
+		in := base()
+		in.Monthly = nil
+		d := time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC)
+		for range 34 {
+			in.Monthly = append(in.Monthly, shariah.Bar{Date: d, Close: shariah.PriceScale, Open: shariah.PriceScale, High: shariah.PriceScale, Low: shariah.PriceScale})
+			d = time.Date(d.Year(), d.Month()+2, 0, 0, 0, 0, 0, time.UTC)
+		}
+		tmpl := in.Fundamentals[0]
+		in.Fundamentals = nil
+		end := time.Date(2025, 12, 31, 0, 0, 0, 0, time.UTC)
+		for i := range debtPcts {
+			f := shariah.Fundamentals{Symbol: "TEST", Period: "Q4", Currency: "USD", Facts: map[shariah.Field]shariah.Fact{}}
+			for k, v := range tmpl.Facts {
+				f.Facts[k] = v
+			}
+			f.PeriodEnd = time.Date(end.Year(), end.Month()+time.Month(3*i)+1, 0, 0, 0, 0, 0, time.UTC).Format("2006-01-02")
+			f.Facts[shariah.TotalDebt] = fact(debtPcts[i] * 10_000)
+			in.Fundamentals = append(in.Fundamentals, f)
+		}
+		in.Now = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+		return in
+	}
+	cases := []struct {
+		pcts []int64
+		want string
+		held bool
+	}{
+		{[]int64{30, 34}, shariah.Compliant, true},                 // one breach in the band: status kept
+		{[]int64{30, 34, 34}, shariah.Compliant, true},             // two
+		{[]int64{30, 34, 34, 34}, shariah.NonCompliant, false},     // the third changes it
+		{[]int64{30, 36}, shariah.NonCompliant, false},             // beyond 35%: at once
+		{[]int64{36, 30, 30}, shariah.NonCompliant, true},          // re-entry needs three passing periods
+		{[]int64{36, 30, 30, 30}, shariah.Compliant, false},        // and then it is back
+		{[]int64{30, 34, 30, 34, 34}, shariah.Compliant, true},     // breaches must be consecutive
+	}
+	for _, c := range cases {
+		res := shariah.Screen(mk(c.pcts...), djim, "")
+		mr := res.ByMethodology["DJIM"]
+		if mr.Verdict != c.want || mr.Buffer == nil || mr.Buffer.Held != c.held {
+			t.Errorf("debt %v: %s held=%v, want %s held=%v (%+v)", c.pcts, mr.Verdict, mr.Buffer != nil && mr.Buffer.Held, c.want, c.held, mr.Buffer)
+		}
+	}
+}
+
+func TestRulesetsResolve(t *testing.T) {
+	rs := allRulesets(t)
+	if len(rs) < 9 {
+		t.Fatalf("%d rulesets", len(rs))
+	}
+	for _, r := range rs {
+		if r.ReviewStatus == "" || r.EditionDate == "" || r.Source == "" {
+			t.Errorf("%s lacks provenance", r.Name)
+		}
+	}
+	if _, _, err := rs.Resolve("nope", ""); err == nil || !strings.Contains(fmt.Sprint(err.(*shariah.Error).Detail), "spec") {
+		t.Fatalf("unknown ruleset: %v", err)
+	}
+	if _, m, err := rs.Resolve("", "S&P"); err != nil || m != "sp" {
+		t.Fatalf("S&P: %v %s", err, m)
+	}
+	if _, _, err := rs.Resolve("djim-2026", "aaoifi"); err == nil {
+		t.Fatal("aaoifi is not in djim-2026")
+	}
+	if _, err := shariah.ParseRuleset([]byte(`{"name":"x","edition_date":"2026","source":"s","review_status":"r","comparator":"lt",
+		"methodologies":[{"id":"a","name":"A","business":["alcohol","gin"],"ratios":[{"id":"d","numerator":["debt"],"denominator":"assets","threshold_bp":20000}]}]}`)); err == nil ||
+		!strings.Contains(err.Error(), "gin") || !strings.Contains(err.Error(), "assets") || !strings.Contains(err.Error(), "debt") || !strings.Contains(err.Error(), "20000") {
+		t.Fatalf("ruleset validation: %v", err)
+	}
+}
+
+// TestGoldenScenarios pins whole results (regenerate with go test -run Golden -update).
+func TestGoldenScenarios(t *testing.T) {
+	rs := allRulesets(t)
+	scenarios := map[string]func() (shariah.ScreenInputs, string, string){
+		"clean-tech": func() (shariah.ScreenInputs, string, string) { return base(), "spec", "" },
+		"bank": func() (shariah.ScreenInputs, string, string) {
+			in := base()
+			in.Asset.Industry, in.Asset.SIC, in.Asset.Sector = "Diversified Banks", "6021", "Financials"
+			in.Fundamentals[0].Facts[shariah.InterestIncome] = fact(600_000)
+			return in, "spec", ""
+		},
+		"receivables-msci": func() (shariah.ScreenInputs, string, string) {
+			in := base()
+			in.Fundamentals[0].Facts[shariah.Receivables] = fact(400_000)
+			return in, "spec", ""
+		},
+		"illustrative-aaoifi-only": func() (shariah.ScreenInputs, string, string) {
+			in := base()
+			for k, f := range in.Fundamentals[0].Facts {
+				f.Source, f.Ref = shariah.SourceIllustrative, "illustrative: sector profile"
+				in.Fundamentals[0].Facts[k] = f
+			}
+			return in, "spec", "aaoifi"
+		},
+		"djim-2026-short-history": func() (shariah.ScreenInputs, string, string) {
+			in := base()
+			in.Monthly = in.Monthly[20:]
+			return in, "djim-2026", ""
+		},
+	}
+	for name, mk := range scenarios {
+		in, rsName, m := mk()
+		res := shariah.Screen(in, rs[rsName], m)
+		got, _ := json.MarshalIndent(res, "", "  ")
+		path := filepath.Join("testdata", "golden", name+".json")
+		if *update {
+			os.MkdirAll(filepath.Dir(path), 0o755)
+			if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v (run with -update to create)", name, err)
+		}
+		if strings.TrimSpace(string(want)) != strings.TrimSpace(string(got)) {
+			t.Errorf("%s differs from %s:\n%s", name, path, got)
+		}
+	}
+}
+
+func BenchmarkScreen(b *testing.B) {
+	rs := allRulesets(b)["spec"]
+	in := base()
+	b.ReportAllocs()
+	for b.Loop() {
+		shariah.Screen(in, rs, "")
+	}
+}
