@@ -304,13 +304,13 @@ func TestDJIMBufferAndTransitions(t *testing.T) {
 		want string
 		held bool
 	}{
-		{[]int64{30, 34}, shariah.Compliant, true},                 // one breach in the band: status kept
-		{[]int64{30, 34, 34}, shariah.Compliant, true},             // two
-		{[]int64{30, 34, 34, 34}, shariah.NonCompliant, false},     // the third changes it
-		{[]int64{30, 36}, shariah.NonCompliant, false},             // beyond 35%: at once
-		{[]int64{36, 30, 30}, shariah.NonCompliant, true},          // re-entry needs three passing periods
-		{[]int64{36, 30, 30, 30}, shariah.Compliant, false},        // and then it is back
-		{[]int64{30, 34, 30, 34, 34}, shariah.Compliant, true},     // breaches must be consecutive
+		{[]int64{30, 34}, shariah.Compliant, true},             // one breach in the band: status kept
+		{[]int64{30, 34, 34}, shariah.Compliant, true},         // two
+		{[]int64{30, 34, 34, 34}, shariah.NonCompliant, false}, // the third changes it
+		{[]int64{30, 36}, shariah.NonCompliant, false},         // beyond 35%: at once
+		{[]int64{36, 30, 30}, shariah.NonCompliant, true},      // re-entry needs three passing periods
+		{[]int64{36, 30, 30, 30}, shariah.Compliant, false},    // and then it is back
+		{[]int64{30, 34, 30, 34, 34}, shariah.Compliant, true}, // breaches must be consecutive
 	}
 	for _, c := range cases {
 		res := shariah.Screen(mk(c.pcts...), djim, "")
