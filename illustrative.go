@@ -31,6 +31,9 @@ var sectorProfiles = map[string]sectorProfile{
 
 var defaultProfile = sectorProfile{0.70, 0.25, 0.10, 0.10, 0.60, 0.010, 0.06}
 
+// islamicBankProfile: financing income is profit, not interest; deposits are not interest-bearing debt.
+var islamicBankProfile = sectorProfile{5.00, 0.05, 0.10, 0.05, 0.05, 0.000, 0.00}
+
 // CapClassUSD are representative market capitalisations (USD) of the size classes data sets use.
 var CapClassUSD = map[string]int64{
 	"mega cap": 500_000_000_000, "large cap": 50_000_000_000, "mid cap": 5_000_000_000,
@@ -46,6 +49,9 @@ func IllustrativeFundamentals(a Asset, marketCap decimal.Decimal, capBasis strin
 	profile := a.Sector
 	if !ok {
 		p, profile = defaultProfile, "cross-sector default"
+	}
+	if strings.Contains(strings.ToLower(a.Industry), "islamic") {
+		p, profile = islamicBankProfile, "Islamic bank"
 	}
 	year := asOf.Year() - 1
 	f := Fundamentals{Symbol: a.Symbol, PeriodEnd: fmt.Sprintf("%d-12-31", year), Period: "FY", FiscalYear: year,

@@ -90,7 +90,11 @@ func (s *Server) handle(rt *route) fiber.Handler {
 			_ = json.Unmarshal(c.Body(), &b)
 			items = len(b.Symbols)
 		}
-		cost := rt.cost.Charge(items, c.Query("force_refresh") == "true")
+		fresh := c.Query("force_refresh") == "true"
+		if rt.Fresh != nil {
+			fresh = rt.Fresh(c)
+		}
+		cost := rt.cost.Charge(items, fresh)
 		now := s.Now()
 		ch, err := s.Meter.Charge(c.UserContext(), shariah.HashKey(key), cost, now)
 		switch shariah.ErrorCode(err) {

@@ -523,8 +523,15 @@ func (s *Server) canonical(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"results": out})
 }
 
-// cachedScreening returns the cached screening result of a symbol, or nil when it was never screened.
-// The screening store is wired in by the screening routes; without it nothing has been screened.
-func (s *Server) cachedScreening(c *fiber.Ctx, symbol string) (any, error) {
-	return nil, nil
+// cachedScreening returns the cached screening result of a symbol (default ruleset), or nil when it
+// was never screened.
+func (s *Server) cachedScreening(c *fiber.Ctx, symbol string) (*shariah.Result, error) {
+	r, err := s.Screener.Cached(c.UserContext(), symbol, shariah.ScreenOptions{})
+	if shariah.ErrorCode(err) == shariah.ENOTFOUND {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
 }

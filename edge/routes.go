@@ -40,6 +40,26 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/asset/{symbol}/full", Auth: authHeader, Handler: s.assetFull},
 		{Method: G, Path: "/api/fx", Auth: authHeader, Handler: s.fx},
 		{Method: P, Path: "/api/symbols/canonical", Auth: authHeader, Handler: s.canonical},
+		// screening
+		{Method: G, Path: "/api/screen/{symbol}", Auth: authHeader, Handler: s.screen, Fresh: s.screenFresh},
+		{Method: P, Path: "/api/screen/{symbol}", Auth: authHeader, Handler: s.screen, Fresh: s.screenFresh},
+		{Method: G, Path: "/api/result/{symbol}", Auth: authHeader, Handler: s.result},
+		{Method: G, Path: "/api/results", Auth: authHeader, Handler: s.results},
+		{Method: G, Path: "/api/results/updates", Auth: authHeader, Handler: s.resultsUpdates},
+		{Method: P, Path: "/api/portfolio/scan", Auth: authHeader, Handler: s.portfolioScan},
+		{Method: P, Path: "/api/compare", Auth: authHeader, Handler: s.compare},
+		{Method: G, Path: "/api/reports/screening/{symbol}", Auth: authHeader, Handler: s.screeningReport},
+		{Method: P, Path: "/api/reports/portfolio", Auth: authHeader, Handler: s.portfolioReport},
+		{Method: G, Path: "/api/reports/export/csv", Auth: authHeader, Handler: s.exportCSV},
+		// education and disclaimers (disclaimers need no key)
+		{Method: G, Path: "/api/education/glossary", Auth: authHeader, Handler: s.glossary},
+		{Method: G, Path: "/api/education/methodologies", Auth: authHeader, Handler: s.methodologies},
+		{Method: G, Path: "/api/education/methodologies/{name}", Auth: authHeader, Handler: s.methodologyDetail},
+		{Method: G, Path: "/api/education/screening-criteria", Auth: authHeader, Handler: s.screeningCriteria},
+		{Method: G, Path: "/api/education/purification", Auth: authHeader, Handler: s.purificationGuide},
+		{Method: G, Path: "/api/disclaimers", Handler: s.disclaimers},
+		{Method: G, Path: "/api/disclaimers/{disclaimer_id}", Handler: s.disclaimer},
+		{Method: G, Path: "/legal/disclaimers", Handler: s.legalPage},
 	}
 	if s.BenchRoutes {
 		// Load-test pair: the same constant body, bare and through the full key + meter path (1 token).

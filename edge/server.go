@@ -16,13 +16,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/education"
 )
 
 // Deps are what the edge serves from. Every field is required unless noted.
 type Deps struct {
 	Keys        *shariah.Keys // issuing, regenerating and revoking keys (holds the KeyStore and plans)
 	Meter       shariah.Meter
-	Ref         shariah.RefStore   // reference and market data
+	Ref         shariah.RefStore // reference and market data
+	Screener    *shariah.Screener
+	Education   *education.Registry
 	Costs       shariah.TokenCosts // nil: shariah.DefaultTokenCosts()
 	Usage       shariah.UsageRecorder
 	UsageReader shariah.UsageReader
@@ -70,7 +73,10 @@ type route struct {
 	Handler fiber.Handler
 	// Successor, for a deprecated route, is the path that replaces it (Deprecation and Link headers).
 	Successor string
-	cost      shariah.TokenCost
+	// Fresh, when set, decides before the handler runs whether the request computes afresh (and pays
+	// the token table's fresh price); otherwise force_refresh=true does.
+	Fresh func(*fiber.Ctx) bool
+	cost  shariah.TokenCost
 }
 
 // New builds the edge.

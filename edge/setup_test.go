@@ -27,8 +27,10 @@ import (
 	"github.com/shariah-screen/shariah/datapack"
 	"github.com/shariah-screen/shariah/datapack/defaultpack"
 	"github.com/shariah-screen/shariah/edge"
+	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/rulesets"
 )
 
 var (
@@ -166,8 +168,18 @@ func setup(t *testing.T, o options) *env {
 	t.Cleanup(func() { cancel(); <-done })
 	store := sredis.NewKeyStore(rc)
 	keys := &shariah.Keys{Store: store, Plans: o.plans}
+	rsets, err := rulesets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edu, err := education.Load(rsets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
+	screener := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rsets, Disclaimers: edu.DisclaimersFor}
 	srv, err := edge.New(edge.Deps{
-		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Ref: sredis.NewRefStore(rc).Cached(30 * time.Second), Costs: costs, Usage: writer,
+		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
 		UsageReader: analytics.UsageReader{DB: db}, Log: log, AccessLog: true, BaseURL: "http://example.com",
 		Checks: map[string]func(context.Context) error{"redis": func(ctx context.Context) error { return sredis.Ping(ctx, rc) }},
 	})

@@ -232,7 +232,12 @@ func (s *RefStore) PutSeries(ctx context.Context, se shariah.Series) error {
 		return b
 	}
 	// Illustrative candles only stand in until real ones arrive: real (history, live) candles replace an
-	// illustrative series instead of merging into it.
+	// illustrative series instead of merging into it, and illustrative candles are not merged into a
+	// real series.
+	if se.Source == shariah.SourceIllustrative && ((se.Interval == "1d" && dSrc != "" && dSrc != shariah.SourceIllustrative) ||
+		(se.Interval == "1mo" && mSrc != "" && mSrc != shariah.SourceIllustrative)) {
+		return nil
+	}
 	if se.Source != shariah.SourceIllustrative {
 		if dSrc == shariah.SourceIllustrative {
 			daily, dSrc = nil, ""
@@ -330,17 +335,29 @@ func mergeFundamentals(old, newer []shariah.Fundamentals) []shariah.Fundamentals
 		}
 		return false
 	}
-	for _, f := range newer {
-		if real(f) {
-			kept := old[:0:0]
-			for _, o := range old {
-				if real(o) {
-					kept = append(kept, o)
-				}
+	anyReal := func(fs []shariah.Fundamentals) bool {
+		for _, f := range fs {
+			if real(f) {
+				return true
 			}
-			old = kept
-			break
 		}
+		return false
+	}
+	keepReal := func(fs []shariah.Fundamentals) []shariah.Fundamentals {
+		kept := fs[:0:0]
+		for _, f := range fs {
+			if real(f) {
+				kept = append(kept, f)
+			}
+		}
+		return kept
+	}
+	switch {
+	case anyReal(newer): // real data arrives: the illustrative stand-ins go
+		old = keepReal(old)
+		newer = keepReal(newer)
+	case anyReal(old): // real data is on file: illustrative periods are not added next to it
+		newer = nil
 	}
 	idx := map[string]int{}
 	out := make([]shariah.Fundamentals, 0, len(old)+len(newer))

@@ -118,8 +118,8 @@ func TestRefStoreMergesAndReadsBack(t *testing.T) {
 	if len(ms.Bars) != 1 || ms.Source != shariah.SourceHistory || len(mm.Bars) != 1 || mm.Source != shariah.SourceHistory {
 		t.Fatalf("real candles did not replace illustrative ones: %+v %+v", ms, mm)
 	}
-	_ = st.PutSeries(ctx, demo) // illustrative after real: merged, and the series says so
-	if ms, _, _ = st.Series(ctx, "MSFT", "1d"); len(ms.Bars) != 2 || ms.Source != shariah.SourceIllustrative {
+	_ = st.PutSeries(ctx, demo) // illustrative after real: not merged in
+	if ms, _, _ = st.Series(ctx, "MSFT", "1d"); len(ms.Bars) != 1 || ms.Source != shariah.SourceHistory {
 		t.Fatalf("illustrative after real: %+v", ms)
 	}
 	// Illustrative stands in only until filed data arrives.
@@ -136,6 +136,13 @@ func TestRefStoreMergesAndReadsBack(t *testing.T) {
 	fs, _ := st.Fundamentals(ctx, "AAPL")
 	if len(fs) != 1 || fs[0].Period != "Q3" {
 		t.Fatalf("illustrative period kept next to filed data: %+v", fs)
+	}
+	// and an illustrative period arriving after filed data is not added
+	if err := st.PutFundamentals(ctx, map[string][]shariah.Fundamentals{"AAPL": {illus}}); err != nil {
+		t.Fatal(err)
+	}
+	if fs, _ = st.Fundamentals(ctx, "AAPL"); len(fs) != 1 || fs[0].Period != "Q3" {
+		t.Fatalf("illustrative period added next to filed data: %+v", fs)
 	}
 	// Holdings: older ones do not replace newer.
 	newH := []shariah.Holding{{ETF: "SPUS", Symbol: "NVDA", AsOf: "2026-07-17"}}

@@ -18,10 +18,12 @@ import (
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
+	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/ingest"
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/rulesets"
 )
 
 // env is what every subcommand starts from: validated config, a JSON logger and the plans.
@@ -123,8 +125,15 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 			func() float64 { _, d, _ := writer.Stats(); return float64(d) }),
 	)
 	keys := &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans}
+	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
+	screener, edu, err := newScreener(ref, rc)
+	if err != nil {
+		rc.Close()
+		db.Close()
+		return nil, err
+	}
 	srv, err := edge.New(edge.Deps{
-		Keys: keys, Meter: sredis.NewMeter(rc, e.plans), Ref: sredis.NewRefStore(rc).Cached(30 * time.Second), Usage: writer, UsageReader: analytics.UsageReader{DB: db},
+		Keys: keys, Meter: sredis.NewMeter(rc, e.plans), Ref: ref, Screener: screener, Education: edu, Usage: writer, UsageReader: analytics.UsageReader{DB: db},
 		Log: e.log, AccessLog: e.cfg.AccessLog, BaseURL: e.cfg.BaseURL, Registry: reg,
 		BenchRoutes: os.Getenv("SHARIAH_BENCH_ROUTES") == "true",
 		Checks: map[string]func(context.Context) error{
@@ -227,6 +236,20 @@ func runMigrate() error {
 		e.log.Info("migration applied", "database", db.Name, "migration", m)
 	}
 	return nil
+}
+
+// newScreener builds the one screening service (and the education registry it takes disclaimers
+// from) that the edge, the workers and the MCP server share.
+func newScreener(ref shariah.RefStore, rc rueidis.Client) (*shariah.Screener, *education.Registry, error) {
+	rs, err := rulesets.Load()
+	if err != nil {
+		return nil, nil, err
+	}
+	edu, err := education.Load(rs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs, Disclaimers: edu.DisclaimersFor}, edu, nil
 }
 
 // redisFor opens the Redis of the configuration (for the keys subcommand).

@@ -1,0 +1,460 @@
+package edge
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// boolQuery reads an optional boolean query parameter (true/false/1/0).
+func boolQuery(c *fiber.Ctx, v *shariah.Validation, name string) bool {
+	switch strings.ToLower(c.Query(name)) {
+	case "", "false", "0":
+		return false
+	case "true", "1":
+		return true
+	}
+	v.Add("value is not a valid boolean (true or false)", "type_error.bool", "query", name)
+	return false
+}
+
+// screenOptions reads ruleset, methodology and force_refresh; unknown names are 422 listing the valid ones.
+func (s *Server) screenOptions(c *fiber.Ctx) (shariah.ScreenOptions, error) {
+	var v shariah.Validation
+	o := shariah.ScreenOptions{Ruleset: c.Query("ruleset"), Methodology: c.Query("methodology"), ForceRefresh: boolQuery(c, &v, "force_refresh")}
+	if err := v.Err(); err != nil {
+		return o, err
+	}
+	if _, _, err := s.Screener.Rulesets.Resolve(o.Ruleset, o.Methodology); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// screenFresh decides the price of a screening request before it runs: a fresh computation (forced, or
+// nothing fresh cached) costs the "fresh" price of the token table, a cached answer the base price.
+func (s *Server) screenFresh(c *fiber.Ctx) bool {
+	o, err := s.screenOptions(c)
+	if err != nil {
+		return false // refused by the handler, and refunded
+	}
+	if o.ForceRefresh {
+		return true
+	}
+	sym, ok := shariah.NormalizeSymbol(c.Params("symbol"))
+	if !ok {
+		return false
+	}
+	if cat, err := s.catalogs.Get(c.UserContext()); err == nil {
+		if r := cat.Canonical(sym); r.Symbol != "" {
+			sym = r.Symbol
+		}
+	}
+	return !s.Screener.Fresh(c.UserContext(), sym, o)
+}
+
+// screen answers GET and POST /api/screen/{symbol}: the same behaviour on both methods.
+func (s *Server) screen(c *fiber.Ctx) error {
+	o, err := s.screenOptions(c)
+	if err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	r, cached, err := s.Screener.Screen(c.UserContext(), a.Symbol, o)
+	if err != nil {
+		return err
+	}
+	c.Set("X-Cache", map[bool]string{true: "HIT", false: "MISS"}[cached])
+	return c.JSON(r)
+}
+
+// result answers GET /api/result/{symbol}: the cached result only; 404 when never screened.
+func (s *Server) result(c *fiber.Ctx) error {
+	o, err := s.screenOptions(c)
+	if err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	r, err := s.Screener.Cached(c.UserContext(), a.Symbol, o)
+	if err != nil {
+		return err
+	}
+	return c.JSON(r)
+}
+
+func (s *Server) results(c *fiber.Ctx) error {
+	o, err := s.screenOptions(c)
+	if err != nil {
+		return err
+	}
+	rs, m, _ := s.Screener.Rulesets.Resolve(o.Ruleset, o.Methodology)
+	all, err := s.Screener.Results.Results(c.UserContext(), rs.Name)
+	if err != nil {
+		return err
+	}
+	for i := range all {
+		all[i] = all[i].View(rs, m)
+	}
+	if all == nil {
+		all = []shariah.Result{}
+	}
+	return c.JSON(all)
+}
+
+// parseSince accepts RFC 3339 timestamps (with or without fractional seconds) and plain dates.
+func parseSince(s string) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339Nano, time.RFC3339, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// resultsUpdates answers GET /api/results/updates?since=ISO8601[&run_id=]: results written after since,
+// oldest first, from the time-ordered index. Bad parameters are 400, as the spec says.
+func (s *Server) resultsUpdates(c *fiber.Ctx) error {
+	var v shariah.Validation
+	raw := c.Query("since")
+	since, ok := parseSince(raw)
+	if raw == "" {
+		v.Add("field required (an ISO 8601 timestamp such as 2026-11-01T00:00:00Z)", "value_error.missing", "query", "since")
+	} else if !ok {
+		v.Add("not an ISO 8601 timestamp (e.g. 2026-11-01T00:00:00Z or 2026-11-01)", "value_error.datetime", "query", "since")
+	}
+	runID := c.Query("run_id")
+	if len(runID) > 64 {
+		v.Add("at most 64 characters", "value_error.any_str.max_length", "query", "run_id")
+	}
+	if err := v.Err(); err != nil {
+		e := err.(*shariah.Error)
+		return &shariah.Error{Code: shariah.EINVALID, Message: "Invalid parameters.", Detail: e.Detail}
+	}
+	o, err := s.screenOptions(c)
+	if err != nil {
+		return err
+	}
+	rs, m, _ := s.Screener.Rulesets.Resolve(o.Ruleset, o.Methodology)
+	list, err := s.Screener.Results.UpdatedSince(c.UserContext(), since, rs.Name)
+	if err != nil {
+		return err
+	}
+	out := []shariah.Result{}
+	for _, r := range list {
+		if runID == "" || r.RunID == runID {
+			out = append(out, r.View(rs, m))
+		}
+	}
+	return c.JSON(out)
+}
+
+// portfolioItem is one symbol of a portfolio scan.
+type portfolioItem struct {
+	Input       string          `json:"input"`
+	Symbol      string          `json:"symbol"`
+	Status      string          `json:"status"` // COMPLIANT, NON_COMPLIANT, QUESTIONABLE, INSUFFICIENT_DATA, NOT_FOUND, NOT_SCREENABLE
+	IsCompliant *bool           `json:"is_compliant"`
+	Explanation string          `json:"explanation"`
+	Cached      bool            `json:"cached"`
+	Result      *shariah.Result `json:"result,omitempty"`
+}
+
+// scanSymbols screens each symbol (cached unless refresh), reporting unknown and unscreenable ones
+// as such instead of failing the whole request.
+func (s *Server) scanSymbols(ctx context.Context, syms []string, o shariah.ScreenOptions, full bool) ([]portfolioItem, error) {
+	cat, err := s.catalogs.Get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]portfolioItem, 0, len(syms))
+	for _, raw := range syms {
+		it := portfolioItem{Input: raw, Symbol: strings.ToUpper(strings.TrimSpace(raw))}
+		res := cat.Canonical(raw)
+		if _, ok := shariah.NormalizeSymbol(raw); !ok || res.Symbol == "" {
+			it.Status, it.Explanation = "NOT_FOUND", "Symbol is not in the database."
+			out = append(out, it)
+			continue
+		}
+		it.Symbol = res.Symbol
+		r, cached, err := s.Screener.Screen(ctx, res.Symbol, o)
+		switch shariah.ErrorCode(err) {
+		case "":
+		case shariah.EVALIDATION, shariah.ENOTFOUND:
+			it.Status, it.Explanation = "NOT_SCREENABLE", err.(*shariah.Error).Message
+			if d, ok := err.(*shariah.Error).Detail.(map[string]any); ok {
+				if errs, ok := d["errors"].([]shariah.FieldError); ok && len(errs) > 0 {
+					it.Explanation = errs[0].Msg
+				}
+			}
+			out = append(out, it)
+			continue
+		default:
+			return nil, err
+		}
+		it.Status, it.IsCompliant, it.Explanation, it.Cached = r.ComplianceStatus, r.IsCompliant, r.ComplianceExplanation, cached
+		if full {
+			r := r
+			it.Result = &r
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+func summarize(items []portfolioItem) fiber.Map {
+	counts := map[string]int{"COMPLIANT": 0, "NON_COMPLIANT": 0, "QUESTIONABLE": 0, "INSUFFICIENT_DATA": 0, "NOT_FOUND": 0, "NOT_SCREENABLE": 0}
+	for _, it := range items {
+		counts[it.Status]++
+	}
+	verdicts := counts["COMPLIANT"] + counts["NON_COMPLIANT"] + counts["QUESTIONABLE"]
+	rate := "0.00"
+	if verdicts > 0 {
+		rate = shariah.RatioPercent(int64(counts["COMPLIANT"]), int64(verdicts))
+	}
+	return fiber.Map{"total": len(items), "compliant": counts["COMPLIANT"], "non_compliant": counts["NON_COMPLIANT"],
+		"questionable": counts["QUESTIONABLE"], "insufficient_data": counts["INSUFFICIENT_DATA"], "not_found": counts["NOT_FOUND"],
+		"not_screenable": counts["NOT_SCREENABLE"], "compliance_rate_pct": rate,
+		"note": "compliance_rate_pct counts compliant among symbols with a verdict (compliant, non-compliant, questionable)."}
+}
+
+// portfolioScan answers POST /api/portfolio/scan {symbols (1-100), force_refresh}. force_refresh is
+// honoured only for the enterprise and internal plans, and silently false for the others (spec).
+func (s *Server) portfolioScan(c *fiber.Ctx) error {
+	var in struct {
+		ForceRefresh *bool `json:"force_refresh"`
+	}
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	syms, err := bindSymbols(c, 1, 100)
+	if err != nil {
+		return err
+	}
+	o, err := s.screenOptions(c)
+	if err != nil {
+		return err
+	}
+	if in.ForceRefresh != nil && *in.ForceRefresh {
+		if ch := chargeOf(c); ch != nil && (ch.Key.Plan == shariah.PlanEnterprise || ch.Key.Plan == shariah.PlanInternal) {
+			o.ForceRefresh = true
+		}
+	}
+	items, err := s.scanSymbols(c.UserContext(), syms, o, false)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"results": items, "summary": summarize(items), "force_refresh_applied": o.ForceRefresh})
+}
+
+// compare answers POST /api/compare {symbols: 2-5}; another count is 400 as the spec says.
+func (s *Server) compare(c *fiber.Ctx) error {
+	syms, err := bindSymbols(c, 1, 1000)
+	if err != nil {
+		return err
+	}
+	if len(syms) < 2 || len(syms) > 5 {
+		return &shariah.Error{Code: shariah.EINVALID, Message: "Compare takes between 2 and 5 symbols.",
+			Detail: map[string]any{"errors": []shariah.FieldError{{Loc: []any{"body", "symbols"}, Msg: "must hold between 2 and 5 symbols", Type: "value_error.list.size"}}}}
+	}
+	o, err := s.screenOptions(c)
+	if err != nil {
+		return err
+	}
+	cat, err := s.catalogs.Get(c.UserContext())
+	if err != nil {
+		return err
+	}
+	items := make([]fiber.Map, 0, len(syms))
+	for _, raw := range syms {
+		r := cat.Canonical(raw)
+		if _, ok := shariah.NormalizeSymbol(raw); !ok || r.Symbol == "" {
+			return shariah.Errorf(shariah.ENOTFOUND, "Symbol %s is not in the database.", strings.ToUpper(strings.TrimSpace(raw)))
+		}
+		a, _ := cat.Lookup(r.Symbol)
+		res, _, err := s.Screener.Screen(c.UserContext(), r.Symbol, o)
+		if err != nil {
+			return err
+		}
+		q, ok, err := s.Ref.Quote(c.UserContext(), r.Symbol)
+		if err != nil {
+			return err
+		}
+		var quote *shariah.Quote
+		if ok {
+			quote = &q
+		}
+		items = append(items, fiber.Map{"symbol": r.Symbol, "status": res.ComplianceStatus, "screening": res, "quote": quote, "database": a})
+	}
+	return c.JSON(fiber.Map{"items": items})
+}
+
+// screeningReport answers GET /api/reports/screening/{symbol}: the result with a readable account.
+func (s *Server) screeningReport(c *fiber.Ctx) error {
+	o, err := s.screenOptions(c)
+	if err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	r, _, err := s.Screener.Screen(c.UserContext(), a.Symbol, o)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"report_type": "screening", "generated_at": s.Now().UTC().Format(time.RFC3339), "symbol": r.Symbol,
+		"name": r.Name, "summary": r.ComplianceExplanation, "sections": reportSections(r), "result": r, "disclaimers": r.Disclaimers})
+}
+
+// reportSections renders a result as titled paragraphs.
+func reportSections(r shariah.Result) []fiber.Map {
+	var biz []string
+	for _, a := range r.BusinessActivities {
+		kind := "doubtful"
+		if a.Primary {
+			kind = "prohibited"
+		}
+		biz = append(biz, fmt.Sprintf("%s (%s, from %s)", strings.ReplaceAll(a.Category, "_", " "), kind, a.Reason))
+	}
+	bizText := "Nothing prohibited or doubtful was found in the company's classification."
+	if len(biz) > 0 {
+		bizText = "Activities found: " + strings.Join(biz, "; ") + "."
+	}
+	var ratios []string
+	for _, m := range methodologyNames(r) {
+		mr := r.ByMethodology[m]
+		for _, rr := range mr.Ratios {
+			val := "unknown (missing " + strings.Join(rr.Missing, ", ") + ")"
+			if rr.ValuePct != nil {
+				val = *rr.ValuePct + "%"
+			}
+			verdict := "unknown"
+			if rr.Pass != nil {
+				verdict = map[bool]string{true: "passes", false: "fails"}[*rr.Pass]
+			}
+			ratios = append(ratios, fmt.Sprintf("%s %s: %s against %s%% (%s)", m, rr.Label, val, rr.ThresholdPct, verdict))
+		}
+	}
+	pur := "Unknown: the impure-revenue ratio could not be computed."
+	if r.PurificationRatePct != nil {
+		pur = fmt.Sprintf("Purify %s%% of dividends (%s).", r.PurificationRatePct.String(), r.PurificationMethod)
+	}
+	dq := fmt.Sprintf("Fundamentals as of %s (%s) from %s.", r.DataQuality.AsOf, r.DataQuality.Period, strings.Join(r.DataQuality.Sources, ", "))
+	if len(r.DataQuality.MissingFields) > 0 {
+		dq += " Missing: " + strings.Join(r.DataQuality.MissingFields, ", ") + "."
+	}
+	if r.DataQuality.Illustrative {
+		dq += " Illustrative figures are not from filings."
+	}
+	return []fiber.Map{
+		{"title": "Verdict", "body": r.ComplianceExplanation},
+		{"title": "Business activity", "body": bizText},
+		{"title": "Financial ratios", "body": strings.Join(ratios, "; ") + "."},
+		{"title": "Purification", "body": pur},
+		{"title": "Data quality", "body": dq},
+	}
+}
+
+// portfolioReport answers POST /api/reports/portfolio {symbols}.
+func (s *Server) portfolioReport(c *fiber.Ctx) error {
+	syms, err := bindSymbols(c, 1, 100)
+	if err != nil {
+		return err
+	}
+	o, err := s.screenOptions(c)
+	if err != nil {
+		return err
+	}
+	items, err := s.scanSymbols(c.UserContext(), syms, o, false)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"report_type": "portfolio", "generated_at": s.Now().UTC().Format(time.RFC3339), "holdings": items,
+		"summary": summarize(items), "disclaimers": s.Education.DisclaimersFor("screening", "purification")})
+}
+
+// csvSafe neutralises a cell a spreadsheet would run as a formula (= + - @, tab, carriage return).
+func csvSafe(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// exportCSV answers GET /api/reports/export/csv: every cached result of the ruleset as RFC 4180 CSV.
+func (s *Server) exportCSV(c *fiber.Ctx) error {
+	o, err := s.screenOptions(c)
+	if err != nil {
+		return err
+	}
+	rs, m, _ := s.Screener.Rulesets.Resolve(o.Ruleset, o.Methodology)
+	all, err := s.Screener.Results.Results(c.UserContext(), rs.Name)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="screening-results-`+rs.Name+"-"+s.Now().UTC().Format("20060102")+`.csv"`)
+	w := csv.NewWriter(c)
+	w.UseCRLF = true // RFC 4180
+	head := []string{"symbol", "name", "ruleset", "compliance_status", "is_compliant"}
+	for _, mm := range rs.Methodologies {
+		head = append(head, strings.ToLower(strings.ReplaceAll(mm.Name, "&", "")))
+	}
+	head = append(head, "debt_to_total_assets", "cash_to_total_assets", "receivables_to_total_assets", "impure_revenue_to_total_revenue",
+		"purification_rate", "data_sources", "as_of", "screened_at", "explanation")
+	_ = w.Write(head)
+	ratio := func(r shariah.Result, k string) string {
+		if v := r.FinancialRatios[k]; v != nil {
+			return v.String()
+		}
+		return ""
+	}
+	for _, r := range all {
+		r = r.View(rs, m)
+		isc := ""
+		if r.IsCompliant != nil {
+			isc = strconv.FormatBool(*r.IsCompliant)
+		}
+		row := []string{r.Symbol, r.Name, rs.Name, r.ComplianceStatus, isc}
+		for _, mm := range rs.Methodologies {
+			row = append(row, r.Methodologies[mm.Name])
+		}
+		pr := ""
+		if r.PurificationRate != nil {
+			pr = r.PurificationRate.String()
+		}
+		row = append(row, ratio(r, "debt_to_total_assets"), ratio(r, "cash_to_total_assets"), ratio(r, "receivables_to_total_assets"),
+			ratio(r, "impure_revenue_to_total_revenue"), pr, strings.Join(r.DataQuality.Sources, " "), r.DataQuality.AsOf,
+			r.ScreenedAt.Format(time.RFC3339), r.ComplianceExplanation)
+		for i := range row {
+			row[i] = csvSafe(row[i])
+		}
+		_ = w.Write(row)
+	}
+	w.Flush()
+	return w.Error()
+}
+
+// methodologyNames lists a result's methodologies in a stable order.
+func methodologyNames(r shariah.Result) []string {
+	out := make([]string, 0, len(r.ByMethodology))
+	for name := range r.ByMethodology {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}

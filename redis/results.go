@@ -1,0 +1,111 @@
+package redis
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// Result keys: one record per symbol and ruleset (hash-tagged by symbol), a set of every cached
+// result (for the stats), and per ruleset a sorted set of symbols scored by the time of their last
+// write: the time-ordered index behind /api/results/updates.
+func resultKey(sym, ruleset string) string { return "shr:result:{" + sym + "}:" + ruleset }
+func updatedKey(ruleset string) string     { return "shr:results:updated:" + ruleset }
+
+// ResultStore implements shariah.ResultStore.
+type ResultStore struct{ c rueidis.Client }
+
+var _ shariah.ResultStore = (*ResultStore)(nil)
+
+// NewResultStore returns the result store over the client.
+func NewResultStore(c rueidis.Client) *ResultStore { return &ResultStore{c: c} }
+
+type storedResult struct {
+	Version int64          `json:"version"`
+	Result  shariah.Result `json:"result"`
+}
+
+// PutResult writes a result and indexes it by time.
+func (s *ResultStore) PutResult(ctx context.Context, r shariah.Result, version int64) error {
+	b, err := json.Marshal(storedResult{Version: version, Result: r})
+	if err != nil {
+		return err
+	}
+	ms := float64(r.ScreenedAt.UnixMilli())
+	for _, res := range s.c.DoMulti(ctx,
+		s.c.B().Set().Key(resultKey(r.Symbol, r.Ruleset.Name)).Value(rueidis.BinaryString(b)).Build(),
+		s.c.B().Sadd().Key(resultSetKey()).Member(r.Symbol+"|"+r.Ruleset.Name).Build(),
+		s.c.B().Zadd().Key(updatedKey(r.Ruleset.Name)).ScoreMember().ScoreMember(ms, r.Symbol).Build(),
+	) {
+		if err := res.Error(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Result reads a symbol's cached result of a ruleset with the data version it was computed from.
+func (s *ResultStore) Result(ctx context.Context, symbol, ruleset string) (shariah.Result, int64, bool, error) {
+	b, err := s.c.Do(ctx, s.c.B().Get().Key(resultKey(symbol, ruleset)).Build()).AsBytes()
+	if rueidis.IsRedisNil(err) {
+		return shariah.Result{}, 0, false, nil
+	}
+	if err != nil {
+		return shariah.Result{}, 0, false, err
+	}
+	var sr storedResult
+	if err := json.Unmarshal(b, &sr); err != nil {
+		return shariah.Result{}, 0, false, err
+	}
+	return sr.Result, sr.Version, true, nil
+}
+
+func (s *ResultStore) fetch(ctx context.Context, ruleset string, syms []string) ([]shariah.Result, error) {
+	out := make([]shariah.Result, 0, len(syms))
+	for start := 0; start < len(syms); start += chunk {
+		part := syms[start:min(start+chunk, len(syms))]
+		cmds := make(rueidis.Commands, len(part))
+		for i, sym := range part {
+			cmds[i] = s.c.B().Get().Key(resultKey(sym, ruleset)).Build()
+		}
+		for _, r := range s.c.DoMulti(ctx, cmds...) {
+			b, err := r.AsBytes()
+			if rueidis.IsRedisNil(err) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			var sr storedResult
+			if err := json.Unmarshal(b, &sr); err != nil {
+				return nil, err
+			}
+			out = append(out, sr.Result)
+		}
+	}
+	return out, nil
+}
+
+// Results lists every cached result of a ruleset, oldest write first.
+func (s *ResultStore) Results(ctx context.Context, ruleset string) ([]shariah.Result, error) {
+	syms, err := s.c.Do(ctx, s.c.B().Zrange().Key(updatedKey(ruleset)).Min("0").Max("-1").Build()).AsStrSlice()
+	if err != nil {
+		return nil, err
+	}
+	return s.fetch(ctx, ruleset, syms)
+}
+
+// UpdatedSince lists results written strictly after since, oldest first.
+func (s *ResultStore) UpdatedSince(ctx context.Context, since time.Time, ruleset string) ([]shariah.Result, error) {
+	min := "(" + strconv.FormatInt(since.UnixMilli(), 10)
+	syms, err := s.c.Do(ctx, s.c.B().Zrangebyscore().Key(updatedKey(ruleset)).Min(min).Max("+inf").Build()).AsStrSlice()
+	if err != nil {
+		return nil, err
+	}
+	return s.fetch(ctx, ruleset, syms)
+}

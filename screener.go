@@ -1,0 +1,238 @@
+package shariah
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// ResultStore holds cached screening results and a time-ordered index of their updates.
+type ResultStore interface {
+	// PutResult stores a result of a ruleset with the reference-data version its inputs had.
+	PutResult(ctx context.Context, r Result, version int64) error
+	Result(ctx context.Context, symbol, ruleset string) (Result, int64, bool, error)
+	// Results lists every cached result of a ruleset, by symbol.
+	Results(ctx context.Context, ruleset string) ([]Result, error)
+	// UpdatedSince lists results written after since, oldest first.
+	UpdatedSince(ctx context.Context, since time.Time, ruleset string) ([]Result, error)
+}
+
+// ScreenOptions are the knobs of one screening request.
+type ScreenOptions struct {
+	Ruleset      string // empty: DefaultRuleset
+	Methodology  string // empty: the overall rule; else that methodology decides
+	ForceRefresh bool   // re-screen even when a fresh result is cached
+	RunID        string // the bulk run asking, recorded on the result
+}
+
+// Screener screens symbols: it reads the inputs from the reference store, runs the engine, attaches
+// the disclaimers, and caches results in process and in the result store. A result stays fresh while
+// the reference data keeps the version it was computed from (and at most MaxAge); a miss is computed
+// once per symbol and ruleset even under concurrent requests. REST, jobs and MCP all screen through it.
+type Screener struct {
+	Ref         RefStore
+	Results     ResultStore
+	Rulesets    Rulesets
+	Disclaimers func(ids ...string) []Disclaimer
+	Now         func() time.Time
+	MaxAge      time.Duration // 0: 24 hours
+	MaxEntries  int           // in-process entries; 0: 5000
+
+	mu  sync.Mutex
+	mem map[string]memEntry
+	sf  singleflight.Group
+}
+
+type memEntry struct {
+	r       Result
+	version int64
+}
+
+func (s *Screener) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (s *Screener) maxAge() time.Duration {
+	if s.MaxAge > 0 {
+		return s.MaxAge
+	}
+	return 24 * time.Hour
+}
+
+// ScreenableAsset resolves a symbol to a record that can be screened as a single stock.
+func (s *Screener) ScreenableAsset(ctx context.Context, symbol string) (Asset, error) {
+	a, ok, err := s.Ref.Asset(ctx, symbol)
+	if err != nil {
+		return Asset{}, err
+	}
+	if !ok {
+		return Asset{}, Errorf(ENOTFOUND, "Symbol %s is not in the database.", symbol)
+	}
+	if a.Type != Equity {
+		var v Validation
+		v.Add(fmt.Sprintf("%s is a %s: single-stock screening applies to equities (ETFs: POST /api/etf/%s/screen)", a.Symbol, a.Type, a.Symbol),
+			"value_error.asset_type", "path", "symbol")
+		return Asset{}, v.Err()
+	}
+	return a, nil
+}
+
+// Fresh reports whether a fresh cached result exists (the cheaper token price applies).
+func (s *Screener) Fresh(ctx context.Context, symbol string, opts ScreenOptions) bool {
+	rs, _, err := s.Rulesets.Resolve(opts.Ruleset, opts.Methodology)
+	if err != nil || opts.ForceRefresh {
+		return false
+	}
+	_, ok := s.cached(ctx, symbol, rs.Name)
+	return ok
+}
+
+func memKey(symbol, ruleset string) string { return symbol + "|" + ruleset }
+
+// cached returns a fresh cached result from memory or the store.
+func (s *Screener) cached(ctx context.Context, symbol, ruleset string) (Result, bool) {
+	v, err := s.Ref.Version(ctx)
+	if err != nil {
+		return Result{}, false
+	}
+	fresh := func(r Result, ver int64) bool { return ver == v && s.now().Sub(r.ScreenedAt) < s.maxAge() }
+	s.mu.Lock()
+	e, ok := s.mem[memKey(symbol, ruleset)]
+	s.mu.Unlock()
+	if ok && fresh(e.r, e.version) {
+		return e.r, true
+	}
+	r, ver, ok, err := s.Results.Result(ctx, symbol, ruleset)
+	if err != nil || !ok || !fresh(r, ver) {
+		return Result{}, false
+	}
+	s.remember(r, ver)
+	return r, true
+}
+
+func (s *Screener) remember(r Result, version int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mem == nil {
+		s.mem = map[string]memEntry{}
+	}
+	limit := s.MaxEntries
+	if limit <= 0 {
+		limit = 5000
+	}
+	if len(s.mem) >= limit { // drop an arbitrary tenth: Go's map order is random
+		n := 0
+		for k := range s.mem {
+			delete(s.mem, k)
+			if n++; n >= limit/10+1 {
+				break
+			}
+		}
+	}
+	s.mem[memKey(r.Symbol, r.Ruleset.Name)] = memEntry{r: r, version: version}
+}
+
+// Screen returns a symbol's screening result: cached when fresh (cached is true), else computed now.
+func (s *Screener) Screen(ctx context.Context, symbol string, opts ScreenOptions) (Result, bool, error) {
+	rs, m, err := s.Rulesets.Resolve(opts.Ruleset, opts.Methodology)
+	if err != nil {
+		return Result{}, false, err
+	}
+	if !opts.ForceRefresh {
+		if r, ok := s.cached(ctx, symbol, rs.Name); ok {
+			return r.View(rs, m), true, nil
+		}
+	}
+	key := memKey(symbol, rs.Name)
+	if opts.ForceRefresh {
+		key += "|refresh"
+	}
+	v, err, _ := s.sf.Do(key, func() (any, error) { return s.compute(context.WithoutCancel(ctx), symbol, rs, opts.RunID) })
+	if err != nil {
+		return Result{}, false, err
+	}
+	return v.(Result).View(rs, m), false, nil
+}
+
+// compute reads the inputs, screens, and stores the result.
+func (s *Screener) compute(ctx context.Context, symbol string, rs *Ruleset, runID string) (Result, error) {
+	version, err := s.Ref.Version(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	a, err := s.ScreenableAsset(ctx, symbol)
+	if err != nil {
+		return Result{}, err
+	}
+	fs, err := s.Ref.Fundamentals(ctx, a.Symbol)
+	if err != nil {
+		return Result{}, err
+	}
+	in := ScreenInputs{Asset: a, Fundamentals: fs, Now: s.now()}
+	if se, ok, err := s.Ref.Series(ctx, a.Symbol, "1mo"); err != nil {
+		return Result{}, err
+	} else if ok {
+		in.Monthly, in.PriceSource = se.Bars, se.Source
+	}
+	r := Screen(in, rs, "")
+	r.RunID = runID
+	if s.Disclaimers != nil {
+		ids := []string{"screening", "purification"}
+		if r.DataQuality.Illustrative || len(r.DataQuality.MissingFields) > 0 {
+			ids = append(ids, "market_data")
+		}
+		r.Disclaimers = s.Disclaimers(ids...)
+	}
+	if err := s.Results.PutResult(ctx, r, version); err != nil {
+		return Result{}, err
+	}
+	s.remember(r, version)
+	return r, nil
+}
+
+// Cached returns the stored result of a symbol regardless of freshness (GET /api/result/{symbol}),
+// or ENOTFOUND when it was never screened under the ruleset.
+func (s *Screener) Cached(ctx context.Context, symbol string, opts ScreenOptions) (Result, error) {
+	rs, m, err := s.Rulesets.Resolve(opts.Ruleset, opts.Methodology)
+	if err != nil {
+		return Result{}, err
+	}
+	r, _, ok, err := s.Results.Result(ctx, symbol, rs.Name)
+	if err != nil {
+		return Result{}, err
+	}
+	if !ok {
+		return Result{}, Errorf(ENOTFOUND, "%s has not been screened under ruleset %s: POST /api/screen/%s screens it.", symbol, rs.Name, symbol)
+	}
+	return r.View(rs, m), nil
+}
+
+// View returns the result as seen through one methodology (the overall verdict becomes that
+// methodology's), or unchanged when methodology is empty.
+func (r Result) View(rs *Ruleset, methodology string) Result {
+	if methodology == "" {
+		return r
+	}
+	m, ok := rs.Methodology(methodology)
+	if !ok {
+		return r
+	}
+	r.Methodology = m.Name
+	r.ComplianceStatus = overall(rs, r.ByMethodology, methodology)
+	r.OverallStatus = r.ComplianceStatus
+	r.IsCompliant = nil
+	switch r.ComplianceStatus {
+	case "COMPLIANT":
+		r.IsCompliant = boolp(true)
+	case "NON_COMPLIANT", "QUESTIONABLE":
+		r.IsCompliant = boolp(false)
+	}
+	r.ComplianceExplanation = explain(rs, r, methodology)
+	return r
+}
