@@ -195,6 +195,7 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 			}
 		}
 	}
+	ctx.finishDQ()
 	r.DataQuality = ctx.dq // collected while screening
 	r.RevenueBreakdown, r.PurificationRate = ctx.revenue()
 	if r.PurificationRate != nil {
@@ -273,13 +274,9 @@ func (c *screenContext) use(f Fact) {
 	if f.Ref != "" {
 		c.refs[f.Ref] = true
 	}
-	c.finishDQ()
 }
 
-func (c *screenContext) miss(what string) {
-	c.missing[what] = true
-	c.finishDQ()
-}
+func (c *screenContext) miss(what string) { c.missing[what] = true }
 
 func (c *screenContext) assume(s string) {
 	for _, a := range c.dq.Assumptions {
@@ -370,7 +367,6 @@ func (c *screenContext) denominator(basis string) (decimal.Decimal, []string, bo
 	}
 	c.use(*c.shares)
 	c.sources[c.in.PriceSource] = true
-	c.finishDQ()
 	return v, nil, true
 }
 
@@ -502,7 +498,7 @@ func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts [
 		}
 		mr.Ratios = append(mr.Ratios, rr)
 	}
-	mr.Source = c.dq.Sources
+	mr.Source = sortedSet(c.sources)
 	switch {
 	case len(mr.Business.Prohibited) > 0:
 		mr.Verdict = NonCompliant

@@ -3,6 +3,7 @@ package edge
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -76,7 +77,49 @@ func (s *Server) screen(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set("X-Cache", map[bool]string{true: "HIT", false: "MISS"}[cached])
-	return c.JSON(r)
+	return s.sendResult(c, r)
+}
+
+// resultMemo is a result's JSON, reused while the same result (symbol, ruleset, view, screened_at) is
+// served again: cached screenings are the hot path, and their bodies are large.
+// maxResultMemo bounds the memo (results are about 12 KB each).
+const maxResultMemo = 2000
+
+type resultMemo struct {
+	at   time.Time
+	body []byte
+}
+
+func (s *Server) sendResult(c *fiber.Ctx, r shariah.Result) error {
+	key := r.Symbol + "|" + r.Ruleset.Name + "|" + r.Methodology
+	s.memoMu.Lock()
+	m, ok := s.resultMemo[key]
+	s.memoMu.Unlock()
+	if ok && m.at.Equal(r.ScreenedAt) {
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+		return c.Send(m.body)
+	}
+	body, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	s.memoMu.Lock()
+	if s.resultMemo == nil {
+		s.resultMemo = map[string]*resultMemo{}
+	}
+	if len(s.resultMemo) >= maxResultMemo { // drop an arbitrary tenth (map order is random)
+		n := 0
+		for k := range s.resultMemo {
+			delete(s.resultMemo, k)
+			if n++; n >= maxResultMemo/10 {
+				break
+			}
+		}
+	}
+	s.resultMemo[key] = &resultMemo{at: r.ScreenedAt, body: body}
+	s.memoMu.Unlock()
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	return c.Send(body)
 }
 
 // result answers GET /api/result/{symbol}: the cached result only; 404 when never screened.
@@ -93,7 +136,7 @@ func (s *Server) result(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(r)
+	return s.sendResult(c, r)
 }
 
 func (s *Server) results(c *fiber.Ctx) error {

@@ -53,6 +53,9 @@ type Server struct {
 	catalogs *shariah.CatalogCache
 	// quoteMemo holds, per symbol, the last quote bytes served with their ETag (see quote).
 	quoteMemo sync.Map
+	// resultMemo holds the JSON of the screening results served last (see sendResult), bounded.
+	memoMu     sync.Mutex
+	resultMemo map[string]*resultMemo
 }
 
 // authMode says how a route authenticates.

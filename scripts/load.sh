@@ -5,6 +5,7 @@
 #                     with the usage event written to ClickHouse
 #   /api/keys/plans   a real metered API route (0 tokens: the meter's read-only path)
 #   /api/quote/AAPL   a metered (2 tokens), cached quote from Redis through rueidis client-side caching
+#   /api/screen/MSFT  a metered (5 tokens) cached screening result (screened once before the run)
 # It also times a full load of the shared data set when ../shared/data (or SHARIAH_DATA_DIR) exists.
 # and prints each throughput and the ratio metered/constant. On 2 cores wrk competes with the server,
 # so the ratio is the figure to quote, not the absolute rates.
@@ -43,11 +44,14 @@ c=$(rps /bench/constant)
 m=$(rps /bench/metered "X-API-Key: $KEY")
 p=$(rps /api/keys/plans "X-API-Key: $KEY")
 q=$(rps /api/quote/AAPL "X-API-Key: $KEY")
+curl -fs -X POST -H "X-API-Key: $KEY" "http://127.0.0.1:$PORT/api/screen/MSFT" >/dev/null
+sc=$(rps /api/screen/MSFT "X-API-Key: $KEY")
 echo "constant JSON        : $c req/s"
 echo "metered (1 token)    : $m req/s"
 echo "GET /api/keys/plans  : $p req/s"
 echo "GET /api/quote/AAPL  : $q req/s"
-awk -v c="$c" -v m="$m" -v p="$p" -v q="$q" 'BEGIN {printf "ratio metered/constant: %.2f; plans/constant: %.2f; quote/constant: %.2f\n", m/c, p/c, q/c}'
+echo "GET /api/screen/MSFT : $sc req/s (cached result)"
+awk -v c="$c" -v m="$m" -v p="$p" -v q="$q" -v sc="$sc" 'BEGIN {printf "ratio metered/constant: %.2f; plans/constant: %.2f; quote/constant: %.2f; cached screen/constant: %.2f\n", m/c, p/c, q/c, sc/c}'
 # Show the meter kept count: tokens used by the load key this month.
 curl -fs -H "X-API-Key: $KEY" "http://127.0.0.1:$PORT/api/auth/me" | sed -e 's/.*"tokens_used":\([0-9]*\).*/tokens charged to the load key this month: \1/'
 echo

@@ -1,0 +1,298 @@
+package edge_test
+
+import (
+	"context"
+	"encoding/csv"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	shariah "github.com/shariah-screen/shariah"
+	sredis "github.com/shariah-screen/shariah/redis"
+)
+
+func TestScreenRouteCachingAndCosts(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	first := e.do(t, "POST", "/api/screen/TCS.NS", nil, k)
+	r := first.json(t)
+	if first.StatusCode != 200 || r["symbol"] != "TCS.NS" || first.Header.Get("X-Cache") != "MISS" || first.Header.Get("X-Tokens-Charged") != "10" {
+		t.Fatalf("first screen: %d %v %s", first.StatusCode, first.Header, first.body)
+	}
+	// every field the spec names is present
+	for _, f := range []string{"symbol", "name", "is_compliant", "compliance_status", "overall_status", "methodologies", "by_methodology",
+		"aaoifi_compliant", "djim_compliant", "ftse_compliant", "msci_compliant", "sp_compliant", "revenue_breakdown", "financial_ratios",
+		"purification_rate", "purification_rate_pct", "compliance_explanation", "disclaimers", "screened_at", "ruleset", "data_quality"} {
+		if _, ok := r[f]; !ok {
+			t.Errorf("result lacks %s", f)
+		}
+	}
+	for name, m := range r["by_methodology"].(map[string]any) {
+		if m.(map[string]any)["verified"] != true {
+			t.Errorf("%s not verified", name)
+		}
+	}
+	if !strings.Contains(r["compliance_explanation"].(string), "illustrative") || r["data_quality"].(map[string]any)["illustrative"] != true {
+		t.Fatalf("illustrative inputs not said: %v", r["compliance_explanation"])
+	}
+	if len(r["disclaimers"].([]any)) < 2 {
+		t.Fatalf("disclaimers %v", r["disclaimers"])
+	}
+	// GET is an alias with the same behaviour; now cached: 5 tokens
+	second := e.do(t, "GET", "/api/screen/tcs.ns", nil, k)
+	if second.Header.Get("X-Cache") != "HIT" || second.Header.Get("X-Tokens-Charged") != "5" || second.json(t)["screened_at"] != r["screened_at"] {
+		t.Fatalf("cached screen: %v", second.Header)
+	}
+	forced := e.do(t, "GET", "/api/screen/TCS.NS?force_refresh=true", nil, k)
+	if forced.Header.Get("X-Cache") != "MISS" || forced.Header.Get("X-Tokens-Charged") != "10" || forced.json(t)["screened_at"] == r["screened_at"] {
+		t.Fatalf("force_refresh: %v", forced.Header)
+	}
+	// ruleset and methodology
+	sp := e.do(t, "POST", "/api/screen/TCS.NS?ruleset=sp-2023&methodology=sp", nil, k).json(t)
+	if sp["ruleset"].(map[string]any)["name"] != "sp-2023" || sp["methodology"] != "S&P" || len(sp["methodologies"].(map[string]any)) != 1 {
+		t.Fatalf("sp-2023: %v %v", sp["ruleset"], sp["methodologies"])
+	}
+	for path, want := range map[string]int{
+		"/api/screen/TCS.NS?ruleset=nope":                         422,
+		"/api/screen/TCS.NS?methodology=sharia-board":             422,
+		"/api/screen/TCS.NS?ruleset=djim-2026&methodology=aaoifi": 422,
+		"/api/screen/TCS.NS?force_refresh=maybe":                  422,
+		"/api/screen/NOPE":                                        404,
+		"/api/screen/SPUS":                                        422,
+		"/api/screen/%3Cx%3E":                                     422,
+	} {
+		r := e.do(t, "POST", path, nil, k)
+		if r.StatusCode != want || r.Header.Get("X-Tokens-Charged") != "0" {
+			t.Errorf("%s: %d charged %s, want %d and a refund (%s)", path, r.StatusCode, r.Header.Get("X-Tokens-Charged"), want, r.body)
+		}
+	}
+	bad := e.do(t, "POST", "/api/screen/TCS.NS?ruleset=nope", nil, k)
+	if !strings.Contains(string(bad.body), "spec") || !strings.Contains(string(bad.body), "djim-2026") {
+		t.Fatalf("422 must list the valid rulesets: %s", bad.body)
+	}
+	// the asset view now carries the screening
+	if full := e.do(t, "GET", "/api/asset/TCS.NS/full", nil, k).json(t); full["screening"] == nil {
+		t.Fatal("full view lacks the cached screening")
+	}
+}
+
+func TestCachedResultsAndUpdates(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	if r := e.do(t, "GET", "/api/result/6758.T", nil, k); r.StatusCode != 404 {
+		t.Fatalf("never screened: %d", r.StatusCode)
+	}
+	before := time.Now().UTC().Add(-time.Second).Format(time.RFC3339Nano)
+	e.do(t, "POST", "/api/screen/6758.T", nil, k)
+	r := e.do(t, "GET", "/api/result/6758.T", nil, k)
+	if r.StatusCode != 200 || r.json(t)["symbol"] != "6758.T" || r.Header.Get("X-Tokens-Charged") != "2" {
+		t.Fatalf("cached result: %d %s", r.StatusCode, r.body)
+	}
+	all := e.do(t, "GET", "/api/results", nil, k).json2(t).([]any)
+	found := false
+	for _, x := range all {
+		found = found || x.(map[string]any)["symbol"] == "6758.T"
+	}
+	if !found {
+		t.Fatal("/api/results lacks the screened symbol")
+	}
+	up := e.do(t, "GET", "/api/results/updates?since="+before, nil, k).json2(t).([]any)
+	if len(up) == 0 || up[len(up)-1].(map[string]any)["symbol"] != "6758.T" {
+		t.Fatalf("updates since before: %v", up)
+	}
+	after := time.Now().UTC().Add(time.Minute).Format(time.RFC3339)
+	if up := e.do(t, "GET", "/api/results/updates?since="+after, nil, k).json2(t).([]any); len(up) != 0 {
+		t.Fatalf("updates since the future: %d", len(up))
+	}
+	if up := e.do(t, "GET", "/api/results/updates?since="+before+"&run_id=run-x", nil, k).json2(t).([]any); len(up) != 0 {
+		t.Fatalf("run filter: %d", len(up))
+	}
+	for _, q := range []string{"", "?since=yesterday", "?since=2026-13-01"} {
+		r := e.do(t, "GET", "/api/results/updates"+q, nil, k)
+		if r.StatusCode != 400 || r.errCode(t) != "HTTP_400" {
+			t.Errorf("%q: %d %s", q, r.StatusCode, r.body)
+		}
+	}
+}
+
+// TestPortfolioCompareAndReports covers the multi-symbol routes.
+func TestPortfolioCompareAndReports(t *testing.T) {
+	e := setup(t, options{})
+	pro := key(e.newKey(t, shariah.PlanPro))
+	ent := key(e.newKey(t, shariah.PlanEnterprise))
+	body := map[string]any{"symbols": []string{"MSFT", "JPM", "NOPE", "SPUS", "brk.b"}, "force_refresh": true}
+	r := e.do(t, "POST", "/api/portfolio/scan", body, pro)
+	m := r.json(t)
+	if r.StatusCode != 200 || m["force_refresh_applied"] != false || r.Header.Get("X-Tokens-Charged") != "10" {
+		t.Fatalf("scan: %d %v %s", r.StatusCode, r.Header.Get("X-Tokens-Charged"), r.body)
+	}
+	status := map[string]string{}
+	for _, it := range m["results"].([]any) {
+		it := it.(map[string]any)
+		status[it["symbol"].(string)] = it["status"].(string)
+	}
+	if status["JPM"] != "NON_COMPLIANT" || status["NOPE"] != "NOT_FOUND" || status["SPUS"] != "NOT_SCREENABLE" || status["BRK-B"] == "" {
+		t.Fatalf("statuses %v", status)
+	}
+	sum := m["summary"].(map[string]any)
+	if sum["total"] != 5.0 || sum["not_found"] != 1.0 || sum["not_screenable"] != 1.0 || sum["non_compliant"].(float64) < 1 {
+		t.Fatalf("summary %v", sum)
+	}
+	if e.do(t, "POST", "/api/portfolio/scan", body, ent).json(t)["force_refresh_applied"] != true {
+		t.Fatal("enterprise force_refresh not honoured")
+	}
+	for _, b := range []any{map[string]any{"symbols": []string{}}, map[string]any{"symbols": make([]string, 101)}, map[string]any{"force_refresh": "yes", "symbols": []string{"A"}}} {
+		if r := e.do(t, "POST", "/api/portfolio/scan", b, pro); r.StatusCode != 422 {
+			t.Errorf("%v: %d", b, r.StatusCode)
+		}
+	}
+	// compare: 2 to 5, else 400
+	cmp := e.do(t, "POST", "/api/compare", map[string]any{"symbols": []string{"MSFT", "KO"}}, pro)
+	items := cmp.json(t)["items"].([]any)
+	if cmp.StatusCode != 200 || len(items) != 2 || items[0].(map[string]any)["quote"] == nil || items[1].(map[string]any)["database"].(map[string]any)["name"] != "The Coca-Cola Company" {
+		t.Fatalf("compare: %d %s", cmp.StatusCode, cmp.body)
+	}
+	for _, syms := range [][]string{{"MSFT"}, {"A", "B", "C", "D", "E", "F"}} {
+		if r := e.do(t, "POST", "/api/compare", map[string]any{"symbols": syms}, pro); r.StatusCode != 400 || r.errCode(t) != "HTTP_400" {
+			t.Errorf("%d symbols: %d", len(syms), r.StatusCode)
+		}
+	}
+	if r := e.do(t, "POST", "/api/compare", map[string]any{"symbols": []string{"MSFT", "NOPE"}}, pro); r.StatusCode != 404 {
+		t.Errorf("unknown in compare: %d", r.StatusCode)
+	}
+	rep := e.do(t, "GET", "/api/reports/screening/MSFT", nil, pro).json(t)
+	if rep["report_type"] != "screening" || len(rep["sections"].([]any)) != 5 || rep["result"] == nil {
+		t.Fatalf("report %v", rep["sections"])
+	}
+	prep := e.do(t, "POST", "/api/reports/portfolio", map[string]any{"symbols": []string{"MSFT", "KO"}}, pro).json(t)
+	if prep["report_type"] != "portfolio" || len(prep["holdings"].([]any)) != 2 || len(prep["disclaimers"].([]any)) == 0 {
+		t.Fatalf("portfolio report %v", prep)
+	}
+}
+
+func TestCSVExportIsSafeRFC4180(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	// A record whose name a spreadsheet would run as a formula.
+	rc, err := sredis.Open(redisSrv.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	st := sredis.NewRefStore(rc)
+	ctx := context.Background()
+	if err := st.PutAssets(ctx, []shariah.Asset{{Symbol: "EVIL", Name: "=HYPERLINK(\"http://x\",\"y\")", Type: shariah.Equity,
+		Sector: "Industrials", Industry: "Machinery", Currency: "USD"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.BumpVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// the catalog reloads on the new version (its cached version may lag by up to a second)
+	deadline := time.Now().Add(5 * time.Second)
+	for e.do(t, "POST", "/api/screen/EVIL", nil, k).StatusCode != 200 {
+		if time.Now().After(deadline) {
+			t.Fatal("EVIL never became screenable")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	req := httptest.NewRequest("GET", "http://example.com/api/reports/export/csv", nil)
+	req.Header.Set("X-API-Key", k["X-API-Key"])
+	resp, err := e.srv.App().Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") ||
+		!strings.Contains(resp.Header.Get("Content-Disposition"), "attachment; filename=") || !strings.Contains(string(body), "\r\n") {
+		t.Fatalf("csv: %d %v", resp.StatusCode, resp.Header)
+	}
+	rows, err := csv.NewReader(strings.NewReader(string(body))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[0][0] != "symbol" || len(rows) < 2 {
+		t.Fatalf("header %v", rows[0])
+	}
+	found := false
+	for _, row := range rows[1:] {
+		if row[0] == "EVIL" {
+			found = true
+			if !strings.HasPrefix(row[1], "'=") {
+				t.Fatalf("formula not neutralised: %q", row[1])
+			}
+		}
+		for _, cell := range row {
+			if cell != "" && strings.ContainsRune("=+-@", rune(cell[0])) {
+				t.Fatalf("unsafe cell %q", cell)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("EVIL not exported")
+	}
+}
+
+func TestDisclaimersAndEducation(t *testing.T) {
+	e := setup(t, options{})
+	d := e.do(t, "GET", "/api/disclaimers", nil, nil)
+	list := d.json(t)["disclaimers"].([]any)
+	if d.StatusCode != 200 || len(list) != 6 || d.Header.Get("X-Tokens-Charged") != "" {
+		t.Fatalf("disclaimers without a key: %d %d", d.StatusCode, len(list))
+	}
+	for _, id := range shariah.DisclaimerIDs {
+		one := e.do(t, "GET", "/api/disclaimers/"+id, nil, nil).json(t)
+		if one["id"] != id || one["version"] == "" || one["lang"] != "en" || one["text"] == "" || !strings.HasPrefix(one["url"].(string), "/legal/disclaimers#") {
+			t.Fatalf("disclaimer %s: %v", id, one)
+		}
+	}
+	if r := e.do(t, "GET", "/api/disclaimers/fatwa", nil, nil); r.StatusCode != 404 {
+		t.Fatalf("unknown disclaimer: %d", r.StatusCode)
+	}
+	if r := e.do(t, "GET", "/legal/disclaimers", nil, nil); r.StatusCode != 200 || !strings.Contains(string(r.body), `id="zakat"`) {
+		t.Fatalf("legal page: %d", r.StatusCode)
+	}
+	k := key(e.newKey(t, shariah.PlanFree))
+	if r := e.do(t, "GET", "/api/education/glossary", nil, nil); r.StatusCode != 401 {
+		t.Fatalf("education needs a key: %d", r.StatusCode)
+	}
+	g := e.do(t, "GET", "/api/education/glossary", nil, k)
+	terms := g.json(t)["terms"].([]any)
+	if len(terms) < 60 || g.Header.Get("X-Tokens-Charged") != "0" {
+		t.Fatalf("glossary: %d terms", len(terms))
+	}
+	for _, q := range []string{"riba", "%D8%B1%D8%A8%D8%A7", "interest"} { // term, Arabic (ربا), definition
+		res := e.do(t, "GET", "/api/education/glossary?q="+q, nil, k).json(t)
+		if res["count"].(float64) < 1 {
+			t.Errorf("glossary q=%s found nothing", q)
+		}
+	}
+	ms := e.do(t, "GET", "/api/education/methodologies", nil, k).json(t)["methodologies"].([]any)
+	if len(ms) != 6 {
+		t.Fatalf("methodologies: %d", len(ms))
+	}
+	for _, id := range []string{"aaoifi", "sec", "djim", "msci", "ftse", "sp"} {
+		r := e.do(t, "GET", "/api/education/methodologies/"+id, nil, k)
+		m := r.json(t)
+		if r.StatusCode != 200 || m["id"] != id || len(m["thresholds"].([]any)) == 0 {
+			t.Fatalf("%s: %d %v", id, r.StatusCode, m)
+		}
+	}
+	// thresholds come from the ruleset files: MSCI's debt is 33.33% in the spec ruleset
+	msci := e.do(t, "GET", "/api/education/methodologies/msci", nil, k).json(t)
+	if msci["thresholds"].([]any)[0].(map[string]any)["threshold_pct"] != "33.33" || len(msci["published_editions"].([]any)) < 2 {
+		t.Fatalf("msci thresholds %v", msci["thresholds"])
+	}
+	if r := e.do(t, "GET", "/api/education/methodologies/hanafi", nil, k); r.StatusCode != 404 {
+		t.Fatalf("unknown methodology: %d", r.StatusCode)
+	}
+	c := e.do(t, "GET", "/api/education/screening-criteria", nil, k).json(t)
+	if c["financial_screening"].(map[string]any)["max_debt_to_total_assets"] != "30.00" {
+		t.Fatalf("criteria %v", c["financial_screening"])
+	}
+	if p := e.do(t, "GET", "/api/education/purification", nil, k).json(t); len(p["sections"].([]any)) < 5 {
+		t.Fatalf("purification guide %v", p)
+	}
+}

@@ -1,0 +1,81 @@
+package shariah_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/datapack"
+	"github.com/shariah-screen/shariah/datapack/defaultpack"
+	"github.com/shariah-screen/shariah/internal/testsvc"
+	sredis "github.com/shariah-screen/shariah/redis"
+)
+
+// countingRef counts the reads of fundamentals (one per computed screening) on the real store.
+type countingRef struct {
+	shariah.RefStore
+	n atomic.Int64
+}
+
+func (c *countingRef) Fundamentals(ctx context.Context, sym string) ([]shariah.Fundamentals, error) {
+	c.n.Add(1)
+	time.Sleep(20 * time.Millisecond) // widen the window in which concurrent misses overlap
+	return c.RefStore.Fundamentals(ctx, sym)
+}
+
+func TestScreenerComputesAMissOnceUnderConcurrency(t *testing.T) {
+	srv, err := testsvc.StartRedis(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	rc, err := sredis.Open(srv.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	ctx := context.Background()
+	store := sredis.NewRefStore(rc)
+	if _, err := datapack.Load(ctx, store, datapack.ReadPack(defaultpack.FS, "default-pack", true), datapack.Extras{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	ref := &countingRef{RefStore: store}
+	s := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: allRulesets(t)}
+	var wg sync.WaitGroup
+	var cachedN atomic.Int64
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, cached, err := s.Screen(ctx, "MSFT", shariah.ScreenOptions{})
+			if err != nil || r.Symbol != "MSFT" {
+				t.Error(r.Symbol, err)
+			}
+			if cached {
+				cachedN.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if ref.n.Load() != 1 {
+		t.Fatalf("50 concurrent requests computed %d times, want 1", ref.n.Load())
+	}
+	// A fresh process (empty memory) finds the result in Redis: no computation.
+	s2 := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: allRulesets(t)}
+	if _, cached, err := s2.Screen(ctx, "MSFT", shariah.ScreenOptions{}); err != nil || !cached || ref.n.Load() != 1 {
+		t.Fatalf("second process: cached=%v computations=%d %v", cached, ref.n.Load(), err)
+	}
+	// New reference data (a load bumps the version) makes the cached result stale.
+	if _, err := store.BumpVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, cached, _ := s2.Screen(ctx, "MSFT", shariah.ScreenOptions{}); cached || ref.n.Load() != 2 {
+		t.Fatalf("after a data change: cached=%v computations=%d", cached, ref.n.Load())
+	}
+	if _, cached, _ := s2.Screen(ctx, "MSFT", shariah.ScreenOptions{ForceRefresh: true}); cached || ref.n.Load() != 3 {
+		t.Fatalf("force_refresh: cached=%v computations=%d", cached, ref.n.Load())
+	}
+}
