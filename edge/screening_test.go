@@ -296,3 +296,26 @@ func TestDisclaimersAndEducation(t *testing.T) {
 		t.Fatalf("purification guide %v", p)
 	}
 }
+
+// TestEveryDefaultEquityUnderEveryRuleset: the "done when": each equity of the default universe
+// gets a complete, explained, sourced verdict under every ruleset.
+func TestEveryDefaultEquityUnderEveryRuleset(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanEnterprise))
+	syms := e.do(t, "GET", "/api/database/search?asset_type=equities&limit=500", nil, k).json(t)["results"].([]any)
+	if len(syms) < 30 {
+		t.Fatalf("%d equities", len(syms))
+	}
+	for _, rs := range e.srv.Rulesets() {
+		for _, s := range syms {
+			sym := s.(map[string]any)["symbol"].(string)
+			r := e.do(t, "POST", "/api/screen/"+sym+"?ruleset="+rs, nil, k)
+			m := r.json(t)
+			dq := m["data_quality"].(map[string]any)
+			if r.StatusCode != 200 || m["compliance_explanation"] == "" || len(dq["sources"].([]any)) == 0 || dq["as_of"] == "" ||
+				len(m["by_methodology"].(map[string]any)) == 0 || m["compliance_status"] == "INSUFFICIENT_DATA" {
+				t.Fatalf("%s under %s: %d %v %v", sym, rs, r.StatusCode, m["compliance_status"], m["compliance_explanation"])
+			}
+		}
+	}
+}

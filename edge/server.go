@@ -203,3 +203,6 @@ func chargeOf(c *fiber.Ctx) *shariah.Charge {
 	ch, _ := c.Locals(chargeKey).(*shariah.Charge)
 	return ch
 }
+
+// Rulesets lists the names of the rulesets the edge screens with.
+func (s *Server) Rulesets() []string { return s.Screener.Rulesets.Names() }
