@@ -308,6 +308,9 @@ func TestEveryDefaultEquityUnderEveryRuleset(t *testing.T) {
 	}
 	for _, rs := range e.srv.Rulesets() {
 		for _, s := range syms {
+			if s.(map[string]any)["source"] != "default-pack" { // other tests add records of their own
+				continue
+			}
 			sym := s.(map[string]any)["symbol"].(string)
 			r := e.do(t, "POST", "/api/screen/"+sym+"?ruleset="+rs, nil, k)
 			m := r.json(t)
