@@ -70,9 +70,6 @@ func TestMain(m *testing.M) {
 	if router, err = gorillamux.NewRouter(spec); err != nil {
 		fail("openapi router", err)
 	}
-	if err := loadDefaultPack(); err != nil {
-		fail("load default pack", err)
-	}
 	code := m.Run()
 	redisSrv.Stop()
 	chSrv.Stop()
@@ -123,6 +120,11 @@ func setup(t *testing.T, o options) *env {
 	t.Helper()
 	if o.redisURL == "" {
 		o.redisURL = redisSrv.RedisURL()
+		if o.db == nil { // a second edge sharing a first one's state (o.db set) keeps it
+			if err := resetData(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	if o.plans == nil {
 		o.plans = shariah.DefaultPlans()
@@ -309,13 +311,17 @@ func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 type fiberCtx = *fiber.Ctx
 
-// loadDefaultPack loads the default universe into the shared test Redis, as `make run` does.
-func loadDefaultPack() error {
+// resetData empties the shared test Redis and loads the default universe, as `make run` does, so each
+// test starts from the same state whatever ran before it.
+func resetData() error {
 	rc, err := sredis.Open(redisSrv.RedisURL())
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
+	if err := rc.Do(context.Background(), rc.B().Flushall().Build()).Error(); err != nil {
+		return err
+	}
 	p := datapack.ReadPack(defaultpack.FS, "default-pack", true)
 	if len(p.Problems) > 0 {
 		return fmt.Errorf("default pack problems: %v", p.Problems)
