@@ -95,6 +95,7 @@ type RefStore interface {
 	Dividends(ctx context.Context, symbol string) ([]Dividend, error)
 	Indices(ctx context.Context) ([]IndexInfo, error) // with Symbols filled
 	Holdings(ctx context.Context, etf string) ([]Holding, error)
+	ETFsWithHoldings(ctx context.Context) ([]string, error)
 	FX(ctx context.Context) ([]FXRate, error)
 	Metals(ctx context.Context, metal string) ([]MetalPrice, error) // oldest first
 	Quote(ctx context.Context, symbol string) (Quote, bool, error)

@@ -36,6 +36,15 @@ type Config struct {
 	Usage Usage
 	Plan  PlanSettings
 
+	// WorkerConcurrency is the number of tasks a worker runs at once; BulkConcurrency the symbols a run
+	// screens at once.
+	WorkerConcurrency int `env:"SHARIAH_WORKER_CONCURRENCY" envDefault:"4"`
+	BulkConcurrency   int `env:"SHARIAH_BULK_CONCURRENCY" envDefault:"4"`
+	// RescreenSchedules are cron rescreens, "INDEX=cron spec;..." (UTC), e.g. "SP500=0 2 * * *".
+	RescreenSchedules string `env:"SHARIAH_RESCREEN_SCHEDULES" envDefault:"SP500=0 2 * * *"`
+	// ETFWait bounds how long POST /api/etf/{symbol}/screen waits for its worker before answering 202.
+	ETFWait time.Duration `env:"SHARIAH_ETF_WAIT" envDefault:"10s"`
+
 	// ShutdownTimeout bounds graceful shutdown of every actor.
 	ShutdownTimeout time.Duration `env:"SHARIAH_SHUTDOWN_TIMEOUT" envDefault:"15s"`
 }
@@ -147,6 +156,18 @@ func (c Config) Validate() error {
 	if c.Usage.FlushInterval < 10*time.Millisecond {
 		errs = append(errs, fmt.Errorf("SHARIAH_USAGE_FLUSH_INTERVAL: %s is below 10ms", c.Usage.FlushInterval))
 	}
+	if c.WorkerConcurrency < 1 || c.WorkerConcurrency > 256 {
+		errs = append(errs, fmt.Errorf("SHARIAH_WORKER_CONCURRENCY: %d is out of 1..256", c.WorkerConcurrency))
+	}
+	if c.BulkConcurrency < 1 || c.BulkConcurrency > 64 {
+		errs = append(errs, fmt.Errorf("SHARIAH_BULK_CONCURRENCY: %d is out of 1..64", c.BulkConcurrency))
+	}
+	if c.ETFWait < 0 || c.ETFWait > 5*time.Minute {
+		errs = append(errs, fmt.Errorf("SHARIAH_ETF_WAIT: %s is out of 0..5m", c.ETFWait))
+	}
+	if err := validSchedules(c.RescreenSchedules); err != nil {
+		errs = append(errs, fmt.Errorf("SHARIAH_RESCREEN_SCHEDULES: %w", err))
+	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("SHARIAH_SHUTDOWN_TIMEOUT: must be positive"))
 	}
@@ -179,4 +200,23 @@ func ParseLevel(s string) (slog.Level, error) {
 		return 0, fmt.Errorf("SHARIAH_LOG_LEVEL: %q is not debug, info, warn or error", s)
 	}
 	return l, nil
+}
+
+// validSchedules checks "INDEX=cron spec;..." (five fields, or a descriptor such as @daily).
+func validSchedules(s string) error {
+	for _, part := range strings.Split(s, ";") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		index, spec, ok := strings.Cut(part, "=")
+		if !ok || strings.TrimSpace(index) == "" {
+			return fmt.Errorf("%q is not INDEX=cron spec", part)
+		}
+		spec = strings.TrimSpace(spec)
+		if n := len(strings.Fields(spec)); !strings.HasPrefix(spec, "@") && n != 5 && n != 6 {
+			return fmt.Errorf("%q: a cron spec has 5 (or 6) fields", spec)
+		}
+	}
+	return nil
 }

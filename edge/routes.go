@@ -60,6 +60,28 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/disclaimers", Handler: s.disclaimers},
 		{Method: G, Path: "/api/disclaimers/{disclaimer_id}", Handler: s.disclaimer},
 		{Method: G, Path: "/legal/disclaimers", Handler: s.legalPage},
+		// bulk runs
+		{Method: G, Path: "/api/screen-bulk/indices", Auth: authHeader, Handler: s.bulkIndices},
+		{Method: G, Path: "/api/screen-bulk/status", Auth: authHeader, Handler: s.bulkStatus},
+		{Method: G, Path: "/api/screen-bulk/runs", Auth: authHeader, Handler: s.bulkRuns},
+		{Method: G, Path: "/api/screen-bulk/compare", Auth: authHeader, Handler: s.bulkCompare},
+		{Method: P, Path: "/api/screen-bulk", Auth: authHeader, Handler: s.startBulk},
+		{Method: P, Path: "/api/screen-bulk/{run_id}/cancel", Auth: authHeader, Handler: s.bulkCancel},
+		{Method: G, Path: "/api/screen-bulk/{run_id}/results", Auth: authHeader, Handler: s.bulkResults},
+		{Method: G, Path: "/api/screen-bulk/{run_id}/summary", Auth: authHeader, Handler: s.bulkSummary},
+		{Method: G, Path: "/api/screen-bulk/{run_id}/export/csv", Auth: authHeader, Handler: s.bulkExportCSV},
+		{Method: G, Path: "/api/screen-bulk/{run_id}/export/json", Auth: authHeader, Handler: s.bulkExportJSON},
+		{Method: "DELETE", Path: "/api/screen-bulk/{run_id}", Auth: authHeader, Handler: s.bulkDelete},
+		{Method: G, Path: "/api/screen-bulk/source-health", Auth: authHeader, Handler: s.sourceHealth},
+		// ETFs
+		{Method: G, Path: "/api/etf/{symbol}/holdings", Auth: authHeader, Handler: s.etfHoldings},
+		{Method: G, Path: "/api/etf/{symbol}/info", Auth: authHeader, Handler: s.etfInfo},
+		{Method: G, Path: "/api/etf/{symbol}/screening", Auth: authHeader, Handler: s.etfScreening},
+		{Method: P, Path: "/api/etf/{symbol}/screen", Auth: authHeader, Handler: s.etfScreen},
+		{Method: P, Path: "/api/etf/{symbol}/purification", Auth: authHeader, Handler: s.etfPurification},
+		{Method: P, Path: "/api/etf/compare", Auth: authHeader, Handler: s.etfCompare},
+		{Method: P, Path: "/api/etf/screen-bulk", Auth: authHeader, Handler: s.etfScreenBulk},
+		{Method: G, Path: "/api/etf/directory", Auth: authHeader, Handler: s.etfDirectory},
 	}
 	if s.BenchRoutes {
 		// Load-test pair: the same constant body, bare and through the full key + meter path (1 token).

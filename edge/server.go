@@ -17,21 +17,32 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/jobs"
 )
 
 // Deps are what the edge serves from. Every field is required unless noted.
 type Deps struct {
-	Keys        *shariah.Keys // issuing, regenerating and revoking keys (holds the KeyStore and plans)
-	Meter       shariah.Meter
-	Ref         shariah.RefStore // reference and market data
-	Screener    *shariah.Screener
-	Education   *education.Registry
-	Costs       shariah.TokenCosts // nil: shariah.DefaultTokenCosts()
-	Usage       shariah.UsageRecorder
-	UsageReader shariah.UsageReader
-	Log         *slog.Logger
-	AccessLog   bool
-	BaseURL     string // public base URL, for Link headers
+	Keys      *shariah.Keys // issuing, regenerating and revoking keys (holds the KeyStore and plans)
+	Meter     shariah.Meter
+	Ref       shariah.RefStore // reference and market data
+	Screener  *shariah.Screener
+	Education *education.Registry
+	Bulk      *shariah.Bulk
+	ETFs      *shariah.ETFs
+	// ETFQueue runs ETF look-throughs on a worker; ETFWait bounds how long a request waits for one.
+	ETFQueue interface {
+		EnqueueETF(ctx context.Context, p jobs.ETFPayload) error
+	}
+	ETFWait time.Duration
+	// QueueHealth and SourceHealth add to /api/screen-bulk/source-health (optional).
+	QueueHealth  func(context.Context) map[string]any
+	SourceHealth func(context.Context) []map[string]any
+	Costs        shariah.TokenCosts // nil: shariah.DefaultTokenCosts()
+	Usage        shariah.UsageRecorder
+	UsageReader  shariah.UsageReader
+	Log          *slog.Logger
+	AccessLog    bool
+	BaseURL      string // public base URL, for Link headers
 	// Registry receives the edge's metrics and is served at /metrics; nil: a new registry.
 	Registry *prometheus.Registry
 	// Checks are the dependencies /api/health reports on (name to ping); optional.
@@ -92,6 +103,12 @@ func New(d Deps) (*Server, error) {
 	}
 	if d.Log == nil {
 		d.Log = slog.Default()
+	}
+	if d.ETFWait == 0 {
+		d.ETFWait = 10 * time.Second
+	}
+	if d.SourceHealth == nil {
+		d.SourceHealth = func(context.Context) []map[string]any { return nil }
 	}
 	if d.Registry == nil {
 		d.Registry = prometheus.NewRegistry()

@@ -20,9 +20,10 @@ func NewWorker(url string, concurrency int, log *slog.Logger) (*asynq.Server, *a
 		return nil, nil, err
 	}
 	srv := asynq.NewServer(opt, asynq.Config{
-		Concurrency: concurrency,
-		Queues:      Queues,
-		Logger:      slogAdapter{log},
+		Concurrency:    concurrency,
+		Queues:         Queues,
+		RetryDelayFunc: RetryDelay,
+		Logger:         slogAdapter{log},
 		ErrorHandler: asynq.ErrorHandlerFunc(func(ctx context.Context, task *asynq.Task, err error) {
 			log.Error("task failed", "type", task.Type(), "error", err.Error())
 		}),

@@ -30,6 +30,7 @@ func seriesSetKey() string            { return "shr:series" }
 func indexSetKey() string             { return "shr:indices" }
 func fxKey() string                   { return "shr:fx" }
 func trendingKey() string             { return "shr:trending" }
+func holdingsSetKey() string          { return "shr:holdings:etfs" }
 
 // RefStore implements shariah.RefStore.
 type RefStore struct {
@@ -465,8 +466,16 @@ type indexRecord struct {
 	Symbols []string          `json:"symbols"`
 }
 
-// PutIndex replaces an index.
+// PutIndex replaces an index, except that an illustrative list never replaces a real one.
 func (s *RefStore) PutIndex(ctx context.Context, ix shariah.IndexInfo) error {
+	if ix.Source == shariah.SourceIllustrative {
+		var old indexRecord
+		if ok, err := s.getJSON(ctx, indexKey(ix.Name), &old, false); err != nil {
+			return err
+		} else if ok && old.Info.Source != shariah.SourceIllustrative && len(old.Symbols) > 0 {
+			return nil
+		}
+	}
 	c, err := s.setJSON(indexKey(ix.Name), indexRecord{Info: ix, Symbols: ix.Symbols})
 	if err != nil {
 		return err
@@ -498,20 +507,31 @@ func (s *RefStore) Indices(ctx context.Context) ([]shariah.IndexInfo, error) {
 	return out, err
 }
 
-// PutHoldings replaces an ETF's holdings unless the stored ones are more recent.
+// PutHoldings replaces an ETF's holdings unless the stored ones are more recent, or real where the
+// new ones are illustrative.
 func (s *RefStore) PutHoldings(ctx context.Context, etf string, hs []shariah.Holding) error {
 	var old []shariah.Holding
 	if _, err := s.getJSON(ctx, holdingsKey(etf), &old, false); err != nil {
 		return err
 	}
-	if len(old) > 0 && len(hs) > 0 && old[0].AsOf > hs[0].AsOf {
-		return nil
+	if len(old) > 0 && len(hs) > 0 {
+		oldReal, newReal := old[0].Source != shariah.SourceIllustrative, hs[0].Source != shariah.SourceIllustrative
+		if (oldReal && !newReal) || (oldReal == newReal && old[0].AsOf > hs[0].AsOf) {
+			return nil // older holdings, or illustrative ones over real ones, do not replace what is stored
+		}
 	}
 	c, err := s.setJSON(holdingsKey(etf), hs)
 	if err != nil {
 		return err
 	}
-	return s.c.Do(ctx, c).Error()
+	return s.doAll(ctx, rueidis.Commands{c, s.c.B().Sadd().Key(holdingsSetKey()).Member(etf).Build()})
+}
+
+// ETFsWithHoldings lists the ETFs whose holdings are loaded.
+func (s *RefStore) ETFsWithHoldings(ctx context.Context) ([]string, error) {
+	out, err := s.c.Do(ctx, s.c.B().Smembers().Key(holdingsSetKey()).Build()).AsStrSlice()
+	sort.Strings(out)
+	return out, err
 }
 
 // Holdings reads an ETF's holdings.

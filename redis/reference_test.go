@@ -152,6 +152,16 @@ func TestRefStoreMergesAndReadsBack(t *testing.T) {
 	if hs, _ := st.Holdings(ctx, "SPUS"); len(hs) != 1 || hs[0].Symbol != "NVDA" {
 		t.Fatalf("holdings %+v", hs)
 	}
+	// Illustrative index lists and holdings never replace real ones.
+	_ = st.PutIndex(ctx, shariah.IndexInfo{Name: "SP500", Source: "sp500-datasets", Symbols: []string{"AAPL", "MSFT", "NVDA"}})
+	_ = st.PutIndex(ctx, shariah.IndexInfo{Name: "SP500", Source: shariah.SourceIllustrative, Symbols: []string{"AAPL"}})
+	if ixs, _ := st.Indices(ctx); len(ixs) != 1 || len(ixs[0].Symbols) != 3 {
+		t.Fatalf("illustrative index replaced a real one: %+v", ixs)
+	}
+	_ = st.PutHoldings(ctx, "SPUS", []shariah.Holding{{ETF: "SPUS", Symbol: "MSFT", AsOf: "2026-10-30", Source: shariah.SourceIllustrative}})
+	if hs, _ := st.Holdings(ctx, "SPUS"); len(hs) != 1 || hs[0].Symbol != "NVDA" {
+		t.Fatalf("illustrative holdings replaced real ones: %+v", hs)
+	}
 	v1, _ := st.BumpVersion(ctx)
 	v2, _ := st.Version(ctx)
 	if v1 != v2 || v1 < 1 {

@@ -109,3 +109,29 @@ func (s *ResultStore) UpdatedSince(ctx context.Context, since time.Time, ruleset
 	}
 	return s.fetch(ctx, ruleset, syms)
 }
+
+func etfResultKey(sym, ruleset string) string { return "shr:etfresult:{" + sym + "}:" + ruleset }
+
+var _ shariah.ETFResultStore = (*ResultStore)(nil)
+
+// PutETFResult stores an ETF look-through.
+func (s *ResultStore) PutETFResult(ctx context.Context, r shariah.ETFResult) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return s.c.Do(ctx, s.c.B().Set().Key(etfResultKey(r.Symbol, r.Ruleset.Name)).Value(rueidis.BinaryString(b)).Build()).Error()
+}
+
+// ETFResult reads an ETF look-through.
+func (s *ResultStore) ETFResult(ctx context.Context, symbol, ruleset string) (shariah.ETFResult, bool, error) {
+	b, err := s.c.Do(ctx, s.c.B().Get().Key(etfResultKey(symbol, ruleset)).Build()).AsBytes()
+	if rueidis.IsRedisNil(err) {
+		return shariah.ETFResult{}, false, nil
+	}
+	if err != nil {
+		return shariah.ETFResult{}, false, err
+	}
+	var r shariah.ETFResult
+	return r, true, json.Unmarshal(b, &r)
+}

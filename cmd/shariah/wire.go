@@ -126,14 +126,15 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 	)
 	keys := &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans}
 	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
-	screener, edu, err := newScreener(ref, rc)
+	svc, err := newServices(e, rc, ref)
 	if err != nil {
 		rc.Close()
 		db.Close()
 		return nil, err
 	}
 	srv, err := edge.New(edge.Deps{
-		Keys: keys, Meter: sredis.NewMeter(rc, e.plans), Ref: ref, Screener: screener, Education: edu, Usage: writer, UsageReader: analytics.UsageReader{DB: db},
+		Keys: keys, Meter: sredis.NewMeter(rc, e.plans), Ref: ref, Screener: svc.screener, Education: svc.edu,
+		Bulk: svc.bulk, ETFs: svc.etfs, ETFQueue: svc.queue, ETFWait: e.cfg.ETFWait, QueueHealth: queueHealth(svc.queue), Usage: writer, UsageReader: analytics.UsageReader{DB: db},
 		Log: e.log, AccessLog: e.cfg.AccessLog, BaseURL: e.cfg.BaseURL, Registry: reg,
 		BenchRoutes: os.Getenv("SHARIAH_BENCH_ROUTES") == "true",
 		Checks: map[string]func(context.Context) error{
@@ -164,16 +165,58 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 	return func() {
 		wcancel()
 		<-wdone
+		svc.queue.Close()
 		db.Close()
 		rc.Close()
 	}, nil
 }
 
+// queueHealth reports the worker queues (pending, active, failed tasks) for source-health.
+func queueHealth(q *jobs.Queue) func(context.Context) map[string]any {
+	return func(ctx context.Context) map[string]any {
+		detail := map[string]any{}
+		status := "ok"
+		for name := range jobs.Queues {
+			info, err := q.Inspector.GetQueueInfo(name)
+			if err != nil {
+				detail[name] = map[string]any{"pending": 0, "active": 0}
+				continue
+			}
+			detail[name] = map[string]any{"pending": info.Pending, "active": info.Active, "retry": info.Retry, "archived": info.Archived}
+		}
+		servers, err := q.Inspector.Servers()
+		if err != nil || len(servers) == 0 {
+			status = "no_workers"
+		}
+		detail["workers"] = len(servers)
+		return map[string]any{"name": "worker_queue", "status": status, "detail": detail}
+	}
+}
+
 func (e *env) addWorker(g *run.Group) error {
-	srv, mux, err := jobs.NewWorker(e.cfg.RedisURL, 10, e.log)
+	rc, err := sredis.Open(e.cfg.RedisURL)
 	if err != nil {
 		return err
 	}
+	svc, err := newServices(e, rc, sredis.NewRefStore(rc).Cached(30*time.Second))
+	if err != nil {
+		return err
+	}
+	srv, mux, err := jobs.NewWorker(e.cfg.RedisURL, e.cfg.WorkerConcurrency, e.log)
+	if err != nil {
+		return err
+	}
+	jobs.RegisterBulk(mux, svc.bulk)
+	jobs.RegisterETF(mux, svc.etfs)
+	schedules, err := jobs.ParseSchedules(e.cfg.RescreenSchedules)
+	if err != nil {
+		return err
+	}
+	rescreens, err := jobs.NewRescreens(svc.bulk, schedules, e.log)
+	if err != nil {
+		return err
+	}
+	ctxActor(g, rescreens.Run)
 	done := make(chan struct{})
 	g.Add(func() error {
 		if err := srv.Start(mux); err != nil {
@@ -238,18 +281,34 @@ func runMigrate() error {
 	return nil
 }
 
-// newScreener builds the one screening service (and the education registry it takes disclaimers
-// from) that the edge, the workers and the MCP server share.
-func newScreener(ref shariah.RefStore, rc rueidis.Client) (*shariah.Screener, *education.Registry, error) {
+// services are the domain services every process shares: one screener, the education registry, the
+// bulk runner and the ETF look-through, over the stores of one Redis.
+type services struct {
+	screener *shariah.Screener
+	edu      *education.Registry
+	bulk     *shariah.Bulk
+	etfs     *shariah.ETFs
+	queue    *jobs.Queue
+}
+
+func newServices(e *env, rc rueidis.Client, ref shariah.RefStore) (*services, error) {
 	rs, err := rulesets.Load()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	edu, err := education.Load(rs)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs, Disclaimers: edu.DisclaimersFor}, edu, nil
+	q, err := jobs.NewQueue(e.cfg.RedisURL)
+	if err != nil {
+		return nil, err
+	}
+	results := sredis.NewResultStore(rc)
+	sc := &shariah.Screener{Ref: ref, Results: results, Rulesets: rs, Disclaimers: edu.DisclaimersFor}
+	return &services{screener: sc, edu: edu, queue: q,
+		bulk: &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: ref, Screener: sc, Queue: q, Concurrency: e.cfg.BulkConcurrency},
+		etfs: &shariah.ETFs{Ref: ref, Screener: sc, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}}, nil
 }
 
 // redisFor opens the Redis of the configuration (for the keys subcommand).

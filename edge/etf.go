@@ -1,0 +1,366 @@
+package edge
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/shopspring/decimal"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/jobs"
+)
+
+// etfParam resolves {symbol} to an ETF record.
+func (s *Server) etfParam(c *fiber.Ctx) (shariah.Asset, error) {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return a, err
+	}
+	return s.ETFs.ETFAsset(c.UserContext(), a.Symbol)
+}
+
+func weightTotalPct(hs []shariah.Holding) string {
+	t := decimal.Zero
+	for _, h := range hs {
+		t = t.Add(h.Weight.Decimal)
+	}
+	return t.Mul(decimal.NewFromInt(100)).StringFixed(2)
+}
+
+func (s *Server) etfHoldings(c *fiber.Ctx) error {
+	a, err := s.etfParam(c)
+	if err != nil {
+		return err
+	}
+	hs, err := s.ETFs.Holdings(c.UserContext(), a)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "name": a.Name, "as_of": hs[0].AsOf, "source": hs[0].Source, "count": len(hs),
+		"weight_total_pct": weightTotalPct(hs), "holdings": hs})
+}
+
+func (s *Server) etfInfo(c *fiber.Ctx) error {
+	a, err := s.etfParam(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	hs, err := s.Ref.Holdings(ctx, a.Symbol)
+	if err != nil {
+		return err
+	}
+	q, ok, err := s.Ref.Quote(ctx, a.Symbol)
+	if err != nil {
+		return err
+	}
+	var quote *shariah.Quote
+	if ok {
+		quote = &q
+	}
+	top := hs
+	if len(top) > 10 {
+		top = append([]shariah.Holding(nil), hs...)
+		sort.SliceStable(top, func(i, j int) bool { return top[i].Weight.GreaterThan(top[j].Weight.Decimal) })
+		top = top[:10]
+	}
+	asOf := ""
+	if len(hs) > 0 {
+		asOf = hs[0].AsOf
+	}
+	_, screenErr := s.ETFs.Cached(ctx, a.Symbol, "")
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "record": a, "quote": quote, "holdings_count": len(hs), "holdings_as_of": asOf,
+		"top_holdings": top, "has_screening": screenErr == nil})
+}
+
+func (s *Server) etfScreening(c *fiber.Ctx) error {
+	a, err := s.etfParam(c)
+	if err != nil {
+		return err
+	}
+	r, err := s.ETFs.Cached(c.UserContext(), a.Symbol, c.Query("ruleset"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(r)
+}
+
+// etfScreen answers POST /api/etf/{symbol}/screen: the look-through runs on a worker; the request
+// waits up to ETFWait for it and otherwise answers 202 with the location of the result.
+func (s *Server) etfScreen(c *fiber.Ctx) error {
+	var v shariah.Validation
+	force := boolQuery(c, &v, "force_refresh")
+	if err := v.Err(); err != nil {
+		return err
+	}
+	a, err := s.etfParam(c)
+	if err != nil {
+		return err
+	}
+	rs, _, err := s.Screener.Rulesets.Resolve(c.Query("ruleset"), "")
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	if _, err := s.ETFs.Holdings(ctx, a); err != nil {
+		return err
+	}
+	start := s.Now().UTC()
+	if err := s.ETFQueue.EnqueueETF(ctx, jobs.ETFPayload{Symbol: a.Symbol, Ruleset: rs.Name, Force: force}); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(s.ETFWait)
+	for {
+		r, ok, err := s.ETFs.Results.ETFResult(ctx, a.Symbol, rs.Name)
+		if err != nil {
+			return err
+		}
+		if ok && !r.ScreenedAt.Before(start.Truncate(time.Millisecond)) {
+			return c.JSON(r)
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	loc := "/api/etf/" + a.Symbol + "/screening?ruleset=" + rs.Name
+	c.Set(fiber.HeaderLocation, loc)
+	return c.Status(fiber.StatusAccepted).JSON(fiber.Map{"status": "queued", "symbol": a.Symbol, "location": loc,
+		"message": "The look-through is running on a worker; GET the location for the result."})
+}
+
+// etfPurification answers POST /api/etf/{symbol}/purification {investment_amount, dividend_income?}.
+func (s *Server) etfPurification(c *fiber.Ctx) error {
+	var in struct {
+		Investment *shariah.Number `json:"investment_amount"`
+		Dividend   *shariah.Number `json:"dividend_income"`
+	}
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	var v shariah.Validation
+	if in.Investment == nil {
+		v.Add("field required", "value_error.missing", "body", "investment_amount")
+	} else if !in.Investment.IsPositive() {
+		v.Add("must be greater than 0", "value_error.number.not_gt", "body", "investment_amount")
+	}
+	if in.Dividend != nil && in.Dividend.IsNegative() {
+		v.Add("must not be negative", "value_error.number.not_ge", "body", "dividend_income")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	a, err := s.etfParam(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	r, err := s.ETFs.Cached(ctx, a.Symbol, c.Query("ruleset"))
+	if shariah.ErrorCode(err) == shariah.ENOTFOUND {
+		r, err = s.ETFs.Screen(ctx, a.Symbol, c.Query("ruleset"), false)
+	}
+	if err != nil {
+		return err
+	}
+	out := fiber.Map{"symbol": a.Symbol, "investment_amount": in.Investment, "purification_rate": r.PurificationRate,
+		"purification_rate_pct": r.PurificationRatePct, "purification_coverage_pct": r.PurificationCoverage,
+		"method": "dividend x holdings-weighted impure-income ratio", "holdings_as_of": r.HoldingsAsOf,
+		"disclaimers": s.Education.DisclaimersFor("purification", "etf_lookthrough"), "illustrative": r.Illustrative}
+	dividend, basis := decimal.Zero, ""
+	switch {
+	case in.Dividend != nil:
+		dividend, basis = in.Dividend.Decimal, "dividend income given"
+	default:
+		d, b, err := s.trailingDividends(ctx, a.Symbol, in.Investment.Decimal)
+		if err != nil {
+			return err
+		}
+		dividend, basis = d, b
+	}
+	out["dividend_income"] = shariah.NewNumber(dividend.Round(2))
+	out["dividend_basis"] = basis
+	if r.PurificationRate == nil || basis == "" {
+		out["purification_amount"] = nil
+		out["note"] = "Purification needs a known rate and the dividend income: give dividend_income."
+	} else {
+		out["purification_amount"] = shariah.NewNumber(dividend.Mul(r.PurificationRate.Decimal).Round(2))
+	}
+	return c.JSON(out)
+}
+
+// trailingDividends estimates a year of dividends on an investment from the ETF's dividends in the
+// twelve months to its latest quote: investment / price x dividends per share.
+func (s *Server) trailingDividends(ctx context.Context, sym string, investment decimal.Decimal) (decimal.Decimal, string, error) {
+	q, ok, err := s.Ref.Quote(ctx, sym)
+	if err != nil || !ok || q.Price <= 0 {
+		return decimal.Zero, "", err
+	}
+	ds, err := s.Ref.Dividends(ctx, sym)
+	if err != nil {
+		return decimal.Zero, "", err
+	}
+	asOf, _ := time.Parse("2006-01-02", q.AsOf)
+	from := asOf.AddDate(-1, 0, 0).Format("2006-01-02")
+	per := decimal.Zero
+	n := 0
+	for _, d := range ds {
+		if d.ExDate > from && d.ExDate <= q.AsOf {
+			per = per.Add(d.Amount.Decimal)
+			n++
+		}
+	}
+	if n == 0 {
+		return decimal.Zero, "", nil
+	}
+	shares := investment.Div(decimal.New(int64(q.Price), -6))
+	return shares.Mul(per), "estimated: " + strings.TrimSpace(shares.Round(4).String()) + " shares x " + per.String() + " per share paid in the 12 months to " + q.AsOf, nil
+}
+
+// etfCompare answers POST /api/etf/compare {symbols: 2-5}: holdings, screening and pairwise overlap.
+func (s *Server) etfCompare(c *fiber.Ctx) error {
+	syms, err := bindSymbols(c, 1, 1000)
+	if err != nil {
+		return err
+	}
+	if len(syms) < 2 || len(syms) > 5 {
+		return &shariah.Error{Code: shariah.EINVALID, Message: "ETF compare takes between 2 and 5 symbols.",
+			Detail: map[string]any{"errors": []shariah.FieldError{{Loc: []any{"body", "symbols"}, Msg: "must hold between 2 and 5 symbols", Type: "value_error.list.size"}}}}
+	}
+	ctx := c.UserContext()
+	cat, err := s.catalogs.Get(ctx)
+	if err != nil {
+		return err
+	}
+	holdings := map[string][]shariah.Holding{}
+	var items []fiber.Map
+	var order []string
+	for _, raw := range syms {
+		res := cat.Canonical(raw)
+		if res.Symbol == "" {
+			return shariah.Errorf(shariah.ENOTFOUND, "Symbol %s is not in the database.", strings.ToUpper(strings.TrimSpace(raw)))
+		}
+		a, err := s.ETFs.ETFAsset(ctx, res.Symbol)
+		if err != nil {
+			return err
+		}
+		hs, err := s.ETFs.Holdings(ctx, a)
+		if err != nil {
+			return err
+		}
+		holdings[a.Symbol] = hs
+		order = append(order, a.Symbol)
+		r, err := s.ETFs.Cached(ctx, a.Symbol, c.Query("ruleset"))
+		if shariah.ErrorCode(err) == shariah.ENOTFOUND {
+			r, err = s.ETFs.Screen(ctx, a.Symbol, c.Query("ruleset"), false)
+		}
+		if err != nil {
+			return err
+		}
+		top := append([]shariah.Holding(nil), hs...)
+		sort.SliceStable(top, func(i, j int) bool { return top[i].Weight.GreaterThan(top[j].Weight.Decimal) })
+		items = append(items, fiber.Map{"symbol": a.Symbol, "name": a.Name, "holdings_count": len(hs), "holdings_as_of": hs[0].AsOf,
+			"top_holdings": top[:min(5, len(top))], "compliance_status": r.ComplianceStatus, "compliant_weight_pct": r.CompliantWeightPct,
+			"non_compliant_weight_pct": r.NonCompliantWeightPct, "unknown_weight_pct": r.UnknownWeightPct, "purification_rate": r.PurificationRate})
+	}
+	var overlaps []fiber.Map
+	for i := range order {
+		for j := i + 1; j < len(order); j++ {
+			o := shariah.Overlap(holdings[order[i]], holdings[order[j]])
+			overlaps = append(overlaps, fiber.Map{"a": order[i], "b": order[j], "overlap_pct": o.Mul(decimal.NewFromInt(100)).StringFixed(2)})
+		}
+	}
+	return c.JSON(fiber.Map{"items": items, "overlap": overlaps})
+}
+
+// etfScreenBulk answers POST /api/etf/screen-bulk {symbols: 1-100}: each ETF's look-through (cached
+// ones reused); an ETF without holdings or unknown is reported, not fatal.
+func (s *Server) etfScreenBulk(c *fiber.Ctx) error {
+	syms, err := bindSymbols(c, 1, 100)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	cat, err := s.catalogs.Get(ctx)
+	if err != nil {
+		return err
+	}
+	var out []fiber.Map
+	counts := map[string]int{}
+	for _, raw := range syms {
+		item := fiber.Map{"input": raw}
+		res := cat.Canonical(raw)
+		if res.Symbol == "" {
+			item["status"], item["error"] = "NOT_FOUND", "Symbol is not in the database."
+		} else {
+			item["symbol"] = res.Symbol
+			r, err := s.ETFs.Cached(ctx, res.Symbol, c.Query("ruleset"))
+			if shariah.ErrorCode(err) == shariah.ENOTFOUND {
+				r, err = s.ETFs.Screen(ctx, res.Symbol, c.Query("ruleset"), false)
+			}
+			switch shariah.ErrorCode(err) {
+			case "":
+				item["status"], item["result"] = r.ComplianceStatus, r
+			case shariah.EINTERNAL:
+				return err
+			default:
+				item["status"], item["error"] = "NOT_SCREENABLE", err.(*shariah.Error).Message
+			}
+		}
+		counts[item["status"].(string)]++
+		out = append(out, item)
+	}
+	return c.JSON(fiber.Map{"results": out, "summary": counts})
+}
+
+// etfDirectory answers GET /api/etf/directory?q=&limit=&offset=: the ETFs of the database, with
+// whether their holdings are loaded (only those can be screened).
+func (s *Server) etfDirectory(c *fiber.Ctx) error {
+	var v shariah.Validation
+	limit := intQuery(c, &v, "limit", 100, 1, 500)
+	offset := intQuery(c, &v, "offset", 0, 0, 1_000_000)
+	onlyHoldings := boolQuery(c, &v, "with_holdings")
+	if len(c.Query("q")) > 100 {
+		v.Add("at most 100 characters", "value_error.any_str.max_length", "query", "q")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	cat, err := s.catalogs.Get(ctx)
+	if err != nil {
+		return err
+	}
+	with, err := s.Ref.ETFsWithHoldings(ctx)
+	if err != nil {
+		return err
+	}
+	has := map[string]bool{}
+	for _, w := range with {
+		has[w] = true
+	}
+	hits, _ := cat.Search(shariah.SearchQuery{Q: c.Query("q"), Type: shariah.ETF})
+	type entry struct {
+		shariah.Asset
+		HasHoldings bool `json:"has_holdings"`
+	}
+	var all []entry
+	for _, h := range hits {
+		if onlyHoldings && !has[h.Symbol] {
+			continue
+		}
+		all = append(all, entry{Asset: h.Asset, HasHoldings: has[h.Symbol]})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].HasHoldings && !all[j].HasHoldings })
+	page := []entry{}
+	if offset < len(all) {
+		page = all[offset:min(offset+limit, len(all))]
+	}
+	return c.JSON(fiber.Map{"total": len(all), "limit": limit, "offset": offset, "results": page})
+}

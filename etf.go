@@ -1,0 +1,254 @@
+package shariah
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// ETFHolding is one holding as screened through.
+type ETFHolding struct {
+	Symbol           string  `json:"symbol"` // canonical; empty when the holding could not be resolved
+	Input            string  `json:"input"`  // the symbol as the issuer lists it
+	Name             string  `json:"name"`
+	Weight           Number  `json:"weight"` // fraction
+	Status           string  `json:"status"` // COMPLIANT, NON_COMPLIANT, QUESTIONABLE, INSUFFICIENT_DATA or UNKNOWN
+	PurificationRate *Number `json:"purification_rate"`
+	Reason           string  `json:"reason"`
+	Illustrative     bool    `json:"illustrative"`
+}
+
+// ETFResult is a look-through screening of an ETF.
+type ETFResult struct {
+	Symbol                string       `json:"symbol"`
+	Name                  string       `json:"name"`
+	HoldingsAsOf          string       `json:"holdings_as_of"`
+	HoldingsSource        string       `json:"holdings_source"`
+	Holdings              []ETFHolding `json:"holdings"`
+	HoldingsCount         int          `json:"holdings_count"`
+	CompliantWeightPct    string       `json:"compliant_weight_pct"`
+	NonCompliantWeightPct string       `json:"non_compliant_weight_pct"`
+	QuestionableWeightPct string       `json:"questionable_weight_pct"`
+	UnknownWeightPct      string       `json:"unknown_weight_pct"` // unresolved, unscreenable or without a verdict
+	ComplianceStatus      string       `json:"compliance_status"`
+	IsCompliant           *bool        `json:"is_compliant"`
+	PurificationRate      *Number      `json:"purification_rate"` // holdings-weighted, over the holdings with a known rate
+	PurificationRatePct   *Number      `json:"purification_rate_pct"`
+	PurificationCoverage  string       `json:"purification_coverage_pct"` // weight share with a known rate
+	Explanation           string       `json:"compliance_explanation"`
+	Rule                  string       `json:"verdict_rule"`
+	Ruleset               RulesetRef   `json:"ruleset"`
+	Illustrative          bool         `json:"illustrative"`
+	Disclaimers           []Disclaimer `json:"disclaimers"`
+	ScreenedAt            time.Time    `json:"screened_at"`
+}
+
+// ETFVerdictRule explains the look-through verdict (documented in every result).
+const ETFVerdictRule = "INSUFFICIENT_DATA when half the weight or more is unknown; COMPLIANT when non-compliant plus questionable weight is under 5% and unknown weight under 10%; NON_COMPLIANT when non-compliant weight is 33% or more; QUESTIONABLE otherwise. Unknown weight is never counted as compliant."
+
+var (
+	pct5  = decimal.NewFromInt(5)
+	pct10 = decimal.NewFromInt(10)
+	pct33 = decimal.NewFromInt(33)
+	pct50 = decimal.NewFromInt(50)
+)
+
+// ETFResultStore holds ETF look-through results.
+type ETFResultStore interface {
+	PutETFResult(ctx context.Context, r ETFResult) error
+	ETFResult(ctx context.Context, symbol, ruleset string) (ETFResult, bool, error)
+}
+
+// ETFs screens ETFs through their holdings with the Screener, so each holding gets the same verdict as
+// a single-stock screening.
+type ETFs struct {
+	Ref      RefStore
+	Screener *Screener
+	Results  ETFResultStore
+	Catalogs *CatalogCache
+}
+
+// ETFAsset resolves a symbol to an ETF record (ENOTFOUND, or EVALIDATION when it is not an ETF).
+func (e *ETFs) ETFAsset(ctx context.Context, symbol string) (Asset, error) {
+	a, ok, err := e.Ref.Asset(ctx, symbol)
+	if err != nil {
+		return Asset{}, err
+	}
+	if !ok {
+		return Asset{}, Errorf(ENOTFOUND, "Symbol %s is not in the database.", symbol)
+	}
+	if a.Type != ETF && a.Type != Fund {
+		var v Validation
+		v.Add(fmt.Sprintf("%s is a %s, not an ETF (stocks: POST /api/screen/%s)", a.Symbol, a.Type, a.Symbol), "value_error.asset_type", "path", "symbol")
+		return Asset{}, v.Err()
+	}
+	return a, nil
+}
+
+// Holdings returns an ETF's holdings, or ENOTFOUND when none are loaded.
+func (e *ETFs) Holdings(ctx context.Context, a Asset) ([]Holding, error) {
+	hs, err := e.Ref.Holdings(ctx, a.Symbol)
+	if err != nil {
+		return nil, err
+	}
+	if len(hs) == 0 {
+		return nil, Errorf(ENOTFOUND, "No holdings are loaded for %s.", a.Symbol)
+	}
+	return hs, nil
+}
+
+// Screen looks through an ETF: every holding screened (cached results reused), weights bucketed by
+// verdict, the overall verdict by ETFVerdictRule, and the holdings-weighted purification rate.
+func (e *ETFs) Screen(ctx context.Context, symbol, ruleset string, force bool) (ETFResult, error) {
+	a, err := e.ETFAsset(ctx, symbol)
+	if err != nil {
+		return ETFResult{}, err
+	}
+	hs, err := e.Holdings(ctx, a)
+	if err != nil {
+		return ETFResult{}, err
+	}
+	rs, _, err := e.Screener.Rulesets.Resolve(ruleset, "")
+	if err != nil {
+		return ETFResult{}, err
+	}
+	cat, err := e.Catalogs.Get(ctx)
+	if err != nil {
+		return ETFResult{}, err
+	}
+	r := ETFResult{Symbol: a.Symbol, Name: a.Name, HoldingsAsOf: hs[0].AsOf, HoldingsSource: hs[0].Source, HoldingsCount: len(hs),
+		Rule: ETFVerdictRule, ScreenedAt: e.Screener.now(), Disclaimers: []Disclaimer{},
+		Ruleset: RulesetRef{Name: rs.Name, Title: rs.Title, Edition: rs.EditionDate, ReviewStatus: rs.ReviewStatus, Source: rs.Source}}
+	r.Illustrative = hs[0].Source == SourceIllustrative
+	var total, comp, non, quest, unknown, rated, ratedWeight decimal.Decimal
+	for _, h := range hs {
+		w := h.Weight.Decimal
+		total = total.Add(w)
+		eh := ETFHolding{Input: h.Symbol, Name: h.Name, Weight: h.Weight, Status: "UNKNOWN"}
+		res := Resolution{}
+		if h.Symbol != "" {
+			res = cat.Canonical(h.Symbol)
+		}
+		switch {
+		case h.Symbol == "":
+			eh.Reason = "no listed symbol (cash or an unlisted item)"
+		case res.Symbol == "":
+			eh.Reason = "symbol not in the database"
+		default:
+			eh.Symbol = res.Symbol
+			sr, _, err := e.Screener.Screen(ctx, res.Symbol, ScreenOptions{Ruleset: rs.Name, ForceRefresh: force})
+			if err != nil {
+				if ErrorCode(err) == EINTERNAL {
+					return ETFResult{}, err
+				}
+				eh.Reason = err.(*Error).Message
+				break
+			}
+			eh.Status, eh.PurificationRate, eh.Reason = sr.ComplianceStatus, sr.PurificationRate, sr.ComplianceExplanation
+			eh.Illustrative = sr.DataQuality.Illustrative
+			r.Illustrative = r.Illustrative || eh.Illustrative
+			if sr.PurificationRate != nil {
+				rated = rated.Add(w.Mul(sr.PurificationRate.Decimal))
+				ratedWeight = ratedWeight.Add(w)
+			}
+		}
+		switch eh.Status {
+		case "COMPLIANT":
+			comp = comp.Add(w)
+		case "NON_COMPLIANT":
+			non = non.Add(w)
+		case "QUESTIONABLE":
+			quest = quest.Add(w)
+		default:
+			unknown = unknown.Add(w)
+		}
+		r.Holdings = append(r.Holdings, eh)
+	}
+	sort.SliceStable(r.Holdings, func(i, j int) bool { return r.Holdings[i].Weight.GreaterThan(r.Holdings[j].Weight.Decimal) })
+	if !total.IsPositive() {
+		total = decimal.NewFromInt(1)
+	}
+	share := func(d decimal.Decimal) decimal.Decimal { return d.Mul(d100).Div(total) }
+	cp, np, qp, up := share(comp), share(non), share(quest), share(unknown)
+	r.CompliantWeightPct, r.NonCompliantWeightPct = cp.StringFixed(2), np.StringFixed(2)
+	r.QuestionableWeightPct, r.UnknownWeightPct = qp.StringFixed(2), up.StringFixed(2)
+	switch {
+	case up.GreaterThanOrEqual(pct50):
+		r.ComplianceStatus = "INSUFFICIENT_DATA"
+	case np.Add(qp).LessThan(pct5) && up.LessThan(pct10):
+		r.ComplianceStatus = "COMPLIANT"
+	case np.GreaterThanOrEqual(pct33):
+		r.ComplianceStatus = "NON_COMPLIANT"
+	default:
+		r.ComplianceStatus = "QUESTIONABLE"
+	}
+	switch r.ComplianceStatus {
+	case "COMPLIANT":
+		r.IsCompliant = boolp(true)
+	case "NON_COMPLIANT", "QUESTIONABLE":
+		r.IsCompliant = boolp(false)
+	}
+	r.PurificationCoverage = share(ratedWeight).StringFixed(2)
+	if ratedWeight.IsPositive() {
+		rate := rated.Div(ratedWeight).Round(6)
+		r.PurificationRate = num(rate)
+		r.PurificationRatePct = num(rate.Mul(d100).Round(4))
+	}
+	lead := ""
+	if r.Illustrative {
+		lead = "Based on illustrative data (not from filings), "
+	}
+	r.Explanation = capitalize(fmt.Sprintf("%s%s%% of %s's weight is compliant, %s%% non-compliant, %s%% questionable and %s%% unknown (%d holdings as of %s): %s.",
+		lead, r.CompliantWeightPct, a.Symbol, r.NonCompliantWeightPct, r.QuestionableWeightPct, r.UnknownWeightPct, len(hs), r.HoldingsAsOf,
+		strings.ToLower(strings.ReplaceAll(r.ComplianceStatus, "_", " "))))
+	if e.Screener.Disclaimers != nil {
+		r.Disclaimers = e.Screener.Disclaimers("screening", "etf_lookthrough", "purification")
+	}
+	if err := e.Results.PutETFResult(ctx, r); err != nil {
+		return ETFResult{}, err
+	}
+	return r, nil
+}
+
+// Cached returns the stored look-through of an ETF under a ruleset, or ENOTFOUND.
+func (e *ETFs) Cached(ctx context.Context, symbol, ruleset string) (ETFResult, error) {
+	rs, _, err := e.Screener.Rulesets.Resolve(ruleset, "")
+	if err != nil {
+		return ETFResult{}, err
+	}
+	r, ok, err := e.Results.ETFResult(ctx, symbol, rs.Name)
+	if err != nil {
+		return ETFResult{}, err
+	}
+	if !ok {
+		return ETFResult{}, Errorf(ENOTFOUND, "%s has not been screened under ruleset %s: POST /api/etf/%s/screen screens it.", symbol, rs.Name, symbol)
+	}
+	return r, nil
+}
+
+// Overlap is the weight two ETFs hold in common: the sum over shared holdings of the smaller weight.
+func Overlap(a, b []Holding) decimal.Decimal {
+	wa := map[string]decimal.Decimal{}
+	for _, h := range a {
+		if h.Symbol != "" {
+			wa[h.Symbol] = wa[h.Symbol].Add(h.Weight.Decimal)
+		}
+	}
+	wb := map[string]decimal.Decimal{}
+	for _, h := range b {
+		if h.Symbol != "" {
+			wb[h.Symbol] = wb[h.Symbol].Add(h.Weight.Decimal)
+		}
+	}
+	sum := decimal.Zero
+	for s, w := range wa {
+		if v, ok := wb[s]; ok {
+			sum = sum.Add(decimal.Min(w, v))
+		}
+	}
+	return sum
+}

@@ -1,0 +1,151 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/robfig/cron/v3"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// Task types (noun:verb).
+const (
+	TypeIndexScreen = "index:screen" // a bulk run of an index; the task id is the run id
+	TypeETFScreen   = "etf:screen"   // an ETF look-through
+)
+
+// RunPayload is the payload of an index:screen task.
+type RunPayload struct {
+	RunID string `json:"run_id"`
+}
+
+// Queue implements shariah.RunQueue (and the ETF queue) with an asynq client and inspector.
+type Queue struct {
+	Client    *asynq.Client
+	Inspector *asynq.Inspector
+}
+
+// NewQueue connects a queue to the Redis at url.
+func NewQueue(url string) (*Queue, error) {
+	opt, err := asynq.ParseRedisURI(url)
+	if err != nil {
+		return nil, err
+	}
+	return &Queue{Client: asynq.NewClient(opt), Inspector: asynq.NewInspector(opt)}, nil
+}
+
+// Close closes the connections.
+func (q *Queue) Close() {
+	q.Client.Close()
+	q.Inspector.Close()
+}
+
+var _ shariah.RunQueue = (*Queue)(nil)
+
+// EnqueueRun queues a run as one task whose id is the run id, so the same run cannot be queued twice.
+// A run survives its worker: killed mid-run, the task comes back after its lease expires and resumes.
+func (q *Queue) EnqueueRun(ctx context.Context, runID string) error {
+	b, _ := json.Marshal(RunPayload{RunID: runID})
+	_, err := q.Client.EnqueueContext(ctx, asynq.NewTask(TypeIndexScreen, b), asynq.TaskID(runID), asynq.Queue("bulk"),
+		asynq.MaxRetry(25), asynq.Timeout(3*time.Hour), asynq.Retention(24*time.Hour))
+	if errors.Is(err, asynq.ErrTaskIDConflict) {
+		return shariah.Errorf(shariah.ECONFLICT, "Run %s is already queued.", runID)
+	}
+	return err
+}
+
+// DropRun deletes a run's task if it is still waiting (an active one stops by itself between symbols).
+func (q *Queue) DropRun(ctx context.Context, runID string) error {
+	err := q.Inspector.DeleteTask("bulk", runID)
+	if err != nil && (errors.Is(err, asynq.ErrTaskNotFound) || strings.Contains(err.Error(), "active")) {
+		return nil
+	}
+	return err
+}
+
+// RetryDelay retries the service's tasks quickly: a run resumed after a crash should not wait minutes.
+func RetryDelay(n int, err error, t *asynq.Task) time.Duration {
+	if n < 5 {
+		return time.Second
+	}
+	return asynq.DefaultRetryDelayFunc(n, err, t)
+}
+
+// RegisterBulk registers the index:screen handler.
+func RegisterBulk(mux *asynq.ServeMux, b *shariah.Bulk) {
+	mux.HandleFunc(TypeIndexScreen, func(ctx context.Context, t *asynq.Task) error {
+		var p RunPayload
+		if err := json.Unmarshal(t.Payload(), &p); err != nil || p.RunID == "" {
+			return fmt.Errorf("bad payload: %w", asynq.SkipRetry)
+		}
+		return b.Execute(ctx, p.RunID)
+	})
+}
+
+// Rescreens runs cron-driven index rescreens: each schedule enqueues a run of its index; a run already
+// active for the index (a long run, or a manual one) makes the trigger a no-op, so one index never has
+// two runs at once.
+type Rescreens struct {
+	cron *cron.Cron
+	log  *slog.Logger
+}
+
+// ParseSchedules reads "SP500=0 2 * * *;DJIA=30 2 * * *" (index=cron spec, semicolon-separated).
+func ParseSchedules(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, part := range strings.Split(s, ";") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		index, spec, ok := strings.Cut(part, "=")
+		if !ok || strings.TrimSpace(index) == "" {
+			return nil, fmt.Errorf("schedule %q is not INDEX=cron spec", part)
+		}
+		spec = strings.TrimSpace(spec)
+		if _, err := cronParser.Parse(spec); err != nil {
+			return nil, fmt.Errorf("schedule of %s: %w", index, err)
+		}
+		out[strings.ToUpper(strings.TrimSpace(index))] = spec
+	}
+	return out, nil
+}
+
+var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// NewRescreens schedules the rescreens (UTC).
+func NewRescreens(b *shariah.Bulk, schedules map[string]string, log *slog.Logger) (*Rescreens, error) {
+	c := cron.New(cron.WithParser(cronParser), cron.WithLocation(time.UTC))
+	for index, spec := range schedules {
+		index := index
+		if _, err := c.AddFunc(spec, func() {
+			r, err := b.StartRun(context.Background(), index, 0, false, "", "schedule")
+			switch shariah.ErrorCode(err) {
+			case "":
+				log.Info("rescreen queued", "index", index, "run_id", r.ID)
+			case shariah.ECONFLICT:
+				log.Info("rescreen skipped: a run is active", "index", index)
+			default:
+				log.Error("rescreen failed", "index", index, "error", err.Error())
+			}
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return &Rescreens{cron: c, log: log}, nil
+}
+
+// Run starts the schedules and blocks until ctx ends.
+func (r *Rescreens) Run(ctx context.Context) error {
+	r.cron.Start()
+	<-ctx.Done()
+	<-r.cron.Stop().Done()
+	return nil
+}
