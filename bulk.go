@@ -25,7 +25,8 @@ type Bulk struct {
 	Ref         RefStore
 	Screener    *Screener
 	Queue       RunQueue
-	Concurrency int // symbols screened at once within a run; 0: 4
+	Concurrency int           // symbols screened at once within a run; 0: 4
+	Pause       time.Duration // after each symbol (spreads a run's load); 0: none
 	Now         func() time.Time
 }
 
@@ -266,6 +267,12 @@ func (b *Bulk) Execute(ctx context.Context, id string) error {
 				p, e := processed, errs
 				mu.Unlock()
 				_ = b.Runs.SetProgress(ctx, id, sym, p, e, b.now())
+				if b.Pause > 0 {
+					select {
+					case <-ctx.Done():
+					case <-time.After(b.Pause):
+					}
+				}
 			}
 		}()
 	}
@@ -281,6 +288,16 @@ func (b *Bulk) Execute(ctx context.Context, id string) error {
 	}
 	close(ch)
 	wg.Wait()
+	// Progress writes from the workers may land out of order: write the final figures once.
+	if items, err := b.Runs.Items(ctx, id); err == nil {
+		n := 0
+		for _, it := range items {
+			if it.HasError {
+				n++
+			}
+		}
+		_ = b.Runs.SetProgress(ctx, id, "", len(items), n, b.now())
+	}
 	if ctx.Err() != nil {
 		return ctx.Err() // shut down mid-run: the task is retried and resumes here
 	}

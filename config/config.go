@@ -40,6 +40,8 @@ type Config struct {
 	// screens at once.
 	WorkerConcurrency int `env:"SHARIAH_WORKER_CONCURRENCY" envDefault:"4"`
 	BulkConcurrency   int `env:"SHARIAH_BULK_CONCURRENCY" envDefault:"4"`
+	// BulkPause is a pause after each symbol of a run, to spread a run's load on shared infrastructure.
+	BulkPause time.Duration `env:"SHARIAH_BULK_PAUSE" envDefault:"0s"`
 	// RescreenSchedules are cron rescreens, "INDEX=cron spec;..." (UTC), e.g. "SP500=0 2 * * *".
 	RescreenSchedules string `env:"SHARIAH_RESCREEN_SCHEDULES" envDefault:"SP500=0 2 * * *"`
 	// ETFWait bounds how long POST /api/etf/{symbol}/screen waits for its worker before answering 202.

@@ -29,6 +29,7 @@ import (
 	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rulesets"
 )
@@ -86,6 +87,8 @@ type env struct {
 	db     *analytics.DB
 	logs   *syncBuffer
 	plans  shariah.Plans
+	bulk   *shariah.Bulk
+	ref    *sredis.RefStore // uncached, for tests that change the data
 }
 
 type options struct {
@@ -95,6 +98,8 @@ type options struct {
 	db        *analytics.DB // share a database between edges
 	logs      *syncBuffer
 	noMigrate bool
+	worker    bool          // run an asynq worker in process (bulk runs, ETF screens)
+	etfWait   time.Duration // how long POST /api/etf/{symbol}/screen waits (default 10s)
 }
 
 type syncBuffer struct {
@@ -180,7 +185,28 @@ func setup(t *testing.T, o options) *env {
 	}
 	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
 	screener := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rsets, Disclaimers: edu.DisclaimersFor}
+	queue, err := jobs.NewQueue(o.redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(queue.Close)
+	results := sredis.NewResultStore(rc)
+	bulk := &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: ref, Screener: screener, Queue: queue, Concurrency: 2}
+	etfs := &shariah.ETFs{Ref: ref, Screener: screener, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}
+	if o.worker {
+		wsrv, mux, err := jobs.NewWorker(o.redisURL, 4, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs.RegisterBulk(mux, bulk)
+		jobs.RegisterETF(mux, etfs)
+		if err := wsrv.Start(mux); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(wsrv.Shutdown)
+	}
 	srv, err := edge.New(edge.Deps{
+		Bulk: bulk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
 		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
 		UsageReader: analytics.UsageReader{DB: db}, Log: log, AccessLog: true, BaseURL: "http://example.com",
 		Checks: map[string]func(context.Context) error{"redis": func(ctx context.Context) error { return sredis.Ping(ctx, rc) }},
@@ -188,7 +214,7 @@ func setup(t *testing.T, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans}
+	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bulk, ref: sredis.NewRefStore(rc)}
 }
 
 // response is a finished test request.

@@ -307,7 +307,7 @@ func newServices(e *env, rc rueidis.Client, ref shariah.RefStore) (*services, er
 	results := sredis.NewResultStore(rc)
 	sc := &shariah.Screener{Ref: ref, Results: results, Rulesets: rs, Disclaimers: edu.DisclaimersFor}
 	return &services{screener: sc, edu: edu, queue: q,
-		bulk: &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: ref, Screener: sc, Queue: q, Concurrency: e.cfg.BulkConcurrency},
+		bulk: &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: ref, Screener: sc, Queue: q, Concurrency: e.cfg.BulkConcurrency, Pause: e.cfg.BulkPause},
 		etfs: &shariah.ETFs{Ref: ref, Screener: sc, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}}, nil
 }
 
