@@ -2,6 +2,7 @@ package shariah
 
 import (
 	"encoding/json"
+	"reflect"
 	"sort"
 
 	"github.com/shopspring/decimal"
@@ -17,11 +18,12 @@ func NewNumber(d decimal.Decimal) Number { return Number{d} }
 // MarshalJSON writes the exact digits as a JSON number.
 func (n Number) MarshalJSON() ([]byte, error) { return []byte(n.Decimal.String()), nil }
 
-// UnmarshalJSON reads a JSON number or string.
+// UnmarshalJSON reads a JSON number or numeric string; anything else is a JSON type error (so a
+// request body with "ten" for an amount is a 422 naming the field).
 func (n *Number) UnmarshalJSON(b []byte) error {
 	var d decimal.Decimal
 	if err := json.Unmarshal(b, &d); err != nil {
-		return err
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeOf(float64(0))}
 	}
 	n.Decimal = d
 	return nil

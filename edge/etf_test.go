@@ -1,0 +1,144 @@
+package edge_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/datapack"
+)
+
+func TestETFLookThroughAndRoutes(t *testing.T) {
+	e := setup(t, options{worker: true})
+	k := key(e.newKey(t, shariah.PlanEnterprise))
+	h := e.do(t, "GET", "/api/etf/spus/holdings", nil, k).json(t)
+	if h["symbol"] != "SPUS" || h["count"] != 10.0 || h["weight_total_pct"] != "100.00" {
+		t.Fatalf("holdings: %v", h)
+	}
+	if r := e.do(t, "GET", "/api/etf/SPUS/screening", nil, k); r.StatusCode != 404 {
+		t.Fatalf("screening before any screen: %d", r.StatusCode)
+	}
+	s := e.do(t, "POST", "/api/etf/SPUS/screen", nil, k)
+	r := s.json(t)
+	if s.StatusCode != 200 || s.Header.Get("X-Tokens-Charged") != "50" {
+		t.Fatalf("screen: %d %s", s.StatusCode, s.body)
+	}
+	sum := decimal.Zero
+	for _, f := range []string{"compliant_weight_pct", "non_compliant_weight_pct", "questionable_weight_pct", "unknown_weight_pct"} {
+		sum = sum.Add(decimal.RequireFromString(r[f].(string)))
+	}
+	if !sum.Equal(decimal.NewFromInt(100)) {
+		t.Fatalf("weights add to %s", sum)
+	}
+	// The "other holdings" line (41.80%) cannot be resolved: unknown weight, never compliant.
+	if u := decimal.RequireFromString(r["unknown_weight_pct"].(string)); u.LessThan(decimal.RequireFromString("41.80")) || r["illustrative"] != true {
+		t.Fatalf("unknown weight %v", r["unknown_weight_pct"])
+	}
+	for _, hd := range r["holdings"].([]any) {
+		hd := hd.(map[string]any)
+		if hd["symbol"] == "" && hd["status"] != "UNKNOWN" {
+			t.Fatalf("an unresolved holding counted: %v", hd)
+		}
+	}
+	if c := e.do(t, "GET", "/api/etf/SPUS/screening", nil, k); c.StatusCode != 200 || c.json(t)["screened_at"] != r["screened_at"] {
+		t.Fatalf("cached screening: %d", c.StatusCode)
+	}
+	info := e.do(t, "GET", "/api/etf/SPUS/info", nil, k).json(t)
+	if info["has_screening"] != true || info["holdings_count"] != 10.0 {
+		t.Fatalf("info %v", info)
+	}
+	// purification: given dividends x rate, rounded to cents
+	p := e.do(t, "POST", "/api/etf/SPUS/purification", map[string]any{"investment_amount": 10000, "dividend_income": 120.50}, k).json(t)
+	rate := decimal.NewFromFloat(p["purification_rate"].(float64))
+	want := decimal.RequireFromString("120.50").Mul(rate).Round(2)
+	if !decimal.NewFromFloat(p["purification_amount"].(float64)).Equal(want) || p["dividend_basis"] != "dividend income given" {
+		t.Fatalf("purification %v, want %s", p, want)
+	}
+	est := e.do(t, "POST", "/api/etf/SPUS/purification", map[string]any{"investment_amount": 5200}, k).json(t)
+	if !strings.HasPrefix(est["dividend_basis"].(string), "estimated") || est["purification_amount"] == nil {
+		t.Fatalf("estimated dividends: %v", est)
+	}
+	for _, b := range []any{map[string]any{}, map[string]any{"investment_amount": 0}, map[string]any{"investment_amount": 10, "dividend_income": -1}, map[string]any{"investment_amount": "ten"}} {
+		if r := e.do(t, "POST", "/api/etf/SPUS/purification", b, k); r.StatusCode != 422 {
+			t.Errorf("%v: %d", b, r.StatusCode)
+		}
+	}
+	cmp := e.do(t, "POST", "/api/etf/compare", map[string]any{"symbols": []string{"SPUS", "HLAL"}}, k).json(t)
+	ov := cmp["overlap"].([]any)[0].(map[string]any)
+	// both hold NVDA, AAPL, MSFT, GOOGL, TSLA, XOM, JNJ: the smaller weights add to
+	// .120 + .129 + .118 + .064 + .035 + .014 + .015 = .495
+	if ov["overlap_pct"] != "49.50" || len(cmp["items"].([]any)) != 2 {
+		t.Fatalf("overlap %v", ov)
+	}
+	if r := e.do(t, "POST", "/api/etf/compare", map[string]any{"symbols": []string{"SPUS"}}, k); r.StatusCode != 400 {
+		t.Fatalf("compare of one: %d", r.StatusCode)
+	}
+	if r := e.do(t, "POST", "/api/etf/compare", map[string]any{"symbols": []string{"SPUS", "AAPL"}}, k); r.StatusCode != 422 {
+		t.Fatalf("a stock in ETF compare: %d", r.StatusCode)
+	}
+	many := make([]string, 101)
+	for i := range many {
+		many[i] = "SPUS"
+	}
+	if r := e.do(t, "POST", "/api/etf/screen-bulk", map[string]any{"symbols": many}, k); r.StatusCode != 422 {
+		t.Fatalf("101 ETFs: %d", r.StatusCode)
+	}
+	bulk := e.do(t, "POST", "/api/etf/screen-bulk", map[string]any{"symbols": []string{"SPUS", "UMMA", "NOPE"}}, k).json(t)
+	if bulk["summary"].(map[string]any)["NOT_FOUND"] != 1.0 || bulk["summary"].(map[string]any)["NOT_SCREENABLE"] != 1.0 {
+		t.Fatalf("etf bulk: %v", bulk["summary"])
+	}
+	dir := e.do(t, "GET", "/api/etf/directory?with_holdings=true", nil, k).json(t)
+	if dir["total"] != 2.0 {
+		t.Fatalf("directory with holdings: %v", dir["total"])
+	}
+	if r := e.do(t, "POST", "/api/etf/AAPL/screen", nil, k); r.StatusCode != 422 {
+		t.Fatalf("a stock as an ETF: %d", r.StatusCode)
+	}
+	if r := e.do(t, "POST", "/api/etf/UMMA/screen", nil, k); r.StatusCode != 404 {
+		t.Fatalf("an ETF without holdings: %d", r.StatusCode)
+	}
+}
+
+func TestETFScreenAnswers202WithoutAWorker(t *testing.T) {
+	e := setup(t, options{etfWait: 200 * time.Millisecond})
+	k := key(e.newKey(t, shariah.PlanEnterprise))
+	r := e.do(t, "POST", "/api/etf/HLAL/screen", nil, k)
+	if r.StatusCode != 202 || r.Header.Get("Location") != "/api/etf/HLAL/screening?ruleset=spec" || r.json(t)["status"] != "queued" {
+		t.Fatalf("no worker: %d %v %s", r.StatusCode, r.Header, r.body)
+	}
+}
+
+// TestSPUSRealHoldings looks through SPUS with the issuer's real holdings file (shared data).
+func TestSPUSRealHoldings(t *testing.T) {
+	dir := os.Getenv("SHARIAH_DATA_DIR")
+	if dir == "" {
+		dir = "../../shared/data"
+	}
+	if _, err := os.Stat(dir + "/etf/sp-funds"); err != nil {
+		t.Skipf("shared data not found at %s (set SHARIAH_DATA_DIR): %v", dir, err)
+	}
+	e := setup(t, options{worker: true})
+	k := key(e.newKey(t, shariah.PlanEnterprise))
+	p, x, err := datapack.ReadAllShared(os.DirFS(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := datapack.Load(context.Background(), e.ref, p, x, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond) // the edge's cached data version
+	r := e.do(t, "POST", "/api/etf/SPUS/screen", nil, k).json(t)
+	if r["holdings_count"] != 219.0 || r["holdings_as_of"] != "2026-07-17" || r["holdings_source"] != "sp-funds" {
+		t.Fatalf("real SPUS: %v %v %v", r["holdings_count"], r["holdings_as_of"], r["holdings_source"])
+	}
+	unknown := decimal.RequireFromString(r["unknown_weight_pct"].(string))
+	if unknown.GreaterThan(decimal.NewFromInt(25)) || r["purification_rate"] == nil {
+		t.Fatalf("real SPUS resolves most of its weight: unknown %s%%, purification %v", unknown, r["purification_rate"])
+	}
+	t.Logf("SPUS: %s", r["compliance_explanation"])
+}
