@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/jobs"
+	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/rulesets"
+)
+
+// TestRunResumesAfterWorkerKilled: a worker process is killed with SIGKILL mid-run; another worker
+// takes the task over when its lease expires (asynq: 30 s lease, recovery within about a minute) and
+// finishes the run, each symbol written exactly once.
+func TestRunResumesAfterWorkerKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for asynq's lease recovery (up to two minutes)")
+	}
+	if out, err := command([]string{"load", "--default", "--problems", "0"}).CombinedOutput(); err != nil {
+		t.Fatalf("load: %v %s", err, out)
+	}
+	ctx := context.Background()
+	rc, err := sredis.Open(redisSrv.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	rs, err := rulesets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.NewQueue(redisSrv.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	ref := sredis.NewRefStore(rc)
+	runs := sredis.NewRunStore(rc)
+	bulk := &shariah.Bulk{Runs: runs, Ref: ref, Queue: q,
+		Screener: &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs}}
+	run, err := bulk.StartRun(ctx, "SP500", 0, true, "", "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker := func(pause string) *exec.Cmd {
+		c := command([]string{"worker"}, "SHARIAH_BULK_PAUSE="+pause, "SHARIAH_BULK_CONCURRENCY=1", "SHARIAH_RESCREEN_SCHEDULES=", "SHARIAH_LOG_LEVEL=warn")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	first := worker("300ms")
+	defer first.Process.Kill()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r, _, _ := runs.Run(ctx, run.ID)
+		if r.Processed >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first worker made no progress: %+v", r)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+	before, err := runs.Items(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) < 3 || len(before) >= run.Total {
+		t.Fatalf("%d of %d written before the kill", len(before), run.Total)
+	}
+	second := worker("0s")
+	defer func() { _ = second.Process.Signal(syscall.SIGTERM); _ = second.Wait() }()
+	deadline = time.Now().Add(150 * time.Second)
+	var final shariah.Run
+	for {
+		final, _, _ = runs.Run(ctx, run.ID)
+		if final.Status == shariah.RunCompleted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not complete after the kill: %+v", final)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	after, err := runs.Items(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != run.Total || final.Processed != run.Total {
+		t.Fatalf("completed with %d items (processed %d), want %d", len(after), final.Processed, run.Total)
+	}
+	was := map[string]shariah.RunItem{}
+	for _, it := range before {
+		was[it.Symbol] = it
+	}
+	for _, it := range after {
+		if b, ok := was[it.Symbol]; ok && !b.Result.ScreenedAt.Equal(it.Result.ScreenedAt) {
+			t.Fatalf("%s was screened again into the results after the resume", it.Symbol)
+		}
+	}
+	t.Logf("%d symbols before the kill, %d after the resume", len(before), len(after)-len(before))
+}
