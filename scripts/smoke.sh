@@ -35,5 +35,16 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/auth/me")
 curl -fs -X POST "http://127.0.0.1:$MCP_PORT/mcp" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
   -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"smoke","version":"0"}}}' \
   | grep -q '"serverInfo"' || fail "MCP initialize on /mcp"
+ekey=$(bin/shariah keys create --email smoke-ops@example.com --plan enterprise 2>/dev/null)
+run=$(curl -fs -X POST "$base/api/screen-bulk" -H "X-API-Key: $ekey" -H 'Content-Type: application/json' -d '{"index_name":"SP500"}' \
+  | sed -e 's/.*"run_id":"\([^"]*\)".*/\1/')
+[ -n "$run" ] || fail "bulk run not queued"
+for _ in $(seq 1 200); do
+  st=$(curl -fs "$base/api/screen-bulk/status?run_id=$run" -H "X-API-Key: $ekey")
+  grep -q '"status":"completed"' <<<"$st" && break
+  sleep 0.1
+done
+grep -q '"status":"completed"' <<<"$st" || fail "bulk run did not complete: $st"
 grep -q "$key" .local/smoke.log && fail "a full key appears in the log"
-echo "smoke: ok (health, docs, key flow, search, quote, usage history, MCP over HTTP)"
+grep -q "$ekey" .local/smoke.log && fail "a full key appears in the log"
+echo "smoke: ok (health, docs, key flow, search, quote, usage history, bulk run, MCP over HTTP)"
