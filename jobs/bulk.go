@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,7 +86,18 @@ func RegisterBulk(mux *asynq.ServeMux, b *shariah.Bulk) {
 		if err := json.Unmarshal(t.Payload(), &p); err != nil || p.RunID == "" {
 			return fmt.Errorf("bad payload: %w", asynq.SkipRetry)
 		}
-		return b.Execute(ctx, p.RunID)
+		err := b.Execute(ctx, p.RunID)
+		if err != nil && ctx.Err() == nil {
+			retried, _ := asynq.GetRetryCount(ctx)
+			maxRetry, _ := asynq.GetMaxRetry(ctx)
+			if retried >= maxRetry { // asynq gives up after this attempt: the run has failed
+				_, _ = b.Runs.SetStatus(context.WithoutCancel(ctx), p.RunID, shariah.RunFailed,
+					[]string{shariah.RunQueued, shariah.RunRunning}, time.Now().UTC(), "gave up after "+strconv.Itoa(retried+1)+" attempts: "+err.Error())
+				r, _, _ := b.Runs.Run(context.WithoutCancel(ctx), p.RunID)
+				_ = b.Runs.ReleaseIndex(context.WithoutCancel(ctx), r.IndexName, p.RunID)
+			}
+		}
+		return err
 	})
 }
 
