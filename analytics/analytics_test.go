@@ -167,3 +167,32 @@ func TestWriterFlushesOnItsInterval(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestTrajectoryRoundTripAndReplace(t *testing.T) {
+	db := setup(t)
+	ctx := context.Background()
+	tr := analytics.Trajectory{DB: db}
+	f := func(v float64) *float64 { return &v }
+	var pts []shariah.TrajectoryPoint
+	for i := range 10 {
+		end := time.Date(2023, time.Month(3*(i%4)+3), 30, 0, 0, 0, 0, time.UTC).AddDate(i/4, 0, 0)
+		pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: end.Format("2006-01-02"), Period: fmt.Sprintf("Q%d", i%4+1),
+			DebtAssets: f(0.1 + float64(i)/100), CashAssets: f(0.2), Source: "filing", Accession: fmt.Sprintf("acc-%d", i)})
+	}
+	pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: "2025-12-30", Period: "FY", DebtAssets: f(9)})
+	if err := tr.PutTrajectory(ctx, "AAPL", pts); err != nil {
+		t.Fatal(err)
+	}
+	pts[9].DebtAssets = f(0.55) // re-ingest of the latest quarter replaces it
+	if err := tr.PutTrajectory(ctx, "AAPL", pts[9:10]); err != nil {
+		t.Fatal(err)
+	}
+	got, err := tr.Trajectory(ctx, "AAPL", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 8 || got[7].PeriodEnd != pts[9].PeriodEnd || *got[7].DebtAssets != 0.55 || got[0].PeriodEnd != pts[2].PeriodEnd ||
+		got[0].LiquidityAssets != nil || got[0].Accession != "acc-2" {
+		t.Fatalf("trajectory %+v", got)
+	}
+}

@@ -134,7 +134,7 @@ func Load(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, now time.
 		if !touched[sym] {
 			continue
 		}
-		q, ok, err := quoteFromStore(ctx, st, sym)
+		q, ok, err := shariah.QuoteFromStore(ctx, st, sym)
 		if err != nil {
 			return fail("quote "+sym, err)
 		}
@@ -148,7 +148,7 @@ func Load(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, now time.
 	}
 	rep.Illustrative = n
 	for sym, q := range quotes {
-		if err := finishQuote(ctx, st, &q); err != nil {
+		if err := shariah.FinishQuote(ctx, st, &q); err != nil {
 			return fail("quote "+sym, err)
 		}
 		if err := st.PutQuote(ctx, q); err != nil {
@@ -199,53 +199,6 @@ func mergeIndices(in []shariah.IndexInfo) []shariah.IndexInfo {
 		}
 	}
 	return out
-}
-
-// quoteFromStore builds a symbol's quote from its stored candles (daily, else monthly).
-func quoteFromStore(ctx context.Context, st shariah.RefStore, sym string) (shariah.Quote, bool, error) {
-	s, ok, err := st.Series(ctx, sym, "1d")
-	if err != nil {
-		return shariah.Quote{}, false, err
-	}
-	if !ok {
-		if s, ok, err = st.Series(ctx, sym, "1mo"); err != nil || !ok {
-			return shariah.Quote{}, false, err
-		}
-	}
-	q, ok := shariah.QuoteFromBars(sym, s.Bars, s.Source)
-	if !ok {
-		return q, false, nil
-	}
-	if s.Interval == "1mo" {
-		q.Description = "from monthly closes: change is month over month"
-	}
-	return q, true, nil
-}
-
-// finishQuote adds the record's name and currency, and the market cap from the latest shares
-// outstanding on file.
-func finishQuote(ctx context.Context, st shariah.RefStore, q *shariah.Quote) error {
-	a, ok, err := st.Asset(ctx, q.Symbol)
-	if err != nil {
-		return err
-	}
-	if ok {
-		q.Name, q.Currency = a.Name, a.Currency
-	}
-	fs, err := st.Fundamentals(ctx, q.Symbol)
-	if err != nil {
-		return err
-	}
-	for i := len(fs) - 1; i >= 0; i-- {
-		if f, ok := fs[i].Facts[shariah.SharesOutstanding]; ok {
-			shares := f.Value.Decimal.IntPart()
-			mc := shariah.NewNumber(f.Value.Decimal.Mul(decimal.New(int64(q.Price), -6)).Round(0))
-			q.SharesOut, q.MarketCap = &shares, &mc
-			q.MarketCapSource = f.Source
-			break
-		}
-	}
-	return nil
 }
 
 // fillIllustrative completes, for the equities among syms with no filed (or live) fundamentals, the

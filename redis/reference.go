@@ -434,18 +434,30 @@ func (s *RefStore) PutDividends(ctx context.Context, symbol string, ds []shariah
 	if _, err := s.getJSON(ctx, divKey(symbol), &old, false); err != nil {
 		return err
 	}
+	key := func(d shariah.Dividend) string {
+		if d.ExDate != "" {
+			return d.ExDate
+		}
+		return "period:" + d.PeriodEnd
+	}
 	byDate := map[string]shariah.Dividend{}
 	for _, d := range old {
-		byDate[d.ExDate] = d
+		byDate[key(d)] = d
 	}
 	for _, d := range ds {
-		byDate[d.ExDate] = d
+		byDate[key(d)] = d
 	}
 	out := make([]shariah.Dividend, 0, len(byDate))
 	for _, d := range byDate {
 		out = append(out, d)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ExDate < out[j].ExDate })
+	date := func(d shariah.Dividend) string {
+		if d.ExDate != "" {
+			return d.ExDate
+		}
+		return d.PeriodEnd
+	}
+	sort.Slice(out, func(i, j int) bool { return date(out[i]) < date(out[j]) })
 	c, err := s.setJSON(divKey(symbol), out)
 	if err != nil {
 		return err

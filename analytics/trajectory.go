@@ -1,0 +1,80 @@
+package analytics
+
+import (
+	"context"
+	"time"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// Trajectory implements shariah.TrajectoryStore over ClickHouse.
+type Trajectory struct{ DB *DB }
+
+var _ shariah.TrajectoryStore = Trajectory{}
+
+// PutTrajectory writes a symbol's quarters in one batch; a quarter written again replaces the old row.
+func (t Trajectory) PutTrajectory(ctx context.Context, symbol string, pts []shariah.TrajectoryPoint) error {
+	if len(pts) == 0 {
+		return nil
+	}
+	b, err := t.DB.Conn.PrepareBatch(ctx, "INSERT INTO "+t.DB.table("trajectory")+
+		" (symbol, period_end, period, fiscal_year, debt_assets, cash_assets, liquidity_assets, interest_revenue,"+
+		" has_debt, has_cash, has_liquidity, has_interest, source, accession, ingested_at)")
+	if err != nil {
+		return err
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	val := func(p *float64) (float64, uint8) {
+		if p == nil {
+			return 0, 0
+		}
+		return *p, 1
+	}
+	for _, p := range pts {
+		end, err := time.Parse("2006-01-02", p.PeriodEnd)
+		if err != nil {
+			continue
+		}
+		d, hd := val(p.DebtAssets)
+		c, hc := val(p.CashAssets)
+		l, hl := val(p.LiquidityAssets)
+		i, hi := val(p.InterestRevenue)
+		if err := b.Append(symbol, end, p.Period, uint16(max(p.FiscalYear, 0)), d, c, l, i, hd, hc, hl, hi, p.Source, p.Accession, now); err != nil {
+			_ = b.Abort()
+			return err
+		}
+	}
+	return b.Send()
+}
+
+// Trajectory reads the last n quarters of a symbol, oldest first.
+func (t Trajectory) Trajectory(ctx context.Context, symbol string, n int) ([]shariah.TrajectoryPoint, error) {
+	rows, err := t.DB.Conn.Query(ctx, `SELECT toString(period_end), period, toUInt32(fiscal_year), debt_assets, cash_assets, liquidity_assets,
+		interest_revenue, has_debt, has_cash, has_liquidity, has_interest, source, accession
+		FROM `+t.DB.table("trajectory")+` FINAL WHERE symbol = ? AND period != 'FY'
+		ORDER BY period_end DESC LIMIT ?`, symbol, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []shariah.TrajectoryPoint
+	for rows.Next() {
+		var p shariah.TrajectoryPoint
+		var fy uint32
+		var d, c, l, i float64
+		var hd, hc, hl, hi uint8
+		if err := rows.Scan(&p.PeriodEnd, &p.Period, &fy, &d, &c, &l, &i, &hd, &hc, &hl, &hi, &p.Source, &p.Accession); err != nil {
+			return nil, err
+		}
+		p.FiscalYear = int(fy)
+		opt := func(v float64, has uint8) *float64 {
+			if has == 0 {
+				return nil
+			}
+			return &v
+		}
+		p.DebtAssets, p.CashAssets, p.LiquidityAssets, p.InterestRevenue = opt(d, hd), opt(c, hc), opt(l, hl), opt(i, hi)
+		out = append([]shariah.TrajectoryPoint{p}, out...)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,143 @@
+package shariah
+
+import (
+	"context"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Filing is one SEC filing of a company.
+type Filing struct {
+	Accession       string   `json:"accession_number"`
+	Form            string   `json:"form"`
+	FilingDate      string   `json:"filing_date"`
+	ReportDate      string   `json:"report_date"`
+	Items           []string `json:"items"` // 8-K item codes
+	PrimaryDocument string   `json:"primary_document"`
+	URL             string   `json:"url"`
+	Source          string   `json:"source"`
+}
+
+// FilingEvent is an 8-K filing read as an event: its items with descriptions and how much it matters to
+// a screening.
+type FilingEvent struct {
+	Accession string      `json:"accession_number"`
+	Date      string      `json:"date"`
+	Form      string      `json:"form"`
+	Items     []EventItem `json:"items"`
+	Relevance string      `json:"compliance_relevance"` // high, medium, low
+	Reason    string      `json:"reason"`
+	Material  bool        `json:"material"` // high relevance: may change a screening's inputs
+	URL       string      `json:"url"`
+}
+
+// EventItem is one 8-K item.
+type EventItem struct {
+	Code        string `json:"code"`
+	Description string `json:"description"`
+}
+
+// XBRLFact is one reported XBRL value of a screening concept.
+type XBRLFact struct {
+	Concept   string `json:"concept"`
+	Unit      string `json:"unit"`
+	Start     string `json:"start,omitempty"`
+	End       string `json:"end"`
+	Value     Number `json:"value"`
+	Accession string `json:"accession_number"`
+	Form      string `json:"form"`
+	Filed     string `json:"filed"`
+	FY        int    `json:"fiscal_year"`
+	FP        string `json:"fiscal_period"`
+	Frame     string `json:"frame,omitempty"`
+}
+
+// FilingStore holds filings and XBRL facts per symbol.
+type FilingStore interface {
+	PutFilings(ctx context.Context, symbol string, fs []Filing) error
+	Filings(ctx context.Context, symbol string) ([]Filing, error)
+	PutFacts(ctx context.Context, symbol string, fs []XBRLFact) error
+	Facts(ctx context.Context, symbol string) ([]XBRLFact, error)
+}
+
+// SourceHealth is the state of one ingest source.
+type SourceHealth struct {
+	Name          string     `json:"name"`
+	Schedule      string     `json:"schedule"`
+	Status        string     `json:"status"` // ok, failing, disabled, never_run
+	LastRunAt     *time.Time `json:"last_run_at"`
+	LastSuccessAt *time.Time `json:"last_success_at"`
+	LastErrorAt   *time.Time `json:"last_error_at"`
+	LastError     string     `json:"last_error"`
+	Items         int        `json:"items_last_run"`
+	ItemsTotal    int64      `json:"items_total"`
+	Runs          int64      `json:"runs"`
+	Failures      int64      `json:"failures"`
+	LagSeconds    *int64     `json:"lag_seconds"` // since the last success
+	Detail        string     `json:"detail,omitempty"`
+}
+
+// HealthStore records the health of ingest sources, shared by every process.
+type HealthStore interface {
+	PutHealth(ctx context.Context, h SourceHealth) error
+	Health(ctx context.Context) ([]SourceHealth, error)
+	// TryLock takes a named lock for ttl unless another process holds it; release frees it.
+	TryLock(ctx context.Context, name string, ttl time.Duration) (release func(), ok bool, err error)
+}
+
+// TrajectoryPoint is one quarter of a company's ratio series.
+type TrajectoryPoint struct {
+	PeriodEnd       string   `json:"period_end"`
+	Period          string   `json:"period"`
+	FiscalYear      int      `json:"fiscal_year"`
+	DebtAssets      *float64 `json:"debt_to_assets"`
+	CashAssets      *float64 `json:"cash_to_assets"`
+	LiquidityAssets *float64 `json:"liquidity_to_assets"` // (cash and securities + receivables) / total assets
+	InterestRevenue *float64 `json:"interest_to_revenue"`
+	Source          string   `json:"source"`
+	Accession       string   `json:"accession_number"`
+}
+
+// TrajectoryStore holds the quarterly ratio series (ClickHouse).
+type TrajectoryStore interface {
+	PutTrajectory(ctx context.Context, symbol string, pts []TrajectoryPoint) error
+	// Trajectory returns the last n quarters, oldest first.
+	Trajectory(ctx context.Context, symbol string, n int) ([]TrajectoryPoint, error)
+}
+
+// TrajectoryOf computes the quarterly ratio points of a company's fundamentals (quarters only).
+func TrajectoryOf(fs []Fundamentals) []TrajectoryPoint {
+	var out []TrajectoryPoint
+	for _, f := range fs {
+		if f.Period == "FY" {
+			continue
+		}
+		ta, ok := f.Facts[TotalAssets]
+		if !ok || !ta.Value.IsPositive() {
+			continue
+		}
+		ratio := func(num decimal.Decimal, den decimal.Decimal) *float64 {
+			v, _ := num.DivRound(den, 8).Float64()
+			return &v
+		}
+		p := TrajectoryPoint{PeriodEnd: f.PeriodEnd, Period: f.Period, FiscalYear: f.FiscalYear, Source: ta.Source, Accession: ta.Ref}
+		if d, ok := f.Facts[TotalDebt]; ok {
+			p.DebtAssets = ratio(d.Value.Decimal, ta.Value.Decimal)
+		}
+		cash, hasCash := f.Facts[CashAndSecurities]
+		if hasCash {
+			p.CashAssets = ratio(cash.Value.Decimal, ta.Value.Decimal)
+		}
+		if r, ok := f.Facts[Receivables]; ok && hasCash {
+			p.LiquidityAssets = ratio(cash.Value.Decimal.Add(r.Value.Decimal), ta.Value.Decimal)
+		}
+		if i, ok := f.Facts[InterestIncome]; ok {
+			if rev, ok := f.Facts[TotalRevenue]; ok && rev.Value.IsPositive() {
+				p.InterestRevenue = ratio(i.Value.Decimal, rev.Value.Decimal)
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}

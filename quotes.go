@@ -1,0 +1,77 @@
+package shariah
+
+import (
+	"context"
+
+	"github.com/shopspring/decimal"
+)
+
+// QuoteFromStore builds a symbol's quote from its stored candles (daily, else monthly).
+func QuoteFromStore(ctx context.Context, st RefStore, sym string) (Quote, bool, error) {
+	s, ok, err := st.Series(ctx, sym, "1d")
+	if err != nil {
+		return Quote{}, false, err
+	}
+	if !ok {
+		if s, ok, err = st.Series(ctx, sym, "1mo"); err != nil || !ok {
+			return Quote{}, false, err
+		}
+	}
+	q, ok := QuoteFromBars(sym, s.Bars, s.Source)
+	if !ok {
+		return q, false, nil
+	}
+	if s.Interval == "1mo" {
+		q.Description = "from monthly closes: change is month over month"
+	}
+	return q, true, nil
+}
+
+// FinishQuote adds the record's name and currency, and the market cap from the latest shares
+// outstanding on file.
+func FinishQuote(ctx context.Context, st RefStore, q *Quote) error {
+	a, ok, err := st.Asset(ctx, q.Symbol)
+	if err != nil {
+		return err
+	}
+	if ok {
+		q.Name, q.Currency = a.Name, a.Currency
+	}
+	fs, err := st.Fundamentals(ctx, q.Symbol)
+	if err != nil {
+		return err
+	}
+	for i := len(fs) - 1; i >= 0; i-- {
+		if f, ok := fs[i].Facts[SharesOutstanding]; ok {
+			shares := f.Value.Decimal.IntPart()
+			mc := NewNumber(f.Value.Decimal.Mul(decimal.New(int64(q.Price), -6)).Round(0))
+			q.SharesOut, q.MarketCap = &shares, &mc
+			q.MarketCapSource = f.Source
+			break
+		}
+	}
+	return nil
+}
+
+// RefreshQuotes rebuilds and stores the quotes of symbols from their stored candles (after a load or a
+// price ingest); symbols without candles are skipped. It returns how many quotes were written.
+func RefreshQuotes(ctx context.Context, st RefStore, symbols []string) (int, error) {
+	n := 0
+	for _, sym := range symbols {
+		q, ok, err := QuoteFromStore(ctx, st, sym)
+		if err != nil {
+			return n, err
+		}
+		if !ok {
+			continue
+		}
+		if err := FinishQuote(ctx, st, &q); err != nil {
+			return n, err
+		}
+		if err := st.PutQuote(ctx, q); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
