@@ -2,6 +2,8 @@ package shariah
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -140,4 +142,75 @@ func TrajectoryOf(fs []Fundamentals) []TrajectoryPoint {
 		out = append(out, p)
 	}
 	return out
+}
+
+// ItemDescriptions name the 8-K items (SEC Form 8-K instructions).
+var ItemDescriptions = map[string]string{
+	"1.01": "Entry into a material definitive agreement", "1.02": "Termination of a material definitive agreement",
+	"1.03": "Bankruptcy or receivership", "1.04": "Mine safety", "1.05": "Material cybersecurity incidents",
+	"2.01": "Completion of acquisition or disposition of assets", "2.02": "Results of operations and financial condition",
+	"2.03": "Creation of a direct financial obligation", "2.04": "Triggering events that accelerate a financial obligation",
+	"2.05": "Costs of exit or disposal activities", "2.06": "Material impairments",
+	"3.01": "Notice of delisting or failure to satisfy a listing rule", "3.02": "Unregistered sales of equity securities",
+	"3.03": "Material modification to rights of security holders", "4.01": "Changes in the registrant's certifying accountant",
+	"4.02": "Non-reliance on previously issued financial statements", "5.01": "Changes in control of the registrant",
+	"5.02": "Departure or appointment of directors or officers", "5.03": "Amendments to articles or bylaws; change in fiscal year",
+	"5.07": "Submission of matters to a vote of security holders", "7.01": "Regulation FD disclosure",
+	"8.01": "Other events", "9.01": "Financial statements and exhibits",
+}
+
+// EventsOf reads 8-K filings as events with their items and relevance.
+func EventsOf(filings []Filing, relevance func([]string) (string, string)) []FilingEvent {
+	var out []FilingEvent
+	for _, f := range filings {
+		if f.Form != "8-K" && f.Form != "8-K/A" {
+			continue
+		}
+		ev := FilingEvent{Accession: f.Accession, Date: f.FilingDate, Form: f.Form, URL: f.URL, Items: []EventItem{},
+			Relevance: "low", Reason: "no item of consequence"}
+		for _, it := range f.Items {
+			ev.Items = append(ev.Items, EventItem{Code: it, Description: ItemDescriptions[it]})
+		}
+		if relevance != nil {
+			ev.Relevance, ev.Reason = relevance(f.Items)
+		}
+		ev.Material = ev.Relevance == "high"
+		out = append(out, ev)
+	}
+	return out
+}
+
+// TrajectorySummary says in one line where the ratios went over the quarters given (oldest first).
+func TrajectorySummary(pts []TrajectoryPoint) string {
+	if len(pts) < 2 {
+		return "Not enough quarters on file for a direction."
+	}
+	first, last := pts[0], pts[len(pts)-1]
+	var parts []string
+	move := func(name string, a, b *float64) {
+		if a == nil || b == nil {
+			return
+		}
+		verb := "was flat at"
+		switch d := *b - *a; {
+		case d > 0.005:
+			verb = "rose from"
+		case d < -0.005:
+			verb = "fell from"
+		}
+		if verb == "was flat at" {
+			parts = append(parts, fmt.Sprintf("%s %s %.2f%%", name, verb, *b*100))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %s %.2f%% to %.2f%%", name, verb, *a*100, *b*100))
+		}
+	}
+	move("debt/assets", first.DebtAssets, last.DebtAssets)
+	move("cash/assets", first.CashAssets, last.CashAssets)
+	move("liquidity/assets", first.LiquidityAssets, last.LiquidityAssets)
+	move("interest/revenue", first.InterestRevenue, last.InterestRevenue)
+	if len(parts) == 0 {
+		return "The ratios are not available for these quarters."
+	}
+	s := strings.Join(parts, "; ")
+	return strings.ToUpper(s[:1]) + s[1:] + fmt.Sprintf(" over %d quarters (%s to %s).", len(pts), first.PeriodEnd, last.PeriodEnd)
 }

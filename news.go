@@ -16,11 +16,13 @@ type Article struct {
 	Sources             []string  `json:"sources"` // every source that carried it (deduplication)
 	Category            string    `json:"category"`
 	Symbols             []string  `json:"symbols"`
-	Sentiment           float64   `json:"sentiment"`       // -1 (bearish) .. 1 (bullish)
-	SentimentLabel      string    `json:"sentiment_label"` // bearish, neutral, bullish
+	Sentiment           float64   `json:"sentiment"`            // -1 (bearish) .. 1 (bullish)
+	SentimentLabel      string    `json:"sentiment_label"`      // bearish, neutral, bullish
 	ComplianceRelevance string    `json:"compliance_relevance"` // high, medium, low
 	RelevanceReason     string    `json:"relevance_reason"`
 	Illustrative        bool      `json:"illustrative"` // dates or sources not real (demo data)
+	// TitleKey is the normalised title: a second article with the same one is the same story.
+	TitleKey string `json:"title_key,omitempty"`
 }
 
 // NewsQuery filters the news list.

@@ -47,6 +47,8 @@ type Config struct {
 	// ETFWait bounds how long POST /api/etf/{symbol}/screen waits for its worker before answering 202.
 	ETFWait time.Duration `env:"SHARIAH_ETF_WAIT" envDefault:"10s"`
 
+	Ingest Ingest
+
 	// ShutdownTimeout bounds graceful shutdown of every actor.
 	ShutdownTimeout time.Duration `env:"SHARIAH_SHUTDOWN_TIMEOUT" envDefault:"15s"`
 }
@@ -58,6 +60,57 @@ type Usage struct {
 	// Buffer bounds the events held in memory; past it, events are dropped and counted, never blocking
 	// a request.
 	Buffer int `env:"SHARIAH_USAGE_BUFFER" envDefault:"50000"`
+}
+
+// Ingest configures the ingesters (shariah ingest).
+type Ingest struct {
+	AtStart bool `env:"SHARIAH_INGEST_AT_START" envDefault:"true"` // run every source once when starting
+	// SEC EDGAR. SEC requires a User-Agent naming a contact; without one the source does not start.
+	SECUserAgent string `env:"SHARIAH_SEC_USER_AGENT"`
+	SECDataURL   string `env:"SHARIAH_SEC_DATA_URL" envDefault:"https://data.sec.gov"` // or file:///path/to/mirror
+	SECWWWURL    string `env:"SHARIAH_SEC_WWW_URL" envDefault:"https://www.sec.gov"`
+	// SECSymbols lists the companies to ingest; "*" means every company of a file:// mirror.
+	SECSymbols  string  `env:"SHARIAH_SEC_SYMBOLS" envDefault:"AAPL,MSFT,NVDA,GOOGL,AMZN,TSLA,SNOW,JNJ,XOM,KO,PG"`
+	SECSchedule string  `env:"SHARIAH_SEC_SCHEDULE" envDefault:"@every 6h"`
+	SECRate     float64 `env:"SHARIAH_SEC_RPS" envDefault:"8"` // requests per second, below SEC's 10
+	// Prices: a daily CSV per symbol; {symbol} is the Stooq symbol, {canonical} the service's.
+	PricesURL      string `env:"SHARIAH_PRICES_URL" envDefault:"https://stooq.com/q/d/l/?s={symbol}&i=d"`
+	PriceSymbols   string `env:"SHARIAH_PRICE_SYMBOLS" envDefault:"AAPL,MSFT,NVDA,GOOGL,AMZN,TSLA,SNOW,JNJ,XOM,KO,PG,JPM,MO,BRK-B"`
+	PricesSchedule string `env:"SHARIAH_PRICES_SCHEDULE" envDefault:"30 22 * * 1-5"`
+	// News: "name|url;name|url" RSS or Atom feeds.
+	NewsFeeds    string `env:"SHARIAH_NEWS_FEEDS" envDefault:"sec-press-releases|https://www.sec.gov/news/pressreleases.rss"`
+	NewsSchedule string `env:"SHARIAH_NEWS_SCHEDULE" envDefault:"@every 15m"`
+}
+
+// SymbolList splits a comma-separated list of symbols.
+func SymbolList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.ToUpper(strings.TrimSpace(p)); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Feed is one configured news feed.
+type Feed struct{ Name, URL string }
+
+// Feeds parses SHARIAH_NEWS_FEEDS.
+func (i Ingest) Feeds() ([]Feed, error) {
+	var out []Feed
+	for _, part := range strings.Split(i.NewsFeeds, ";") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		name, u, ok := strings.Cut(part, "|")
+		pu, err := url.Parse(strings.TrimSpace(u))
+		if !ok || strings.TrimSpace(name) == "" || err != nil || (pu.Scheme != "http" && pu.Scheme != "https" && pu.Scheme != "file") {
+			return nil, fmt.Errorf("SHARIAH_NEWS_FEEDS: %q is not name|http(s) URL", part)
+		}
+		out = append(out, Feed{Name: strings.TrimSpace(name), URL: strings.TrimSpace(u)})
+	}
+	return out, nil
 }
 
 // PlanSettings override the default plans (decisions.md section 3).
@@ -166,6 +219,20 @@ func (c Config) Validate() error {
 	}
 	if c.ETFWait < 0 || c.ETFWait > 5*time.Minute {
 		errs = append(errs, fmt.Errorf("SHARIAH_ETF_WAIT: %s is out of 0..5m", c.ETFWait))
+	}
+	if _, err := c.Ingest.Feeds(); err != nil {
+		errs = append(errs, err)
+	}
+	for name, u := range map[string]string{"SHARIAH_SEC_DATA_URL": c.Ingest.SECDataURL, "SHARIAH_SEC_WWW_URL": c.Ingest.SECWWWURL} {
+		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "https" && pu.Scheme != "http" && pu.Scheme != "file") {
+			errs = append(errs, fmt.Errorf("%s: %q is not an http(s) or file URL", name, u))
+		}
+	}
+	if c.Ingest.SECRate <= 0 || c.Ingest.SECRate >= 10 {
+		errs = append(errs, fmt.Errorf("SHARIAH_SEC_RPS: %v must be above 0 and below SEC's limit of 10", c.Ingest.SECRate))
+	}
+	if !strings.Contains(c.Ingest.PricesURL, "{symbol}") && !strings.Contains(c.Ingest.PricesURL, "{canonical}") {
+		errs = append(errs, fmt.Errorf("SHARIAH_PRICES_URL: %q has no {symbol} or {canonical} placeholder", c.Ingest.PricesURL))
 	}
 	if err := validSchedules(c.RescreenSchedules); err != nil {
 		errs = append(errs, fmt.Errorf("SHARIAH_RESCREEN_SCHEDULES: %w", err))

@@ -346,8 +346,14 @@ func (s *Server) sourceHealth(c *fiber.Ctx) error {
 	if s.QueueHealth != nil {
 		sources = append(sources, s.QueueHealth(ctx))
 	}
-	for _, h := range s.SourceHealth(ctx) {
-		sources = append(sources, fiber.Map(h))
+	if s.Health != nil {
+		hs, err := s.Health.Health(ctx)
+		if err != nil {
+			return err
+		}
+		for _, h := range hs {
+			sources = append(sources, fiber.Map{"name": "ingest:" + h.Name, "status": h.Status, "detail": h})
+		}
 	}
 	return c.JSON(fiber.Map{"checked_at": s.Now().UTC().Format(time.RFC3339), "sources": sources})
 }

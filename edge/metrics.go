@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"context"
 	"strconv"
 	"time"
 
@@ -9,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	shariah "github.com/shariah-screen/shariah"
 )
 
 type metrics struct {
@@ -46,4 +49,43 @@ func RegisterRuntimeCollectors(reg *prometheus.Registry) {
 func (m *metrics) observe(method, route string, status int, d time.Duration) {
 	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
 	m.latency.WithLabelValues(method, route).Observe(d.Seconds())
+}
+
+// ingestCollector exposes the ingest sources' health, read from the store at each scrape (the
+// ingesters run in another process).
+type ingestCollector struct{ h shariah.HealthStore }
+
+var (
+	ingestUp          = prometheus.NewDesc("shariah_ingest_up", "1 when the source's last run succeeded.", []string{"source"}, nil)
+	ingestLastSuccess = prometheus.NewDesc("shariah_ingest_last_success_timestamp_seconds", "Time of the source's last successful run.", []string{"source"}, nil)
+	ingestItems       = prometheus.NewDesc("shariah_ingest_items_last_run", "Items the source ingested in its last successful run.", []string{"source"}, nil)
+	ingestFailures    = prometheus.NewDesc("shariah_ingest_failures_total", "Failed runs of the source.", []string{"source"}, nil)
+)
+
+func (ingestCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- ingestUp
+	ch <- ingestLastSuccess
+	ch <- ingestItems
+	ch <- ingestFailures
+}
+
+func (c ingestCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	hs, err := c.h.Health(ctx)
+	if err != nil {
+		return
+	}
+	for _, h := range hs {
+		up := 0.0
+		if h.Status == "ok" {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(ingestUp, prometheus.GaugeValue, up, h.Name)
+		if h.LastSuccessAt != nil {
+			ch <- prometheus.MustNewConstMetric(ingestLastSuccess, prometheus.GaugeValue, float64(h.LastSuccessAt.Unix()), h.Name)
+		}
+		ch <- prometheus.MustNewConstMetric(ingestItems, prometheus.GaugeValue, float64(h.Items), h.Name)
+		ch <- prometheus.MustNewConstMetric(ingestFailures, prometheus.CounterValue, float64(h.Failures), h.Name)
+	}
 }

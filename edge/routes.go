@@ -82,6 +82,19 @@ func (s *Server) routeTable() []route {
 		{Method: P, Path: "/api/etf/compare", Auth: authHeader, Handler: s.etfCompare},
 		{Method: P, Path: "/api/etf/screen-bulk", Auth: authHeader, Handler: s.etfScreenBulk},
 		{Method: G, Path: "/api/etf/directory", Auth: authHeader, Handler: s.etfDirectory},
+		// news, filings, dividends, insights from the ingesters
+		{Method: G, Path: "/api/news", Auth: authHeader, Handler: s.news},
+		{Method: G, Path: "/api/news/sources", Auth: authHeader, Handler: s.newsSources},
+		{Method: G, Path: "/api/news/{symbol}", Auth: authHeader, Handler: s.symbolNews},
+		{Method: G, Path: "/api/filings/{symbol}", Auth: authHeader, Handler: s.filings},
+		{Method: G, Path: "/api/filings/{symbol}/events", Auth: authHeader, Handler: s.filingEvents},
+		{Method: G, Path: "/api/filings/{symbol}/facts", Auth: authHeader, Handler: s.filingFacts},
+		{Method: G, Path: "/api/filings/{symbol}/provenance", Auth: authHeader, Handler: s.filingProvenance},
+		{Method: G, Path: "/api/dividends/{symbol}", Auth: authHeader, Handler: s.dividends},
+		{Method: G, Path: "/api/dividends/{symbol}/purification", Auth: authHeader, Handler: s.dividendPurification},
+		{Method: G, Path: "/api/dividends/{symbol}/purification-rate", Auth: authHeader, Handler: s.purificationRate},
+		{Method: G, Path: "/api/insights/{symbol}/trajectory", Auth: authHeader, Handler: s.trajectory},
+		{Method: G, Path: "/api/insights/{symbol}/staleness", Auth: authHeader, Handler: s.staleness},
 	}
 	if s.BenchRoutes {
 		// Load-test pair: the same constant body, bare and through the full key + meter path (1 token).

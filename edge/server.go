@@ -33,16 +33,22 @@ type Deps struct {
 	ETFQueue interface {
 		EnqueueETF(ctx context.Context, p jobs.ETFPayload) error
 	}
-	ETFWait time.Duration
-	// QueueHealth and SourceHealth add to /api/screen-bulk/source-health (optional).
-	QueueHealth  func(context.Context) map[string]any
-	SourceHealth func(context.Context) []map[string]any
-	Costs        shariah.TokenCosts // nil: shariah.DefaultTokenCosts()
-	Usage        shariah.UsageRecorder
-	UsageReader  shariah.UsageReader
-	Log          *slog.Logger
-	AccessLog    bool
-	BaseURL      string // public base URL, for Link headers
+	ETFWait    time.Duration
+	Filings    shariah.FilingStore
+	News       shariah.NewsStore
+	Trajectory shariah.TrajectoryStore
+	Health     shariah.HealthStore // ingest sources' health (optional)
+	// NewsSources are the configured news sources; EventRelevance rates 8-K items (news.RelevanceFor8K).
+	NewsSources    []NewsSourceInfo
+	EventRelevance func(items []string) (level, reason string)
+	// QueueHealth adds the worker queues to /api/screen-bulk/source-health (optional).
+	QueueHealth func(context.Context) map[string]any
+	Costs       shariah.TokenCosts // nil: shariah.DefaultTokenCosts()
+	Usage       shariah.UsageRecorder
+	UsageReader shariah.UsageReader
+	Log         *slog.Logger
+	AccessLog   bool
+	BaseURL     string // public base URL, for Link headers
 	// Registry receives the edge's metrics and is served at /metrics; nil: a new registry.
 	Registry *prometheus.Registry
 	// Checks are the dependencies /api/health reports on (name to ping); optional.
@@ -107,14 +113,14 @@ func New(d Deps) (*Server, error) {
 	if d.ETFWait == 0 {
 		d.ETFWait = 10 * time.Second
 	}
-	if d.SourceHealth == nil {
-		d.SourceHealth = func(context.Context) []map[string]any { return nil }
-	}
 	if d.Registry == nil {
 		d.Registry = prometheus.NewRegistry()
 	}
 	s := &Server{Deps: d, log: d.Log, plans: d.Keys.Plans, store: d.Keys.Store, catalogs: &shariah.CatalogCache{Store: d.Ref}}
 	s.metrics = newMetrics(d.Registry)
+	if d.Health != nil {
+		d.Registry.MustRegister(ingestCollector{d.Health})
+	}
 	s.app = fiber.New(fiber.Config{
 		ErrorHandler:          s.errorHandler,
 		DisableStartupMessage: true,

@@ -19,7 +19,6 @@ import (
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/education"
-	"github.com/shariah-screen/shariah/ingest"
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
@@ -82,8 +81,9 @@ func runProcesses(which string) error {
 		}
 	}
 	if which == "ingest" || which == "all" {
-		sched := ingest.NewScheduler(e.log)
-		ctxActor(&g, sched.Run)
+		if err := e.addIngest(&g); err != nil {
+			return err
+		}
 	}
 	if which == "all" {
 		s := mcp.New()
@@ -134,7 +134,9 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 	}
 	srv, err := edge.New(edge.Deps{
 		Keys: keys, Meter: sredis.NewMeter(rc, e.plans), Ref: ref, Screener: svc.screener, Education: svc.edu,
-		Bulk: svc.bulk, ETFs: svc.etfs, ETFQueue: svc.queue, ETFWait: e.cfg.ETFWait, QueueHealth: queueHealth(svc.queue), Usage: writer, UsageReader: analytics.UsageReader{DB: db},
+		Bulk: svc.bulk, ETFs: svc.etfs, ETFQueue: svc.queue, ETFWait: e.cfg.ETFWait, QueueHealth: queueHealth(svc.queue), Usage: writer,
+		Filings: sredis.NewIngestStore(rc), News: sredis.NewNewsStore(rc), Trajectory: analytics.Trajectory{DB: db},
+		Health: sredis.NewIngestStore(rc), NewsSources: newsSources(e.cfg.Ingest), EventRelevance: eventRelevance, UsageReader: analytics.UsageReader{DB: db},
 		Log: e.log, AccessLog: e.cfg.AccessLog, BaseURL: e.cfg.BaseURL, Registry: reg,
 		BenchRoutes: os.Getenv("SHARIAH_BENCH_ROUTES") == "true",
 		Checks: map[string]func(context.Context) error{

@@ -1,0 +1,423 @@
+package edge
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/shopspring/decimal"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// NewsSourceInfo is a configured news source.
+type NewsSourceInfo struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+	Kind string `json:"kind"` // feed (RSS or Atom) or sec (8-K events)
+}
+
+var relevanceLevels = []string{"high", "medium", "low"}
+
+func (s *Server) news(c *fiber.Ctx) error {
+	var v shariah.Validation
+	page := intQuery(c, &v, "page", 1, 1, 100000)
+	size := intQuery(c, &v, "page_size", 20, 1, 100)
+	q := shariah.NewsQuery{Source: c.Query("source"), Category: c.Query("category"), Q: c.Query("q"), Relevance: c.Query("compliance_relevance")}
+	if q.Relevance != "" && !oneOf(q.Relevance, relevanceLevels) {
+		v.Add("must be high, medium or low", "value_error.enum", "query", "compliance_relevance")
+	}
+	if len(q.Q) > 100 {
+		v.Add("at most 100 characters", "value_error.any_str.max_length", "query", "q")
+	}
+	if raw := c.Query("symbol"); raw != "" {
+		sym, ok := shariah.NormalizeSymbol(raw)
+		if !ok {
+			v.Add("not a valid symbol", "value_error.symbol", "query", "symbol")
+		}
+		q.Symbol = sym
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	q.Offset, q.Limit = (page-1)*size, size
+	list, total, err := s.News.News(c.UserContext(), q)
+	if err != nil {
+		return err
+	}
+	if list == nil {
+		list = []shariah.Article{}
+	}
+	return c.JSON(fiber.Map{"articles": list, "total": total, "page": page, "page_size": size})
+}
+
+func (s *Server) newsSources(c *fiber.Ctx) error {
+	health, err := s.healthByName(c)
+	if err != nil {
+		return err
+	}
+	out := make([]fiber.Map, 0, len(s.NewsSources))
+	for _, src := range s.NewsSources {
+		h, ok := health["news:"+src.Name]
+		if src.Kind == "sec" {
+			h, ok = health["sec"]
+		}
+		entry := fiber.Map{"name": src.Name, "url": src.URL, "kind": src.Kind, "health": nil}
+		if ok {
+			entry["health"] = h
+		}
+		out = append(out, entry)
+	}
+	return c.JSON(fiber.Map{"sources": out})
+}
+
+func (s *Server) healthByName(c *fiber.Ctx) (map[string]shariah.SourceHealth, error) {
+	out := map[string]shariah.SourceHealth{}
+	if s.Health == nil {
+		return out, nil
+	}
+	all, err := s.Health.Health(c.UserContext())
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range all {
+		out[h.Name] = h
+	}
+	return out, nil
+}
+
+func (s *Server) symbolNews(c *fiber.Ctx) error {
+	var v shariah.Validation
+	limit := intQuery(c, &v, "limit", 20, 1, 100)
+	rel := c.Query("compliance_relevance")
+	if rel != "" && !oneOf(rel, relevanceLevels) {
+		v.Add("must be high, medium or low", "value_error.enum", "query", "compliance_relevance")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	list, total, err := s.News.News(c.UserContext(), shariah.NewsQuery{Symbol: a.Symbol, Relevance: rel, Limit: limit})
+	if err != nil {
+		return err
+	}
+	if list == nil {
+		list = []shariah.Article{}
+	}
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "articles": list, "total": total})
+}
+
+var filingTypes = []string{"10-K", "10-Q", "8-K"}
+
+func (s *Server) filings(c *fiber.Ctx) error {
+	var v shariah.Validation
+	limit := intQuery(c, &v, "limit", 20, 1, 200)
+	ft := strings.ToUpper(c.Query("filing_type"))
+	if ft != "" && !oneOf(ft, filingTypes) {
+		v.Add("must be 10-K, 10-Q or 8-K", "value_error.enum", "query", "filing_type")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	all, err := s.Filings.Filings(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	out := []shariah.Filing{}
+	for _, f := range all {
+		if ft == "" || f.Form == ft || f.Form == ft+"/A" {
+			out = append(out, f)
+		}
+		if len(out) == limit {
+			break
+		}
+	}
+	res := fiber.Map{"symbol": a.Symbol, "cik": a.CIK, "filings": out, "total": len(out)}
+	if len(all) == 0 {
+		res["note"] = "No filings ingested for this symbol (the SEC ingester covers US filers it is configured for)."
+	}
+	return c.JSON(res)
+}
+
+func (s *Server) filingEvents(c *fiber.Ctx) error {
+	var v shariah.Validation
+	limit := intQuery(c, &v, "limit", 50, 1, 500)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	all, err := s.Filings.Filings(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	evs := shariah.EventsOf(all, s.EventRelevance)
+	if evs == nil {
+		evs = []shariah.FilingEvent{}
+	}
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "events": evs[:min(limit, len(evs))], "total": len(evs)})
+}
+
+func (s *Server) filingFacts(c *fiber.Ctx) error {
+	var v shariah.Validation
+	limit := intQuery(c, &v, "limit", 200, 1, 5000)
+	concept := c.Query("concept")
+	if len(concept) > 120 {
+		v.Add("at most 120 characters", "value_error.any_str.max_length", "query", "concept")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	all, err := s.Filings.Facts(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	out := []shariah.XBRLFact{}
+	for _, f := range all {
+		if concept == "" || strings.EqualFold(f.Concept, concept) || strings.EqualFold(strings.SplitN(f.Concept, ":", 2)[1], concept) {
+			out = append(out, f)
+		}
+	}
+	total := len(out)
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "facts": out[:min(limit, total)], "total": total})
+}
+
+// filingProvenance answers which filing each screening input of the latest period came from.
+func (s *Server) filingProvenance(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	fs, err := s.Ref.Fundamentals(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	if len(fs) == 0 {
+		return shariah.Errorf(shariah.ENOTFOUND, "No fundamentals on file for %s.", a.Symbol)
+	}
+	p := latestFundamentals(fs)
+	inputs := fiber.Map{}
+	cik := strings.TrimLeft(a.CIK, "0")
+	for _, f := range shariah.Fields {
+		fact, ok := p.Facts[f]
+		if !ok {
+			inputs[string(f)] = fiber.Map{"available": false, "reason": p.Missing[f]}
+			continue
+		}
+		entry := fiber.Map{"available": true, "value": fact.Value, "source": fact.Source, "source_ref": fact.Ref, "form": fact.Form,
+			"filed": fact.Filed, "tag": fact.Tag, "note": fact.Note}
+		if fact.Source == shariah.SourceFiling && cik != "" && fact.Ref != "" {
+			entry["url"] = fmt.Sprintf("https://www.sec.gov/Archives/edgar/data/%s/%s/", cik, strings.ReplaceAll(fact.Ref, "-", ""))
+		}
+		inputs[string(f)] = entry
+	}
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "period_end": p.PeriodEnd, "period": p.Period, "sources": p.Sources(), "inputs": inputs})
+}
+
+func (s *Server) dividends(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	ds, err := s.Ref.Dividends(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	if ds == nil {
+		ds = []shariah.Dividend{}
+	}
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "currency": a.Currency, "dividends": ds, "count": len(ds)})
+}
+
+// purificationRateOf screens (cached) and returns the result behind a purification.
+func (s *Server) purificationResult(c *fiber.Ctx, a shariah.Asset) (shariah.Result, error) {
+	o, err := s.screenOptions(c)
+	if err != nil {
+		return shariah.Result{}, err
+	}
+	r, _, err := s.Screener.Screen(c.UserContext(), a.Symbol, o)
+	return r, err
+}
+
+func (s *Server) purificationRate(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	r, err := s.purificationResult(c, a)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "purification_rate": r.PurificationRate, "purification_rate_pct": r.PurificationRatePct,
+		"method": r.PurificationMethod, "ruleset": r.Ruleset.Name, "as_of": r.DataQuality.AsOf, "sources": r.DataQuality.Sources,
+		"illustrative": r.DataQuality.Illustrative, "revenue_breakdown": r.RevenueBreakdown,
+		"disclaimers": s.Education.DisclaimersFor("purification")})
+}
+
+// dividendPurification answers the amount to purify per payment (dividend method: amount x rate), or,
+// with method=aaoifi, per fiscal period (impure income per share x shares held, independent of
+// dividends: AAOIFI Standard 21).
+func (s *Server) dividendPurification(c *fiber.Ctx) error {
+	var v shariah.Validation
+	method := c.Query("method", "dividend")
+	if method != "dividend" && method != "aaoifi" {
+		v.Add("must be dividend or aaoifi", "value_error.enum", "query", "method")
+	}
+	var shares *decimal.Decimal
+	if raw := c.Query("shares"); raw != "" {
+		d, err := decimal.NewFromString(raw)
+		if err != nil || !d.IsPositive() {
+			v.Add("must be a positive number", "value_error.number", "query", "shares")
+		} else {
+			shares = &d
+		}
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	r, err := s.purificationResult(c, a)
+	if err != nil {
+		return err
+	}
+	out := fiber.Map{"symbol": a.Symbol, "method": method, "purification_rate": r.PurificationRate, "illustrative": r.DataQuality.Illustrative,
+		"disclaimers": s.Education.DisclaimersFor("purification")}
+	if method == "aaoifi" {
+		fs, err := s.Ref.Fundamentals(c.UserContext(), a.Symbol)
+		if err != nil {
+			return err
+		}
+		periods := []fiber.Map{}
+		for _, f := range fs {
+			if f.Period != "FY" {
+				continue
+			}
+			sh, ok1 := f.Facts[shariah.SharesOutstanding]
+			in, ok2 := f.Facts[shariah.InterestIncome]
+			if !ok1 || !ok2 || !sh.Value.IsPositive() {
+				continue
+			}
+			impure := in.Value.Decimal
+			if im, ok := f.Facts[shariah.ImpureRevenue]; ok {
+				impure = impure.Add(im.Value.Decimal)
+			}
+			per := impure.Div(sh.Value.Decimal).Round(6)
+			p := fiber.Map{"period_end": f.PeriodEnd, "impure_income_per_share": shariah.NewNumber(per), "source": in.Source}
+			if shares != nil {
+				p["amount"] = shariah.NewNumber(per.Mul(*shares).Round(2))
+			}
+			periods = append(periods, p)
+		}
+		out["periods"] = periods
+		if len(periods) == 0 {
+			out["note"] = "No fiscal year on file with both interest income and shares outstanding."
+		}
+		return c.JSON(out)
+	}
+	ds, err := s.Ref.Dividends(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	pays := []fiber.Map{}
+	for _, d := range ds {
+		p := fiber.Map{"ex_date": d.ExDate, "period_end": d.PeriodEnd, "dividend_per_share": d.Amount, "currency": d.Currency, "purify_per_share": nil}
+		if r.PurificationRate != nil {
+			per := d.Amount.Decimal.Mul(r.PurificationRate.Decimal).Round(6)
+			p["purify_per_share"] = shariah.NewNumber(per)
+			if shares != nil {
+				p["amount"] = shariah.NewNumber(per.Mul(*shares).Round(2))
+			}
+		}
+		pays = append(pays, p)
+	}
+	out["payments"] = pays
+	if r.PurificationRate == nil {
+		out["note"] = "The purification rate is unknown (" + r.ComplianceExplanation + ")"
+	}
+	return c.JSON(out)
+}
+
+// trajectory answers the last 8 quarters of the screening ratios and a one-line direction.
+func (s *Server) trajectory(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	pts, err := s.Trajectory.Trajectory(c.UserContext(), a.Symbol, 8)
+	if err != nil {
+		return err
+	}
+	if pts == nil {
+		pts = []shariah.TrajectoryPoint{}
+	}
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "quarters": pts, "summary": shariah.TrajectorySummary(pts)})
+}
+
+// staleness compares the cached screening with the filings since: a material 8-K after the screening
+// (or after the fundamentals it used) may have changed what the verdict rests on.
+func (s *Server) staleness(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	r, err := s.Screener.Cached(c.UserContext(), a.Symbol, shariah.ScreenOptions{Ruleset: c.Query("ruleset")})
+	if err != nil {
+		return err
+	}
+	all, err := s.Filings.Filings(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	screened := r.ScreenedAt.UTC().Format("2006-01-02")
+	var sinceScreen, sinceData []shariah.FilingEvent
+	for _, ev := range shariah.EventsOf(all, s.EventRelevance) {
+		if !ev.Material {
+			continue
+		}
+		if ev.Date >= screened {
+			sinceScreen = append(sinceScreen, ev)
+		}
+		if ev.Date > r.DataQuality.AsOf {
+			sinceData = append(sinceData, ev)
+		}
+	}
+	newer := []shariah.Filing{}
+	for _, f := range all {
+		if (f.Form == "10-Q" || f.Form == "10-K") && f.ReportDate > r.DataQuality.AsOf {
+			newer = append(newer, f)
+		}
+	}
+	stale := len(sinceScreen) > 0 || len(newer) > 0
+	reason := "No material 8-K since the screening and no newer periodic report than its data."
+	switch {
+	case len(sinceScreen) > 0:
+		reason = fmt.Sprintf("%d material 8-K filing(s) since the screening on %s.", len(sinceScreen), screened)
+	case len(newer) > 0:
+		reason = fmt.Sprintf("A newer periodic report (%s for %s) than the data screened (as of %s).", newer[0].Form, newer[0].ReportDate, r.DataQuality.AsOf)
+	}
+	if sinceScreen == nil {
+		sinceScreen = []shariah.FilingEvent{}
+	}
+	if sinceData == nil {
+		sinceData = []shariah.FilingEvent{}
+	}
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "screened_at": r.ScreenedAt, "fundamentals_as_of": r.DataQuality.AsOf, "stale": stale,
+		"reason": reason, "material_filings_since_screening": sinceScreen, "material_filings_since_data": sinceData,
+		"newer_periodic_reports": newer})
+}

@@ -1,0 +1,588 @@
+package news
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/shariah-screen/shariah"
+)
+
+// Tagger finds the assets an article mentions. Build it once per reference database with NewTagger
+// (about 10,000 assets take a few milliseconds) and share it: it is read-only and safe for concurrent
+// use.
+//
+// It recognises three forms:
+//   - cashtags: "$AAPL", "$BRK.B" (class shares written with '.' or '/' map to the canonical BRK-B);
+//   - tickers in parentheses: "(NASDAQ: AAPL)", "(NYSE:BRK.B)", "(TSX: SHOP)" (the exchange's Yahoo
+//     suffix is tried first: SHOP.TO), "(AAPL)"; a bare ticker needs two characters at least and is not
+//     one of the acronyms of bareTickerStop ("(CEO)", "(AI)", "(EPS)");
+//   - company names of equities, as whole words and case-sensitively: the short name of the asset's
+//     name (legal suffixes, share classes and security descriptions removed: "Apple Inc." -> "Apple",
+//     "Alphabet Inc. Class A" -> "Alphabet", "Amazon.com, Inc." -> "Amazon"), the short name without
+//     trailing industry words ("Cisco Systems" -> "Cisco", "Gilead Sciences" -> "Gilead"), an
+//     upper-case-first variant of words written in capitals ("NVIDIA" -> "Nvidia"), and the aliases of
+//     wellKnownAliases ("Google", "Facebook", "IBM") when their symbol is among the assets. A one-word
+//     name shorter than 4 characters is used only when it is one of shortNameAllow ("3M", "HP", "BP");
+//     one that is a common English word (commonWordNames: "Target", "Gap", "Block", "Meta") is never
+//     matched as a name: those companies are tagged through cashtags and tickers only.
+//
+// Only symbols among the assets are returned. A name shared by several assets tags the primary
+// listing(s): symbols without an exchange suffix (AAPL rather than AAPL.MX) are preferred, and a
+// symbol that extends another one of the same name (AACBU, AACBR beside AACB: units and rights) is
+// dropped unless its name states a share class (GOOG and GOOGL are both tagged for "Alphabet").
+type Tagger struct {
+	symbols map[string]string       // ticker as written (BRK-B, BRK.B, BRK/B) -> canonical symbol
+	names   map[string][]*nameEntry // first token of a name -> names, longest first
+}
+
+type nameEntry struct {
+	tokens  []string
+	symbols []string
+}
+
+// NewTagger indexes the assets' symbols and the short names of their equities.
+func NewTagger(assets []shariah.Asset) *Tagger {
+	t := &Tagger{symbols: make(map[string]string, 2*len(assets)), names: map[string][]*nameEntry{}}
+	// Exact symbols first, so a variant never shadows a real symbol.
+	for _, a := range assets {
+		if s, ok := shariah.NormalizeSymbol(a.Symbol); ok {
+			t.symbols[s] = s
+		}
+	}
+	for _, a := range assets {
+		s, ok := shariah.NormalizeSymbol(a.Symbol)
+		if !ok || !strings.Contains(s, "-") {
+			continue
+		}
+		for _, sep := range []string{".", "/"} {
+			v := strings.ReplaceAll(s, "-", sep)
+			if _, taken := t.symbols[v]; !taken {
+				t.symbols[v] = s
+			}
+		}
+	}
+
+	type cand struct {
+		symbol string
+		prio   int // 0 alias, 1 short name, 2 short name without industry words
+		class  bool
+	}
+	cands := map[string][]cand{} // name tokens joined by \x00
+	add := func(name string, c cand, check bool) {
+		for _, toks := range nameVariants(name) {
+			if check && !usableName(strings.Join(toks, " ")) {
+				continue
+			}
+			k := strings.Join(toks, "\x00")
+			cands[k] = append(cands[k], c)
+		}
+	}
+	for _, a := range assets {
+		if a.Type != shariah.Equity {
+			continue
+		}
+		s, ok := shariah.NormalizeSymbol(a.Symbol)
+		if !ok {
+			continue
+		}
+		lname := strings.ToLower(a.Name)
+		class := strings.Contains(lname, "class ") || strings.Contains(lname, "series ")
+		for i, n := range shortNames(a.Name) {
+			add(n, cand{symbol: s, prio: 1 + i, class: class}, true)
+		}
+	}
+	for alias, syms := range wellKnownAliases {
+		for _, s := range syms {
+			if _, ok := t.symbols[s]; ok && t.symbols[s] == s {
+				add(alias, cand{symbol: s, prio: 0, class: true}, false)
+			}
+		}
+	}
+
+	for k, cs := range cands {
+		best := cs[0].prio
+		for _, c := range cs {
+			best = min(best, c.prio)
+		}
+		var top []cand
+		domestic := false
+		for _, c := range cs {
+			if c.prio == best {
+				top = append(top, c)
+				domestic = domestic || !strings.Contains(c.symbol, ".")
+			}
+		}
+		syms := map[string]bool{}
+		for _, c := range top {
+			if domestic && strings.Contains(c.symbol, ".") {
+				continue
+			}
+			syms[c.symbol] = c.class
+		}
+		var keep []string
+		for s, class := range syms {
+			extends := false
+			for o := range syms {
+				if o != s && strings.HasPrefix(s, o) {
+					extends = true
+					break
+				}
+			}
+			if !extends || class {
+				keep = append(keep, s)
+			}
+		}
+		if len(keep) == 0 {
+			continue
+		}
+		sort.Strings(keep)
+		toks := strings.Split(k, "\x00")
+		t.names[toks[0]] = append(t.names[toks[0]], &nameEntry{tokens: toks, symbols: keep})
+	}
+	for _, es := range t.names {
+		sort.Slice(es, func(i, j int) bool {
+			if len(es[i].tokens) != len(es[j].tokens) {
+				return len(es[i].tokens) > len(es[j].tokens)
+			}
+			return strings.Join(es[i].tokens, " ") < strings.Join(es[j].tokens, " ")
+		})
+	}
+	return t
+}
+
+var (
+	cashtagRE = regexp.MustCompile(`(?:^|[^\w$])\$([A-Z][A-Z0-9]{0,5}(?:[.\-/][A-Z0-9]{1,3})?)\b`)
+	// parenTickerRE matches "(NASDAQ: AAPL)", "(NYSE:BRK.B)", "(AAPL)" and lists "(NASDAQ: GOOG, GOOGL)".
+	parenTickerRE = regexp.MustCompile(`\(\s*(?:([A-Za-z][A-Za-z \-]{0,20}?)\s*:\s*)?([A-Z0-9][A-Z0-9.\-/]{0,9}(?:\s*[,;]\s*[A-Z0-9][A-Z0-9.\-/]{0,9})*)\s*\)`)
+)
+
+// exchangeSuffix is the Yahoo suffix of exchanges that prefix tickers in press releases.
+var exchangeSuffix = map[string]string{
+	"TSX": ".TO", "TSXV": ".V", "TSX-V": ".V", "CSE": ".CN", "LSE": ".L", "LON": ".L", "AIM": ".L",
+	"ASX": ".AX", "HKEX": ".HK", "HKSE": ".HK", "SEHK": ".HK", "TYO": ".T", "TSE": ".T", "XETRA": ".DE",
+	"ETR": ".DE", "FRA": ".F", "EPA": ".PA", "EURONEXT": ".PA", "AMS": ".AS", "SIX": ".SW", "BIT": ".MI",
+	"BME": ".MC", "STO": ".ST", "OSE": ".OL", "OSL": ".OL", "CPH": ".CO", "HEL": ".HE", "NSE": ".NS",
+	"BSE": ".BO", "SGX": ".SI", "KRX": ".KS", "TADAWUL": ".SR", "JSE": ".JO", "NZX": ".NZ",
+}
+
+// usExchanges prefix tickers that carry no suffix.
+var usExchanges = map[string]bool{
+	"NASDAQ": true, "NASDAQGS": true, "NASDAQGM": true, "NASDAQCM": true, "NYSE": true,
+	"NYSE AMERICAN": true, "NYSEAMERICAN": true, "NYSE MKT": true, "NYSEMKT": true, "NYSE ARCA": true,
+	"NYSEARCA": true, "AMEX": true, "CBOE": true, "BATS": true, "OTC": true, "OTCQX": true, "OTCQB": true,
+	"OTCMKTS": true, "OTC MARKETS": true, "OTC PINK": true, "PINK": true, "IEX": true,
+}
+
+// bareTickerStop are upper-case words seen in parentheses that are acronyms, not tickers, even where
+// an asset has that symbol: a bare "(AI)" is not C3.ai. "(NASDAQ: AI)" still tags it.
+var bareTickerStop = set(
+	"AI", "AM", "PM", "CEO", "CFO", "COO", "CTO", "CIO", "EVP", "SVP", "VP", "US", "USA", "UK", "EU", "UN",
+	"IPO", "SPAC", "EPS", "GDP", "CPI", "PPI", "ETF", "ETFS", "SEC", "FDA", "FTC", "DOJ", "IRS", "FED", "ECB",
+	"ESG", "EV", "EVS", "IT", "ID", "TV", "PC", "API", "APP", "AR", "VR", "IOT", "SAAS", "NFT", "OK", "FAQ",
+	"USD", "EUR", "GBP", "JPY", "CNY", "YOY", "QOQ", "TTM", "FY", "Q1", "Q2", "Q3", "Q4", "H1", "H2", "NEW",
+	"ALL", "ONE", "TWO", "RE", "PR", "HR", "MA", "AND", "OR", "THE", "FOR", "ON", "BE", "IS", "AT", "TO",
+	"GO", "NOW", "CEOS", "LLC", "INC", "LTD", "PLC", "CORP", "CO", "NYSE", "NASDAQ", "OTC", "TSX", "ASX",
+	"LSE", "ADR", "ADS", "REIT", "BDC", "LP", "NAV", "AUM", "ROI", "ROE", "EBIT", "EBITDA", "OPEC", "WHO",
+	"NATO", "COVID", "UAE", "KSA", "HK", "NY", "CA", "TX", "DC", "LA", "SF", "USDA", "EPA", "FAA", "FCC",
+	"NHTSA", "CFPB", "OCC", "FDIC", "FINRA", "CFTC", "IMF", "AG", "SA", "SE", "NV", "BV", "GMBH",
+)
+
+// Symbols returns the canonical symbols that title and summary mention, sorted and unique.
+func (t *Tagger) Symbols(title, summary string) []string {
+	if t == nil {
+		return nil
+	}
+	found := map[string]bool{}
+	for _, text := range []string{title, summary} {
+		if text == "" {
+			continue
+		}
+		t.cashtags(text, found)
+		t.parenTickers(text, found)
+		t.companyNames(text, found)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(found))
+	for s := range found {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (t *Tagger) cashtags(text string, found map[string]bool) {
+	if !strings.Contains(text, "$") {
+		return
+	}
+	for _, m := range cashtagRE.FindAllStringSubmatch(text, -1) {
+		if s, ok := t.symbols[m[1]]; ok {
+			found[s] = true
+		}
+	}
+}
+
+func (t *Tagger) parenTickers(text string, found map[string]bool) {
+	if !strings.Contains(text, "(") {
+		return
+	}
+	for _, m := range parenTickerRE.FindAllStringSubmatch(text, -1) {
+		ex := strings.ToUpper(strings.Join(strings.Fields(m[1]), " "))
+		if ex != "" && !usExchanges[ex] && exchangeSuffix[ex] == "" {
+			continue // "(Reporting by ...: X)", "(Reuters: ...)": not an exchange
+		}
+		for _, tk := range strings.FieldsFunc(m[2], func(r rune) bool { return r == ',' || r == ';' || r == ' ' }) {
+			tk = strings.TrimRight(tk, ".")
+			if tk == "" {
+				continue
+			}
+			if ex == "" && (len(tk) < 2 || bareTickerStop[tk] || isDigits(tk)) {
+				continue
+			}
+			if suf := exchangeSuffix[ex]; suf != "" {
+				local := tk
+				if suf == ".HK" && len(local) < 4 && isDigits(local) {
+					local = strings.Repeat("0", 4-len(local)) + local
+				}
+				if s, ok := t.symbols[local+suf]; ok {
+					found[s] = true
+					continue
+				}
+			}
+			if s, ok := t.symbols[tk]; ok {
+				found[s] = true
+			}
+		}
+	}
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func (t *Tagger) companyNames(text string, found map[string]bool) {
+	toks := nameTokens(text)
+	for i := 0; i < len(toks); i++ {
+		es := t.names[toks[i]]
+		if len(es) == 0 {
+			continue
+		}
+		for _, e := range es { // longest first
+			if i+len(e.tokens) > len(toks) {
+				continue
+			}
+			match := true
+			for j := 1; j < len(e.tokens); j++ {
+				if toks[i+j] != e.tokens[j] {
+					match = false
+					break
+				}
+			}
+			if match {
+				for _, s := range e.symbols {
+					found[s] = true
+				}
+				i += len(e.tokens) - 1
+				break
+			}
+		}
+	}
+}
+
+// nameTokens splits text into the words names are matched on: runs of letters and digits, with '&'
+// as a word of its own and apostrophes kept inside a word; a possessive "'s" is dropped ("Apple's" ->
+// "Apple"). Hyphens, dots and other punctuation separate words, so "Coca-Cola" is "Coca", "Cola" on
+// both sides and "Amazon.com" contains "Amazon".
+func nameTokens(s string) []string {
+	var toks []string
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		w := strings.TrimRight(s[start:end], "'’")
+		for _, p := range []string{"'s", "’s", "'S", "’S"} {
+			if strings.HasSuffix(w, p) && len(w) > len(p) {
+				w = w[:len(w)-len(p)]
+				break
+			}
+		}
+		if w != "" {
+			toks = append(toks, w)
+		}
+		start = -1
+	}
+	for i, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if start < 0 {
+				start = i
+			}
+		case (r == '\'' || r == '’') && start >= 0:
+			// kept inside a word; trimmed at its end
+		case r == '&':
+			flush(i)
+			toks = append(toks, "&")
+		default:
+			flush(i)
+		}
+	}
+	flush(len(s))
+	return toks
+}
+
+// nameVariants are the token sequences a short name is matched as: as written and, when a word of 5
+// letters or more is in capitals, with those words upper-case-first ("NVIDIA" -> "Nvidia").
+func nameVariants(name string) [][]string {
+	toks := nameTokens(name)
+	if len(toks) == 0 {
+		return nil
+	}
+	out := [][]string{toks}
+	var v []string
+	changed := false
+	for _, w := range toks {
+		if utf8.RuneCountInString(w) >= 5 && isUpperWord(w) {
+			rs := []rune(strings.ToLower(w))
+			rs[0] = unicode.ToUpper(rs[0])
+			v = append(v, string(rs))
+			changed = true
+		} else {
+			v = append(v, w)
+		}
+	}
+	if changed {
+		out = append(out, v)
+	}
+	return out
+}
+
+func isUpperWord(w string) bool {
+	letters := 0
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			if !unicode.IsUpper(r) {
+				return false
+			}
+			letters++
+		}
+	}
+	return letters > 0
+}
+
+// usableName reports whether a short name is specific enough to tag: a one-word name needs 4
+// characters (or to be listed in shortNameAllow) and must not be a common English word.
+func usableName(n string) bool {
+	toks := nameTokens(n)
+	switch len(toks) {
+	case 0:
+		return false
+	case 1:
+		w := toks[0]
+		if shortNameAllow[w] {
+			return true
+		}
+		if utf8.RuneCountInString(w) < 4 || isDigits(w) {
+			return false
+		}
+		return !commonWordNames[strings.ToLower(w)]
+	}
+	letters := 0
+	for _, w := range toks {
+		letters += utf8.RuneCountInString(w)
+	}
+	return letters >= 4 && !commonWordNames[strings.ToLower(strings.Join(toks, " "))]
+}
+
+// legalSuffixes are words removed from the end of a company name (compared lower-cased, without dots
+// and commas): legal forms, "Holdings", "Group", security descriptions.
+var legalSuffixes = set(
+	"inc", "incorporated", "corporation", "corp", "company", "co", "cos", "companies", "plc", "ltd",
+	"limited", "llc", "lp", "llp", "lllp", "holdings", "holding", "hldgs", "group", "groep", "sa", "se",
+	"ag", "nv", "bv", "a/s", "as", "asa", "ab", "publ", "(publ)", "oyj", "oy", "spa", "sab", "de", "cv",
+	"kgaa", "gmbh", "bhd", "berhad", "tbk", "pcl", "pjsc", "jsc", "reit", "ads", "adr", "adrs", "ord",
+	"shs", "units", "unit", "warrants", "warrant", "wts", "rights", "new", "the", "and", "&", "ltda",
+	"sarl", "sca", "scs", "nl", "pty", "pte", "kk", "srl", "ulc", "gp", "sponsored", "unsponsored",
+)
+
+// legalSuffixPairs are two-word endings removed likewise.
+var legalSuffixPairs = set(
+	"class a", "class b", "class c", "class d", "class i", "class ii", "series a", "series b", "series c",
+	"common stock", "common shares", "ordinary shares", "depositary shares", "depository shares",
+	"depositary receipts", "depository receipts", "american depositary", "subordinate voting",
+	"voting shares", "and co", "& co", "and company", "de cv",
+)
+
+// industryWords are removed from the end of a short name for its second, shorter form ("Cisco
+// Systems" -> "Cisco").
+var industryWords = set(
+	"technologies", "technology", "systems", "sciences", "pharmaceuticals", "pharmaceutical", "pharma",
+	"therapeutics", "biosciences", "biotherapeutics", "biopharma", "platforms", "brands", "communications",
+	"networks", "software", "semiconductor", "semiconductors", "entertainment", "enterprises", "industries",
+	"international", "worldwide", "labs", "laboratories", "solutions", "motor", "motors", "interactive",
+	"energy", "resources", "financial", "services", "bancorp", "bancshares",
+)
+
+// shortNameAllow are one-word names under 4 characters that are well known enough to tag.
+var shortNameAllow = set(
+	"3M", "HP", "BP", "GE", "IBM", "AMD", "UPS", "CVS", "AES", "CSX", "KLA", "PPG", "NRG", "ABB", "SAP",
+	"UBS", "ING", "BHP", "BYD", "NIO", "AIG", "EOG", "HCA", "TJX", "CME", "DTE", "WEC", "LKQ", "ASML",
+)
+
+// commonWordNames are common English words (or words that head other phrases in financial headlines)
+// that are also the short name of a listed company; matching them as names would tag "price target",
+// "block trade", "gap up", "shell company", "progressive taxes". Those companies are tagged only through
+// their cashtag or a ticker in parentheses.
+var commonWordNames = set(
+	// named in the brief and other well-known cases
+	"target", "gap", "visa", "block", "match", "meta", "ball", "post", "snap", "square", "shell", "progressive",
+	"nasdaq", "carnival", "discovery", "dominion", "southern", "pool", "progress", "unity", "range",
+	"regions", "discover", "mosaic", "vertex", "chase", "sirius", "zoom", "compass", "insight", "catalyst",
+	"genesis", "frontier", "summit", "pioneer", "spirit", "republic", "crown", "eagle", "mercury", "apollo",
+	"atlas", "delta", "omega", "alpha", "beta", "gamma", "sigma", "vector", "matrix", "fortune", "harmony",
+	"element", "essential", "alliance", "ally", "ares", "carrier", "energy", "equity", "lumen", "sun",
+	"unit", "trade", "trust", "value", "vision", "victory", "world", "prime", "premier", "principal",
+	// adjectives and nouns that remain when industry words are removed
+	"general", "american", "america", "united", "national", "international", "first", "global", "advanced",
+	"applied", "digital", "universal", "western", "eastern", "northern", "pacific", "atlantic",
+	"central", "royal", "standard", "union", "public", "federal", "mutual", "capital", "liberty", "smart",
+	"super", "great", "best", "blue", "green", "black", "white", "golden", "silver", "diamond", "allied",
+	"integrated", "innovative", "precision", "dynamic", "creative", "quantum", "strategic", "select",
+	"superior", "reliance", "heritage", "legacy", "patriot", "freedom", "independence", "evolution",
+	"evolve", "origin", "source", "core", "key", "main", "home", "life", "live", "land", "nature", "natural",
+	"organic", "clean", "clear", "bright", "solar", "power", "water", "energy", "oil", "gas", "gold", "iron",
+	"steel", "health", "care", "medical", "bio", "data", "cloud", "cyber", "mobile", "network", "media",
+	"news", "sports", "games", "music", "travel", "air", "auto", "ocean", "river", "mountain", "harbor",
+	"bank", "banc", "financial", "security", "insurance", "realty", "properties", "property", "estate",
+	"office", "industrial", "commercial", "consumer", "retail", "market", "markets", "exchange", "stock",
+	"stocks", "shares", "fund", "funds", "capital", "partners", "ventures", "investments", "income",
+	"growth", "opportunity", "acquisition", "acquisitions", "merger", "holdings", "group", "company",
+	"services", "solutions", "systems", "technologies", "technology", "tech", "labs", "resources",
+	"products", "brands", "foods", "food", "restaurants", "stores", "motors", "energy", "therapeutics",
+	"pharmaceuticals", "sciences", "science", "innovation", "innovations", "analytics", "software",
+	"world", "one", "first", "new", "next", "future", "vista", "summit", "peak", "apex", "edge", "pulse",
+	"wave", "bridge", "gate", "path", "way", "link", "hub", "point", "focus", "target", "aim", "arrow",
+	"rocket", "jet", "star", "stars", "moon", "planet", "earth", "terra", "sky", "cloud", "rain", "snow",
+	"ice", "fire", "light", "bolt", "spark", "flash", "magic", "wonder", "rise", "ascent", "soar",
+	"beyond", "above", "ever", "always", "forward", "ahead", "open", "close", "free", "fair", "just",
+	"good", "better", "well", "sound", "safe", "sure", "true", "real", "pure", "simple", "total", "whole",
+	"complete", "full", "plus", "max", "pro", "ultra", "hyper", "mega", "micro", "nano",
+	"trip", "booking", "lift", "shift", "drive", "ride", "roll", "run", "walk",
+	"build", "builders", "make", "makers", "craft", "hands", "hand", "head", "heart", "mind", "soul",
+	"body", "face", "eye", "vision", "sense", "sonic", "sound", "voice", "word", "words", "letter",
+	"paper", "print", "press", "book", "books", "page", "pages", "read", "write", "story", "stories",
+	"domino", "wendy", "dollar", "dollars", "cash", "money", "coin", "credit", "debit", "pay", "payment",
+	"payments", "check", "checks", "cheque", "loan", "loans", "lend", "lending", "mortgage", "home",
+	"house", "houses", "housing", "tower", "towers", "castle", "palace", "park", "parks", "garden",
+	"gardens", "farm", "farms", "ranch", "field", "fields", "camp", "dock", "port", "ports", "harbour",
+	"avalon", "camden", "essex", "lincoln", "jackson", "madison", "washington", "franklin", "hamilton",
+	"jefferson", "monroe", "adams", "church", "chemical",
+)
+
+// wellKnownAliases are names by which companies are known other than their legal name; each is used
+// for the listed symbols that are among the assets.
+var wellKnownAliases = map[string][]string{
+	"Google": {"GOOGL", "GOOG"}, "Facebook": {"META"}, "Meta Platforms": {"META"}, "Instagram": {"META"},
+	"WhatsApp": {"META"}, "YouTube": {"GOOGL", "GOOG"}, "IBM": {"IBM"}, "AMD": {"AMD"}, "GE": {"GE"},
+	"UPS": {"UPS"}, "Disney": {"DIS"}, "Berkshire": {"BRK-B", "BRK-A"}, "Berkshire Hathaway": {"BRK-B", "BRK-A"},
+	"JPMorgan": {"JPM"}, "JP Morgan": {"JPM"}, "J.P. Morgan": {"JPM"}, "Goldman": {"GS"},
+	"Morgan Stanley": {"MS"}, "BofA": {"BAC"}, "Bank of America": {"BAC"}, "Citi": {"C"}, "Citigroup": {"C"},
+	"Wells Fargo": {"WFC"}, "Coca-Cola": {"KO"}, "Pepsi": {"PEP"}, "PepsiCo": {"PEP"},
+	"P&G": {"PG"}, "Procter & Gamble": {"PG"}, "J&J": {"JNJ"}, "Johnson & Johnson": {"JNJ"},
+	"Exxon": {"XOM"}, "ExxonMobil": {"XOM"}, "Chevron": {"CVX"}, "Walmart": {"WMT"}, "Wal-Mart": {"WMT"},
+	"McDonald's": {"MCD"}, "Boeing": {"BA"}, "Caterpillar": {"CAT"}, "Netflix": {"NFLX"}, "Nvidia": {"NVDA"},
+	"Intel": {"INTC"}, "Cisco": {"CSCO"}, "Oracle": {"ORCL"}, "Salesforce": {"CRM"}, "Adobe": {"ADBE"},
+	"Qualcomm": {"QCOM"}, "Broadcom": {"AVGO"}, "Texas Instruments": {"TXN"}, "Micron": {"MU"},
+	"PayPal": {"PYPL"}, "Mastercard": {"MA"}, "American Express": {"AXP"},
+	"Pfizer": {"PFE"}, "Merck": {"MRK"}, "AbbVie": {"ABBV"}, "Eli Lilly": {"LLY"}, "Lilly": {"LLY"},
+	"Moderna": {"MRNA"}, "Gilead": {"GILD"}, "Amgen": {"AMGN"}, "UnitedHealth": {"UNH"},
+	"Home Depot": {"HD"}, "Lowe's": {"LOW"}, "Costco": {"COST"}, "Starbucks": {"SBUX"}, "Nike": {"NKE"},
+	"General Motors": {"GM"}, "GM": {"GM"}, "Ford": {"F"}, "Tesla": {"TSLA"}, "Uber": {"UBER"},
+	"Airbnb": {"ABNB"}, "Alibaba": {"BABA"}, "Baidu": {"BIDU"}, "Tencent": {"0700.HK", "TCEHY"},
+	"Toyota": {"TM", "7203.T"}, "Sony": {"SONY", "6758.T"}, "Samsung": {"005930.KS"}, "TSMC": {"TSM", "2330.TW"},
+	"Verizon": {"VZ"}, "AT&T": {"T"}, "T-Mobile": {"TMUS"}, "Comcast": {"CMCSA"}, "Amazon": {"AMZN"},
+	"Apple": {"AAPL"}, "Microsoft": {"MSFT"}, "Alphabet": {"GOOGL", "GOOG"}, "Saudi Aramco": {"2222.SR"},
+	"Aramco": {"2222.SR"}, "Palantir": {"PLTR"}, "Shopify": {"SHOP"}, "Spotify": {"SPOT"},
+}
+
+func set(ws ...string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}
+
+// shortNames derives from a company name its short name and, when it ends with industry words, the
+// short name without them: "Apple Inc." -> ["Apple"]; "Cisco Systems, Inc." -> ["Cisco Systems",
+// "Cisco"]; "The Coca-Cola Company" -> ["Coca-Cola"]; "Alphabet Inc. Class A" -> ["Alphabet"];
+// "Amazon.com, Inc." -> ["Amazon"].
+func shortNames(name string) []string {
+	s := collapseSpace(name)
+	for _, sep := range []string{" - ", " – ", " — "} {
+		if i := strings.Index(s, sep); i > 0 {
+			s = s[:i]
+		}
+	}
+	// Parenthesised endings: "Coca-Cola Company (The)", "Ericsson (publ)".
+	for strings.HasSuffix(s, ")") {
+		i := strings.LastIndex(s, "(")
+		if i <= 0 {
+			break
+		}
+		s = strings.TrimSpace(s[:i])
+	}
+	toks := strings.Fields(s)
+	if len(toks) > 1 && strings.EqualFold(toks[0], "the") {
+		toks = toks[1:]
+	}
+	norm := func(w string) string {
+		return strings.ToLower(strings.NewReplacer(".", "", ",", "", ";", "").Replace(w))
+	}
+	for len(toks) > 1 {
+		n := len(toks)
+		if n > 2 && legalSuffixPairs[norm(toks[n-2])+" "+norm(toks[n-1])] {
+			toks = toks[:n-2]
+			continue
+		}
+		last := norm(toks[n-1])
+		if legalSuffixes[last] || last == "" {
+			toks = toks[:n-1]
+			continue
+		}
+		break
+	}
+	if len(toks) == 0 {
+		return nil
+	}
+	// "Amazon.com" -> "Amazon"
+	last := strings.TrimRight(toks[len(toks)-1], ",.;:")
+	if l := strings.ToLower(last); strings.HasSuffix(l, ".com") && len(l) > 4 {
+		last = last[:len(last)-4]
+	}
+	toks[len(toks)-1] = last
+	first := strings.TrimRight(strings.Join(toks, " "), ",.;: ")
+	out := []string{first}
+	n := len(toks)
+	for n > 1 && industryWords[norm(toks[n-1])] {
+		n--
+	}
+	for n > 1 && (toks[n-1] == "&" || strings.EqualFold(toks[n-1], "and")) {
+		n--
+	}
+	if n < len(toks) {
+		if r := strings.TrimRight(strings.Join(toks[:n], " "), ",.;: "); r != "" && r != first {
+			out = append(out, r)
+		}
+	}
+	return out
+}

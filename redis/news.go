@@ -1,0 +1,160 @@
+package redis
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/redis/rueidis"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+func articleKey(id string) string  { return "shr:news:{" + id + "}" }
+func newsAllKey() string           { return "shr:news:all" }
+func newsSymKey(sym string) string { return "shr:news:sym:" + sym }
+func newsTitlesKey() string        { return "shr:news:titles" }
+
+// NewsStore implements shariah.NewsStore.
+type NewsStore struct{ c rueidis.Client }
+
+var _ shariah.NewsStore = (*NewsStore)(nil)
+
+// NewNewsStore returns the news store over the client.
+func NewNewsStore(c rueidis.Client) *NewsStore { return &NewsStore{c: c} }
+
+func (s *NewsStore) get(ctx context.Context, id string) (shariah.Article, bool, error) {
+	b, err := s.c.Do(ctx, s.c.B().Get().Key(articleKey(id)).Build()).AsBytes()
+	if rueidis.IsRedisNil(err) {
+		return shariah.Article{}, false, nil
+	}
+	if err != nil {
+		return shariah.Article{}, false, err
+	}
+	var a shariah.Article
+	return a, true, json.Unmarshal(b, &a)
+}
+
+func union(a, b []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range append(append([]string{}, a...), b...) {
+		if x != "" && !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// PutArticles stores articles; one already stored under the same id (normalised URL) or title key is
+// merged into it: its sources and symbols grow, the earliest publication date stays.
+func (s *NewsStore) PutArticles(ctx context.Context, as []shariah.Article) (int, error) {
+	added := 0
+	for _, a := range as {
+		id := a.ID
+		if a.TitleKey != "" {
+			other, err := s.c.Do(ctx, s.c.B().Hget().Key(newsTitlesKey()).Field(a.TitleKey).Build()).ToString()
+			if err != nil && !rueidis.IsRedisNil(err) {
+				return added, err
+			}
+			if other != "" {
+				id = other
+			}
+		}
+		old, exists, err := s.get(ctx, id)
+		if err != nil {
+			return added, err
+		}
+		if exists {
+			old.Sources = union(old.Sources, a.Sources)
+			old.Symbols = union(old.Symbols, a.Symbols)
+			if !a.Published.IsZero() && (old.Published.IsZero() || a.Published.Before(old.Published)) {
+				old.Published = a.Published
+			}
+			a = old
+		} else {
+			a.ID = id
+			a.Sources = union(a.Sources, []string{a.Source})
+			added++
+		}
+		b, err := json.Marshal(a)
+		if err != nil {
+			return added, err
+		}
+		score := float64(a.Published.UnixMilli())
+		cmds := rueidis.Commands{
+			s.c.B().Set().Key(articleKey(a.ID)).Value(rueidis.BinaryString(b)).Build(),
+			s.c.B().Zadd().Key(newsAllKey()).ScoreMember().ScoreMember(score, a.ID).Build(),
+		}
+		if a.TitleKey != "" {
+			cmds = append(cmds, s.c.B().Hset().Key(newsTitlesKey()).FieldValue().FieldValue(a.TitleKey, a.ID).Build())
+		}
+		for _, sym := range a.Symbols {
+			cmds = append(cmds, s.c.B().Zadd().Key(newsSymKey(sym)).ScoreMember().ScoreMember(score, a.ID).Build())
+		}
+		for _, r := range s.c.DoMulti(ctx, cmds...) {
+			if err := r.Error(); err != nil {
+				return added, err
+			}
+		}
+	}
+	return added, nil
+}
+
+// News lists articles newest first with filters (the latest 5,000 are considered) and the total.
+func (s *NewsStore) News(ctx context.Context, q shariah.NewsQuery) ([]shariah.Article, int, error) {
+	key := newsAllKey()
+	if q.Symbol != "" {
+		key = newsSymKey(q.Symbol)
+	}
+	ids, err := s.c.Do(ctx, s.c.B().Zrevrange().Key(key).Start(0).Stop(4999).Build()).AsStrSlice()
+	if err != nil {
+		return nil, 0, err
+	}
+	needle := strings.ToLower(strings.TrimSpace(q.Q))
+	var out []shariah.Article
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[start:min(start+chunk, len(ids))]
+		cmds := make(rueidis.Commands, len(part))
+		for i, id := range part {
+			cmds[i] = s.c.B().Get().Key(articleKey(id)).Build()
+		}
+		for _, r := range s.c.DoMulti(ctx, cmds...) {
+			b, err := r.AsBytes()
+			if rueidis.IsRedisNil(err) {
+				continue
+			}
+			if err != nil {
+				return nil, 0, err
+			}
+			var a shariah.Article
+			if err := json.Unmarshal(b, &a); err != nil {
+				return nil, 0, err
+			}
+			if q.Source != "" && !contains(a.Sources, q.Source) ||
+				q.Category != "" && !strings.EqualFold(a.Category, q.Category) ||
+				q.Relevance != "" && a.ComplianceRelevance != q.Relevance ||
+				needle != "" && !strings.Contains(strings.ToLower(a.Title+" "+a.Summary), needle) {
+				continue
+			}
+			out = append(out, a)
+		}
+	}
+	total := len(out)
+	if q.Offset >= total {
+		return []shariah.Article{}, total, nil
+	}
+	return out[q.Offset:min(q.Offset+q.Limit, total)], total, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
