@@ -89,6 +89,9 @@ type env struct {
 	plans  shariah.Plans
 	bulk   *shariah.Bulk
 	ref    *sredis.RefStore // uncached, for tests that change the data
+	ingest *sredis.IngestStore
+	news   *sredis.NewsStore
+	traj   analytics.Trajectory
 }
 
 type options struct {
@@ -100,6 +103,8 @@ type options struct {
 	noMigrate bool
 	worker    bool          // run an asynq worker in process (bulk runs, ETF screens)
 	etfWait   time.Duration // how long POST /api/etf/{symbol}/screen waits (default 10s)
+	// eventRelevance rates 8-K items (nil: every event is unrated)
+	eventRelevance func(items []string) (level, reason string)
 }
 
 type syncBuffer struct {
@@ -205,7 +210,10 @@ func setup(t *testing.T, o options) *env {
 		}
 		t.Cleanup(wsrv.Shutdown)
 	}
+	ingest, news, traj := sredis.NewIngestStore(rc), sredis.NewNewsStore(rc), analytics.Trajectory{DB: db}
 	srv, err := edge.New(edge.Deps{
+		Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
+		NewsSources: []edge.NewsSourceInfo{{Name: "sec-edgar-8k", URL: "https://www.sec.gov", Kind: "sec"}, {Name: "example", URL: "http://feeds.example.com/rss", Kind: "feed"}},
 		Bulk: bulk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
 		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
 		UsageReader: analytics.UsageReader{DB: db}, Log: log, AccessLog: true, BaseURL: "http://example.com",
@@ -214,7 +222,8 @@ func setup(t *testing.T, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bulk, ref: sredis.NewRefStore(rc)}
+	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bulk, ref: sredis.NewRefStore(rc),
+		ingest: ingest, news: news, traj: traj}
 }
 
 // response is a finished test request.

@@ -1,0 +1,264 @@
+package edge_test
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/ingest/httpx"
+	"github.com/shariah-screen/shariah/ingest/news"
+	"github.com/shariah-screen/shariah/ingest/sec"
+)
+
+// ingestEXA runs the SEC ingester over the recorded EDGAR documents in ingest/sec/testdata (Example
+// Corp, EXA: a 10-Q, a 10-K, an 8-K with items 2.02 and 9.01, a Form 4, and XBRL facts).
+func ingestEXA(t *testing.T, e *env) {
+	t.Helper()
+	abs, err := filepath.Abs("../ingest/sec/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &sec.Client{HTTP: &httpx.Client{UserAgent: "shariah-test ops@example.com"}, DataBase: "file://" + abs, WWWBase: "file://" + abs}
+	src := &sec.Source{Client: c, Ref: e.ref, Filings: e.ingest, Trajectory: e.traj, News: e.news}
+	if n, err := src.Run(context.Background()); err != nil || n != 1 {
+		t.Fatalf("ingest: %d companies, %v", n, err)
+	}
+	now := time.Now().UTC()
+	if err := e.ingest.PutHealth(context.Background(), shariah.SourceHealth{Name: "sec", Status: "ok", LastRunAt: &now, LastSuccessAt: &now, Items: 1}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFilingsEventsFactsAndProvenance(t *testing.T) {
+	e := setup(t, options{eventRelevance: func(items []string) (string, string) {
+		for _, it := range items {
+			if it == "2.02" {
+				return "medium", "results of operations"
+			}
+		}
+		return "low", ""
+	}})
+	ingestEXA(t, e)
+	k := key(e.newKey(t, shariah.PlanPro))
+
+	r := e.do(t, "GET", "/api/filings/EXA", nil, k)
+	if r.StatusCode != 200 {
+		t.Fatalf("filings: %d %s", r.StatusCode, r.body)
+	}
+	m := r.json(t)
+	fl := m["filings"].([]any)
+	if len(fl) != 4 || m["cik"] != "0001234567" {
+		t.Fatalf("filings: %s", r.body)
+	}
+	first := fl[0].(map[string]any)
+	if first["form"] != "10-Q" || first["url"] == "" {
+		t.Fatalf("newest filing first with its URL: %v", first)
+	}
+	r = e.do(t, "GET", "/api/filings/EXA?filing_type=8-k", nil, k)
+	if fl = r.json(t)["filings"].([]any); len(fl) != 1 || fl[0].(map[string]any)["form"] != "8-K" {
+		t.Fatalf("8-K filter: %s", r.body)
+	}
+	if r = e.do(t, "GET", "/api/filings/EXA?filing_type=S-1", nil, k); r.StatusCode != 422 {
+		t.Fatalf("bad filing type: %d", r.StatusCode)
+	}
+	// A symbol the ingester does not cover answers an empty list with a note, not a 404.
+	r = e.do(t, "GET", "/api/filings/MSFT", nil, k)
+	if m = r.json(t); r.StatusCode != 200 || len(m["filings"].([]any)) != 0 || m["note"] == nil {
+		t.Fatalf("uncovered symbol: %d %s", r.StatusCode, r.body)
+	}
+	if r = e.do(t, "GET", "/api/filings/NOPE123", nil, k); r.StatusCode != 404 {
+		t.Fatalf("unknown symbol: %d", r.StatusCode)
+	}
+
+	r = e.do(t, "GET", "/api/filings/EXA/events", nil, k)
+	evs := r.json(t)["events"].([]any)
+	if len(evs) != 1 {
+		t.Fatalf("events: %s", r.body)
+	}
+	ev := evs[0].(map[string]any)
+	if ev["date"] != "2025-04-24" || ev["compliance_relevance"] != "medium" || len(ev["items"].([]any)) != 2 {
+		t.Fatalf("event: %v", ev)
+	}
+
+	r = e.do(t, "GET", "/api/filings/EXA/facts?concept=Assets", nil, k)
+	m = r.json(t)
+	facts := m["facts"].([]any)
+	if len(facts) == 0 {
+		t.Fatalf("facts: %s", r.body)
+	}
+	for _, f := range facts {
+		if f.(map[string]any)["concept"] != "us-gaap:Assets" {
+			t.Fatalf("concept filter let through %v", f)
+		}
+	}
+	if r = e.do(t, "GET", "/api/filings/EXA/facts?limit=0", nil, k); r.StatusCode != 422 {
+		t.Fatalf("limit=0: %d", r.StatusCode)
+	}
+
+	r = e.do(t, "GET", "/api/filings/EXA/provenance", nil, k)
+	in := r.json(t)["inputs"].(map[string]any)
+	ta := in["total_assets"].(map[string]any)
+	if ta["available"] != true || ta["source"] != "filing" || ta["url"] == nil || ta["form"] == "" {
+		t.Fatalf("provenance of total assets: %v", ta)
+	}
+
+	// The 8-K also shows up as a dated article in the news.
+	r = e.do(t, "GET", "/api/news/EXA", nil, k)
+	arts := r.json(t)["articles"].([]any)
+	if len(arts) != 1 || arts[0].(map[string]any)["source"] != "sec-edgar-8k" {
+		t.Fatalf("8-K news: %s", r.body)
+	}
+}
+
+func TestTrajectoryAndStaleness(t *testing.T) {
+	e := setup(t, options{eventRelevance: news.RelevanceFor8K})
+	ingestEXA(t, e)
+	k := key(e.newKey(t, shariah.PlanPro))
+
+	r := e.do(t, "GET", "/api/insights/EXA/trajectory", nil, k)
+	m := r.json(t)
+	qs := m["quarters"].([]any)
+	if r.StatusCode != 200 || len(qs) == 0 || len(qs) > 8 || m["summary"] == "" {
+		t.Fatalf("trajectory: %d %s", r.StatusCode, r.body)
+	}
+	prev := ""
+	for _, q := range qs {
+		pe := q.(map[string]any)["period_end"].(string)
+		if pe <= prev {
+			t.Fatalf("quarters not oldest first: %s", r.body)
+		}
+		prev = pe
+	}
+	// A symbol without filings has an empty trajectory.
+	if r = e.do(t, "GET", "/api/insights/MSFT/trajectory", nil, k); r.StatusCode != 200 || len(r.json(t)["quarters"].([]any)) != 0 {
+		t.Fatalf("no trajectory: %d %s", r.StatusCode, r.body)
+	}
+
+	// Never screened: nothing to be stale.
+	if r = e.do(t, "GET", "/api/insights/EXA/staleness", nil, k); r.StatusCode != 404 {
+		t.Fatalf("staleness before a screening: %d %s", r.StatusCode, r.body)
+	}
+	if r = e.do(t, "GET", "/api/screen/EXA", nil, k); r.StatusCode != 200 {
+		t.Fatalf("screen: %d %s", r.StatusCode, r.body)
+	}
+	r = e.do(t, "GET", "/api/insights/EXA/staleness", nil, k)
+	m = r.json(t)
+	if r.StatusCode != 200 || m["stale"] != false {
+		t.Fatalf("fresh screening: %d %s", r.StatusCode, r.body)
+	}
+	// A material 8-K filed after the screening makes it stale.
+	ctx := context.Background()
+	fs, _ := e.ingest.Filings(ctx, "EXA")
+	tomorrow := time.Now().UTC().AddDate(0, 0, 1).Format("2006-01-02")
+	fs = append([]shariah.Filing{{Accession: "0001234567-26-000099", Form: "8-K", FilingDate: tomorrow, ReportDate: tomorrow,
+		Items: []string{"1.03"}, URL: "https://www.sec.gov/Archives/edgar/data/1234567/000123456726000099/x.htm"}}, fs...)
+	if err := e.ingest.PutFilings(ctx, "EXA", fs); err != nil {
+		t.Fatal(err)
+	}
+	r = e.do(t, "GET", "/api/insights/EXA/staleness", nil, k)
+	m = r.json(t)
+	if m["stale"] != true || len(m["material_filings_since_screening"].([]any)) != 1 {
+		t.Fatalf("after a bankruptcy 8-K: %s", r.body)
+	}
+}
+
+func TestDividendsAndPurification(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+
+	r := e.do(t, "GET", "/api/dividends/AAPL", nil, k)
+	m := r.json(t)
+	ds := m["dividends"].([]any)
+	if r.StatusCode != 200 || len(ds) == 0 || int(m["count"].(float64)) != len(ds) {
+		t.Fatalf("dividends: %d %s", r.StatusCode, r.body)
+	}
+	r = e.do(t, "GET", "/api/dividends/AAPL/purification-rate", nil, k)
+	m = r.json(t)
+	rate, ok := m["purification_rate"].(float64)
+	if r.StatusCode != 200 || !ok || rate < 0 || rate > 0.05 {
+		t.Fatalf("purification rate: %d %s", r.StatusCode, r.body)
+	}
+	r = e.do(t, "GET", "/api/dividends/AAPL/purification?shares=100", nil, k)
+	m = r.json(t)
+	pays := m["payments"].([]any)
+	if len(pays) != len(ds) {
+		t.Fatalf("payments: %s", r.body)
+	}
+	p := pays[0].(map[string]any)
+	dps, per, amt := p["dividend_per_share"].(float64), p["purify_per_share"].(float64), p["amount"].(float64)
+	if d := per - dps*rate; d > 1e-6 || d < -1e-6 {
+		t.Fatalf("purify per share %v != %v x %v", per, dps, rate)
+	}
+	if d := amt - per*100; d > 0.006 || d < -0.006 {
+		t.Fatalf("amount %v != 100 x %v", amt, per)
+	}
+	r = e.do(t, "GET", "/api/dividends/AAPL/purification?method=aaoifi&shares=10", nil, k)
+	if m = r.json(t); r.StatusCode != 200 || m["method"] != "aaoifi" || m["periods"] == nil {
+		t.Fatalf("aaoifi method: %d %s", r.StatusCode, r.body)
+	}
+	for _, bad := range []string{"?shares=-1", "?shares=abc", "?method=zakat"} {
+		if r = e.do(t, "GET", "/api/dividends/AAPL/purification"+bad, nil, k); r.StatusCode != 422 {
+			t.Fatalf("%s: %d", bad, r.StatusCode)
+		}
+	}
+}
+
+func TestNewsRoutes(t *testing.T) {
+	e := setup(t, options{})
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	arts := []shariah.Article{
+		{ID: "a1", Title: "Apple beats estimates", URL: "https://news.example.com/a1", Source: "example", Published: now.Add(-time.Hour),
+			Symbols: []string{"AAPL"}, Category: "earnings", ComplianceRelevance: "medium", Sentiment: 0.6, SentimentLabel: "bullish"},
+		{ID: "a2", Title: "Microsoft issues bonds", URL: "https://news.example.com/a2", Source: "example", Published: now.Add(-2 * time.Hour),
+			Symbols: []string{"MSFT"}, Category: "debt", ComplianceRelevance: "high", Sentiment: 0, SentimentLabel: "neutral"},
+	}
+	for i := range arts {
+		arts[i].TitleKey = arts[i].Title
+	}
+	if _, err := e.news.PutArticles(ctx, arts); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ingest.PutHealth(ctx, shariah.SourceHealth{Name: "news:example", Status: "ok", LastRunAt: &now, LastSuccessAt: &now, Items: 2}); err != nil {
+		t.Fatal(err)
+	}
+	k := key(e.newKey(t, shariah.PlanPro))
+
+	r := e.do(t, "GET", "/api/news", nil, k)
+	m := r.json(t)
+	if r.StatusCode != 200 || m["total"].(float64) != 2 || m["articles"].([]any)[0].(map[string]any)["id"] != "a1" {
+		t.Fatalf("news, newest first: %s", r.body)
+	}
+	r = e.do(t, "GET", "/api/news?compliance_relevance=high", nil, k)
+	if m = r.json(t); m["total"].(float64) != 1 {
+		t.Fatalf("relevance filter: %s", r.body)
+	}
+	r = e.do(t, "GET", "/api/news?symbol=msft&page_size=1", nil, k)
+	if m = r.json(t); m["total"].(float64) != 1 || m["articles"].([]any)[0].(map[string]any)["id"] != "a2" {
+		t.Fatalf("symbol filter: %s", r.body)
+	}
+	for _, bad := range []string{"?compliance_relevance=urgent", "?page=0", "?page_size=101", "?symbol=%24%24%24"} {
+		if r = e.do(t, "GET", "/api/news"+bad, nil, k); r.StatusCode != 422 {
+			t.Fatalf("%s: %d", bad, r.StatusCode)
+		}
+	}
+	r = e.do(t, "GET", "/api/news/AAPL", nil, k)
+	if m = r.json(t); m["total"].(float64) != 1 {
+		t.Fatalf("symbol news: %s", r.body)
+	}
+	if r = e.do(t, "GET", "/api/news/NOPE123", nil, k); r.StatusCode != 404 {
+		t.Fatalf("unknown symbol news: %d", r.StatusCode)
+	}
+	r = e.do(t, "GET", "/api/news/sources", nil, k)
+	srcs := r.json(t)["sources"].([]any)
+	if len(srcs) != 2 || srcs[1].(map[string]any)["health"] == nil || srcs[0].(map[string]any)["health"] != nil {
+		t.Fatalf("sources with health: %s", r.body)
+	}
+	// News costs a light read: 1 token each; the 422s above cost nothing.
+	if r = e.do(t, "GET", "/api/news", nil, hdr{}); r.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("no key: %d", r.StatusCode)
+	}
+}
