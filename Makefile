@@ -17,6 +17,9 @@ run: build ## start Redis and ClickHouse locally, migrate, load the data, serve 
 	$(BIN) migrate
 	$(BIN) load --default --problems 0
 	@if [ -d "$(DATA)" ]; then $(BIN) load --shared "$(DATA)" --problems 0; else echo "no shared data at $(DATA): default universe only"; fi
+	@# With the shared data, the SEC ingester reads its EDGAR mirror (file://) instead of sec.gov.
+	if [ -d "$(DATA)/sec" ]; then export SHARIAH_SEC_DATA_URL="$${SHARIAH_SEC_DATA_URL:-file://$(DATA)/sec}" \
+	  SHARIAH_SEC_WWW_URL="$${SHARIAH_SEC_WWW_URL:-file://$(DATA)/sec}" SHARIAH_SEC_SYMBOLS="$${SHARIAH_SEC_SYMBOLS:-*}"; fi; \
 	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) exec $(BIN) all
 
 test: ## vet and run every test (installs Redis and ClickHouse when missing; tests start their own)

@@ -65,7 +65,8 @@ type Usage struct {
 // Ingest configures the ingesters (shariah ingest).
 type Ingest struct {
 	AtStart bool `env:"SHARIAH_INGEST_AT_START" envDefault:"true"` // run every source once when starting
-	// SEC EDGAR. SEC requires a User-Agent naming a contact; without one the source does not start.
+	// SEC EDGAR. SEC requires a User-Agent naming a contact; without one the source does not start
+	// (a file:// mirror needs none).
 	SECUserAgent string `env:"SHARIAH_SEC_USER_AGENT"`
 	SECDataURL   string `env:"SHARIAH_SEC_DATA_URL" envDefault:"https://data.sec.gov"` // or file:///path/to/mirror
 	SECWWWURL    string `env:"SHARIAH_SEC_WWW_URL" envDefault:"https://www.sec.gov"`

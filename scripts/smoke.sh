@@ -9,6 +9,9 @@ PORT=${SMOKE_PORT:-18090}
 MCP_PORT=${SMOKE_MCP_PORT:-18091}
 export SHARIAH_HTTP_ADDR=127.0.0.1:$PORT SHARIAH_MCP_ADDR=127.0.0.1:$MCP_PORT SHARIAH_USAGE_FLUSH_INTERVAL=200ms
 export SHARIAH_CLICKHOUSE_URL=clickhouse://127.0.0.1:${CLICKHOUSE_PORT:-9000}/shariah_smoke
+# Ingesters on recorded documents only (no network): the SEC fixtures as a file:// mirror, one RSS feed.
+export SHARIAH_SEC_DATA_URL=file://$root/ingest/sec/testdata SHARIAH_SEC_WWW_URL=file://$root/ingest/sec/testdata
+export SHARIAH_SEC_SYMBOLS='*' SHARIAH_PRICE_SYMBOLS= SHARIAH_NEWS_FEEDS="fixture|file://$root/ingest/news/testdata/rss.xml"
 bin/shariah migrate
 bin/shariah load --default --problems 0 >/dev/null
 bin/shariah all 2>.local/smoke.log & pid=$!
@@ -45,6 +48,11 @@ for _ in $(seq 1 200); do
   sleep 0.1
 done
 grep -q '"status":"completed"' <<<"$st" || fail "bulk run did not complete: $st"
+for _ in $(seq 1 100); do curl -fs -H "X-API-Key: $ekey" "$base/api/filings/EXA" | grep -q '"form":"10-Q"' && break; sleep 0.1; done
+curl -fs -H "X-API-Key: $ekey" "$base/api/filings/EXA" | grep -q '"form":"10-Q"' || fail "SEC ingester: no filings for EXA"
+curl -fs -H "X-API-Key: $ekey" "$base/api/insights/EXA/trajectory" | grep -q '"debt_to_assets"' || fail "trajectory"
+for _ in $(seq 1 50); do curl -fs -H "X-API-Key: $ekey" "$base/api/news?source=fixture" | grep -q '"total":[1-9]' && break; sleep 0.1; done
+curl -fs -H "X-API-Key: $ekey" "$base/api/news?source=fixture" | grep -q '"total":[1-9]' || fail "news ingester: no articles"
 grep -q "$key" .local/smoke.log && fail "a full key appears in the log"
 grep -q "$ekey" .local/smoke.log && fail "a full key appears in the log"
-echo "smoke: ok (health, docs, key flow, search, quote, usage history, bulk run, MCP over HTTP)"
+echo "smoke: ok (health, docs, key flow, search, quote, usage history, bulk run, SEC and news ingesters, MCP over HTTP)"
