@@ -214,7 +214,7 @@ func setup(t *testing.T, o options) *env {
 	srv, err := edge.New(edge.Deps{
 		Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
 		NewsSources: []edge.NewsSourceInfo{{Name: "sec-edgar-8k", URL: "https://www.sec.gov", Kind: "sec"}, {Name: "example", URL: "http://feeds.example.com/rss", Kind: "feed"}},
-		Bulk: bulk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
+		Bulk:        bulk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
 		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
 		UsageReader: analytics.UsageReader{DB: db}, Log: log, AccessLog: true, BaseURL: "http://example.com",
 		Checks: map[string]func(context.Context) error{"redis": func(ctx context.Context) error { return sredis.Ping(ctx, rc) }},

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/oklog/run"
@@ -34,7 +35,8 @@ func (e *env) addIngest(g *run.Group) error {
 	ic := e.cfg.Ingest
 	ua := ic.SECUserAgent
 	secSrc := ingest.Source{Name: "sec", Schedule: ic.SECSchedule, Timeout: 30 * time.Minute, Retries: 2}
-	if ua == "" {
+	local := strings.HasPrefix(ic.SECDataURL, "file://") && strings.HasPrefix(ic.SECWWWURL, "file://")
+	if ua == "" && !local { // a local mirror needs no contact: nothing is sent to the SEC
 		secSrc.Disabled = "SEC requires a User-Agent naming a contact: set SHARIAH_SEC_USER_AGENT"
 	} else {
 		s := &sec.Source{
@@ -56,7 +58,7 @@ func (e *env) addIngest(g *run.Group) error {
 	if err := sched.Add(ingest.Source{Name: "prices", Schedule: ic.PricesSchedule, Timeout: 20 * time.Minute, Retries: 2, Run: priceSrc.Run}); err != nil {
 		return err
 	}
-	if err := addNews(sched, ic, ref, newsStore, store); err != nil {
+	if err := addNews(sched, ic, ref, newsStore); err != nil {
 		return err
 	}
 	ctxActor(g, func(ctx context.Context) error {

@@ -1,18 +1,45 @@
 package main
 
 import (
+	"net/http"
+	"time"
+
+	"golang.org/x/time/rate"
+
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/ingest"
+	"github.com/shariah-screen/shariah/ingest/httpx"
+	"github.com/shariah-screen/shariah/ingest/news"
 )
 
-// eventRelevance rates 8-K items (wired to the news package's rules).
-var eventRelevance func(items []string) (string, string)
+// eventRelevance rates 8-K items, for the SEC ingester and the edge alike.
+var eventRelevance = news.RelevanceFor8K
 
-// addNews wires the news feeds (filled in with the news package).
-func addNews(sched *ingest.Scheduler, ic config.Ingest, ref shariah.RefStore, news shariah.NewsStore, health shariah.HealthStore) error {
+// addNews schedules each configured feed as its own source, "news:<name>", with its own health.
+func addNews(sched *ingest.Scheduler, ic config.Ingest, ref shariah.RefStore, store shariah.NewsStore) error {
+	feeds, err := ic.Feeds()
+	if err != nil {
+		return err
+	}
+	client := &httpx.Client{HTTP: &http.Client{Timeout: 30 * time.Second}, UserAgent: newsUserAgent(ic), Limiter: rate.NewLimiter(2, 1)}
+	tags := &news.TaggerCache{Ref: ref}
+	for _, f := range feeds {
+		feed := &news.Feed{Name: f.Name, URL: f.URL, HTTP: client, News: store, Tags: tags}
+		if err := sched.Add(ingest.Source{Name: "news:" + f.Name, Schedule: ic.NewsSchedule, Timeout: 2 * time.Minute, Retries: 2, Run: feed.Run}); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// newsUserAgent names the service and, when configured, the SEC contact (www.sec.gov feeds insist on one).
+func newsUserAgent(ic config.Ingest) string {
+	if ic.SECUserAgent != "" {
+		return ic.SECUserAgent
+	}
+	return "shariah-screen news"
 }
 
 // newsSources lists the configured sources for /api/news/sources.

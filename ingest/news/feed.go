@@ -28,8 +28,9 @@ const MaxSummary = 500
 // normalised URL) is kept once. Titles and summaries are plain text: tags stripped, entities decoded,
 // white space collapsed; a summary is cut at a word boundary to at most MaxSummary characters.
 // Published is the item's published date, else its updated date, in UTC; an item without either gets
-// the zero time and the caller decides. Category is the first item category, lower-cased. The
-// articles are not enriched (see Enrich).
+// the zero time and the caller decides. Category is the first item category, lower-cased. ID is
+// ArticleID of the link and TitleKey NormalizeTitle of the title. The articles are not enriched (see
+// Enrich).
 //
 // A document that is empty, is not a feed or is not well-formed returns an error saying why, for the
 // caller to record in the source's health.
@@ -49,6 +50,9 @@ func ParseFeed(b []byte, source string) ([]shariah.Article, error) {
 	}
 	if feed == nil {
 		return nil, errors.New("malformed feed: no feed element")
+	}
+	if feed.FeedType == "json" && feed.FeedVersion == "" {
+		return nil, errors.New("not an RSS or Atom feed: JSON without a JSON Feed version")
 	}
 	out := make([]shariah.Article, 0, len(feed.Items))
 	seen := map[string]bool{}
@@ -79,6 +83,7 @@ func ParseFeed(b []byte, source string) ([]shariah.Article, error) {
 			Source:    source,
 			Sources:   []string{source},
 			Category:  firstCategory(it.Categories),
+			TitleKey:  NormalizeTitle(title),
 		}
 		out = append(out, a)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // Tagger finds the assets an article mentions. Build it once per reference database with NewTagger
-// (about 10,000 assets take a few milliseconds) and share it: it is read-only and safe for concurrent
+// (10,000 assets take some tens of milliseconds) and share it: it is read-only and safe for concurrent
 // use.
 //
 // It recognises three forms:
@@ -21,13 +21,16 @@ import (
 //     one of the acronyms of bareTickerStop ("(CEO)", "(AI)", "(EPS)");
 //   - company names of equities, as whole words and case-sensitively: the short name of the asset's
 //     name (legal suffixes, share classes and security descriptions removed: "Apple Inc." -> "Apple",
-//     "Alphabet Inc. Class A" -> "Alphabet", "Amazon.com, Inc." -> "Amazon"), the short name without
-//     trailing industry words ("Cisco Systems" -> "Cisco", "Gilead Sciences" -> "Gilead"), an
-//     upper-case-first variant of words written in capitals ("NVIDIA" -> "Nvidia"), and the aliases of
+//     "Alphabet Inc. Class A" -> "Alphabet", "Amazon.com, Inc." -> "Amazon"); the first word of a
+//     short name made of one word and industry words ("Cisco Systems" -> "Cisco", "Gilead Sciences"
+//     -> "Gilead"; "Natural Gas Services" stays whole); an upper-case-first variant of words of five
+//     letters or more written in capitals ("NVIDIA" -> "Nvidia"); and the aliases of
 //     wellKnownAliases ("Google", "Facebook", "IBM") when their symbol is among the assets. A one-word
 //     name shorter than 4 characters is used only when it is one of shortNameAllow ("3M", "HP", "BP");
-//     one that is a common English word (commonWordNames: "Target", "Gap", "Block", "Meta") is never
-//     matched as a name: those companies are tagged through cashtags and tickers only.
+//     one that is a common English word, a place or a personal name (commonWordNames: "Target",
+//     "Gap", "Block", "Meta", "Outlook", "Powell") is never matched as a name: those companies are
+//     tagged through cashtags and tickers only. A word written as a cashtag ("$HP") is not read as a
+//     name.
 //
 // Only symbols among the assets are returned. A name shared by several assets tags the primary
 // listing(s): symbols without an exchange suffix (AAPL rather than AAPL.MX) are preferred, and a
@@ -300,13 +303,20 @@ func (t *Tagger) companyNames(text string, found map[string]bool) {
 
 // nameTokens splits text into the words names are matched on: runs of letters and digits, with '&'
 // as a word of its own and apostrophes kept inside a word; a possessive "'s" is dropped ("Apple's" ->
-// "Apple"). Hyphens, dots and other punctuation separate words, so "Coca-Cola" is "Coca", "Cola" on
+// "Apple"); a word right after '$' is a cashtag and left out. Hyphens, dots and other punctuation
+// separate words, so "Coca-Cola" is "Coca", "Cola" on
 // both sides and "Amazon.com" contains "Amazon".
 func nameTokens(s string) []string {
 	var toks []string
 	start := -1
+	cashtag := false // the word follows a '$': "$HP" is a ticker, read by cashtags
+	prev := rune(0)
 	flush := func(end int) {
 		if start < 0 {
+			return
+		}
+		if cashtag {
+			start, cashtag = -1, false
 			return
 		}
 		w := strings.TrimRight(s[start:end], "'’")
@@ -326,6 +336,7 @@ func nameTokens(s string) []string {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			if start < 0 {
 				start = i
+				cashtag = prev == '$'
 			}
 		case (r == '\'' || r == '’') && start >= 0:
 			// kept inside a word; trimmed at its end
@@ -335,6 +346,7 @@ func nameTokens(s string) []string {
 		default:
 			flush(i)
 		}
+		prev = r
 	}
 	flush(len(s))
 	return toks
@@ -394,7 +406,8 @@ func usableName(n string) bool {
 		if utf8.RuneCountInString(w) < 4 || isDigits(w) {
 			return false
 		}
-		return !commonWordNames[strings.ToLower(w)]
+		lw := strings.ToLower(w)
+		return !commonWordNames[lw] && !industryWords[lw] && !legalSuffixes[lw]
 	}
 	letters := 0
 	for _, w := range toks {
@@ -422,6 +435,15 @@ var legalSuffixPairs = set(
 	"voting shares", "and co", "& co", "and company", "de cv",
 )
 
+// securityDescriptions end the company part of a listing name ("PennyMac Mortgage Investment Trust
+// Common Shares of Beneficial Interest", "Brookfield Business Partners L.P. Limited Partnership Units").
+var securityDescriptions = []string{
+	" common stock", " common shares", " ordinary shares", " shares of beneficial interest",
+	" common units", " depositary shares", " depositary receipts", " american depositary",
+	" sponsored adr", " limited partnership units", " units representing", " class a common",
+	" class b common", " subordinate voting shares", " voting shares",
+}
+
 // industryWords are removed from the end of a short name for its second, shorter form ("Cisco
 // Systems" -> "Cisco").
 var industryWords = set(
@@ -436,56 +458,6 @@ var industryWords = set(
 var shortNameAllow = set(
 	"3M", "HP", "BP", "GE", "IBM", "AMD", "UPS", "CVS", "AES", "CSX", "KLA", "PPG", "NRG", "ABB", "SAP",
 	"UBS", "ING", "BHP", "BYD", "NIO", "AIG", "EOG", "HCA", "TJX", "CME", "DTE", "WEC", "LKQ", "ASML",
-)
-
-// commonWordNames are common English words (or words that head other phrases in financial headlines)
-// that are also the short name of a listed company; matching them as names would tag "price target",
-// "block trade", "gap up", "shell company", "progressive taxes". Those companies are tagged only through
-// their cashtag or a ticker in parentheses.
-var commonWordNames = set(
-	// named in the brief and other well-known cases
-	"target", "gap", "visa", "block", "match", "meta", "ball", "post", "snap", "square", "shell", "progressive",
-	"nasdaq", "carnival", "discovery", "dominion", "southern", "pool", "progress", "unity", "range",
-	"regions", "discover", "mosaic", "vertex", "chase", "sirius", "zoom", "compass", "insight", "catalyst",
-	"genesis", "frontier", "summit", "pioneer", "spirit", "republic", "crown", "eagle", "mercury", "apollo",
-	"atlas", "delta", "omega", "alpha", "beta", "gamma", "sigma", "vector", "matrix", "fortune", "harmony",
-	"element", "essential", "alliance", "ally", "ares", "carrier", "energy", "equity", "lumen", "sun",
-	"unit", "trade", "trust", "value", "vision", "victory", "world", "prime", "premier", "principal",
-	// adjectives and nouns that remain when industry words are removed
-	"general", "american", "america", "united", "national", "international", "first", "global", "advanced",
-	"applied", "digital", "universal", "western", "eastern", "northern", "pacific", "atlantic",
-	"central", "royal", "standard", "union", "public", "federal", "mutual", "capital", "liberty", "smart",
-	"super", "great", "best", "blue", "green", "black", "white", "golden", "silver", "diamond", "allied",
-	"integrated", "innovative", "precision", "dynamic", "creative", "quantum", "strategic", "select",
-	"superior", "reliance", "heritage", "legacy", "patriot", "freedom", "independence", "evolution",
-	"evolve", "origin", "source", "core", "key", "main", "home", "life", "live", "land", "nature", "natural",
-	"organic", "clean", "clear", "bright", "solar", "power", "water", "energy", "oil", "gas", "gold", "iron",
-	"steel", "health", "care", "medical", "bio", "data", "cloud", "cyber", "mobile", "network", "media",
-	"news", "sports", "games", "music", "travel", "air", "auto", "ocean", "river", "mountain", "harbor",
-	"bank", "banc", "financial", "security", "insurance", "realty", "properties", "property", "estate",
-	"office", "industrial", "commercial", "consumer", "retail", "market", "markets", "exchange", "stock",
-	"stocks", "shares", "fund", "funds", "capital", "partners", "ventures", "investments", "income",
-	"growth", "opportunity", "acquisition", "acquisitions", "merger", "holdings", "group", "company",
-	"services", "solutions", "systems", "technologies", "technology", "tech", "labs", "resources",
-	"products", "brands", "foods", "food", "restaurants", "stores", "motors", "energy", "therapeutics",
-	"pharmaceuticals", "sciences", "science", "innovation", "innovations", "analytics", "software",
-	"world", "one", "first", "new", "next", "future", "vista", "summit", "peak", "apex", "edge", "pulse",
-	"wave", "bridge", "gate", "path", "way", "link", "hub", "point", "focus", "target", "aim", "arrow",
-	"rocket", "jet", "star", "stars", "moon", "planet", "earth", "terra", "sky", "cloud", "rain", "snow",
-	"ice", "fire", "light", "bolt", "spark", "flash", "magic", "wonder", "rise", "ascent", "soar",
-	"beyond", "above", "ever", "always", "forward", "ahead", "open", "close", "free", "fair", "just",
-	"good", "better", "well", "sound", "safe", "sure", "true", "real", "pure", "simple", "total", "whole",
-	"complete", "full", "plus", "max", "pro", "ultra", "hyper", "mega", "micro", "nano",
-	"trip", "booking", "lift", "shift", "drive", "ride", "roll", "run", "walk",
-	"build", "builders", "make", "makers", "craft", "hands", "hand", "head", "heart", "mind", "soul",
-	"body", "face", "eye", "vision", "sense", "sonic", "sound", "voice", "word", "words", "letter",
-	"paper", "print", "press", "book", "books", "page", "pages", "read", "write", "story", "stories",
-	"domino", "wendy", "dollar", "dollars", "cash", "money", "coin", "credit", "debit", "pay", "payment",
-	"payments", "check", "checks", "cheque", "loan", "loans", "lend", "lending", "mortgage", "home",
-	"house", "houses", "housing", "tower", "towers", "castle", "palace", "park", "parks", "garden",
-	"gardens", "farm", "farms", "ranch", "field", "fields", "camp", "dock", "port", "ports", "harbour",
-	"avalon", "camden", "essex", "lincoln", "jackson", "madison", "washington", "franklin", "hamilton",
-	"jefferson", "monroe", "adams", "church", "chemical",
 )
 
 // wellKnownAliases are names by which companies are known other than their legal name; each is used
@@ -522,15 +494,23 @@ func set(ws ...string) map[string]bool {
 	return m
 }
 
-// shortNames derives from a company name its short name and, when it ends with industry words, the
-// short name without them: "Apple Inc." -> ["Apple"]; "Cisco Systems, Inc." -> ["Cisco Systems",
-// "Cisco"]; "The Coca-Cola Company" -> ["Coca-Cola"]; "Alphabet Inc. Class A" -> ["Alphabet"];
+var punctStripper = strings.NewReplacer(".", "", ",", "", ";", "")
+
+// shortNames derives from a company name its short name and, when it is one word followed by
+// industry words, that word: "Apple Inc." -> ["Apple"]; "Cisco Systems, Inc." -> ["Cisco Systems",
+// "Cisco"]; "Natural Gas Services Group" -> ["Natural Gas Services"]; "The Coca-Cola Company" -> ["Coca-Cola"]; "Alphabet Inc. Class A" -> ["Alphabet"];
 // "Amazon.com, Inc." -> ["Amazon"].
 func shortNames(name string) []string {
 	s := collapseSpace(name)
 	for _, sep := range []string{" - ", " – ", " — "} {
 		if i := strings.Index(s, sep); i > 0 {
 			s = s[:i]
+		}
+	}
+	ls := strings.ToLower(s)
+	for _, m := range securityDescriptions {
+		if i := strings.Index(ls, m); i > 0 {
+			s, ls = s[:i], ls[:i]
 		}
 	}
 	// Parenthesised endings: "Coca-Cola Company (The)", "Ericsson (publ)".
@@ -545,9 +525,7 @@ func shortNames(name string) []string {
 	if len(toks) > 1 && strings.EqualFold(toks[0], "the") {
 		toks = toks[1:]
 	}
-	norm := func(w string) string {
-		return strings.ToLower(strings.NewReplacer(".", "", ",", "", ";", "").Replace(w))
-	}
+	norm := func(w string) string { return strings.ToLower(punctStripper.Replace(w)) }
 	for len(toks) > 1 {
 		n := len(toks)
 		if n > 2 && legalSuffixPairs[norm(toks[n-2])+" "+norm(toks[n-1])] {
@@ -576,10 +554,7 @@ func shortNames(name string) []string {
 	for n > 1 && industryWords[norm(toks[n-1])] {
 		n--
 	}
-	for n > 1 && (toks[n-1] == "&" || strings.EqualFold(toks[n-1], "and")) {
-		n--
-	}
-	if n < len(toks) {
+	if n == 1 && n < len(toks) { // only to one word: "Natural Gas Services" is not "Natural Gas"
 		if r := strings.TrimRight(strings.Join(toks[:n], " "), ",.;: "); r != "" && r != first {
 			out = append(out, r)
 		}

@@ -2,8 +2,8 @@ package sec
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -147,4 +147,3 @@ func (c *Client) MirrorCIKs() ([]string, error) {
 	}
 	return out, nil
 }
-
