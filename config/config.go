@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
+	"github.com/robfig/cron/v3"
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
@@ -78,6 +79,9 @@ type Ingest struct {
 	PricesURL      string `env:"SHARIAH_PRICES_URL" envDefault:"https://stooq.com/q/d/l/?s={symbol}&i=d"`
 	PriceSymbols   string `env:"SHARIAH_PRICE_SYMBOLS" envDefault:"AAPL,MSFT,NVDA,GOOGL,AMZN,TSLA,SNOW,JNJ,XOM,KO,PG,JPM,MO,BRK-B"`
 	PricesSchedule string `env:"SHARIAH_PRICES_SCHEDULE" envDefault:"30 22 * * 1-5"`
+	// Quote refresh: the prices of the most requested symbols (last 7 days), more often than daily.
+	QuotesSchedule string `env:"SHARIAH_QUOTES_SCHEDULE" envDefault:"*/15 13-21 * * 1-5"`
+	QuotesTop      int    `env:"SHARIAH_QUOTES_TOP" envDefault:"50"`
 	// News: "name|url;name|url" RSS or Atom feeds.
 	NewsFeeds    string `env:"SHARIAH_NEWS_FEEDS" envDefault:"sec-press-releases|https://www.sec.gov/news/pressreleases.rss"`
 	NewsSchedule string `env:"SHARIAH_NEWS_SCHEDULE" envDefault:"@every 15m"`
@@ -235,6 +239,15 @@ func (c Config) Validate() error {
 	if !strings.Contains(c.Ingest.PricesURL, "{symbol}") && !strings.Contains(c.Ingest.PricesURL, "{canonical}") {
 		errs = append(errs, fmt.Errorf("SHARIAH_PRICES_URL: %q has no {symbol} or {canonical} placeholder", c.Ingest.PricesURL))
 	}
+	for name, spec := range map[string]string{"SHARIAH_SEC_SCHEDULE": c.Ingest.SECSchedule, "SHARIAH_PRICES_SCHEDULE": c.Ingest.PricesSchedule,
+		"SHARIAH_QUOTES_SCHEDULE": c.Ingest.QuotesSchedule, "SHARIAH_NEWS_SCHEDULE": c.Ingest.NewsSchedule} {
+		if _, err := cronParser.Parse(spec); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q: %w", name, spec, err))
+		}
+	}
+	if c.Ingest.QuotesTop < 1 || c.Ingest.QuotesTop > 1000 {
+		errs = append(errs, fmt.Errorf("SHARIAH_QUOTES_TOP: %d is out of 1..1000", c.Ingest.QuotesTop))
+	}
 	if err := validSchedules(c.RescreenSchedules); err != nil {
 		errs = append(errs, fmt.Errorf("SHARIAH_RESCREEN_SCHEDULES: %w", err))
 	}
@@ -273,6 +286,9 @@ func ParseLevel(s string) (slog.Level, error) {
 }
 
 // validSchedules checks "INDEX=cron spec;..." (five fields, or a descriptor such as @daily).
+// cronParser reads schedules as the ingest scheduler does (UTC; optional seconds; @every, @daily).
+var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
 func validSchedules(s string) error {
 	for _, part := range strings.Split(s, ";") {
 		part = strings.TrimSpace(part)

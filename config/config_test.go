@@ -31,12 +31,17 @@ func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
 	t.Setenv("SHARIAH_PLAN_PRO_PRICE_USD", "forty")
 	t.Setenv("SHARIAH_PLAN_FREE_TOKENS", "-5")
 	t.Setenv("SHARIAH_LOG_LEVEL", "loud")
+	t.Setenv("SHARIAH_NEWS_SCHEDULE", "every so often")
+	t.Setenv("SHARIAH_QUOTES_TOP", "0")
+	t.Setenv("SHARIAH_SEC_RPS", "12")
+	t.Setenv("SHARIAH_PRICES_URL", "https://prices.example.com/daily.csv")
 	_, err := Load()
 	if err == nil {
 		t.Fatal("no error")
 	}
 	for _, want := range []string{"SHARIAH_HTTP_ADDR", "SHARIAH_REDIS_URL", "SHARIAH_CLICKHOUSE_URL", "SHARIAH_DATA_DIR",
-		"SHARIAH_PLAN_PRO_PRICE_USD", `plan "free"`, "SHARIAH_LOG_LEVEL"} {
+		"SHARIAH_PLAN_PRO_PRICE_USD", `plan "free"`, "SHARIAH_LOG_LEVEL", "SHARIAH_NEWS_SCHEDULE", "SHARIAH_QUOTES_TOP",
+		"SHARIAH_SEC_RPS", "SHARIAH_PRICES_URL"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not name %s:\n%v", want, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/news"
 	"github.com/shariah-screen/shariah/ingest/sec"
+	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // ingestEXA runs the SEC ingester over the recorded EDGAR documents in ingest/sec/testdata (Example
@@ -260,5 +261,29 @@ func TestNewsRoutes(t *testing.T) {
 	// News costs a light read: 1 token each; the 422s above cost nothing.
 	if r = e.do(t, "GET", "/api/news", nil, hdr{}); r.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("no key: %d", r.StatusCode)
+	}
+}
+
+// TestQuoteRequestsAreCountedForTheRefresh checks that single and batch quotes count their symbols
+// (canonical form) for the refresh of the most requested.
+func TestQuoteRequestsAreCountedForTheRefresh(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	for _, p := range []string{"/api/quote/MSFT", "/api/quote/msft", "/api/quote/BRK.B", "/api/quote/AAPL"} {
+		if r := e.do(t, "GET", p, nil, k); r.StatusCode != 200 {
+			t.Fatalf("%s: %d", p, r.StatusCode)
+		}
+	}
+	if r := e.do(t, "POST", "/api/quotes/batch", map[string]any{"symbols": []string{"brk-b", "MSFT", "NOPE123"}}, k); r.StatusCode != 200 {
+		t.Fatalf("batch: %d %s", r.StatusCode, r.body)
+	}
+	pop := sredis.NewPopularityStore(e.rc)
+	now := time.Now()
+	if err := e.popular.Flush(context.Background(), pop, now); err != nil {
+		t.Fatal(err)
+	}
+	top, err := pop.MostRequested(context.Background(), 10, 1, now)
+	if err != nil || len(top) != 3 || top[0] != "MSFT" || top[1] != "BRK-B" || top[2] != "AAPL" {
+		t.Fatalf("most requested: %v %v", top, err)
 	}
 }

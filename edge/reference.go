@@ -165,6 +165,9 @@ func (s *Server) quote(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if s.Popular != nil {
+		s.Popular.Add(a.Symbol)
+	}
 	raw, ok, err := s.Ref.QuoteJSON(c.UserContext(), a.Symbol)
 	if err != nil {
 		return err
@@ -259,6 +262,9 @@ func (s *Server) quotesBatch(c *fiber.Ctx) error {
 		}
 		canon[key] = r.Symbol
 		want = append(want, r.Symbol)
+		if s.Popular != nil {
+			s.Popular.Add(r.Symbol)
+		}
 	}
 	qs, err := s.Ref.Quotes(c.UserContext(), want)
 	if err != nil {

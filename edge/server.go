@@ -34,6 +34,8 @@ type Deps struct {
 		EnqueueETF(ctx context.Context, p jobs.ETFPayload) error
 	}
 	ETFWait    time.Duration
+	// Popular counts quote requests per symbol (for the quote refresh of the most requested); optional.
+	Popular *shariah.RequestCounter
 	Filings    shariah.FilingStore
 	News       shariah.NewsStore
 	Trajectory shariah.TrajectoryStore

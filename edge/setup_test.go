@@ -21,6 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/gofiber/fiber/v2"
+	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/analytics"
@@ -80,18 +81,20 @@ func TestMain(m *testing.M) {
 
 // env is one edge over the shared Redis and a fresh ClickHouse database.
 type env struct {
-	srv    *edge.Server
-	keys   *shariah.Keys
-	store  *sredis.KeyStore
-	writer *analytics.UsageWriter
-	db     *analytics.DB
-	logs   *syncBuffer
-	plans  shariah.Plans
-	bulk   *shariah.Bulk
-	ref    *sredis.RefStore // uncached, for tests that change the data
-	ingest *sredis.IngestStore
-	news   *sredis.NewsStore
-	traj   analytics.Trajectory
+	srv     *edge.Server
+	keys    *shariah.Keys
+	store   *sredis.KeyStore
+	writer  *analytics.UsageWriter
+	db      *analytics.DB
+	logs    *syncBuffer
+	plans   shariah.Plans
+	bulk    *shariah.Bulk
+	ref     *sredis.RefStore // uncached, for tests that change the data
+	ingest  *sredis.IngestStore
+	news    *sredis.NewsStore
+	traj    analytics.Trajectory
+	popular *shariah.RequestCounter
+	rc      rueidis.Client
 }
 
 type options struct {
@@ -211,8 +214,9 @@ func setup(t *testing.T, o options) *env {
 		t.Cleanup(wsrv.Shutdown)
 	}
 	ingest, news, traj := sredis.NewIngestStore(rc), sredis.NewNewsStore(rc), analytics.Trajectory{DB: db}
+	popular := &shariah.RequestCounter{}
 	srv, err := edge.New(edge.Deps{
-		Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
+		Popular: popular, Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
 		NewsSources: []edge.NewsSourceInfo{{Name: "sec-edgar-8k", URL: "https://www.sec.gov", Kind: "sec"}, {Name: "example", URL: "http://feeds.example.com/rss", Kind: "feed"}},
 		Bulk:        bulk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
 		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
@@ -223,7 +227,7 @@ func setup(t *testing.T, o options) *env {
 		t.Fatal(err)
 	}
 	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bulk, ref: sredis.NewRefStore(rc),
-		ingest: ingest, news: news, traj: traj}
+		ingest: ingest, news: news, traj: traj, popular: popular, rc: rc}
 }
 
 // response is a finished test request.

@@ -69,7 +69,7 @@ func (s *NewsStore) PutArticles(ctx context.Context, as []shariah.Article) (int,
 			return added, err
 		}
 		if exists {
-			old.Sources = union(old.Sources, a.Sources)
+			old.Sources = union(old.Sources, union(a.Sources, []string{a.Source}))
 			old.Symbols = union(old.Symbols, a.Symbols)
 			if !a.Published.IsZero() && (old.Published.IsZero() || a.Published.Before(old.Published)) {
 				old.Published = a.Published

@@ -58,6 +58,10 @@ func (e *env) addIngest(g *run.Group) error {
 	if err := sched.Add(ingest.Source{Name: "prices", Schedule: ic.PricesSchedule, Timeout: 20 * time.Minute, Retries: 2, Run: priceSrc.Run}); err != nil {
 		return err
 	}
+	top := &prices.MostRequested{Prices: priceSrc, Popularity: sredis.NewPopularityStore(rc), N: ic.QuotesTop}
+	if err := sched.Add(ingest.Source{Name: "quotes", Schedule: ic.QuotesSchedule, Timeout: 10 * time.Minute, Retries: 1, Run: top.Run}); err != nil {
+		return err
+	}
 	if err := addNews(sched, ic, ref, newsStore); err != nil {
 		return err
 	}

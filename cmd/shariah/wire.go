@@ -132,9 +132,10 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 		db.Close()
 		return nil, err
 	}
+	popular := &shariah.RequestCounter{}
 	srv, err := edge.New(edge.Deps{
 		Keys: keys, Meter: sredis.NewMeter(rc, e.plans), Ref: ref, Screener: svc.screener, Education: svc.edu,
-		Bulk: svc.bulk, ETFs: svc.etfs, ETFQueue: svc.queue, ETFWait: e.cfg.ETFWait, QueueHealth: queueHealth(svc.queue), Usage: writer,
+		Popular: popular, Bulk: svc.bulk, ETFs: svc.etfs, ETFQueue: svc.queue, ETFWait: e.cfg.ETFWait, QueueHealth: queueHealth(svc.queue), Usage: writer,
 		Filings: sredis.NewIngestStore(rc), News: sredis.NewNewsStore(rc), Trajectory: analytics.Trajectory{DB: db},
 		Health: sredis.NewIngestStore(rc), NewsSources: newsSources(e.cfg.Ingest), EventRelevance: eventRelevance, UsageReader: analytics.UsageReader{DB: db},
 		Log: e.log, AccessLog: e.cfg.AccessLog, BaseURL: e.cfg.BaseURL, Registry: reg,
@@ -152,7 +153,9 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 	// The writer stops after the edge, so the last requests' events are flushed.
 	wctx, wcancel := context.WithCancel(context.Background())
 	wdone := make(chan struct{})
+	pdone := make(chan struct{})
 	go func() { _ = writer.Run(wctx); close(wdone) }()
+	go func() { popular.Run(wctx, sredis.NewPopularityStore(rc), 10*time.Second); close(pdone) }()
 	addr := e.cfg.HTTPAddr
 	g.Add(func() error {
 		e.log.Info("http listening", "addr", addr)
@@ -167,6 +170,7 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 	return func() {
 		wcancel()
 		<-wdone
+		<-pdone
 		svc.queue.Close()
 		db.Close()
 		rc.Close()

@@ -139,3 +139,31 @@ func (s *Source) Run(ctx context.Context) (int, error) {
 	}
 	return len(updated), nil
 }
+
+// MostRequested refreshes, more often than the daily run, the prices and quotes of the symbols whose
+// quotes were requested most over the last week (what the edge counts); symbols without a price
+// document are reported like any other.
+type MostRequested struct {
+	Prices     *Source // fetcher, URL template and store; its own symbol list is not used
+	Popularity shariah.Popularity
+	N          int // 0: 50
+	Now        func() time.Time
+}
+
+// Run fetches the most requested symbols.
+func (m *MostRequested) Run(ctx context.Context) (int, error) {
+	n := m.N
+	if n <= 0 {
+		n = 50
+	}
+	now := time.Now
+	if m.Now != nil {
+		now = m.Now
+	}
+	syms, err := m.Popularity.MostRequested(ctx, n, 7, now())
+	if err != nil || len(syms) == 0 {
+		return 0, err
+	}
+	run := Source{HTTP: m.Prices.HTTP, URLTemplate: m.Prices.URLTemplate, Ref: m.Prices.Ref, Symbols: syms}
+	return run.Run(ctx)
+}

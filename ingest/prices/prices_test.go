@@ -4,7 +4,9 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,5 +81,67 @@ func TestSourceUpdatesCandlesAndQuotesAndSkipsBadDocuments(t *testing.T) {
 	kept, _, _ := ref.Series(ctx, "MSFT", "1d")
 	if len(kept.Bars) != 1 || kept.Bars[0].Close != 1 {
 		t.Fatalf("a bad document touched stored candles: %+v", kept)
+	}
+}
+
+// TestMostRequestedRefreshesTheSymbolsAskedFor counts quote requests as the edge does, flushes them to
+// Redis and checks that the refresh fetches exactly the most requested symbols.
+func TestMostRequestedRefreshesTheSymbolsAskedFor(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.Query().Get("s"))
+		mu.Unlock()
+		w.Write([]byte(stooqCSV))
+	}))
+	defer srv.Close()
+	redis, err := testsvc.StartRedis(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer redis.Stop()
+	rc, err := sredis.Open(redis.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	ctx := context.Background()
+	pop := sredis.NewPopularityStore(rc)
+	now := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
+	var c shariah.RequestCounter
+	for sym, n := range map[string]int{"AAPL": 5, "MSFT": 3, "KO": 1} {
+		for range n {
+			c.Add(sym)
+		}
+	}
+	if err := c.Flush(ctx, pop, now.AddDate(0, 0, -1)); err != nil {
+		t.Fatal(err)
+	}
+	c.Add("KO") // today: KO has 3, as MSFT: the tie goes by symbol
+	c.Add("KO")
+	c.Add("TSLA")
+	if err := c.Flush(ctx, pop, now); err != nil {
+		t.Fatal(err)
+	}
+	top, err := pop.MostRequested(ctx, 3, 7, now)
+	if err != nil || strings.Join(top, ",") != "AAPL,KO,MSFT" {
+		t.Fatalf("most requested: %v %v", top, err)
+	}
+	if old, _ := pop.MostRequested(ctx, 3, 7, now.AddDate(0, 0, 8)); len(old) != 0 {
+		t.Fatalf("counts older than the window still count: %v", old)
+	}
+	ref := sredis.NewRefStore(rc)
+	m := &MostRequested{Prices: &Source{HTTP: &httpx.Client{UserAgent: "test"}, URLTemplate: srv.URL + "/?s={symbol}", Ref: ref},
+		Popularity: pop, N: 2, Now: func() time.Time { return now }}
+	if n, err := m.Run(ctx); n != 2 || err != nil {
+		t.Fatalf("refresh: %d %v", n, err)
+	}
+	sort.Strings(asked)
+	if strings.Join(asked, ",") != "aapl.us,ko.us" {
+		t.Fatalf("fetched %v", asked)
+	}
+	if _, ok, _ := ref.Quote(ctx, "KO"); !ok {
+		t.Fatal("no quote for KO after the refresh")
 	}
 }
