@@ -33,9 +33,9 @@ type Deps struct {
 	ETFQueue interface {
 		EnqueueETF(ctx context.Context, p jobs.ETFPayload) error
 	}
-	ETFWait    time.Duration
+	ETFWait time.Duration
 	// Popular counts quote requests per symbol (for the quote refresh of the most requested); optional.
-	Popular *shariah.RequestCounter
+	Popular    *shariah.RequestCounter
 	Filings    shariah.FilingStore
 	News       shariah.NewsStore
 	Trajectory shariah.TrajectoryStore

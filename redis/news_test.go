@@ -35,7 +35,7 @@ func TestNewsStoreDeduplicatesAcrossSources(t *testing.T) {
 		t.Fatalf("first feed: %d new, %v", n, err)
 	}
 	n, err = st.PutArticles(ctx, []shariah.Article{
-		art("Apple prices $5 billion bond offering", "https://www.news.example.com/apple-bonds", "wire-b", t0, "AAPL"),          // same URL, normalised
+		art("Apple prices $5 billion bond offering", "https://www.news.example.com/apple-bonds", "wire-b", t0, "AAPL"),              // same URL, normalised
 		art("Apple Prices $5 Billion Bond Offering!", "https://other.example.org/story/123", "wire-c", t0.Add(2*time.Hour), "MSFT"), // same title
 	})
 	if err != nil || n != 0 {

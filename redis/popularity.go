@@ -61,4 +61,3 @@ func (s *PopularityStore) MostRequested(ctx context.Context, n, days int, now ti
 	})
 	return out[:min(n, len(out))], nil
 }
-
