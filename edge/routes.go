@@ -82,6 +82,13 @@ func (s *Server) routeTable() []route {
 		{Method: P, Path: "/api/etf/compare", Auth: authHeader, Handler: s.etfCompare},
 		{Method: P, Path: "/api/etf/screen-bulk", Auth: authHeader, Handler: s.etfScreenBulk},
 		{Method: G, Path: "/api/etf/directory", Auth: authHeader, Handler: s.etfDirectory},
+		// watchlists (the calling key's user's)
+		{Method: G, Path: "/api/watchlists", Auth: authHeader, Handler: s.listWatchlists},
+		{Method: P, Path: "/api/watchlists", Auth: authHeader, Handler: s.createWatchlist},
+		{Method: G, Path: "/api/watchlists/{watchlist_id}", Auth: authHeader, Handler: s.getWatchlist},
+		{Method: "DELETE", Path: "/api/watchlists/{watchlist_id}", Auth: authHeader, Handler: s.deleteWatchlist},
+		{Method: P, Path: "/api/watchlists/{watchlist_id}/symbols", Auth: authHeader, Handler: s.addWatchlistSymbol},
+		{Method: "DELETE", Path: "/api/watchlists/{watchlist_id}/symbols/{symbol}", Auth: authHeader, Handler: s.removeWatchlistSymbol},
 		// news, filings, dividends, insights from the ingesters
 		{Method: G, Path: "/api/news", Auth: authHeader, Handler: s.news},
 		{Method: G, Path: "/api/news/sources", Auth: authHeader, Handler: s.newsSources},

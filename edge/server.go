@@ -35,11 +35,13 @@ type Deps struct {
 	}
 	ETFWait time.Duration
 	// Popular counts quote requests per symbol (for the quote refresh of the most requested); optional.
-	Popular    *shariah.RequestCounter
-	Filings    shariah.FilingStore
-	News       shariah.NewsStore
-	Trajectory shariah.TrajectoryStore
-	Health     shariah.HealthStore // ingest sources' health (optional)
+	Popular *shariah.RequestCounter
+	Filings shariah.FilingStore
+	// WatchlistStore keeps users' watchlists.
+	WatchlistStore shariah.WatchlistStore
+	News           shariah.NewsStore
+	Trajectory     shariah.TrajectoryStore
+	Health         shariah.HealthStore // ingest sources' health (optional)
 	// NewsSources are the configured news sources; EventRelevance rates 8-K items (news.RelevanceFor8K).
 	NewsSources    []NewsSourceInfo
 	EventRelevance func(items []string) (level, reason string)

@@ -1,0 +1,157 @@
+package edge
+
+import (
+	"context"
+	"net/url"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// watchlistItem is a symbol of a watchlist with its latest compliance status.
+type watchlistItem struct {
+	Symbol           string     `json:"symbol"`
+	Name             string     `json:"name"`
+	ComplianceStatus string     `json:"compliance_status"`
+	IsCompliant      *bool      `json:"is_compliant"`
+	ScreenedAt       *time.Time `json:"screened_at"`
+	Illustrative     bool       `json:"illustrative"`
+}
+
+type watchlistBody struct {
+	shariah.Watchlist
+	Items []watchlistItem `json:"items"`
+}
+
+// resolveSymbol gives the canonical symbol of a known asset ("" when unknown).
+func (s *Server) resolveSymbol(ctx context.Context, raw string) (string, error) {
+	cat, err := s.catalogs.Get(ctx)
+	if err != nil {
+		return "", err
+	}
+	sym, ok := shariah.NormalizeSymbol(raw)
+	if !ok {
+		return "", nil
+	}
+	if a, ok := cat.Lookup(sym); ok {
+		return a.Symbol, nil
+	}
+	return cat.Canonical(sym).Symbol, nil
+}
+
+func (s *Server) watchlists() *shariah.Watchlists {
+	return &shariah.Watchlists{Store: s.WatchlistStore, Resolve: s.resolveSymbol, Now: s.Now}
+}
+
+// withStatuses adds each symbol's latest compliance status (the cached screening, computed on a miss,
+// under the default ruleset).
+func (s *Server) withStatuses(ctx context.Context, w shariah.Watchlist) (watchlistBody, error) {
+	out := watchlistBody{Watchlist: w, Items: make([]watchlistItem, 0, len(w.Symbols))}
+	for _, sym := range w.Symbols {
+		it := watchlistItem{Symbol: sym}
+		r, _, err := s.Screener.Screen(ctx, sym, shariah.ScreenOptions{})
+		switch code := shariah.ErrorCode(err); code {
+		case "":
+			at := r.ScreenedAt
+			it.Name, it.ComplianceStatus, it.IsCompliant, it.ScreenedAt, it.Illustrative = r.Name, r.ComplianceStatus, r.IsCompliant, &at, r.DataQuality.Illustrative
+		case shariah.EVALIDATION:
+			it.ComplianceStatus = "NOT_SCREENABLE" // an ETF, fund or index: see POST /api/etf/{symbol}/screen
+		case shariah.ENOTFOUND:
+			it.ComplianceStatus = "NOT_FOUND" // removed from the database since it was added
+		default:
+			return out, err
+		}
+		out.Items = append(out.Items, it)
+	}
+	return out, nil
+}
+
+func (s *Server) listWatchlists(c *fiber.Ctx) error {
+	ws, err := s.WatchlistStore.Watchlists(c.UserContext(), chargeOf(c).Key.UserID)
+	if err != nil {
+		return err
+	}
+	out := make([]watchlistBody, 0, len(ws))
+	for _, w := range ws {
+		b, err := s.withStatuses(c.UserContext(), w)
+		if err != nil {
+			return err
+		}
+		out = append(out, b)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) createWatchlist(c *fiber.Ctx) error {
+	var in struct {
+		Name    *string  `json:"name"`
+		Symbols []string `json:"symbols"`
+	}
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	w, err := s.watchlists().Create(c.UserContext(), chargeOf(c).Key.UserID, in.Name, in.Symbols)
+	if err != nil {
+		return err
+	}
+	return s.sendWatchlist(c, w)
+}
+
+func (s *Server) sendWatchlist(c *fiber.Ctx, w shariah.Watchlist) error {
+	b, err := s.withStatuses(c.UserContext(), w)
+	if err != nil {
+		return err
+	}
+	return c.JSON(b)
+}
+
+func watchlistID(c *fiber.Ctx) string {
+	id, err := url.PathUnescape(c.Params("watchlist_id"))
+	if err != nil {
+		return ""
+	}
+	return id
+}
+
+func (s *Server) getWatchlist(c *fiber.Ctx) error {
+	w, err := s.watchlists().Get(c.UserContext(), chargeOf(c).Key.UserID, watchlistID(c))
+	if err != nil {
+		return err
+	}
+	return s.sendWatchlist(c, w)
+}
+
+func (s *Server) deleteWatchlist(c *fiber.Ctx) error {
+	if err := s.watchlists().Delete(c.UserContext(), chargeOf(c).Key.UserID, watchlistID(c)); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"deleted": true, "id": watchlistID(c)})
+}
+
+func (s *Server) addWatchlistSymbol(c *fiber.Ctx) error {
+	var in struct {
+		Symbol *string `json:"symbol"`
+	}
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	w, err := s.watchlists().AddSymbol(c.UserContext(), chargeOf(c).Key.UserID, watchlistID(c), in.Symbol)
+	if err != nil {
+		return err
+	}
+	return s.sendWatchlist(c, w)
+}
+
+func (s *Server) removeWatchlistSymbol(c *fiber.Ctx) error {
+	raw, err := url.PathUnescape(c.Params("symbol"))
+	if err != nil {
+		raw = c.Params("symbol")
+	}
+	w, err := s.watchlists().RemoveSymbol(c.UserContext(), chargeOf(c).Key.UserID, watchlistID(c), raw)
+	if err != nil {
+		return err
+	}
+	return s.sendWatchlist(c, w)
+}
