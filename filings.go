@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/shopspring/decimal"
 )
 
 // Filing is one SEC filing of a company.
@@ -119,26 +117,16 @@ func TrajectoryOf(fs []Fundamentals) []TrajectoryPoint {
 		if !ok || !ta.Value.IsPositive() {
 			continue
 		}
-		ratio := func(num decimal.Decimal, den decimal.Decimal) *float64 {
-			v, _ := num.DivRound(den, 8).Float64()
-			return &v
-		}
 		p := TrajectoryPoint{PeriodEnd: f.PeriodEnd, Period: f.Period, FiscalYear: f.FiscalYear, Source: ta.Source, Accession: ta.Ref}
-		if d, ok := f.Facts[TotalDebt]; ok {
-			p.DebtAssets = ratio(d.Value.Decimal, ta.Value.Decimal)
-		}
-		cash, hasCash := f.Facts[CashAndSecurities]
-		if hasCash {
-			p.CashAssets = ratio(cash.Value.Decimal, ta.Value.Decimal)
-		}
-		if r, ok := f.Facts[Receivables]; ok && hasCash {
-			p.LiquidityAssets = ratio(cash.Value.Decimal.Add(r.Value.Decimal), ta.Value.Decimal)
-		}
-		if i, ok := f.Facts[InterestIncome]; ok {
-			if rev, ok := f.Facts[TotalRevenue]; ok && rev.Value.IsPositive() {
-				p.InterestRevenue = ratio(i.Value.Decimal, rev.Value.Decimal)
+		rs := BasicRatios(f)
+		get := func(name string) *float64 {
+			if v, ok := rs[name]; ok {
+				return &v
 			}
+			return nil
 		}
+		p.DebtAssets, p.CashAssets = get(RatioDebtAssets), get(RatioCashAssets)
+		p.LiquidityAssets, p.InterestRevenue = get(RatioLiquidityAssets), get(RatioInterestRevenue)
 		out = append(out, p)
 	}
 	return out

@@ -208,7 +208,7 @@ func (s *Server) filingProvenance(c *fiber.Ctx) error {
 	if len(fs) == 0 {
 		return shariah.Errorf(shariah.ENOTFOUND, "No fundamentals on file for %s.", a.Symbol)
 	}
-	p := latestFundamentals(fs)
+	p := shariah.LatestFundamentals(fs)
 	inputs := fiber.Map{}
 	cik := strings.TrimLeft(a.CIK, "0")
 	for _, f := range shariah.Fields {

@@ -120,7 +120,7 @@ func (s *Server) databaseStock(c *fiber.Ctx) error {
 	}
 	rec := stockRecord{Asset: a, Periods: len(fs), DataQuality: dataQuality{Sources: []string{}}}
 	if len(fs) > 0 {
-		latest := latestFundamentals(fs)
+		latest := shariah.LatestFundamentals(fs)
 		rec.Fundamentals = &latest
 		rec.DataQuality.Sources = latest.Sources()
 		rec.DataQuality.AsOf = latest.PeriodEnd
@@ -131,17 +131,6 @@ func (s *Server) databaseStock(c *fiber.Ctx) error {
 		}
 	}
 	return sendCacheable(c, rec, time.Hour)
-}
-
-// latestFundamentals picks the latest period, preferring a quarter over the FY of the same end.
-func latestFundamentals(fs []shariah.Fundamentals) shariah.Fundamentals {
-	best := fs[len(fs)-1]
-	for i := len(fs) - 2; i >= 0 && fs[i].PeriodEnd == best.PeriodEnd; i-- {
-		if best.Period == "FY" {
-			best = fs[i]
-		}
-	}
-	return best
 }
 
 func (s *Server) databaseStats(c *fiber.Ctx) error {

@@ -101,6 +101,8 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/dividends/{symbol}/purification", Auth: authHeader, Handler: s.dividendPurification},
 		{Method: G, Path: "/api/dividends/{symbol}/purification-rate", Auth: authHeader, Handler: s.purificationRate},
 		{Method: G, Path: "/api/insights/{symbol}/trajectory", Auth: authHeader, Handler: s.trajectory},
+		{Method: G, Path: "/api/insights/{symbol}/alternatives", Auth: authHeader, Handler: s.alternatives},
+		{Method: G, Path: "/api/insights/{symbol}/peer-percentiles", Auth: authHeader, Handler: s.peerPercentiles},
 		{Method: G, Path: "/api/insights/{symbol}/staleness", Auth: authHeader, Handler: s.staleness},
 	}
 	if s.BenchRoutes {

@@ -72,6 +72,7 @@ type Server struct {
 	plans    shariah.Plans
 	store    shariah.KeyStore
 	catalogs *shariah.CatalogCache
+	insights *shariah.Insights
 	// quoteMemo holds, per symbol, the last quote bytes served with their ETag (see quote).
 	quoteMemo sync.Map
 	// resultMemo holds the JSON of the screening results served last (see sendResult), bounded.
@@ -121,6 +122,7 @@ func New(d Deps) (*Server, error) {
 		d.Registry = prometheus.NewRegistry()
 	}
 	s := &Server{Deps: d, log: d.Log, plans: d.Keys.Plans, store: d.Keys.Store, catalogs: &shariah.CatalogCache{Store: d.Ref}}
+	s.insights = &shariah.Insights{Ref: d.Ref, Screener: d.Screener, Catalogs: s.catalogs}
 	s.metrics = newMetrics(d.Registry)
 	if d.Health != nil {
 		d.Registry.MustRegister(ingestCollector{d.Health})

@@ -1,0 +1,43 @@
+package edge
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// alternatives answers compliant equities of the symbol's sector (same country first, then closest
+// market cap), screened under the requested ruleset.
+func (s *Server) alternatives(c *fiber.Ctx) error {
+	var v shariah.Validation
+	limit := intQuery(c, &v, "limit", 5, 1, 50)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	o, err := s.screenOptions(c)
+	if err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	res, err := s.insights.Alternatives(c.UserContext(), a.Symbol, o, limit)
+	if err != nil {
+		return err
+	}
+	return c.JSON(res)
+}
+
+// peerPercentiles places the symbol's book ratios among its sector peers.
+func (s *Server) peerPercentiles(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	res, err := s.insights.PeerPercentiles(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	return c.JSON(res)
+}

@@ -1,0 +1,115 @@
+package edge_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// widgets builds a small sector of hand-made companies: WTGT (the one asked about, US, cap 10B, too
+// much debt), WA (US, 12B), WB (US, 100B), WC (Germany, 10B), WD (US, 11B, too much debt) and WE (US,
+// no market cap). Debt is the only ratio that differs.
+func widgets(t *testing.T, e *env) {
+	t.Helper()
+	ctx := context.Background()
+	type co struct {
+		sym, country string
+		capB, debt   int64 // market cap in billions (0: none); debt per 1000 of assets
+	}
+	cos := []co{{"WTGT", "United States", 10, 500}, {"WA", "United States", 12, 100}, {"WB", "United States", 100, 50},
+		{"WC", "Germany", 10, 10}, {"WD", "United States", 11, 400}, {"WE", "United States", 0, 200}}
+	var assets []shariah.Asset
+	funds := map[string][]shariah.Fundamentals{}
+	num := func(n int64) shariah.Number { return shariah.NewNumber(decimal.NewFromInt(n)) }
+	fact := func(n int64) shariah.Fact { return shariah.Fact{Value: num(n), Source: shariah.SourceFiling, Ref: "0000000000-26-000001"} }
+	for _, c := range cos {
+		assets = append(assets, shariah.Asset{Symbol: c.sym, Name: c.sym + " Widgets Inc", Type: shariah.Equity, Country: c.country,
+			Sector: "Widgets", Industry: "Widget Makers", Currency: "USD"})
+		funds[c.sym] = []shariah.Fundamentals{{Symbol: c.sym, PeriodEnd: "2026-06-30", Period: "Q2", Facts: map[shariah.Field]shariah.Fact{
+			shariah.TotalAssets: fact(1000), shariah.TotalDebt: fact(c.debt), shariah.CashAndSecurities: fact(100 + c.debt/10),
+			shariah.Receivables: fact(100), shariah.TotalRevenue: fact(1000), shariah.InterestIncome: fact(c.debt / 100),
+			shariah.ImpureRevenue: fact(0), shariah.SharesOutstanding: fact(1000)}}}
+	}
+	if err := e.ref.PutAssets(ctx, assets); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ref.PutFundamentals(ctx, funds); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cos {
+		if c.capB == 0 {
+			continue
+		}
+		mc := num(c.capB * 1_000_000_000)
+		if err := e.ref.PutQuote(ctx, shariah.Quote{Symbol: c.sym, Currency: "USD", MarketCap: &mc, AsOf: "2026-11-20", Source: shariah.SourceHistory}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.ref.BumpVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAlternativesRankingOnAHandBuiltSector(t *testing.T) {
+	e := setup(t, options{})
+	widgets(t, e)
+	k := key(e.newKey(t, shariah.PlanPro))
+	var r response
+	deadline := time.Now().Add(5 * time.Second)
+	for r = e.do(t, "GET", "/api/insights/WTGT/alternatives?methodology=aaoifi&limit=10", nil, k); r.StatusCode != 200; r = e.do(t, "GET", "/api/insights/WTGT/alternatives?methodology=aaoifi&limit=10", nil, k) {
+		if time.Now().After(deadline) {
+			t.Fatalf("alternatives: %d %s", r.StatusCode, r.body)
+		}
+		time.Sleep(100 * time.Millisecond) // the catalog reloads on the new version
+	}
+	m := r.json(t)
+	if m["compliance_status"] == "COMPLIANT" {
+		t.Fatalf("WTGT (debt 50%% of assets) should not be compliant: %s", r.body)
+	}
+	var got []string
+	for _, a := range m["alternatives"].([]any) {
+		got = append(got, a.(map[string]any)["symbol"].(string))
+	}
+	// Same country first (WA: cap ratio 1.2, WB: 10, WE: no cap), then Germany (WC); WD is not compliant.
+	want := []string{"WA", "WB", "WE", "WC"}
+	if len(got) != len(want) {
+		t.Fatalf("alternatives %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("alternatives %v, want %v", got, want)
+		}
+	}
+	r = e.do(t, "GET", "/api/insights/WTGT/alternatives?methodology=aaoifi&limit=2", nil, k)
+	if alts := r.json(t)["alternatives"].([]any); len(alts) != 2 {
+		t.Fatalf("limit 2: %s", r.body)
+	}
+	for _, bad := range []string{"?limit=0", "?limit=51", "?ruleset=nope"} {
+		if r = e.do(t, "GET", "/api/insights/WTGT/alternatives"+bad, nil, k); r.StatusCode != 422 {
+			t.Fatalf("%s: %d", bad, r.StatusCode)
+		}
+	}
+	if r = e.do(t, "GET", "/api/insights/SPUS/alternatives", nil, k); r.StatusCode != 422 {
+		t.Fatalf("an ETF: %d", r.StatusCode)
+	}
+
+	// Peer percentiles: WTGT's debt/assets (0.5) is above all five peers (0.2, 0.1, 0.05, 0.01, 0.4).
+	r = e.do(t, "GET", "/api/insights/WTGT/peer-percentiles", nil, k)
+	m = r.json(t)
+	debt := m["ratios"].(map[string]any)["debt_to_assets"].(map[string]any)
+	if m["peers"].(float64) != 5 || debt["value"].(float64) != 0.5 || debt["percentile"].(float64) != 100 || debt["peer_median"].(float64) != 0.1 {
+		t.Fatalf("peer percentiles: %s", r.body)
+	}
+	r = e.do(t, "GET", "/api/insights/WB/peer-percentiles", nil, k)
+	debt = r.json(t)["ratios"].(map[string]any)["debt_to_assets"].(map[string]any)
+	if debt["percentile"].(float64) != 20 { // one of five peers (WC, 0.01) is lower
+		t.Fatalf("WB debt percentile: %v", debt)
+	}
+	if r = e.do(t, "GET", "/api/insights/NOPE123/peer-percentiles", nil, k); r.StatusCode != 404 {
+		t.Fatalf("unknown symbol: %d", r.StatusCode)
+	}
+}
