@@ -25,7 +25,9 @@ func widgets(t *testing.T, e *env) {
 	var assets []shariah.Asset
 	funds := map[string][]shariah.Fundamentals{}
 	num := func(n int64) shariah.Number { return shariah.NewNumber(decimal.NewFromInt(n)) }
-	fact := func(n int64) shariah.Fact { return shariah.Fact{Value: num(n), Source: shariah.SourceFiling, Ref: "0000000000-26-000001"} }
+	fact := func(n int64) shariah.Fact {
+		return shariah.Fact{Value: num(n), Source: shariah.SourceFiling, Ref: "0000000000-26-000001"}
+	}
 	for _, c := range cos {
 		assets = append(assets, shariah.Asset{Symbol: c.sym, Name: c.sym + " Widgets Inc", Type: shariah.Equity, Country: c.country,
 			Sector: "Widgets", Industry: "Widget Makers", Currency: "USD"})
