@@ -13,15 +13,23 @@ import (
 // dpsTags are the dividends-per-share tags, in order of preference.
 var dpsTags = []string{"CommonStockDividendsPerShareDeclared", "CommonStockDividendsPerShareCashPaid"}
 
+// cashflowTags are the cash-flow tags shariah.CashflowOf reads (operating cash flow and capital
+// expenditure, each with its fallback), kept with the screening facts.
+var cashflowTags = []string{"NetCashProvidedByUsedInOperatingActivities", "NetCashProvidedByUsedInOperatingActivitiesContinuingOperations",
+	"PaymentsToAcquirePropertyPlantAndEquipment", "PaymentsToAcquireProductiveAssets"}
+
 // ScreeningFacts lists the reported values of every tag the screening inputs are built from (the
-// tag table, the related tags, shares outstanding and dividends per share), for GET
-// /api/filings/{symbol}/facts, newest first.
+// tag table, the related tags, shares outstanding and dividends per share) and of the cash-flow tags,
+// for GET /api/filings/{symbol}/facts and the cash-flow insight, newest first.
 func ScreeningFacts(cf CompanyFacts) []shariah.XBRLFact {
 	tags := map[string]string{SharesTag: "dei"}
 	for _, t := range usedTags() {
 		tags[t] = "us-gaap"
 	}
 	for _, t := range dpsTags {
+		tags[t] = "us-gaap"
+	}
+	for _, t := range cashflowTags {
 		tags[t] = "us-gaap"
 	}
 	var out []shariah.XBRLFact
