@@ -28,7 +28,11 @@ type Config struct {
 	ClickHouseURL string `env:"SHARIAH_CLICKHOUSE_URL" envDefault:"clickhouse://127.0.0.1:9000/shariah"`
 	DataDir       string `env:"SHARIAH_DATA_DIR"`
 	WebhookSecret string `env:"SHARIAH_WEBHOOK_SECRET"`
-	LogLevel      string `env:"SHARIAH_LOG_LEVEL" envDefault:"info"`
+	// The terminal agent's optional OpenAI-compatible chat endpoint (base URL ending in /v1).
+	AgentLLMURL    string `env:"SHARIAH_AGENT_LLM_URL"`
+	AgentLLMModel  string `env:"SHARIAH_AGENT_LLM_MODEL" envDefault:"gpt-4o-mini"`
+	AgentLLMAPIKey string `env:"SHARIAH_AGENT_LLM_API_KEY"`
+	LogLevel       string `env:"SHARIAH_LOG_LEVEL" envDefault:"info"`
 	// AccessLog writes one JSON line per request (on by default; load tests turn it off).
 	AccessLog bool `env:"SHARIAH_ACCESS_LOG" envDefault:"true"`
 	// BaseURL is the public address used in links (docs, Link headers of deprecated routes).
@@ -253,6 +257,11 @@ func (c Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("SHARIAH_SHUTDOWN_TIMEOUT: must be positive"))
+	}
+	if c.AgentLLMURL != "" {
+		if u, err := url.Parse(c.AgentLLMURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("SHARIAH_AGENT_LLM_URL: %q is not an http(s) URL", c.AgentLLMURL))
+		}
 	}
 	if _, err := c.Plans(); err != nil {
 		errs = append(errs, err)

@@ -304,25 +304,15 @@ func (s *Server) dividendPurification(c *fiber.Ctx) error {
 			return err
 		}
 		periods := []fiber.Map{}
-		for _, f := range fs {
-			if f.Period != "FY" {
-				continue
+		for _, p := range shariah.ImpureIncomePerShare(fs) {
+			m := fiber.Map{"period_end": p.PeriodEnd, "impure_income_per_share": p.PerShare, "source": p.Source, "source_ref": p.Ref}
+			if p.Currency != "" {
+				m["currency"] = p.Currency
 			}
-			sh, ok1 := f.Facts[shariah.SharesOutstanding]
-			in, ok2 := f.Facts[shariah.InterestIncome]
-			if !ok1 || !ok2 || !sh.Value.IsPositive() {
-				continue
-			}
-			impure := in.Value.Decimal
-			if im, ok := f.Facts[shariah.ImpureRevenue]; ok {
-				impure = impure.Add(im.Value.Decimal)
-			}
-			per := impure.Div(sh.Value.Decimal).Round(6)
-			p := fiber.Map{"period_end": f.PeriodEnd, "impure_income_per_share": shariah.NewNumber(per), "source": in.Source}
 			if shares != nil {
-				p["amount"] = shariah.NewNumber(per.Mul(*shares).Round(2))
+				m["amount"] = shariah.NewNumber(p.PerShare.Mul(*shares).Round(2))
 			}
-			periods = append(periods, p)
+			periods = append(periods, m)
 		}
 		out["periods"] = periods
 		if len(periods) == 0 {

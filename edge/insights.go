@@ -41,3 +41,18 @@ func (s *Server) peerPercentiles(c *fiber.Ctx) error {
 	}
 	return c.JSON(res)
 }
+
+// cashflow answers operating and free cash flow by fiscal year from the stored XBRL facts.
+func (s *Server) cashflow(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	facts, err := s.Filings.Facts(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	res := shariah.CashflowOf(facts, a.CIK)
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "cik": a.CIK, "available": res.Available, "reason": res.Reason, "years": res.Years,
+		"trend": res.Trend, "summary": res.Summary})
+}

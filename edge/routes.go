@@ -89,6 +89,10 @@ func (s *Server) routeTable() []route {
 		{Method: "DELETE", Path: "/api/watchlists/{watchlist_id}", Auth: authHeader, Handler: s.deleteWatchlist},
 		{Method: P, Path: "/api/watchlists/{watchlist_id}/symbols", Auth: authHeader, Handler: s.addWatchlistSymbol},
 		{Method: "DELETE", Path: "/api/watchlists/{watchlist_id}/symbols/{symbol}", Auth: authHeader, Handler: s.removeWatchlistSymbol},
+		// calculators and the terminal agent
+		{Method: P, Path: "/api/zakat/calculate", Auth: authHeader, Handler: s.zakatCalculate},
+		{Method: P, Path: "/api/purification/calculate", Auth: authHeader, Handler: s.purificationCalculate},
+		{Method: P, Path: "/api/terminal/agent", Auth: authHeader, Handler: s.terminalAgent},
 		// news, filings, dividends, insights from the ingesters
 		{Method: G, Path: "/api/news", Auth: authHeader, Handler: s.news},
 		{Method: G, Path: "/api/news/sources", Auth: authHeader, Handler: s.newsSources},
@@ -103,6 +107,7 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/insights/{symbol}/trajectory", Auth: authHeader, Handler: s.trajectory},
 		{Method: G, Path: "/api/insights/{symbol}/alternatives", Auth: authHeader, Handler: s.alternatives},
 		{Method: G, Path: "/api/insights/{symbol}/peer-percentiles", Auth: authHeader, Handler: s.peerPercentiles},
+		{Method: G, Path: "/api/insights/{symbol}/cashflow", Auth: authHeader, Handler: s.cashflow},
 		{Method: G, Path: "/api/insights/{symbol}/staleness", Auth: authHeader, Handler: s.staleness},
 	}
 	if s.BenchRoutes {

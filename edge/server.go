@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/jobs"
 )
@@ -37,6 +38,8 @@ type Deps struct {
 	// Popular counts quote requests per symbol (for the quote refresh of the most requested); optional.
 	Popular *shariah.RequestCounter
 	Filings shariah.FilingStore
+	// AgentLLM, when set, lets the terminal agent rewrite free-form questions (OpenAI-compatible).
+	AgentLLM *agent.LLM
 	// WatchlistStore keeps users' watchlists.
 	WatchlistStore shariah.WatchlistStore
 	News           shariah.NewsStore

@@ -24,6 +24,7 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/datapack"
 	"github.com/shariah-screen/shariah/datapack/defaultpack"
@@ -106,6 +107,7 @@ type options struct {
 	noMigrate bool
 	worker    bool          // run an asynq worker in process (bulk runs, ETF screens)
 	etfWait   time.Duration // how long POST /api/etf/{symbol}/screen waits (default 10s)
+	agentLLM  *agent.LLM    // the terminal agent's model (nil: rules only)
 	// eventRelevance rates 8-K items (nil: every event is unrated)
 	eventRelevance func(items []string) (level, reason string)
 }
@@ -216,7 +218,7 @@ func setup(t *testing.T, o options) *env {
 	ingest, news, traj := sredis.NewIngestStore(rc), sredis.NewNewsStore(rc), analytics.Trajectory{DB: db}
 	popular := &shariah.RequestCounter{}
 	srv, err := edge.New(edge.Deps{
-		Popular: popular, WatchlistStore: sredis.NewWatchlistStore(rc), Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
+		AgentLLM: o.agentLLM, Popular: popular, WatchlistStore: sredis.NewWatchlistStore(rc), Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
 		NewsSources: []edge.NewsSourceInfo{{Name: "sec-edgar-8k", URL: "https://www.sec.gov", Kind: "sec"}, {Name: "example", URL: "http://feeds.example.com/rss", Kind: "feed"}},
 		Bulk:        bulk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
 		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
