@@ -28,6 +28,12 @@ type Config struct {
 	ClickHouseURL string `env:"SHARIAH_CLICKHOUSE_URL" envDefault:"clickhouse://127.0.0.1:9000/shariah"`
 	DataDir       string `env:"SHARIAH_DATA_DIR"`
 	WebhookSecret string `env:"SHARIAH_WEBHOOK_SECRET"`
+	// Billing through Stripe's API (checkout, portal); without the secret key the billing routes answer 503.
+	StripeSecretKey       string `env:"SHARIAH_STRIPE_SECRET_KEY"`
+	StripeAPIURL          string `env:"SHARIAH_STRIPE_API_URL" envDefault:"https://api.stripe.com"`
+	StripePriceStarter    string `env:"SHARIAH_STRIPE_PRICE_STARTER"`
+	StripePricePro        string `env:"SHARIAH_STRIPE_PRICE_PRO"`
+	StripePriceEnterprise string `env:"SHARIAH_STRIPE_PRICE_ENTERPRISE"`
 	// The terminal agent's optional OpenAI-compatible chat endpoint (base URL ending in /v1).
 	AgentLLMURL    string `env:"SHARIAH_AGENT_LLM_URL"`
 	AgentLLMModel  string `env:"SHARIAH_AGENT_LLM_MODEL" envDefault:"gpt-4o-mini"`
@@ -257,6 +263,9 @@ func (c Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("SHARIAH_SHUTDOWN_TIMEOUT: must be positive"))
+	}
+	if u, err := url.Parse(c.StripeAPIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("SHARIAH_STRIPE_API_URL: %q is not an http(s) URL", c.StripeAPIURL))
 	}
 	if c.AgentLLMURL != "" {
 		if u, err := url.Parse(c.AgentLLMURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

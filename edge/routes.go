@@ -89,6 +89,10 @@ func (s *Server) routeTable() []route {
 		{Method: "DELETE", Path: "/api/watchlists/{watchlist_id}", Auth: authHeader, Handler: s.deleteWatchlist},
 		{Method: P, Path: "/api/watchlists/{watchlist_id}/symbols", Auth: authHeader, Handler: s.addWatchlistSymbol},
 		{Method: "DELETE", Path: "/api/watchlists/{watchlist_id}/symbols/{symbol}", Auth: authHeader, Handler: s.removeWatchlistSymbol},
+		// billing (exempt from the key requirement and free; checkout and portal name the key in X-API-Key)
+		{Method: P, Path: "/api/billing/checkout", Handler: s.checkout},
+		{Method: P, Path: "/api/billing/portal", Handler: s.portal},
+		{Method: P, Path: "/api/billing/webhook", Handler: s.webhook},
 		// calculators and the terminal agent
 		{Method: P, Path: "/api/zakat/calculate", Auth: authHeader, Handler: s.zakatCalculate},
 		{Method: P, Path: "/api/purification/calculate", Auth: authHeader, Handler: s.purificationCalculate},

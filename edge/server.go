@@ -17,6 +17,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/agent"
+	"github.com/shariah-screen/shariah/billing"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/jobs"
 )
@@ -40,6 +41,11 @@ type Deps struct {
 	Filings shariah.FilingStore
 	// AgentLLM, when set, lets the terminal agent rewrite free-form questions (OpenAI-compatible).
 	AgentLLM *agent.LLM
+	// Billing applies payment-processor events; Processor opens checkout and portal sessions;
+	// WebhookSecret verifies webhooks. Without them the billing routes answer 503.
+	Billing       *shariah.Billing
+	Processor     *billing.Client
+	WebhookSecret string
 	// WatchlistStore keeps users' watchlists.
 	WatchlistStore shariah.WatchlistStore
 	News           shariah.NewsStore

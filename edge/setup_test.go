@@ -26,6 +26,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/billing"
 	"github.com/shariah-screen/shariah/datapack"
 	"github.com/shariah-screen/shariah/datapack/defaultpack"
 	"github.com/shariah-screen/shariah/edge"
@@ -95,19 +96,22 @@ type env struct {
 	news    *sredis.NewsStore
 	traj    analytics.Trajectory
 	popular *shariah.RequestCounter
+	billing *shariah.Billing
 	rc      rueidis.Client
 }
 
 type options struct {
-	costs     map[string]int // "METHOD path" to tokens, overriding the default table
-	plans     shariah.Plans
-	redisURL  string
-	db        *analytics.DB // share a database between edges
-	logs      *syncBuffer
-	noMigrate bool
-	worker    bool          // run an asynq worker in process (bulk runs, ETF screens)
-	etfWait   time.Duration // how long POST /api/etf/{symbol}/screen waits (default 10s)
-	agentLLM  *agent.LLM    // the terminal agent's model (nil: rules only)
+	costs         map[string]int // "METHOD path" to tokens, overriding the default table
+	plans         shariah.Plans
+	redisURL      string
+	db            *analytics.DB // share a database between edges
+	logs          *syncBuffer
+	noMigrate     bool
+	worker        bool          // run an asynq worker in process (bulk runs, ETF screens)
+	etfWait       time.Duration // how long POST /api/etf/{symbol}/screen waits (default 10s)
+	agentLLM      *agent.LLM    // the terminal agent's model (nil: rules only)
+	stripeURL     string        // the payment processor API (empty: billing not configured)
+	webhookSecret string
 	// eventRelevance rates 8-K items (nil: every event is unrated)
 	eventRelevance func(items []string) (level, reason string)
 }
@@ -217,7 +221,13 @@ func setup(t *testing.T, o options) *env {
 	}
 	ingest, news, traj := sredis.NewIngestStore(rc), sredis.NewNewsStore(rc), analytics.Trajectory{DB: db}
 	popular := &shariah.RequestCounter{}
+	bill := &shariah.Billing{Keys: keys, Store: sredis.NewBillingStore(rc)}
+	var processor *billing.Client
+	if o.stripeURL != "" {
+		processor = &billing.Client{BaseURL: o.stripeURL, SecretKey: "sk_test_edge", Prices: map[string]string{"starter": "price_starter", "pro": "price_pro", "enterprise": "price_ent"}}
+	}
 	srv, err := edge.New(edge.Deps{
+		Billing: bill, Processor: processor, WebhookSecret: o.webhookSecret,
 		AgentLLM: o.agentLLM, Popular: popular, WatchlistStore: sredis.NewWatchlistStore(rc), Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
 		NewsSources: []edge.NewsSourceInfo{{Name: "sec-edgar-8k", URL: "https://www.sec.gov", Kind: "sec"}, {Name: "example", URL: "http://feeds.example.com/rss", Kind: "feed"}},
 		Bulk:        bulk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
@@ -229,7 +239,7 @@ func setup(t *testing.T, o options) *env {
 		t.Fatal(err)
 	}
 	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bulk, ref: sredis.NewRefStore(rc),
-		ingest: ingest, news: news, traj: traj, popular: popular, rc: rc}
+		ingest: ingest, news: news, traj: traj, popular: popular, rc: rc, billing: bill}
 }
 
 // response is a finished test request.

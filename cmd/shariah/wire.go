@@ -17,6 +17,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/billing"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/education"
@@ -134,13 +135,16 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 		return nil, err
 	}
 	popular := &shariah.RequestCounter{}
+	bill := &shariah.Billing{Keys: keys, Store: sredis.NewBillingStore(rc)}
+	processor := &billing.Client{BaseURL: e.cfg.StripeAPIURL, SecretKey: e.cfg.StripeSecretKey, Prices: map[string]string{
+		shariah.PlanStarter: e.cfg.StripePriceStarter, shariah.PlanPro: e.cfg.StripePricePro, shariah.PlanEnterprise: e.cfg.StripePriceEnterprise}}
 	var llm *agent.LLM
 	if e.cfg.AgentLLMURL != "" {
 		llm = &agent.LLM{BaseURL: e.cfg.AgentLLMURL, Model: e.cfg.AgentLLMModel, APIKey: e.cfg.AgentLLMAPIKey}
 	}
 	srv, err := edge.New(edge.Deps{
 		Keys: keys, Meter: sredis.NewMeter(rc, e.plans), Ref: ref, Screener: svc.screener, Education: svc.edu,
-		AgentLLM: llm, Popular: popular, Bulk: svc.bulk, ETFs: svc.etfs, ETFQueue: svc.queue, ETFWait: e.cfg.ETFWait, QueueHealth: queueHealth(svc.queue), Usage: writer,
+		Billing: bill, Processor: processor, WebhookSecret: e.cfg.WebhookSecret, AgentLLM: llm, Popular: popular, Bulk: svc.bulk, ETFs: svc.etfs, ETFQueue: svc.queue, ETFWait: e.cfg.ETFWait, QueueHealth: queueHealth(svc.queue), Usage: writer,
 		WatchlistStore: sredis.NewWatchlistStore(rc), Filings: sredis.NewIngestStore(rc), News: sredis.NewNewsStore(rc), Trajectory: analytics.Trajectory{DB: db},
 		Health: sredis.NewIngestStore(rc), NewsSources: newsSources(e.cfg.Ingest), EventRelevance: eventRelevance, UsageReader: analytics.UsageReader{DB: db},
 		Log: e.log, AccessLog: e.cfg.AccessLog, BaseURL: e.cfg.BaseURL, Registry: reg,
@@ -161,6 +165,7 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 	pdone := make(chan struct{})
 	go func() { _ = writer.Run(wctx); close(wdone) }()
 	go func() { popular.Run(wctx, sredis.NewPopularityStore(rc), 10*time.Second); close(pdone) }()
+	go downgrades(wctx, bill, e.log) // subscriptions whose paid period ended return to Free
 	addr := e.cfg.HTTPAddr
 	g.Add(func() error {
 		e.log.Info("http listening", "addr", addr)
@@ -324,3 +329,21 @@ func newServices(e *env, rc rueidis.Client, ref shariah.RefStore) (*services, er
 
 // redisFor opens the Redis of the configuration (for the keys subcommand).
 func redisFor(e *env) (rueidis.Client, error) { return sredis.Open(e.cfg.RedisURL) }
+
+// downgrades returns to Free, every minute, the users whose cancelled subscription's period has ended.
+func downgrades(ctx context.Context, b *shariah.Billing, log *slog.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := b.ApplyDue(ctx); err != nil {
+				log.Error("billing downgrades", "error", err.Error())
+			} else if n > 0 {
+				log.Info("billing downgrades", "users", n)
+			}
+		}
+	}
+}
