@@ -6,7 +6,8 @@ type TokenCost struct {
 	Method string `json:"method"`
 	Path   string `json:"path"`   // route template in OpenAPI syntax ({symbol})
 	Tokens int    `json:"tokens"` // base cost; 0 for free routes
-	// PerItem, when set, charges this many tokens per requested item (symbols of a batch), capped at Max.
+	// PerItem, when set, charges this many tokens per requested item (symbols of a batch, holdings of a
+	// sukuk sleeve), capped at Max.
 	PerItem int `json:"per_item,omitempty"`
 	Max     int `json:"max,omitempty"`
 	// Fresh is the cost when the request forces a fresh computation (force_refresh=true).

@@ -92,6 +92,10 @@ type Ingest struct {
 	// Quote refresh: the prices of the most requested symbols (last 7 days), more often than daily.
 	QuotesSchedule string `env:"SHARIAH_QUOTES_SCHEDULE" envDefault:"*/15 13-21 * * 1-5"`
 	QuotesTop      int    `env:"SHARIAH_QUOTES_TOP" envDefault:"50"`
+	// Sukuk: N-PORT filings (comma-separated URLs, https or file) joined with a curated programme CSV.
+	NPORTFilings  string `env:"SHARIAH_NPORT_FILINGS"`
+	SukukCurated  string `env:"SHARIAH_SUKUK_CURATED"`
+	SukukSchedule string `env:"SHARIAH_SUKUK_SCHEDULE" envDefault:"0 6 * * *"`
 	// News: "name|url;name|url" RSS or Atom feeds.
 	NewsFeeds    string `env:"SHARIAH_NEWS_FEEDS" envDefault:"sec-press-releases|https://www.sec.gov/news/pressreleases.rss"`
 	NewsSchedule string `env:"SHARIAH_NEWS_SCHEDULE" envDefault:"@every 15m"`
@@ -250,7 +254,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("SHARIAH_PRICES_URL: %q has no {symbol} or {canonical} placeholder", c.Ingest.PricesURL))
 	}
 	for name, spec := range map[string]string{"SHARIAH_SEC_SCHEDULE": c.Ingest.SECSchedule, "SHARIAH_PRICES_SCHEDULE": c.Ingest.PricesSchedule,
-		"SHARIAH_QUOTES_SCHEDULE": c.Ingest.QuotesSchedule, "SHARIAH_NEWS_SCHEDULE": c.Ingest.NewsSchedule} {
+		"SHARIAH_QUOTES_SCHEDULE": c.Ingest.QuotesSchedule, "SHARIAH_SUKUK_SCHEDULE": c.Ingest.SukukSchedule, "SHARIAH_NEWS_SCHEDULE": c.Ingest.NewsSchedule} {
 		if _, err := cronParser.Parse(spec); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %q: %w", name, spec, err))
 		}

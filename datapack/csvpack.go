@@ -28,6 +28,7 @@ var packFiles = map[string][]string{
 	"indices.csv":      {"index_name", "symbol"},
 	"index_info.csv":   {"index_name", "description", "country"},
 	"etf_holdings.csv": {"etf_symbol", "holding_symbol", "name", "weight", "as_of"},
+	"sukuk.csv":        {"isin"},
 }
 
 // csvFile is an open pack file: its header index and a row reader that knows line numbers.
@@ -125,6 +126,24 @@ func ReadPack(fsys fs.FS, name string, illustrative bool) *Pack {
 		if _, ok := packFiles[e.Name()]; !ok {
 			p.Problemf(e.Name(), 0, "unknown file, ignored (a pack has %s)", strings.Join(sortedKeys(packFiles), ", "))
 		}
+	}
+	if f, err := fsys.Open("sukuk.csv"); err == nil {
+		list, problems, err := ReadSukuk(f)
+		f.Close()
+		if err != nil {
+			p.Problemf("sukuk.csv", 0, "%v", err)
+		}
+		for _, pr := range problems {
+			line := 0
+			fmt.Sscanf(pr, "line %d:", &line)
+			p.Problemf("sukuk.csv", line, "%s", pr)
+		}
+		for i := range list {
+			if illustrative {
+				list[i].Illustrative = true
+			}
+		}
+		p.Sukuk = append(p.Sukuk, list...)
 	}
 	readers := []struct {
 		file string

@@ -29,6 +29,7 @@ type Report struct {
 	Fundamentals int           `json:"fundamental_periods"`
 	Illustrative int           `json:"illustrative_fundamentals"`
 	Dividends    int           `json:"dividends"`
+	Sukuk        int           `json:"sukuk"` // set by StoreSukuk's caller
 	Indices      int           `json:"indices"`
 	Holdings     int           `json:"holdings"`
 	FX           int           `json:"fx_rates"`

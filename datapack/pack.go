@@ -20,6 +20,7 @@ type Pack struct {
 	Holdings     []shariah.Holding
 	FX           []shariah.FXRate
 	Metals       []shariah.MetalPrice
+	Sukuk        []shariah.Sukuk
 	Problems     []Problem // rows (or files) skipped, with where and why
 	Notes        []string  // what was read, for the load report
 }
@@ -44,6 +45,7 @@ func (p *Pack) Add(o *Pack) {
 	p.Fundamentals = append(p.Fundamentals, o.Fundamentals...)
 	p.Series = append(p.Series, o.Series...)
 	p.Dividends = append(p.Dividends, o.Dividends...)
+	p.Sukuk = append(p.Sukuk, o.Sukuk...)
 	p.Indices = append(p.Indices, o.Indices...)
 	p.Holdings = append(p.Holdings, o.Holdings...)
 	p.FX = append(p.FX, o.FX...)

@@ -85,10 +85,11 @@ func (s *Server) handle(rt *route) fiber.Handler {
 		if rt.cost.PerItem > 0 {
 			// Batch routes cost per symbol; a body that does not parse is refused by the handler and refunded.
 			var b struct {
-				Symbols []json.RawMessage `json:"symbols"`
+				Symbols  []json.RawMessage `json:"symbols"`
+				Holdings []json.RawMessage `json:"holdings"` // sukuk portfolio impact
 			}
 			_ = json.Unmarshal(c.Body(), &b)
-			items = len(b.Symbols)
+			items = len(b.Symbols) + len(b.Holdings)
 		}
 		fresh := c.Query("force_refresh") == "true"
 		if rt.Fresh != nil {

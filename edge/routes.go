@@ -89,6 +89,11 @@ func (s *Server) routeTable() []route {
 		{Method: "DELETE", Path: "/api/watchlists/{watchlist_id}", Auth: authHeader, Handler: s.deleteWatchlist},
 		{Method: P, Path: "/api/watchlists/{watchlist_id}/symbols", Auth: authHeader, Handler: s.addWatchlistSymbol},
 		{Method: "DELETE", Path: "/api/watchlists/{watchlist_id}/symbols/{symbol}", Auth: authHeader, Handler: s.removeWatchlistSymbol},
+		// sukuk
+		{Method: G, Path: "/api/sukuk/search", Auth: authHeader, Handler: s.sukukSearch},
+		{Method: G, Path: "/api/sukuk/issuer/{lei}", Auth: authHeader, Handler: s.sukukByIssuer},
+		{Method: P, Path: "/api/sukuk/portfolio-impact", Auth: authHeader, Handler: s.sukukImpact},
+		{Method: G, Path: "/api/sukuk/{isin}", Auth: authHeader, Handler: s.sukukByISIN},
 		// billing (exempt from the key requirement and free; checkout and portal name the key in X-API-Key)
 		{Method: P, Path: "/api/billing/checkout", Handler: s.checkout},
 		{Method: P, Path: "/api/billing/portal", Handler: s.portal},

@@ -46,6 +46,9 @@ type Deps struct {
 	Billing       *shariah.Billing
 	Processor     *billing.Client
 	WebhookSecret string
+	// SukukStore holds sukuk records; SukukRules dispose them (AAOIFI before and after Standard 62).
+	SukukStore shariah.SukukStore
+	SukukRules *shariah.SukukRules
 	// WatchlistStore keeps users' watchlists.
 	WatchlistStore shariah.WatchlistStore
 	News           shariah.NewsStore

@@ -226,8 +226,12 @@ func setup(t *testing.T, o options) *env {
 	if o.stripeURL != "" {
 		processor = &billing.Client{BaseURL: o.stripeURL, SecretKey: "sk_test_edge", Prices: map[string]string{"starter": "price_starter", "pro": "price_pro", "enterprise": "price_ent"}}
 	}
+	sukukRules, err := shariah.DefaultSukukRules()
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, err := edge.New(edge.Deps{
-		Billing: bill, Processor: processor, WebhookSecret: o.webhookSecret,
+		SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules, Billing: bill, Processor: processor, WebhookSecret: o.webhookSecret,
 		AgentLLM: o.agentLLM, Popular: popular, WatchlistStore: sredis.NewWatchlistStore(rc), Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
 		NewsSources: []edge.NewsSourceInfo{{Name: "sec-edgar-8k", URL: "https://www.sec.gov", Kind: "sec"}, {Name: "example", URL: "http://feeds.example.com/rss", Kind: "feed"}},
 		Bulk:        bulk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
@@ -377,7 +381,10 @@ func resetData() error {
 	if len(p.Problems) > 0 {
 		return fmt.Errorf("default pack problems: %v", p.Problems)
 	}
-	_, err = datapack.Load(context.Background(), sredis.NewRefStore(rc), p, datapack.Extras{}, time.Now())
+	if _, err = datapack.Load(context.Background(), sredis.NewRefStore(rc), p, datapack.Extras{}, time.Now()); err != nil {
+		return err
+	}
+	_, err = datapack.StoreSukuk(context.Background(), sredis.NewSukukStore(rc), p)
 	return err
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/ingest"
 	"github.com/shariah-screen/shariah/ingest/httpx"
+	"github.com/shariah-screen/shariah/ingest/nport"
 	"github.com/shariah-screen/shariah/ingest/prices"
 	"github.com/shariah-screen/shariah/ingest/sec"
 	sredis "github.com/shariah-screen/shariah/redis"
@@ -60,6 +61,18 @@ func (e *env) addIngest(g *run.Group) error {
 	}
 	top := &prices.MostRequested{Prices: priceSrc, Popularity: sredis.NewPopularityStore(rc), N: ic.QuotesTop}
 	if err := sched.Add(ingest.Source{Name: "quotes", Schedule: ic.QuotesSchedule, Timeout: 10 * time.Minute, Retries: 1, Run: top.Run}); err != nil {
+		return err
+	}
+	sukukSrc := &nport.Source{HTTP: &httpx.Client{UserAgent: ua, Limiter: rate.NewLimiter(rate.Limit(ic.SECRate), 1)},
+		Filings: strings.Split(ic.NPORTFilings, ","), Curated: ic.SukukCurated, Store: sredis.NewSukukStore(rc)}
+	if ic.NPORTFilings == "" {
+		sukukSrc.Filings = nil
+	}
+	nportSrc := ingest.Source{Name: "sukuk", Schedule: ic.SukukSchedule, Timeout: 10 * time.Minute, Retries: 2, Run: sukukSrc.Run}
+	if ic.SukukCurated == "" || ic.NPORTFilings == "" {
+		nportSrc.Disabled = "set SHARIAH_NPORT_FILINGS and SHARIAH_SUKUK_CURATED to ingest sukuk from N-PORT filings"
+	}
+	if err := sched.Add(nportSrc); err != nil {
 		return err
 	}
 	if err := addNews(sched, ic, ref, newsStore); err != nil {

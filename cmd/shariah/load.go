@@ -50,9 +50,9 @@ func runLoad(args []string) error {
 			fmt.Println(string(b))
 			return
 		}
-		fmt.Printf("%s: %d assets, %d series (%d candles), %d fundamental periods (+%d illustrative), %d dividends, %d indices, %d holdings, %d FX rates, %d metal prices, %d quotes; read %s, written %s\n",
+		fmt.Printf("%s: %d assets, %d series (%d candles), %d fundamental periods (+%d illustrative), %d dividends, %d indices, %d holdings, %d FX rates, %d metal prices, %d quotes, %d sukuk; read %s, written %s\n",
 			what, rep.Assets, rep.Series, rep.Bars, rep.Fundamentals, rep.Illustrative, rep.Dividends, rep.Indices, rep.Holdings,
-			rep.FX, rep.Metals, rep.Quotes, read.Round(time.Millisecond), rep.Duration.Round(time.Millisecond))
+			rep.FX, rep.Metals, rep.Quotes, rep.Sukuk, read.Round(time.Millisecond), rep.Duration.Round(time.Millisecond))
 		for i, p := range rep.Problems {
 			if i == *maxProblems {
 				fmt.Printf("  ... and %d more problems\n", len(rep.Problems)-i)
@@ -71,6 +71,9 @@ func runLoad(args []string) error {
 		rep, err := datapack.Load(ctx, st, p, x, time.Now())
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
+		}
+		if rep.Sukuk, err = datapack.StoreSukuk(ctx, sredis.NewSukukStore(rc), p); err != nil {
+			return fmt.Errorf("%s: sukuk: %w", what, err)
 		}
 		report(what, rep, readTime)
 		return nil

@@ -134,6 +134,12 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 		db.Close()
 		return nil, err
 	}
+	sukukRules, err := shariah.DefaultSukukRules()
+	if err != nil {
+		rc.Close()
+		db.Close()
+		return nil, err
+	}
 	popular := &shariah.RequestCounter{}
 	bill := &shariah.Billing{Keys: keys, Store: sredis.NewBillingStore(rc)}
 	processor := &billing.Client{BaseURL: e.cfg.StripeAPIURL, SecretKey: e.cfg.StripeSecretKey, Prices: map[string]string{
@@ -144,7 +150,7 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 	}
 	srv, err := edge.New(edge.Deps{
 		Keys: keys, Meter: sredis.NewMeter(rc, e.plans), Ref: ref, Screener: svc.screener, Education: svc.edu,
-		Billing: bill, Processor: processor, WebhookSecret: e.cfg.WebhookSecret, AgentLLM: llm, Popular: popular, Bulk: svc.bulk, ETFs: svc.etfs, ETFQueue: svc.queue, ETFWait: e.cfg.ETFWait, QueueHealth: queueHealth(svc.queue), Usage: writer,
+		SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules, Billing: bill, Processor: processor, WebhookSecret: e.cfg.WebhookSecret, AgentLLM: llm, Popular: popular, Bulk: svc.bulk, ETFs: svc.etfs, ETFQueue: svc.queue, ETFWait: e.cfg.ETFWait, QueueHealth: queueHealth(svc.queue), Usage: writer,
 		WatchlistStore: sredis.NewWatchlistStore(rc), Filings: sredis.NewIngestStore(rc), News: sredis.NewNewsStore(rc), Trajectory: analytics.Trajectory{DB: db},
 		Health: sredis.NewIngestStore(rc), NewsSources: newsSources(e.cfg.Ingest), EventRelevance: eventRelevance, UsageReader: analytics.UsageReader{DB: db},
 		Log: e.log, AccessLog: e.cfg.AccessLog, BaseURL: e.cfg.BaseURL, Registry: reg,

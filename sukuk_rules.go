@@ -1,0 +1,566 @@
+package shariah
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah/sukukrules"
+)
+
+// Sukuk dispositions (methodology.md, "Sukuk and AAOIFI Standard 62 (draft)"): data-driven rules, one file
+// per AAOIFI standard version in sukukrules/, tried in order, the first match deciding. A rule needing an
+// attribute the instrument does not have cannot decide: the result is insufficient_data naming it.
+
+// Sukuk disposition statuses, and the grid status of a methodology without a sukuk rule.
+const (
+	SukukCompliant        = "compliant"
+	SukukQuestionable     = "questionable"
+	SukukNonCompliant     = "non_compliant"
+	SukukInsufficientData = "insufficient_data"
+	SukukNotCovered       = "not_covered"
+)
+
+// Scenarios of a standard file: before Standard 62 and under the Standard 62 draft.
+const (
+	SukukPre62  = "pre-62"
+	SukukPost62 = "post-62"
+)
+
+// Grid treatments: the methodology follows a standard file's disposition, or has no sukuk rule.
+const (
+	GridFollowsStandard = "follows_standard"
+	GridNotCovered      = "not_covered"
+)
+
+// Attributes a sukuk rule can require (names of Sukuk's JSON fields).
+const (
+	AttrStructure           = "structure"
+	AttrTitleType           = "title_type"
+	AttrPurchaseUndertaking = "purchase_undertaking"
+	AttrGuarantee           = "guarantee"
+	AttrReturnType          = "return_type"
+	AttrTangibleAssetRatio  = "tangible_asset_ratio"
+)
+
+// SukukAttributes lists the attributes rules can require, in the order missing ones are named.
+var SukukAttributes = []string{AttrStructure, AttrTitleType, AttrPurchaseUndertaking, AttrGuarantee,
+	AttrReturnType, AttrTangibleAssetRatio}
+
+// SukukDisposition is an instrument's status under one standard file.
+type SukukDisposition struct {
+	Standard string   `json:"standard"` // the rules file, e.g. aaoifi-ss17-era
+	Status   string   `json:"status"`   // compliant, questionable, non_compliant, insufficient_data
+	Reasons  []string `json:"reasons"`
+	Missing  []string `json:"missing_attributes"` // the unknown attributes that kept a rule from deciding
+	RuleID   string   `json:"rule_id"`            // the rule that decided (or could not)
+}
+
+// GridEntry is how one index family's methodology treats the instrument.
+type GridEntry struct {
+	Methodology string `json:"methodology"`        // aaoifi, djim, ftse, msci, sp, sec
+	Name        string `json:"name"`               // AAOIFI, DJIM, ...
+	Status      string `json:"status"`             // a disposition status, or not_covered
+	Basis       string `json:"basis"`              // the methodology's rule, in words
+	Standard    string `json:"standard,omitempty"` // the standard file it follows
+}
+
+// SukukCondition is the "when" of a rule: every given condition must hold. Lists match any of their
+// values; tangible_asset_ratio_below_bp holds when the ratio is strictly below that many basis points.
+type SukukCondition struct {
+	Structure               []string         `json:"structure,omitempty"`
+	TitleType               []string         `json:"title_type,omitempty"`
+	PurchaseUndertaking     []string         `json:"purchase_undertaking,omitempty"`
+	Guarantee               *bool            `json:"guarantee,omitempty"`
+	ReturnType              []string         `json:"return_type,omitempty"`
+	TangibleAssetRatioBelow *decimal.Decimal `json:"tangible_asset_ratio_below_bp,omitempty"`
+}
+
+// SukukRule is one rule of a standard file.
+type SukukRule struct {
+	ID          string         `json:"id"`
+	When        SukukCondition `json:"when"`
+	Requires    []string       `json:"requires"`
+	Disposition string         `json:"disposition"`
+	Reason      string         `json:"reason"`
+}
+
+// SukukStandard is one standard file: an ordered list of rules.
+type SukukStandard struct {
+	Name         string      `json:"name"`
+	Title        string      `json:"title"`
+	Scenario     string      `json:"scenario"` // pre-62 or post-62
+	Source       string      `json:"source"`
+	ReviewStatus string      `json:"review_status"`
+	Notes        string      `json:"notes,omitempty"`
+	Rules        []SukukRule `json:"rules"`
+}
+
+// SukukGridRule is one methodology of grid.json.
+type SukukGridRule struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Treatment string `json:"treatment"` // follows_standard or not_covered
+	Standard  string `json:"standard,omitempty"`
+	Basis     string `json:"basis"`
+}
+
+// SukukGrid is grid.json.
+type SukukGrid struct {
+	Name          string          `json:"name"`
+	Title         string          `json:"title"`
+	Source        string          `json:"source"`
+	ReviewStatus  string          `json:"review_status"`
+	Notes         string          `json:"notes,omitempty"`
+	Methodologies []SukukGridRule `json:"methodologies"`
+}
+
+// SukukRules are the loaded rules: the pre- and post-Standard 62 standard files and the grid.
+type SukukRules struct {
+	Pre, Post *SukukStandard
+	Standards map[string]*SukukStandard // by name
+	Grid      *SukukGrid
+}
+
+// DefaultSukukRules loads the embedded rules (sukukrules.FS).
+func DefaultSukukRules() (*SukukRules, error) { return LoadSukukRules(sukukrules.FS) }
+
+// LoadSukukRules reads grid.json and every other *.json of fsys as a standard file, and validates them:
+// unknown fields, attributes or values are errors, every attribute a condition tests must be required,
+// exactly one standard per scenario (pre-62, post-62), and every instrument whose attributes are all
+// known must be decided by some rule.
+func LoadSukukRules(fsys fs.FS) (*SukukRules, error) {
+	names, err := fs.Glob(fsys, "*.json")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	r := &SukukRules{Standards: map[string]*SukukStandard{}}
+	for _, n := range names {
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return nil, err
+		}
+		if n == "grid.json" {
+			var g SukukGrid
+			if err := decodeStrict(b, &g); err != nil {
+				return nil, fmt.Errorf("sukuk rules %s: %w", n, err)
+			}
+			r.Grid = &g
+			continue
+		}
+		var st SukukStandard
+		if err := decodeStrict(b, &st); err != nil {
+			return nil, fmt.Errorf("sukuk rules %s: %w", n, err)
+		}
+		if err := st.validate(); err != nil {
+			return nil, fmt.Errorf("sukuk rules %s: %w", n, err)
+		}
+		if st.Name+".json" != n {
+			return nil, fmt.Errorf("sukuk rules %s is named %q", n, st.Name)
+		}
+		r.Standards[st.Name] = &st
+		switch {
+		case st.Scenario == SukukPre62 && r.Pre == nil:
+			r.Pre = &st
+		case st.Scenario == SukukPost62 && r.Post == nil:
+			r.Post = &st
+		default:
+			return nil, fmt.Errorf("sukuk rules %s: a second standard for scenario %q", n, st.Scenario)
+		}
+	}
+	if r.Pre == nil || r.Post == nil {
+		return nil, errors.New("sukuk rules: need one standard for pre-62 and one for post-62")
+	}
+	if r.Grid == nil {
+		return nil, errors.New("sukuk rules: grid.json is missing")
+	}
+	if err := r.validateGrid(); err != nil {
+		return nil, fmt.Errorf("sukuk rules grid.json: %w", err)
+	}
+	return r, nil
+}
+
+func decodeStrict(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("trailing data after the JSON object")
+	}
+	return nil
+}
+
+func (st *SukukStandard) validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if st.Name == "" || st.Title == "" || st.Source == "" || st.ReviewStatus == "" {
+		bad("name, title, source and review_status are required")
+	}
+	if st.Scenario != SukukPre62 && st.Scenario != SukukPost62 {
+		bad("scenario %q is not %s or %s", st.Scenario, SukukPre62, SukukPost62)
+	}
+	if len(st.Rules) == 0 {
+		bad("no rules")
+	}
+	seen := map[string]bool{}
+	for _, ru := range st.Rules {
+		if ru.ID == "" || seen[ru.ID] {
+			bad("rule %q: ids are required and unique", ru.ID)
+		}
+		seen[ru.ID] = true
+		if !sukukOneOf(ru.Disposition, []string{SukukCompliant, SukukQuestionable, SukukNonCompliant}) {
+			bad("rule %s: disposition %q is not compliant, questionable or non_compliant", ru.ID, ru.Disposition)
+		}
+		if strings.TrimSpace(ru.Reason) == "" {
+			bad("rule %s: no reason", ru.ID)
+		}
+		req := map[string]bool{}
+		for _, a := range ru.Requires {
+			if !sukukOneOf(a, SukukAttributes) {
+				bad("rule %s: requires unknown attribute %q", ru.ID, a)
+			}
+			req[a] = true
+		}
+		w := ru.When
+		for _, l := range []struct {
+			attr string
+			vals []string
+			all  []string
+		}{
+			{AttrStructure, w.Structure, SukukStructures},
+			{AttrTitleType, w.TitleType, SukukTitleTypes},
+			{AttrPurchaseUndertaking, w.PurchaseUndertaking, SukukUndertakings},
+			{AttrReturnType, w.ReturnType, SukukReturnTypes},
+		} {
+			for _, v := range l.vals {
+				if !sukukOneOf(v, l.all) {
+					bad("rule %s: %s %q is not one of %s", ru.ID, l.attr, v, strings.Join(l.all, ", "))
+				}
+			}
+			if len(l.vals) > 0 && !req[l.attr] {
+				bad("rule %s: tests %s without requiring it", ru.ID, l.attr)
+			}
+		}
+		if w.Guarantee != nil && !req[AttrGuarantee] {
+			bad("rule %s: tests guarantee without requiring it", ru.ID)
+		}
+		if t := w.TangibleAssetRatioBelow; t != nil {
+			if !t.IsPositive() || t.GreaterThan(decimal.NewFromInt(10000)) {
+				bad("rule %s: tangible_asset_ratio_below_bp %s is not in (0, 10000]", ru.ID, t.String())
+			}
+			if !req[AttrTangibleAssetRatio] {
+				bad("rule %s: tests tangible_asset_ratio without requiring it", ru.ID)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return st.checkDecides()
+}
+
+// checkDecides evaluates every combination of known attribute values (ratios at 0, 1 and either side of
+// each threshold) and fails on the first no rule decides.
+func (st *SukukStandard) checkDecides() error {
+	ratios := []decimal.Decimal{decimal.Zero, decimal.NewFromInt(1)}
+	for _, ru := range st.Rules {
+		if t := ru.When.TangibleAssetRatioBelow; t != nil {
+			f := t.Shift(-4)
+			ratios = append(ratios, f, f.Sub(decimal.New(1, -6)))
+		}
+	}
+	yes, no := true, false
+	for _, s := range SukukStructures {
+		for _, tt := range SukukTitleTypes {
+			for _, pu := range SukukUndertakings {
+				for _, g := range []*bool{&yes, &no} {
+					for _, rt := range SukukReturnTypes {
+						for _, ra := range ratios {
+							n := NewNumber(ra)
+							in := Sukuk{Structure: s, TitleType: tt, PurchaseUndertaking: pu, Guarantee: g, ReturnType: rt, TangibleAssetRatio: &n}
+							if d := st.Dispose(in); d.Status == SukukInsufficientData {
+								return fmt.Errorf("no rule decides %s, title %s, undertaking %s, guarantee %t, return %s, tangible ratio %s",
+									s, tt, pu, *g, rt, ra.String())
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (r *SukukRules) validateGrid() error {
+	g := r.Grid
+	var errs []error
+	if g.Source == "" || g.ReviewStatus == "" || len(g.Methodologies) == 0 {
+		errs = append(errs, errors.New("source, review_status and methodologies are required"))
+	}
+	seen := map[string]bool{}
+	for _, m := range g.Methodologies {
+		if m.ID == "" || m.Name == "" || m.Basis == "" || seen[m.ID] {
+			errs = append(errs, fmt.Errorf("methodology %q: id, name and basis required, ids unique", m.ID))
+		}
+		seen[m.ID] = true
+		switch m.Treatment {
+		case GridFollowsStandard:
+			if r.Standards[m.Standard] == nil {
+				errs = append(errs, fmt.Errorf("methodology %s follows unknown standard %q", m.ID, m.Standard))
+			}
+		case GridNotCovered:
+			if m.Standard != "" {
+				errs = append(errs, fmt.Errorf("methodology %s is not covered but names standard %q", m.ID, m.Standard))
+			}
+		default:
+			errs = append(errs, fmt.Errorf("methodology %s: treatment %q is not %s or %s", m.ID, m.Treatment, GridFollowsStandard, GridNotCovered))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// known reports whether the instrument has the attribute.
+func sukukKnown(s Sukuk, attr string) bool {
+	switch attr {
+	case AttrStructure:
+		return s.Structure != ""
+	case AttrTitleType:
+		return s.TitleType != ""
+	case AttrPurchaseUndertaking:
+		return s.PurchaseUndertaking != ""
+	case AttrGuarantee:
+		return s.Guarantee != nil
+	case AttrReturnType:
+		return s.ReturnType != ""
+	case AttrTangibleAssetRatio:
+		return s.TangibleAssetRatio != nil
+	}
+	return false
+}
+
+// fails reports whether a condition on a known attribute is false (conditions on unknown attributes
+// neither hold nor fail).
+func (c SukukCondition) fails(s Sukuk) bool {
+	in := func(v string, vals []string) bool { return v != "" && len(vals) > 0 && !sukukOneOf(v, vals) }
+	if in(s.Structure, c.Structure) || in(s.TitleType, c.TitleType) || in(s.PurchaseUndertaking, c.PurchaseUndertaking) ||
+		in(s.ReturnType, c.ReturnType) {
+		return true
+	}
+	if c.Guarantee != nil && s.Guarantee != nil && *c.Guarantee != *s.Guarantee {
+		return true
+	}
+	if c.TangibleAssetRatioBelow != nil && s.TangibleAssetRatio != nil &&
+		!s.TangibleAssetRatio.LessThan(c.TangibleAssetRatioBelow.Shift(-4)) {
+		return true
+	}
+	return false
+}
+
+// Dispose applies the standard's rules to s in order. A rule a known attribute rules out is skipped;
+// the first rule not ruled out decides when every attribute it requires is known, and otherwise gives
+// insufficient_data naming the unknown ones.
+func (st *SukukStandard) Dispose(s Sukuk) SukukDisposition {
+	s.Structure = strings.ToLower(strings.TrimSpace(s.Structure))
+	s.TitleType = strings.ToLower(strings.TrimSpace(s.TitleType))
+	s.PurchaseUndertaking = strings.ToLower(strings.TrimSpace(s.PurchaseUndertaking))
+	s.ReturnType = strings.ToLower(strings.TrimSpace(s.ReturnType))
+	for _, ru := range st.Rules {
+		if ru.When.fails(s) {
+			continue
+		}
+		var missing []string
+		for _, a := range SukukAttributes { // in the canonical order
+			if sukukOneOf(a, ru.Requires) && !sukukKnown(s, a) {
+				missing = append(missing, a)
+			}
+		}
+		if len(missing) > 0 {
+			return SukukDisposition{Standard: st.Name, Status: SukukInsufficientData, RuleID: ru.ID, Missing: missing,
+				Reasons: []string{fmt.Sprintf("rule %s cannot decide: unknown %s", ru.ID, strings.Join(missing, ", "))}}
+		}
+		return SukukDisposition{Standard: st.Name, Status: ru.Disposition, RuleID: ru.ID, Reasons: []string{ru.Reason},
+			Missing: []string{}}
+	}
+	// unreachable with validated rules (every fully known instrument is decided), kept for safety
+	return SukukDisposition{Standard: st.Name, Status: SukukInsufficientData, Missing: []string{},
+		Reasons: []string{"no rule of " + st.Name + " decides this instrument"}}
+}
+
+// Dispose gives the instrument's disposition before Standard 62 and under the draft, and the grid of
+// index-family methodologies.
+func (r *SukukRules) Dispose(s Sukuk) (pre, post SukukDisposition, grid []GridEntry) {
+	pre, post = r.Pre.Dispose(s), r.Post.Dispose(s)
+	grid = make([]GridEntry, 0, len(r.Grid.Methodologies))
+	for _, m := range r.Grid.Methodologies {
+		e := GridEntry{Methodology: m.ID, Name: m.Name, Basis: m.Basis, Status: SukukNotCovered}
+		if m.Treatment == GridFollowsStandard {
+			e.Standard = m.Standard
+			switch m.Standard {
+			case pre.Standard:
+				e.Status = pre.Status
+			case post.Standard:
+				e.Status = post.Status
+			default:
+				e.Status = r.Standards[m.Standard].Dispose(s).Status
+			}
+		}
+		grid = append(grid, e)
+	}
+	return pre, post, grid
+}
+
+// MaxSukukHoldings bounds the holdings of one portfolio-impact request.
+const MaxSukukHoldings = 200
+
+// SukukHolding is one position of a sukuk sleeve: its nominal or its market value (exactly one).
+type SukukHolding struct {
+	ISIN        string           `json:"isin"`
+	Nominal     *decimal.Decimal `json:"nominal,omitempty"`
+	MarketValue *decimal.Decimal `json:"market_value,omitempty"`
+}
+
+// Value is the market value when given, else the nominal (zero when neither).
+func (h SukukHolding) Value() decimal.Decimal {
+	switch {
+	case h.MarketValue != nil:
+		return *h.MarketValue
+	case h.Nominal != nil:
+		return *h.Nominal
+	}
+	return decimal.Zero
+}
+
+// SukukImpactRequest is the body of POST /api/sukuk/portfolio-impact.
+type SukukImpactRequest struct {
+	Holdings []SukukHolding `json:"holdings"`
+}
+
+// Validate normalizes the ISINs and reports every problem at once (VALIDATION_ERROR, loc ["body", ...]).
+func (r *SukukImpactRequest) Validate() error {
+	var v Validation
+	switch {
+	case len(r.Holdings) == 0:
+		v.Add("give at least one holding", "value_error.list.min_items", "body", "holdings")
+	case len(r.Holdings) > MaxSukukHoldings:
+		v.Add(fmt.Sprintf("at most %d holdings per request", MaxSukukHoldings), "value_error.list.max_items", "body", "holdings")
+	}
+	for i := range r.Holdings {
+		h := &r.Holdings[i]
+		if s, ok := NormalizeISIN(h.ISIN); ok {
+			h.ISIN = s
+		} else {
+			v.Add("must be an ISIN (2 letters, 9 letters or digits, a valid check digit)", "value_error.isin", "body", "holdings", i, "isin")
+		}
+		if h.Nominal != nil && h.Nominal.IsNegative() {
+			v.Add("must be zero or more", "value_error.number.not_ge", "body", "holdings", i, "nominal")
+		}
+		if h.MarketValue != nil && h.MarketValue.IsNegative() {
+			v.Add("must be zero or more", "value_error.number.not_ge", "body", "holdings", i, "market_value")
+		}
+		switch {
+		case h.Nominal == nil && h.MarketValue == nil:
+			v.Add("give nominal or market_value", "value_error.missing", "body", "holdings", i)
+		case h.Nominal != nil && h.MarketValue != nil:
+			v.Add("give nominal or market_value, not both", "value_error.exclusive", "body", "holdings", i)
+		}
+	}
+	return v.Err()
+}
+
+// SukukImpactItem is one instrument of the sleeve.
+type SukukImpactItem struct {
+	ISIN    string `json:"isin"`
+	Name    string `json:"name"`
+	Value   Number `json:"value"`
+	Pre     string `json:"pre"`  // status before Standard 62
+	Post    string `json:"post"` // status under the draft
+	Changes bool   `json:"changes"`
+}
+
+// SukukBucket is the part of the sleeve with one status.
+type SukukBucket struct {
+	Count   int    `json:"count"`
+	Value   Number `json:"value"`
+	Share   Number `json:"share"`   // fraction of the sleeve's value, 4 places
+	Percent Number `json:"percent"` // the same in percent, 2 places
+}
+
+// SukukSleeve is the sleeve under one standard.
+type SukukSleeve struct {
+	Standard         string      `json:"standard"`
+	TotalValue       Number      `json:"total_value"`
+	Compliant        SukukBucket `json:"compliant"`
+	Questionable     SukukBucket `json:"questionable"`
+	NonCompliant     SukukBucket `json:"non_compliant"`
+	InsufficientData SukukBucket `json:"insufficient_data"`
+}
+
+// SukukImpact scores a sukuk sleeve before Standard 62 and under the draft.
+type SukukImpact struct {
+	Instruments  []SukukImpactItem `json:"instruments"`
+	NotFound     []string          `json:"not_found"` // ISINs with no record, excluded from the totals
+	Pre          SukukSleeve       `json:"pre"`
+	Post         SukukSleeve       `json:"post"`
+	Changes      int               `json:"changes"`        // instruments whose status differs
+	ValueAtStake Number            `json:"value_at_stake"` // value compliant before and not compliant after
+}
+
+// PortfolioImpact scores holdings (validated) against the records in lookup (by ISIN). Values are exact
+// decimals; shares are rounded (half away from zero) only at the end.
+func (r *SukukRules) PortfolioImpact(holdings []SukukHolding, lookup map[string]Sukuk) SukukImpact {
+	out := SukukImpact{Instruments: []SukukImpactItem{}, NotFound: []string{}}
+	type sums struct {
+		count [4]int
+		value [4]decimal.Decimal
+	}
+	idx := map[string]int{SukukCompliant: 0, SukukQuestionable: 1, SukukNonCompliant: 2, SukukInsufficientData: 3}
+	var pre, post sums
+	total, stake := decimal.Zero, decimal.Zero
+	for _, h := range holdings {
+		s, ok := lookup[h.ISIN]
+		if !ok {
+			out.NotFound = append(out.NotFound, h.ISIN)
+			continue
+		}
+		v := h.Value()
+		dPre, dPost := r.Pre.Dispose(s), r.Post.Dispose(s)
+		it := SukukImpactItem{ISIN: h.ISIN, Name: s.Name, Value: NewNumber(v), Pre: dPre.Status, Post: dPost.Status,
+			Changes: dPre.Status != dPost.Status}
+		out.Instruments = append(out.Instruments, it)
+		total = total.Add(v)
+		pre.count[idx[dPre.Status]]++
+		pre.value[idx[dPre.Status]] = pre.value[idx[dPre.Status]].Add(v)
+		post.count[idx[dPost.Status]]++
+		post.value[idx[dPost.Status]] = post.value[idx[dPost.Status]].Add(v)
+		if it.Changes {
+			out.Changes++
+		}
+		if dPre.Status == SukukCompliant && dPost.Status != SukukCompliant {
+			stake = stake.Add(v)
+		}
+	}
+	sleeve := func(std string, s sums) SukukSleeve {
+		b := func(i int) SukukBucket {
+			share := decimal.Zero
+			if total.IsPositive() {
+				share = s.value[i].Div(total)
+			}
+			return SukukBucket{Count: s.count[i], Value: NewNumber(s.value[i]), Share: NewNumber(share.Round(4)),
+				Percent: NewNumber(share.Mul(decimal.NewFromInt(100)).Round(2))}
+		}
+		return SukukSleeve{Standard: std, TotalValue: NewNumber(total), Compliant: b(0), Questionable: b(1), NonCompliant: b(2),
+			InsufficientData: b(3)}
+	}
+	out.Pre, out.Post = sleeve(r.Pre.Name, pre), sleeve(r.Post.Name, post)
+	out.ValueAtStake = NewNumber(stake)
+	return out
+}
