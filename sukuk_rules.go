@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
-
-	"github.com/shariah-screen/shariah/sukukrules"
 )
 
 // Sukuk dispositions (methodology.md, "Sukuk and AAOIFI Standard 62 (draft)"): data-driven rules, one file
@@ -127,9 +125,6 @@ type SukukRules struct {
 	Standards map[string]*SukukStandard // by name
 	Grid      *SukukGrid
 }
-
-// DefaultSukukRules loads the embedded rules (sukukrules.FS).
-func DefaultSukukRules() (*SukukRules, error) { return LoadSukukRules(sukukrules.FS) }
 
 // LoadSukukRules reads grid.json and every other *.json of fsys as a standard file, and validates them:
 // unknown fields, attributes or values are errors, every attribute a condition tests must be required,

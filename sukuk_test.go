@@ -51,7 +51,7 @@ func TestLEICheckDigits(t *testing.T) {
 
 func sukukRules(t *testing.T) *shariah.SukukRules {
 	t.Helper()
-	r, err := shariah.DefaultSukukRules()
+	r, err := sukukrules.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ import (
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rulesets"
+	"github.com/shariah-screen/shariah/sukukrules"
 )
 
 var (
@@ -226,7 +227,7 @@ func setup(t *testing.T, o options) *env {
 	if o.stripeURL != "" {
 		processor = &billing.Client{BaseURL: o.stripeURL, SecretKey: "sk_test_edge", Prices: map[string]string{"starter": "price_starter", "pro": "price_pro", "enterprise": "price_ent"}}
 	}
-	sukukRules, err := shariah.DefaultSukukRules()
+	sukukRules, err := sukukrules.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,16 @@
 // methodology treats a sukuk. The engine (shariah.LoadSukukRules) reads and validates them at start.
 package sukukrules
 
-import "embed"
+import (
+	"embed"
+
+	shariah "github.com/shariah-screen/shariah"
+)
 
 // FS holds every rules file.
 //
 //go:embed *.json
 var FS embed.FS
+
+// Load reads and validates the embedded rules.
+func Load() (*shariah.SukukRules, error) { return shariah.LoadSukukRules(FS) }

@@ -25,6 +25,7 @@ import (
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rulesets"
+	"github.com/shariah-screen/shariah/sukukrules"
 )
 
 // env is what every subcommand starts from: validated config, a JSON logger and the plans.
@@ -134,7 +135,7 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 		db.Close()
 		return nil, err
 	}
-	sukukRules, err := shariah.DefaultSukukRules()
+	sukukRules, err := sukukrules.Load()
 	if err != nil {
 		rc.Close()
 		db.Close()
