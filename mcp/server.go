@@ -21,13 +21,15 @@ sukuk under AAOIFI, DJIM, FTSE, MSCI and S&P rules from public financial data, a
 dividend purification estimates. Its verdicts are automated analysis of public financial data; they are
 not a religious ruling (fatwa). Data marked illustrative is not from filings.`
 
-// New returns the MCP server.
-func New() *server.MCPServer {
-	return server.NewMCPServer("shariah", shariah.APIVersion,
+// New returns the MCP server with its resources.
+func New(d Deps) *server.MCPServer {
+	s := server.NewMCPServer("shariah", shariah.APIVersion,
 		server.WithInstructions(Instructions),
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
 	)
+	AddResources(s, d)
+	return s
 }
 
 // HTTP serves Streamable HTTP at /mcp and SSE at /sse (+ /message) on addr until ctx ends.

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/oklog/run"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/rueidis"
@@ -89,7 +90,11 @@ func runProcesses(which string) error {
 		}
 	}
 	if which == "all" {
-		s := mcp.New()
+		s, closeMCP, err := mcpServer(e)
+		if err != nil {
+			return err
+		}
+		defer closeMCP()
 		addr := e.cfg.MCPAddr
 		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, addr) })
 		e.log.Info("mcp listening", "addr", addr, "path", "/mcp")
@@ -270,7 +275,11 @@ func runMCP(args []string) error {
 	}
 	var g run.Group
 	signals(&g)
-	s := mcp.New()
+	s, closeMCP, err := mcpServer(e)
+	if err != nil {
+		return err
+	}
+	defer closeMCP()
 	if *httpMode {
 		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, e.cfg.MCPAddr) })
 	} else {
@@ -353,4 +362,19 @@ func downgrades(ctx context.Context, b *shariah.Billing, log *slog.Logger) {
 			}
 		}
 	}
+}
+
+// mcpServer builds the MCP server over the same services as the REST API.
+func mcpServer(e *env) (*server.MCPServer, func(), error) {
+	rc, err := sredis.Open(e.cfg.RedisURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	svc, err := newServices(e, rc, sredis.NewRefStore(rc).Cached(30*time.Second))
+	if err != nil {
+		rc.Close()
+		return nil, nil, err
+	}
+	s := mcp.New(mcp.Deps{Education: svc.edu, Plans: e.plans, Costs: shariah.DefaultTokenCosts(), Bulk: svc.bulk})
+	return s, func() { svc.queue.Close(); rc.Close() }, nil
 }

@@ -1,0 +1,109 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/datapack"
+	"github.com/shariah-screen/shariah/datapack/defaultpack"
+	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/mcp"
+	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/rulesets"
+)
+
+func TestResourcesOverTheInProcessClient(t *testing.T) {
+	r, err := testsvc.StartRedis(filepath.Join(t.TempDir(), "redis"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Stop()
+	rc, err := sredis.Open(r.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	ctx := context.Background()
+	ref := sredis.NewRefStore(rc)
+	if _, err := datapack.Load(ctx, ref, datapack.ReadPack(defaultpack.FS, "default-pack", true), datapack.Extras{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := rulesets.Load()
+	edu, err := education.Load(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mcp.New(mcp.Deps{Education: edu, Plans: shariah.DefaultPlans(), Costs: shariah.DefaultTokenCosts(), Bulk: &shariah.Bulk{Ref: ref}})
+	c, err := client.NewInProcessClient(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "test", Version: "0"}
+	res, err := c.Initialize(ctx, init)
+	if err != nil || !strings.Contains(res.Instructions, "not a religious ruling") {
+		t.Fatalf("initialize: %v %+v", err, res)
+	}
+	list, err := c.ListResources(ctx, mcpgo.ListResourcesRequest{})
+	if err != nil || len(list.Resources) != 7 {
+		t.Fatalf("resources: %v %d", err, len(list.Resources))
+	}
+	tpl, err := c.ListResourceTemplates(ctx, mcpgo.ListResourceTemplatesRequest{})
+	if err != nil || len(tpl.ResourceTemplates) != 1 {
+		t.Fatalf("templates: %v %+v", err, tpl)
+	}
+	read := func(uri string) map[string]any {
+		t.Helper()
+		req := mcpgo.ReadResourceRequest{}
+		req.Params.URI = uri
+		out, err := c.ReadResource(ctx, req)
+		if err != nil || len(out.Contents) != 1 {
+			t.Fatalf("%s: %v", uri, err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out.Contents[0].(mcpgo.TextResourceContents).Text), &m); err != nil {
+			t.Fatalf("%s: not JSON: %v", uri, err)
+		}
+		return m
+	}
+	// The same content the REST routes serve, from the same registry.
+	if terms := read("shariah://education/glossary")["terms"].([]any); len(terms) != len(edu.SearchGlossary("")) || len(terms) == 0 {
+		t.Fatalf("glossary: %d terms", len(terms))
+	}
+	if d := read("shariah://disclaimers")["disclaimers"].([]any); len(d) != 6 {
+		t.Fatalf("disclaimers: %d", len(d))
+	}
+	if ix := read("shariah://screening/indices"); ix["count"].(float64) == 0 {
+		t.Fatalf("indices: %v", ix)
+	}
+	if costs := read("shariah://plans/token-costs")["costs"].([]any); len(costs) != len(shariah.DefaultTokenCosts()) {
+		t.Fatalf("token costs: %d", len(costs))
+	}
+	for _, u := range []string{"shariah://education/methodologies", "shariah://education/screening-criteria", "shariah://education/purification-guide"} {
+		if len(read(u)) == 0 {
+			t.Fatalf("%s is empty", u)
+		}
+	}
+	if m := read("shariah://education/methodologies/aaoifi"); m["name"] == nil {
+		t.Fatalf("methodology template: %v", m)
+	}
+	req := mcpgo.ReadResourceRequest{}
+	req.Params.URI = "shariah://education/methodologies/astrology"
+	if _, err := c.ReadResource(ctx, req); err == nil || !strings.Contains(err.Error(), "no methodology") {
+		t.Fatalf("unknown methodology: %v", err)
+	}
+}
