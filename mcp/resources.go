@@ -30,7 +30,9 @@ type resource struct {
 func (d Deps) resources() []resource {
 	return []resource{
 		{"shariah://education/glossary", "Glossary", "Islamic-finance terms: term, arabic, definition, category, references.",
-			func(context.Context) (any, error) { return map[string]any{"terms": d.Education.SearchGlossary("")}, nil }},
+			func(context.Context) (any, error) {
+				return map[string]any{"terms": d.Education.SearchGlossary("")}, nil
+			}},
 		{"shariah://education/methodologies", "Methodologies", "The screening methodologies (AAOIFI, DJIM, FTSE, MSCI, S&P, SC Malaysia) with their thresholds.",
 			func(context.Context) (any, error) {
 				return map[string]any{"methodologies": d.Education.MethodologySummaries(), "default_ruleset": shariah.DefaultRuleset}, nil
