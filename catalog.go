@@ -395,3 +395,20 @@ func (c *CatalogCache) Get(ctx context.Context) (*Catalog, error) {
 	c.cur.Store(&catalogEntry{version: v, cat: cat})
 	return cat, nil
 }
+
+// Resolve gives the canonical symbol of a known asset: the symbol itself, or its canonical form
+// (BRK.B, AAPL.US, an ISIN); "" when the input is malformed or unknown.
+func (c *CatalogCache) Resolve(ctx context.Context, raw string) (string, error) {
+	cat, err := c.Get(ctx)
+	if err != nil {
+		return "", err
+	}
+	sym, ok := NormalizeSymbol(raw)
+	if !ok {
+		return "", nil
+	}
+	if a, ok := cat.Lookup(sym); ok {
+		return a.Symbol, nil
+	}
+	return cat.Canonical(sym).Symbol, nil
+}

@@ -25,24 +25,8 @@ type watchlistBody struct {
 	Items []watchlistItem `json:"items"`
 }
 
-// resolveSymbol gives the canonical symbol of a known asset ("" when unknown).
-func (s *Server) resolveSymbol(ctx context.Context, raw string) (string, error) {
-	cat, err := s.catalogs.Get(ctx)
-	if err != nil {
-		return "", err
-	}
-	sym, ok := shariah.NormalizeSymbol(raw)
-	if !ok {
-		return "", nil
-	}
-	if a, ok := cat.Lookup(sym); ok {
-		return a.Symbol, nil
-	}
-	return cat.Canonical(sym).Symbol, nil
-}
-
 func (s *Server) watchlists() *shariah.Watchlists {
-	return &shariah.Watchlists{Store: s.WatchlistStore, Resolve: s.resolveSymbol, Now: s.Now}
+	return &shariah.Watchlists{Store: s.WatchlistStore, Resolve: s.catalogs.Resolve, Now: s.Now}
 }
 
 // withStatuses adds each symbol's latest compliance status (the cached screening, computed on a miss,

@@ -15,10 +15,20 @@ import (
 
 // Deps are the domain services the MCP tools and resources use (the REST API's own).
 type Deps struct {
-	Education *education.Registry
-	Plans     shariah.Plans
-	Costs     shariah.TokenCosts
-	Bulk      *shariah.Bulk
+	Education  *education.Registry
+	Plans      shariah.Plans
+	Costs      shariah.TokenCosts
+	Bulk       *shariah.Bulk
+	Screener   *shariah.Screener
+	Ref        shariah.RefStore
+	Catalogs   *shariah.CatalogCache
+	Insights   *shariah.Insights
+	Watchlists *shariah.Watchlists
+	News       shariah.NewsStore
+	Filings    shariah.FilingStore
+	Trajectory shariah.TrajectoryStore
+	SukukStore shariah.SukukStore
+	SukukRules *shariah.SukukRules
 }
 
 // resource is one fixed resource: its URI, name, description and content.

@@ -19,22 +19,37 @@ import (
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rulesets"
+	"github.com/shariah-screen/shariah/sukukrules"
 )
 
-func TestResourcesOverTheInProcessClient(t *testing.T) {
+// harness is an MCP server over a real Redis with the default universe, and an in-process client.
+type harness struct {
+	c    *client.Client
+	d    mcp.Deps
+	edu  *education.Registry
+	ctx  context.Context
+	stop func()
+}
+
+func start(t *testing.T) *harness {
+	t.Helper()
 	r, err := testsvc.StartRedis(filepath.Join(t.TempDir(), "redis"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Stop()
+	t.Cleanup(r.Stop)
 	rc, err := sredis.Open(r.RedisURL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rc.Close()
+	t.Cleanup(rc.Close)
 	ctx := context.Background()
 	ref := sredis.NewRefStore(rc)
-	if _, err := datapack.Load(ctx, ref, datapack.ReadPack(defaultpack.FS, "default-pack", true), datapack.Extras{}, time.Now()); err != nil {
+	p := datapack.ReadPack(defaultpack.FS, "default-pack", true)
+	if _, err := datapack.Load(ctx, ref, p, datapack.Extras{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := datapack.StoreSukuk(ctx, sredis.NewSukukStore(rc), p); err != nil {
 		t.Fatal(err)
 	}
 	rs, _ := rulesets.Load()
@@ -42,12 +57,22 @@ func TestResourcesOverTheInProcessClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mcp.New(mcp.Deps{Education: edu, Plans: shariah.DefaultPlans(), Costs: shariah.DefaultTokenCosts(), Bulk: &shariah.Bulk{Ref: ref}})
+	sk, err := sukukrules.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cats := &shariah.CatalogCache{Store: ref}
+	sc := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs, Disclaimers: edu.DisclaimersFor}
+	d := mcp.Deps{Education: edu, Plans: shariah.DefaultPlans(), Costs: shariah.DefaultTokenCosts(),
+		Bulk: &shariah.Bulk{Ref: ref, Runs: sredis.NewRunStore(rc), Screener: sc}, Screener: sc, Ref: ref, Catalogs: cats,
+		Insights: &shariah.Insights{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
+		News: sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sk}
+	s := mcp.New(d)
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +83,12 @@ func TestResourcesOverTheInProcessClient(t *testing.T) {
 	if err != nil || !strings.Contains(res.Instructions, "not a religious ruling") {
 		t.Fatalf("initialize: %v %+v", err, res)
 	}
+	return &harness{c: c, d: d, edu: edu, ctx: ctx}
+}
+
+func TestResourcesOverTheInProcessClient(t *testing.T) {
+	h := start(t)
+	c, ctx, edu := h.c, h.ctx, h.edu
 	list, err := c.ListResources(ctx, mcpgo.ListResourcesRequest{})
 	if err != nil || len(list.Resources) != 7 {
 		t.Fatalf("resources: %v %d", err, len(list.Resources))

@@ -29,6 +29,7 @@ func New(d Deps) *server.MCPServer {
 		server.WithResourceCapabilities(false, false),
 	)
 	AddResources(s, d)
+	addTools(s, d)
 	return s
 }
 

@@ -375,6 +375,21 @@ func mcpServer(e *env) (*server.MCPServer, func(), error) {
 		rc.Close()
 		return nil, nil, err
 	}
-	s := mcp.New(mcp.Deps{Education: svc.edu, Plans: e.plans, Costs: shariah.DefaultTokenCosts(), Bulk: svc.bulk})
-	return s, func() { svc.queue.Close(); rc.Close() }, nil
+	sukukRules, err := sukukrules.Load()
+	if err != nil {
+		rc.Close()
+		return nil, nil, err
+	}
+	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
+	cats := &shariah.CatalogCache{Store: ref}
+	d := mcp.Deps{Education: svc.edu, Plans: e.plans, Costs: shariah.DefaultTokenCosts(), Bulk: svc.bulk, Screener: svc.screener,
+		Ref: ref, Catalogs: cats, Insights: &shariah.Insights{Ref: ref, Screener: svc.screener, Catalogs: cats},
+		Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
+		News:       sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules}
+	closeDB := func() {}
+	if db, err := analytics.Open(e.cfg.ClickHouseURL); err == nil {
+		d.Trajectory, closeDB = analytics.Trajectory{DB: db}, func() { db.Close() }
+	}
+	s := mcp.New(d)
+	return s, func() { svc.queue.Close(); closeDB(); rc.Close() }, nil
 }
