@@ -19,6 +19,7 @@ type Deps struct {
 	Plans      shariah.Plans
 	Costs      shariah.TokenCosts
 	Bulk       *shariah.Bulk
+	ETFs       *shariah.ETFs
 	Screener   *shariah.Screener
 	Ref        shariah.RefStore
 	Catalogs   *shariah.CatalogCache

@@ -64,7 +64,8 @@ func start(t *testing.T) *harness {
 	cats := &shariah.CatalogCache{Store: ref}
 	sc := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs, Disclaimers: edu.DisclaimersFor}
 	d := mcp.Deps{Education: edu, Plans: shariah.DefaultPlans(), Costs: shariah.DefaultTokenCosts(),
-		Bulk: &shariah.Bulk{Ref: ref, Runs: sredis.NewRunStore(rc), Screener: sc}, Screener: sc, Ref: ref, Catalogs: cats,
+		Bulk: &shariah.Bulk{Ref: ref, Runs: sredis.NewRunStore(rc), Screener: sc}, Screener: sc,
+		ETFs: &shariah.ETFs{Ref: ref, Screener: sc, Results: sredis.NewResultStore(rc), Catalogs: cats}, Ref: ref, Catalogs: cats,
 		Insights: &shariah.Insights{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
 		News: sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sk}
 	s := mcp.New(d)

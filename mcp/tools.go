@@ -456,5 +456,5 @@ func (d Deps) tools() []tool {
 	if d.Insights != nil {
 		ts = append(ts, d.insightsTool())
 	}
-	return ts
+	return append(ts, d.moreTools()...)
 }

@@ -48,7 +48,7 @@ func TestToolsListWithSchemasAndAnnotations(t *testing.T) {
 	}
 	for _, want := range []string{"screen_stock", "get_screening_result", "compare_stocks", "get_quote", "get_trending_stocks", "search_stocks",
 		"islamic_finance_education", "get_disclaimers", "calculate_zakat", "bulk_screen", "manage_watchlist", "screen_sukuk", "get_news",
-		"get_sec_filings", "get_compliance_insights"} {
+		"get_sec_filings", "get_compliance_insights", "get_all_screening_results", "get_stock_info", "get_dividends", "screen_etf", "get_etf_info"} {
 		if !have[want] {
 			t.Errorf("no tool %s", want)
 		}
@@ -139,6 +139,12 @@ func TestToolsCallTheSameDomainCode(t *testing.T) {
 		{"get_compliance_insights", map[string]any{"symbol": "MSFT", "kind": "alternatives"}},
 		{"get_compliance_insights", map[string]any{"symbol": "MSFT", "kind": "peer_percentiles"}},
 		{"get_screening_result", map[string]any{"symbol": "MSFT"}},
+		{"get_all_screening_results", map[string]any{"limit": 5}},
+		{"get_stock_info", map[string]any{"symbol": "AAPL", "full": true}},
+		{"get_dividends", map[string]any{"symbol": "AAPL", "include_purification": true}},
+		{"screen_etf", map[string]any{"symbol": "SPUS"}},
+		{"get_etf_info", map[string]any{"symbol": "SPUS"}},
+		{"get_etf_info", map[string]any{"symbol": "SPUS", "data_type": "fund_info"}},
 	} {
 		if res, _ := h.call(t, c.name, c.args); res.IsError {
 			t.Errorf("%s %v: %s", c.name, c.args, text(res))

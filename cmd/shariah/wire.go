@@ -382,7 +382,7 @@ func mcpServer(e *env) (*server.MCPServer, func(), error) {
 	}
 	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
 	cats := &shariah.CatalogCache{Store: ref}
-	d := mcp.Deps{Education: svc.edu, Plans: e.plans, Costs: shariah.DefaultTokenCosts(), Bulk: svc.bulk, Screener: svc.screener,
+	d := mcp.Deps{Education: svc.edu, Plans: e.plans, Costs: shariah.DefaultTokenCosts(), Bulk: svc.bulk, ETFs: svc.etfs, Screener: svc.screener,
 		Ref: ref, Catalogs: cats, Insights: &shariah.Insights{Ref: ref, Screener: svc.screener, Catalogs: cats},
 		Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
 		News:       sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules}
