@@ -1,9 +1,7 @@
 package edge
 
 import (
-	"context"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -161,66 +159,16 @@ func (s *Server) etfPurification(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.UserContext()
-	r, err := s.ETFs.Cached(ctx, a.Symbol, c.Query("ruleset"))
-	if shariah.ErrorCode(err) == shariah.ENOTFOUND {
-		r, err = s.ETFs.Screen(ctx, a.Symbol, c.Query("ruleset"), false)
+	var div *decimal.Decimal
+	if in.Dividend != nil {
+		div = &in.Dividend.Decimal
 	}
+	out, err := s.ETFs.Purify(c.UserContext(), a.Symbol, c.Query("ruleset"), in.Investment.Decimal, div)
 	if err != nil {
 		return err
 	}
-	out := fiber.Map{"symbol": a.Symbol, "investment_amount": in.Investment, "purification_rate": r.PurificationRate,
-		"purification_rate_pct": r.PurificationRatePct, "purification_coverage_pct": r.PurificationCoverage,
-		"method": "dividend x holdings-weighted impure-income ratio", "holdings_as_of": r.HoldingsAsOf,
-		"disclaimers": s.Education.DisclaimersFor("purification", "etf_lookthrough"), "illustrative": r.Illustrative}
-	dividend, basis := decimal.Zero, ""
-	switch {
-	case in.Dividend != nil:
-		dividend, basis = in.Dividend.Decimal, "dividend income given"
-	default:
-		d, b, err := s.trailingDividends(ctx, a.Symbol, in.Investment.Decimal)
-		if err != nil {
-			return err
-		}
-		dividend, basis = d, b
-	}
-	out["dividend_income"] = shariah.NewNumber(dividend.Round(2))
-	out["dividend_basis"] = basis
-	if r.PurificationRate == nil || basis == "" {
-		out["purification_amount"] = nil
-		out["note"] = "Purification needs a known rate and the dividend income: give dividend_income."
-	} else {
-		out["purification_amount"] = shariah.NewNumber(dividend.Mul(r.PurificationRate.Decimal).Round(2))
-	}
+	out.Disclaimers = s.Education.DisclaimersFor("purification", "etf_lookthrough")
 	return c.JSON(out)
-}
-
-// trailingDividends estimates a year of dividends on an investment from the ETF's dividends in the
-// twelve months to its latest quote: investment / price x dividends per share.
-func (s *Server) trailingDividends(ctx context.Context, sym string, investment decimal.Decimal) (decimal.Decimal, string, error) {
-	q, ok, err := s.Ref.Quote(ctx, sym)
-	if err != nil || !ok || q.Price <= 0 {
-		return decimal.Zero, "", err
-	}
-	ds, err := s.Ref.Dividends(ctx, sym)
-	if err != nil {
-		return decimal.Zero, "", err
-	}
-	asOf, _ := time.Parse("2006-01-02", q.AsOf)
-	from := asOf.AddDate(-1, 0, 0).Format("2006-01-02")
-	per := decimal.Zero
-	n := 0
-	for _, d := range ds {
-		if d.ExDate > from && d.ExDate <= q.AsOf {
-			per = per.Add(d.Amount.Decimal)
-			n++
-		}
-	}
-	if n == 0 {
-		return decimal.Zero, "", nil
-	}
-	shares := investment.Div(decimal.New(int64(q.Price), -6))
-	return shares.Mul(per), "estimated: " + strings.TrimSpace(shares.Round(4).String()) + " shares x " + per.String() + " per share paid in the 12 months to " + q.AsOf, nil
 }
 
 // etfCompare answers POST /api/etf/compare {symbols: 2-5}: holdings, screening and pairwise overlap.
@@ -233,50 +181,11 @@ func (s *Server) etfCompare(c *fiber.Ctx) error {
 		return &shariah.Error{Code: shariah.EINVALID, Message: "ETF compare takes between 2 and 5 symbols.",
 			Detail: map[string]any{"errors": []shariah.FieldError{{Loc: []any{"body", "symbols"}, Msg: "must hold between 2 and 5 symbols", Type: "value_error.list.size"}}}}
 	}
-	ctx := c.UserContext()
-	cat, err := s.catalogs.Get(ctx)
+	out, err := s.ETFs.Compare(c.UserContext(), syms, c.Query("ruleset"))
 	if err != nil {
 		return err
 	}
-	holdings := map[string][]shariah.Holding{}
-	var items []fiber.Map
-	var order []string
-	for _, raw := range syms {
-		res := cat.Canonical(raw)
-		if res.Symbol == "" {
-			return shariah.Errorf(shariah.ENOTFOUND, "Symbol %s is not in the database.", strings.ToUpper(strings.TrimSpace(raw)))
-		}
-		a, err := s.ETFs.ETFAsset(ctx, res.Symbol)
-		if err != nil {
-			return err
-		}
-		hs, err := s.ETFs.Holdings(ctx, a)
-		if err != nil {
-			return err
-		}
-		holdings[a.Symbol] = hs
-		order = append(order, a.Symbol)
-		r, err := s.ETFs.Cached(ctx, a.Symbol, c.Query("ruleset"))
-		if shariah.ErrorCode(err) == shariah.ENOTFOUND {
-			r, err = s.ETFs.Screen(ctx, a.Symbol, c.Query("ruleset"), false)
-		}
-		if err != nil {
-			return err
-		}
-		top := append([]shariah.Holding(nil), hs...)
-		sort.SliceStable(top, func(i, j int) bool { return top[i].Weight.GreaterThan(top[j].Weight.Decimal) })
-		items = append(items, fiber.Map{"symbol": a.Symbol, "name": a.Name, "holdings_count": len(hs), "holdings_as_of": hs[0].AsOf,
-			"top_holdings": top[:min(5, len(top))], "compliance_status": r.ComplianceStatus, "compliant_weight_pct": r.CompliantWeightPct,
-			"non_compliant_weight_pct": r.NonCompliantWeightPct, "unknown_weight_pct": r.UnknownWeightPct, "purification_rate": r.PurificationRate})
-	}
-	var overlaps []fiber.Map
-	for i := range order {
-		for j := i + 1; j < len(order); j++ {
-			o := shariah.Overlap(holdings[order[i]], holdings[order[j]])
-			overlaps = append(overlaps, fiber.Map{"a": order[i], "b": order[j], "overlap_pct": o.Mul(decimal.NewFromInt(100)).StringFixed(2)})
-		}
-	}
-	return c.JSON(fiber.Map{"items": items, "overlap": overlaps})
+	return c.JSON(out)
 }
 
 // etfScreenBulk answers POST /api/etf/screen-bulk {symbols: 1-100}: each ETF's look-through (cached

@@ -275,10 +275,6 @@ type ohlcPoint struct {
 	Source string `json:"source"`
 }
 
-var (
-	validPeriods   = []string{"1d", "5d", "1mo", "3mo", "6mo", "1y", "2y", "5y", "10y", "max"}
-	validIntervals = []string{"1m", "5m", "15m", "1h", "1d", "1wk", "1mo"}
-)
 
 func oneOf(v string, set []string) bool {
 	for _, s := range set {
@@ -289,84 +285,25 @@ func oneOf(v string, set []string) bool {
 	return false
 }
 
-// ohlc answers GET /api/ohlc/{symbol}?period=1y&interval=1d. Periods count back from the latest candle
-// (history ends where the data ends, not today). The service holds daily and monthly history, so the
-// intraday intervals are refused with 422 rather than answered with made-up candles.
+// ohlc answers GET /api/ohlc/{symbol}?period=1y&interval=1d (shariah.PriceHistory).
 func (s *Server) ohlc(c *fiber.Ctx) error {
-	var v shariah.Validation
 	period, interval := c.Query("period", "1y"), c.Query("interval", "1d")
-	if !oneOf(period, validPeriods) {
-		v.Add("must be one of "+strings.Join(validPeriods, ", "), "value_error.enum", "query", "period")
-	}
-	switch {
-	case !oneOf(interval, validIntervals):
-		v.Add("must be one of "+strings.Join(validIntervals, ", "), "value_error.enum", "query", "interval")
-	case interval == "1m" || interval == "5m" || interval == "15m" || interval == "1h":
-		v.Add("intraday candles are not available: the service holds daily and monthly history (use 1d, 1wk or 1mo)", "value_error.unavailable", "query", "interval")
-	}
-	if err := v.Err(); err != nil {
+	if err := shariah.ValidatePriceHistory(period, interval, "query"); err != nil {
 		return err
 	}
 	a, err := s.symbolParam(c)
 	if err != nil {
 		return err
 	}
-	stored := "1d"
-	if interval == "1mo" {
-		stored = "1mo"
-	}
-	se, ok, err := s.Ref.Series(c.UserContext(), a.Symbol, stored)
+	bars, source, err := shariah.PriceHistory(c.UserContext(), s.Ref, a.Symbol, period, interval)
 	if err != nil {
 		return err
 	}
-	if !ok && stored == "1d" { // only monthly history: serve it rather than nothing
-		se, ok, err = s.Ref.Series(c.UserContext(), a.Symbol, "1mo")
-		if err != nil {
-			return err
-		}
-	}
-	if !ok || len(se.Bars) == 0 {
-		return shariah.Errorf(shariah.ENOTFOUND, "No price data for %s.", a.Symbol)
-	}
-	bars := windowBars(se.Bars, period)
-	if interval == "1wk" && se.Interval == "1d" {
-		bars = shariah.WeeklyFromDaily(bars)
-	}
 	out := make([]ohlcPoint, len(bars))
 	for i, b := range bars {
-		out[i] = ohlcPoint{Date: b.Date.Format("2006-01-02"), Bar: b, Source: se.Source}
+		out[i] = ohlcPoint{Date: b.Date.Format("2006-01-02"), Bar: b, Source: source}
 	}
 	return sendCacheable(c, out, ageMaxAge(out[len(out)-1].Date, s.Now()))
-}
-
-// windowBars keeps the bars of the period, counted back from the last bar.
-func windowBars(bars []shariah.Bar, period string) []shariah.Bar {
-	last := bars[len(bars)-1].Date
-	var from time.Time
-	switch period {
-	case "1d":
-		return bars[len(bars)-1:]
-	case "5d":
-		return bars[max(0, len(bars)-5):]
-	case "1mo":
-		from = last.AddDate(0, -1, 0)
-	case "3mo":
-		from = last.AddDate(0, -3, 0)
-	case "6mo":
-		from = last.AddDate(0, -6, 0)
-	case "1y":
-		from = last.AddDate(-1, 0, 0)
-	case "2y":
-		from = last.AddDate(-2, 0, 0)
-	case "5y":
-		from = last.AddDate(-5, 0, 0)
-	case "10y":
-		from = last.AddDate(-10, 0, 0)
-	default:
-		return bars
-	}
-	i := sort.Search(len(bars), func(i int) bool { return bars[i].Date.After(from) })
-	return bars[i:]
 }
 
 func (s *Server) trending(c *fiber.Ctx) error {

@@ -1,11 +1,8 @@
 package edge
 
 import (
-	"context"
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -205,75 +202,6 @@ func (s *Server) resultsUpdates(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// portfolioItem is one symbol of a portfolio scan.
-type portfolioItem struct {
-	Input       string          `json:"input"`
-	Symbol      string          `json:"symbol"`
-	Status      string          `json:"status"` // COMPLIANT, NON_COMPLIANT, QUESTIONABLE, INSUFFICIENT_DATA, NOT_FOUND, NOT_SCREENABLE
-	IsCompliant *bool           `json:"is_compliant"`
-	Explanation string          `json:"explanation"`
-	Cached      bool            `json:"cached"`
-	Result      *shariah.Result `json:"result,omitempty"`
-}
-
-// scanSymbols screens each symbol (cached unless refresh), reporting unknown and unscreenable ones
-// as such instead of failing the whole request.
-func (s *Server) scanSymbols(ctx context.Context, syms []string, o shariah.ScreenOptions, full bool) ([]portfolioItem, error) {
-	cat, err := s.catalogs.Get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]portfolioItem, 0, len(syms))
-	for _, raw := range syms {
-		it := portfolioItem{Input: raw, Symbol: strings.ToUpper(strings.TrimSpace(raw))}
-		res := cat.Canonical(raw)
-		if _, ok := shariah.NormalizeSymbol(raw); !ok || res.Symbol == "" {
-			it.Status, it.Explanation = "NOT_FOUND", "Symbol is not in the database."
-			out = append(out, it)
-			continue
-		}
-		it.Symbol = res.Symbol
-		r, cached, err := s.Screener.Screen(ctx, res.Symbol, o)
-		switch shariah.ErrorCode(err) {
-		case "":
-		case shariah.EVALIDATION, shariah.ENOTFOUND:
-			it.Status, it.Explanation = "NOT_SCREENABLE", err.(*shariah.Error).Message
-			if d, ok := err.(*shariah.Error).Detail.(map[string]any); ok {
-				if errs, ok := d["errors"].([]shariah.FieldError); ok && len(errs) > 0 {
-					it.Explanation = errs[0].Msg
-				}
-			}
-			out = append(out, it)
-			continue
-		default:
-			return nil, err
-		}
-		it.Status, it.IsCompliant, it.Explanation, it.Cached = r.ComplianceStatus, r.IsCompliant, r.ComplianceExplanation, cached
-		if full {
-			r := r
-			it.Result = &r
-		}
-		out = append(out, it)
-	}
-	return out, nil
-}
-
-func summarize(items []portfolioItem) fiber.Map {
-	counts := map[string]int{"COMPLIANT": 0, "NON_COMPLIANT": 0, "QUESTIONABLE": 0, "INSUFFICIENT_DATA": 0, "NOT_FOUND": 0, "NOT_SCREENABLE": 0}
-	for _, it := range items {
-		counts[it.Status]++
-	}
-	verdicts := counts["COMPLIANT"] + counts["NON_COMPLIANT"] + counts["QUESTIONABLE"]
-	rate := "0.00"
-	if verdicts > 0 {
-		rate = shariah.RatioPercent(int64(counts["COMPLIANT"]), int64(verdicts))
-	}
-	return fiber.Map{"total": len(items), "compliant": counts["COMPLIANT"], "non_compliant": counts["NON_COMPLIANT"],
-		"questionable": counts["QUESTIONABLE"], "insufficient_data": counts["INSUFFICIENT_DATA"], "not_found": counts["NOT_FOUND"],
-		"not_screenable": counts["NOT_SCREENABLE"], "compliance_rate_pct": rate,
-		"note": "compliance_rate_pct counts compliant among symbols with a verdict (compliant, non-compliant, questionable)."}
-}
-
 // portfolioScan answers POST /api/portfolio/scan {symbols (1-100), force_refresh}. force_refresh is
 // honoured only for the enterprise and internal plans, and silently false for the others (spec).
 func (s *Server) portfolioScan(c *fiber.Ctx) error {
@@ -296,11 +224,11 @@ func (s *Server) portfolioScan(c *fiber.Ctx) error {
 			o.ForceRefresh = true
 		}
 	}
-	items, err := s.scanSymbols(c.UserContext(), syms, o, false)
+	items, err := s.Screener.ScanPortfolio(c.UserContext(), s.catalogs, syms, o, false)
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"results": items, "summary": summarize(items), "force_refresh_applied": o.ForceRefresh})
+	return c.JSON(fiber.Map{"results": items, "summary": shariah.SummarizePortfolio(items), "force_refresh_applied": o.ForceRefresh})
 }
 
 // compare answers POST /api/compare {symbols: 2-5}; another count is 400 as the spec says.
@@ -360,56 +288,7 @@ func (s *Server) screeningReport(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(fiber.Map{"report_type": "screening", "generated_at": s.Now().UTC().Format(time.RFC3339), "symbol": r.Symbol,
-		"name": r.Name, "summary": r.ComplianceExplanation, "sections": reportSections(r), "result": r, "disclaimers": r.Disclaimers})
-}
-
-// reportSections renders a result as titled paragraphs.
-func reportSections(r shariah.Result) []fiber.Map {
-	var biz []string
-	for _, a := range r.BusinessActivities {
-		kind := "doubtful"
-		if a.Primary {
-			kind = "prohibited"
-		}
-		biz = append(biz, fmt.Sprintf("%s (%s, from %s)", strings.ReplaceAll(a.Category, "_", " "), kind, a.Reason))
-	}
-	bizText := "Nothing prohibited or doubtful was found in the company's classification."
-	if len(biz) > 0 {
-		bizText = "Activities found: " + strings.Join(biz, "; ") + "."
-	}
-	var ratios []string
-	for _, m := range methodologyNames(r) {
-		mr := r.ByMethodology[m]
-		for _, rr := range mr.Ratios {
-			val := "unknown (missing " + strings.Join(rr.Missing, ", ") + ")"
-			if rr.ValuePct != nil {
-				val = *rr.ValuePct + "%"
-			}
-			verdict := "unknown"
-			if rr.Pass != nil {
-				verdict = map[bool]string{true: "passes", false: "fails"}[*rr.Pass]
-			}
-			ratios = append(ratios, fmt.Sprintf("%s %s: %s against %s%% (%s)", m, rr.Label, val, rr.ThresholdPct, verdict))
-		}
-	}
-	pur := "Unknown: the impure-revenue ratio could not be computed."
-	if r.PurificationRatePct != nil {
-		pur = fmt.Sprintf("Purify %s%% of dividends (%s).", r.PurificationRatePct.String(), r.PurificationMethod)
-	}
-	dq := fmt.Sprintf("Fundamentals as of %s (%s) from %s.", r.DataQuality.AsOf, r.DataQuality.Period, strings.Join(r.DataQuality.Sources, ", "))
-	if len(r.DataQuality.MissingFields) > 0 {
-		dq += " Missing: " + strings.Join(r.DataQuality.MissingFields, ", ") + "."
-	}
-	if r.DataQuality.Illustrative {
-		dq += " Illustrative figures are not from filings."
-	}
-	return []fiber.Map{
-		{"title": "Verdict", "body": r.ComplianceExplanation},
-		{"title": "Business activity", "body": bizText},
-		{"title": "Financial ratios", "body": strings.Join(ratios, "; ") + "."},
-		{"title": "Purification", "body": pur},
-		{"title": "Data quality", "body": dq},
-	}
+		"name": r.Name, "summary": r.ComplianceExplanation, "sections": shariah.ReportSections(r), "result": r, "disclaimers": r.Disclaimers})
 }
 
 // portfolioReport answers POST /api/reports/portfolio {symbols}.
@@ -422,12 +301,12 @@ func (s *Server) portfolioReport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	items, err := s.scanSymbols(c.UserContext(), syms, o, false)
+	items, err := s.Screener.ScanPortfolio(c.UserContext(), s.catalogs, syms, o, false)
 	if err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"report_type": "portfolio", "generated_at": s.Now().UTC().Format(time.RFC3339), "holdings": items,
-		"summary": summarize(items), "disclaimers": s.Education.DisclaimersFor("screening", "purification")})
+		"summary": shariah.SummarizePortfolio(items), "disclaimers": s.Education.DisclaimersFor("screening", "purification")})
 }
 
 // csvSafe neutralises a cell a spreadsheet would run as a formula (= + - @, tab, carriage return).
@@ -490,14 +369,4 @@ func (s *Server) exportCSV(c *fiber.Ctx) error {
 	}
 	w.Flush()
 	return w.Error()
-}
-
-// methodologyNames lists a result's methodologies in a stable order.
-func methodologyNames(r shariah.Result) []string {
-	out := make([]string, 0, len(r.ByMethodology))
-	for name := range r.ByMethodology {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
 }

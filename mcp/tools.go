@@ -456,5 +456,5 @@ func (d Deps) tools() []tool {
 	if d.Insights != nil {
 		ts = append(ts, d.insightsTool())
 	}
-	return append(ts, d.moreTools()...)
+	return append(append(ts, d.moreTools()...), d.lastTools()...)
 }

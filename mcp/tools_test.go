@@ -42,13 +42,17 @@ func TestToolsListWithSchemasAndAnnotations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(list.Tools) != 25 {
+		t.Errorf("%d tools, want the 25 of mcp.md", len(list.Tools))
+	}
 	have := map[string]bool{}
 	for _, tl := range list.Tools {
 		have[tl.Name] = true
 	}
 	for _, want := range []string{"screen_stock", "get_screening_result", "compare_stocks", "get_quote", "get_trending_stocks", "search_stocks",
 		"islamic_finance_education", "get_disclaimers", "calculate_zakat", "bulk_screen", "manage_watchlist", "screen_sukuk", "get_news",
-		"get_sec_filings", "get_compliance_insights", "get_all_screening_results", "get_stock_info", "get_dividends", "screen_etf", "get_etf_info"} {
+		"get_sec_filings", "get_compliance_insights", "get_all_screening_results", "get_stock_info", "get_dividends", "screen_etf", "get_etf_info",
+		"get_price_history", "etf_purification", "compare_etfs", "scan_portfolio", "generate_report"} {
 		if !have[want] {
 			t.Errorf("no tool %s", want)
 		}
@@ -145,6 +149,12 @@ func TestToolsCallTheSameDomainCode(t *testing.T) {
 		{"screen_etf", map[string]any{"symbol": "SPUS"}},
 		{"get_etf_info", map[string]any{"symbol": "SPUS"}},
 		{"get_etf_info", map[string]any{"symbol": "SPUS", "data_type": "fund_info"}},
+		{"get_price_history", map[string]any{"symbol": "AAPL", "period": "3mo", "interval": "1wk"}},
+		{"etf_purification", map[string]any{"symbol": "SPUS", "investment_amount": 10000, "dividend_income": 120}},
+		{"compare_etfs", map[string]any{"symbols": []any{"SPUS", "HLAL"}}},
+		{"scan_portfolio", map[string]any{"symbols": []any{"MSFT", "NOPE123", "SPUS"}}},
+		{"generate_report", map[string]any{"report_type": "screening", "symbol": "MSFT"}},
+		{"generate_report", map[string]any{"report_type": "portfolio", "symbols": []any{"MSFT", "KO"}}},
 	} {
 		if res, _ := h.call(t, c.name, c.args); res.IsError {
 			t.Errorf("%s %v: %s", c.name, c.args, text(res))

@@ -1,0 +1,164 @@
+package shariah
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// CachedOrScreen returns the ETF's cached look-through, computing it when there is none.
+func (e *ETFs) CachedOrScreen(ctx context.Context, symbol, ruleset string) (ETFResult, error) {
+	r, err := e.Cached(ctx, symbol, ruleset)
+	if ErrorCode(err) == ENOTFOUND {
+		r, err = e.Screen(ctx, symbol, ruleset, false)
+	}
+	return r, err
+}
+
+// ETFPurification is the amount to purify on an ETF investment.
+type ETFPurification struct {
+	Symbol             string       `json:"symbol"`
+	Investment         Number       `json:"investment_amount"`
+	PurificationRate   *Number      `json:"purification_rate"`
+	PurificationPct    *Number      `json:"purification_rate_pct"`
+	Coverage           string       `json:"purification_coverage_pct"`
+	Method             string       `json:"method"`
+	HoldingsAsOf       string       `json:"holdings_as_of"`
+	DividendIncome     Number       `json:"dividend_income"`
+	DividendBasis      string       `json:"dividend_basis"`
+	PurificationAmount *Number      `json:"purification_amount"`
+	Note               string       `json:"note,omitempty"`
+	Disclaimers        []Disclaimer `json:"disclaimers"`
+	Illustrative       bool         `json:"illustrative"`
+}
+
+// Purify computes the purification of an investment in the ETF: dividend income (given, or estimated
+// from the dividends of the 12 months to the latest quote) x the holdings-weighted purification rate.
+func (e *ETFs) Purify(ctx context.Context, symbol, ruleset string, investment decimal.Decimal, dividend *decimal.Decimal) (ETFPurification, error) {
+	a, err := e.ETFAsset(ctx, symbol)
+	if err != nil {
+		return ETFPurification{}, err
+	}
+	r, err := e.CachedOrScreen(ctx, a.Symbol, ruleset)
+	if err != nil {
+		return ETFPurification{}, err
+	}
+	out := ETFPurification{Symbol: a.Symbol, Investment: NewNumber(investment), PurificationRate: r.PurificationRate,
+		PurificationPct: r.PurificationRatePct, Coverage: r.PurificationCoverage, Method: "dividend x holdings-weighted impure-income ratio",
+		HoldingsAsOf: r.HoldingsAsOf, Illustrative: r.Illustrative}
+	income, basis := decimal.Zero, ""
+	if dividend != nil {
+		income, basis = *dividend, "dividend income given"
+	} else if income, basis, err = e.trailingDividends(ctx, a.Symbol, investment); err != nil {
+		return ETFPurification{}, err
+	}
+	out.DividendIncome, out.DividendBasis = NewNumber(income.Round(2)), basis
+	if r.PurificationRate == nil || basis == "" {
+		out.Note = "Purification needs a known rate and the dividend income: give dividend_income."
+	} else {
+		n := NewNumber(income.Mul(r.PurificationRate.Decimal).Round(2))
+		out.PurificationAmount = &n
+	}
+	return out, nil
+}
+
+// trailingDividends estimates a year of dividends on an investment from the ETF's dividends in the
+// twelve months to its latest quote: investment / price x dividends per share.
+func (e *ETFs) trailingDividends(ctx context.Context, sym string, investment decimal.Decimal) (decimal.Decimal, string, error) {
+	q, ok, err := e.Ref.Quote(ctx, sym)
+	if err != nil || !ok || q.Price <= 0 {
+		return decimal.Zero, "", err
+	}
+	ds, err := e.Ref.Dividends(ctx, sym)
+	if err != nil {
+		return decimal.Zero, "", err
+	}
+	asOf, _ := time.Parse("2006-01-02", q.AsOf)
+	from := asOf.AddDate(-1, 0, 0).Format("2006-01-02")
+	per := decimal.Zero
+	n := 0
+	for _, d := range ds {
+		if d.ExDate > from && d.ExDate <= q.AsOf {
+			per = per.Add(d.Amount.Decimal)
+			n++
+		}
+	}
+	if n == 0 {
+		return decimal.Zero, "", nil
+	}
+	shares := investment.Div(decimal.New(int64(q.Price), -6))
+	return shares.Mul(per), "estimated: " + strings.TrimSpace(shares.Round(4).String()) + " shares x " + per.String() + " per share paid in the 12 months to " + q.AsOf, nil
+}
+
+// ETFComparisonItem is one ETF of a comparison.
+type ETFComparisonItem struct {
+	Symbol                string    `json:"symbol"`
+	Name                  string    `json:"name"`
+	HoldingsCount         int       `json:"holdings_count"`
+	HoldingsAsOf          string    `json:"holdings_as_of"`
+	TopHoldings           []Holding `json:"top_holdings"`
+	ComplianceStatus      string    `json:"compliance_status"`
+	CompliantWeightPct    string    `json:"compliant_weight_pct"`
+	NonCompliantWeightPct string    `json:"non_compliant_weight_pct"`
+	UnknownWeightPct      string    `json:"unknown_weight_pct"`
+	PurificationRate      *Number   `json:"purification_rate"`
+}
+
+// ETFOverlap is the weight two ETFs hold in common.
+type ETFOverlap struct {
+	A          string `json:"a"`
+	B          string `json:"b"`
+	OverlapPct string `json:"overlap_pct"`
+}
+
+// ETFComparison compares 2-5 ETFs: holdings, screening and pairwise overlap.
+type ETFComparison struct {
+	Items   []ETFComparisonItem `json:"items"`
+	Overlap []ETFOverlap        `json:"overlap"`
+}
+
+// Compare compares ETFs (symbols already counted by the caller).
+func (e *ETFs) Compare(ctx context.Context, syms []string, ruleset string) (ETFComparison, error) {
+	cat, err := e.Catalogs.Get(ctx)
+	if err != nil {
+		return ETFComparison{}, err
+	}
+	holdings := map[string][]Holding{}
+	var out ETFComparison
+	var order []string
+	for _, raw := range syms {
+		res := cat.Canonical(raw)
+		if res.Symbol == "" {
+			return ETFComparison{}, Errorf(ENOTFOUND, "Symbol %s is not in the database.", strings.ToUpper(strings.TrimSpace(raw)))
+		}
+		a, err := e.ETFAsset(ctx, res.Symbol)
+		if err != nil {
+			return ETFComparison{}, err
+		}
+		hs, err := e.Holdings(ctx, a)
+		if err != nil {
+			return ETFComparison{}, err
+		}
+		holdings[a.Symbol] = hs
+		order = append(order, a.Symbol)
+		r, err := e.CachedOrScreen(ctx, a.Symbol, ruleset)
+		if err != nil {
+			return ETFComparison{}, err
+		}
+		top := append([]Holding(nil), hs...)
+		sort.SliceStable(top, func(i, j int) bool { return top[i].Weight.GreaterThan(top[j].Weight.Decimal) })
+		out.Items = append(out.Items, ETFComparisonItem{Symbol: a.Symbol, Name: a.Name, HoldingsCount: len(hs), HoldingsAsOf: hs[0].AsOf,
+			TopHoldings: top[:min(5, len(top))], ComplianceStatus: r.ComplianceStatus, CompliantWeightPct: r.CompliantWeightPct,
+			NonCompliantWeightPct: r.NonCompliantWeightPct, UnknownWeightPct: r.UnknownWeightPct, PurificationRate: r.PurificationRate})
+	}
+	for i := range order {
+		for j := i + 1; j < len(order); j++ {
+			o := Overlap(holdings[order[i]], holdings[order[j]])
+			out.Overlap = append(out.Overlap, ETFOverlap{A: order[i], B: order[j], OverlapPct: o.Mul(decimal.NewFromInt(100)).StringFixed(2)})
+		}
+	}
+	return out, nil
+}
