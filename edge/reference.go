@@ -275,7 +275,6 @@ type ohlcPoint struct {
 	Source string `json:"source"`
 }
 
-
 func oneOf(v string, set []string) bool {
 	for _, s := range set {
 		if s == v {
