@@ -22,8 +22,10 @@ import (
 
 // Config is every setting of every process; each subcommand reads the part it needs.
 type Config struct {
-	HTTPAddr      string `env:"SHARIAH_HTTP_ADDR" envDefault:":8000"`
-	MCPAddr       string `env:"SHARIAH_MCP_ADDR" envDefault:":8001"`
+	HTTPAddr string `env:"SHARIAH_HTTP_ADDR" envDefault:":8000"`
+	MCPAddr  string `env:"SHARIAH_MCP_ADDR" envDefault:":8001"`
+	// MCPRequireKey makes the MCP HTTP transports require X-API-Key and meter tool calls (stdio never does).
+	MCPRequireKey bool   `env:"SHARIAH_MCP_REQUIRE_KEY" envDefault:"false"`
 	RedisURL      string `env:"SHARIAH_REDIS_URL" envDefault:"redis://127.0.0.1:6379/0"`
 	ClickHouseURL string `env:"SHARIAH_CLICKHOUSE_URL" envDefault:"clickhouse://127.0.0.1:9000/shariah"`
 	DataDir       string `env:"SHARIAH_DATA_DIR"`

@@ -30,6 +30,7 @@ type Deps struct {
 	Trajectory shariah.TrajectoryStore
 	SukukStore shariah.SukukStore
 	SukukRules *shariah.SukukRules
+	Auth       *Auth // HTTP key requirement and metering (nil: none)
 }
 
 // resource is one fixed resource: its URI, name, description and content.

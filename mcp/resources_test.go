@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/datapack"
@@ -24,6 +25,7 @@ import (
 
 // harness is an MCP server over a real Redis with the default universe, and an in-process client.
 type harness struct {
+	rc   rueidis.Client
 	c    *client.Client
 	d    mcp.Deps
 	edu  *education.Registry
@@ -84,7 +86,7 @@ func start(t *testing.T) *harness {
 	if err != nil || !strings.Contains(res.Instructions, "not a religious ruling") {
 		t.Fatalf("initialize: %v %+v", err, res)
 	}
-	return &harness{c: c, d: d, edu: edu, ctx: ctx}
+	return &harness{rc: rc, c: c, d: d, edu: edu, ctx: ctx}
 }
 
 func TestResourcesOverTheInProcessClient(t *testing.T) {
@@ -139,3 +141,5 @@ func TestResourcesOverTheInProcessClient(t *testing.T) {
 		t.Fatalf("unknown methodology: %v", err)
 	}
 }
+
+func timeNow() time.Time { return time.Now() }

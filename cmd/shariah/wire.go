@@ -90,13 +90,13 @@ func runProcesses(which string) error {
 		}
 	}
 	if which == "all" {
-		s, closeMCP, err := mcpServer(e)
+		s, auth, closeMCP, err := mcpServer(e)
 		if err != nil {
 			return err
 		}
 		defer closeMCP()
 		addr := e.cfg.MCPAddr
-		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, addr) })
+		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, addr, auth) })
 		e.log.Info("mcp listening", "addr", addr, "path", "/mcp")
 	}
 	return stopped(e.log, g.Run())
@@ -275,13 +275,13 @@ func runMCP(args []string) error {
 	}
 	var g run.Group
 	signals(&g)
-	s, closeMCP, err := mcpServer(e)
+	s, auth, closeMCP, err := mcpServer(e)
 	if err != nil {
 		return err
 	}
 	defer closeMCP()
 	if *httpMode {
-		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, e.cfg.MCPAddr) })
+		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, e.cfg.MCPAddr, auth) })
 	} else {
 		ctxActor(&g, func(ctx context.Context) error { return mcp.Stdio(ctx, s) })
 	}
@@ -365,31 +365,32 @@ func downgrades(ctx context.Context, b *shariah.Billing, log *slog.Logger) {
 }
 
 // mcpServer builds the MCP server over the same services as the REST API.
-func mcpServer(e *env) (*server.MCPServer, func(), error) {
+func mcpServer(e *env) (*server.MCPServer, *mcp.Auth, func(), error) {
 	rc, err := sredis.Open(e.cfg.RedisURL)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	svc, err := newServices(e, rc, sredis.NewRefStore(rc).Cached(30*time.Second))
 	if err != nil {
 		rc.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sukukRules, err := sukukrules.Load()
 	if err != nil {
 		rc.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	auth := &mcp.Auth{Required: e.cfg.MCPRequireKey, Keys: sredis.NewKeyStore(rc), Meter: sredis.NewMeter(rc, e.plans), Costs: shariah.DefaultTokenCosts()}
 	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
 	cats := &shariah.CatalogCache{Store: ref}
 	d := mcp.Deps{Education: svc.edu, Plans: e.plans, Costs: shariah.DefaultTokenCosts(), Bulk: svc.bulk, ETFs: svc.etfs, Screener: svc.screener,
 		Ref: ref, Catalogs: cats, Insights: &shariah.Insights{Ref: ref, Screener: svc.screener, Catalogs: cats},
 		Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
-		News:       sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules}
+		News:       sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules, Auth: auth}
 	closeDB := func() {}
 	if db, err := analytics.Open(e.cfg.ClickHouseURL); err == nil {
 		d.Trajectory, closeDB = analytics.Trajectory{DB: db}, func() { db.Close() }
 	}
 	s := mcp.New(d)
-	return s, func() { svc.queue.Close(); closeDB(); rc.Close() }, nil
+	return s, auth, func() { svc.queue.Close(); closeDB(); rc.Close() }, nil
 }
