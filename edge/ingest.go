@@ -374,40 +374,5 @@ func (s *Server) staleness(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	screened := r.ScreenedAt.UTC().Format("2006-01-02")
-	var sinceScreen, sinceData []shariah.FilingEvent
-	for _, ev := range shariah.EventsOf(all, s.EventRelevance) {
-		if !ev.Material {
-			continue
-		}
-		if ev.Date >= screened {
-			sinceScreen = append(sinceScreen, ev)
-		}
-		if ev.Date > r.DataQuality.AsOf {
-			sinceData = append(sinceData, ev)
-		}
-	}
-	newer := []shariah.Filing{}
-	for _, f := range all {
-		if (f.Form == "10-Q" || f.Form == "10-K") && f.ReportDate > r.DataQuality.AsOf {
-			newer = append(newer, f)
-		}
-	}
-	stale := len(sinceScreen) > 0 || len(newer) > 0
-	reason := "No material 8-K since the screening and no newer periodic report than its data."
-	switch {
-	case len(sinceScreen) > 0:
-		reason = fmt.Sprintf("%d material 8-K filing(s) since the screening on %s.", len(sinceScreen), screened)
-	case len(newer) > 0:
-		reason = fmt.Sprintf("A newer periodic report (%s for %s) than the data screened (as of %s).", newer[0].Form, newer[0].ReportDate, r.DataQuality.AsOf)
-	}
-	if sinceScreen == nil {
-		sinceScreen = []shariah.FilingEvent{}
-	}
-	if sinceData == nil {
-		sinceData = []shariah.FilingEvent{}
-	}
-	return c.JSON(fiber.Map{"symbol": a.Symbol, "screened_at": r.ScreenedAt, "fundamentals_as_of": r.DataQuality.AsOf, "stale": stale,
-		"reason": reason, "material_filings_since_screening": sinceScreen, "material_filings_since_data": sinceData,
-		"newer_periodic_reports": newer})
+	return c.JSON(shariah.StalenessOf(r, all, s.EventRelevance))
 }

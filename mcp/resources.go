@@ -31,6 +31,8 @@ type Deps struct {
 	SukukStore shariah.SukukStore
 	SukukRules *shariah.SukukRules
 	Auth       *Auth // HTTP key requirement and metering (nil: none)
+	// EventRelevance rates 8-K items (news.RelevanceFor8K), for staleness.
+	EventRelevance func(items []string) (string, string)
 }
 
 // resource is one fixed resource: its URI, name, description and content.

@@ -428,7 +428,15 @@ func (d Deps) insightsTool() tool {
 				}
 				res, err = map[string]any{"quarters": pts, "summary": shariah.TrajectorySummary(pts)}, terr
 			case "staleness":
-				return nil, "", shariah.Errorf(shariah.EUNAVAILABLE, "Staleness is served by GET /api/insights/{symbol}/staleness; not yet over MCP.")
+				if d.Filings == nil {
+					return nil, "", shariah.Errorf(shariah.EUNAVAILABLE, "Filings are not available here.")
+				}
+				r, serr := d.Screener.Cached(ctx, a.Symbol, shariah.ScreenOptions{})
+				if serr != nil {
+					return nil, "", serr
+				}
+				fs, ferr := d.Filings.Filings(ctx, a.Symbol)
+				res, err = shariah.StalenessOf(r, fs, d.EventRelevance), ferr
 			default:
 				return nil, "", invalid("unknown kind", "kind")
 			}

@@ -143,6 +143,7 @@ func TestToolsCallTheSameDomainCode(t *testing.T) {
 		{"get_compliance_insights", map[string]any{"symbol": "MSFT", "kind": "alternatives"}},
 		{"get_compliance_insights", map[string]any{"symbol": "MSFT", "kind": "peer_percentiles"}},
 		{"get_screening_result", map[string]any{"symbol": "MSFT"}},
+		{"get_compliance_insights", map[string]any{"symbol": "MSFT", "kind": "staleness"}},
 		{"get_all_screening_results", map[string]any{"limit": 5}},
 		{"get_stock_info", map[string]any{"symbol": "AAPL", "full": true}},
 		{"get_dividends", map[string]any{"symbol": "AAPL", "include_purification": true}},

@@ -386,7 +386,7 @@ func mcpServer(e *env) (*server.MCPServer, *mcp.Auth, func(), error) {
 	d := mcp.Deps{Education: svc.edu, Plans: e.plans, Costs: shariah.DefaultTokenCosts(), Bulk: svc.bulk, ETFs: svc.etfs, Screener: svc.screener,
 		Ref: ref, Catalogs: cats, Insights: &shariah.Insights{Ref: ref, Screener: svc.screener, Catalogs: cats},
 		Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
-		News:       sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules, Auth: auth}
+		News:       sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules, Auth: auth, EventRelevance: eventRelevance}
 	closeDB := func() {}
 	if db, err := analytics.Open(e.cfg.ClickHouseURL); err == nil {
 		d.Trajectory, closeDB = analytics.Trajectory{DB: db}, func() { db.Close() }
