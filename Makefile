@@ -26,6 +26,8 @@ test: ## vet and run every test (installs Redis and ClickHouse when missing; tes
 	scripts/install-services.sh
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) build
+	scripts/mcp-check.sh
 
 lint: ## gofmt, vet, the import direction of the layout, and Redocly's lint of the OpenAPI document
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

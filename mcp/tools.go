@@ -30,7 +30,11 @@ type tool struct {
 
 // objectOut is the output schema of a tool whose result is an object with these required keys.
 func objectOut(required ...string) string {
-	b, _ := json.Marshal(map[string]any{"type": "object", "required": required, "additionalProperties": true})
+	schema := map[string]any{"type": "object", "additionalProperties": true}
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	b, _ := json.Marshal(schema)
 	return string(b)
 }
 
