@@ -17,6 +17,7 @@ import (
 	"github.com/shariah-screen/shariah/datapack/defaultpack"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rulesets"
@@ -64,9 +65,14 @@ func start(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	cats := &shariah.CatalogCache{Store: ref}
+	queue, err := jobs.NewQueue(r.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(queue.Close)
 	sc := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs, Disclaimers: edu.DisclaimersFor}
 	d := mcp.Deps{Education: edu, Plans: shariah.DefaultPlans(), Costs: shariah.DefaultTokenCosts(),
-		Bulk: &shariah.Bulk{Ref: ref, Runs: sredis.NewRunStore(rc), Screener: sc}, Screener: sc,
+		Bulk: &shariah.Bulk{Ref: ref, Runs: sredis.NewRunStore(rc), Screener: sc, Queue: queue, Concurrency: 2}, Screener: sc,
 		ETFs: &shariah.ETFs{Ref: ref, Screener: sc, Results: sredis.NewResultStore(rc), Catalogs: cats}, Ref: ref, Catalogs: cats,
 		Insights: &shariah.Insights{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
 		News: sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sk}

@@ -162,3 +162,32 @@ func TestToolsCallTheSameDomainCode(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkScreenRunAndFollow triggers a run through the tool, executes it as a worker does, and follows
+// it to its results and summary.
+func TestBulkScreenRunAndFollow(t *testing.T) {
+	h := start(t)
+	res, m := h.call(t, "bulk_screen", map[string]any{"action": "trigger", "index_name": "djia"})
+	if res.IsError {
+		t.Fatalf("trigger: %s", text(res))
+	}
+	id := m["run"].(map[string]any)["run_id"].(string)
+	if err := h.d.Bulk.Execute(h.ctx, id); err != nil { // the worker's part
+		t.Fatal(err)
+	}
+	res, m = h.call(t, "bulk_screen", map[string]any{"action": "status", "run_id": id})
+	run := m["run"].(map[string]any)
+	if res.IsError || run["status"] != "completed" || run["processed"].(float64) != run["total"].(float64) {
+		t.Fatalf("status: %s", text(res))
+	}
+	res, m = h.call(t, "bulk_screen", map[string]any{"action": "results", "run_id": id, "page_size": 5})
+	if res.IsError || len(m["results"].([]any)) == 0 || len(m["results"].([]any)) > 5 {
+		t.Fatalf("results: %s", text(res))
+	}
+	if res, _ = h.call(t, "bulk_screen", map[string]any{"action": "summary", "run_id": id}); res.IsError {
+		t.Fatalf("summary: %s", text(res))
+	}
+	if res, _ = h.call(t, "bulk_screen", map[string]any{"action": "trigger", "index_name": "NOPE"}); !res.IsError {
+		t.Fatal("an unknown index was triggered")
+	}
+}
