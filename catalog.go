@@ -16,7 +16,8 @@ type Catalog struct {
 	assets   []Asset        // sorted by symbol
 	bySymbol map[string]int // symbol -> index
 	byISIN   map[string]int
-	words    []wordRef // name words, sorted
+	words    []wordRef          // name words, sorted
+	bySector map[string][]int32 // lower-case sector -> equities, by symbol
 	stats    CatalogStats
 }
 
@@ -48,7 +49,8 @@ func NewCatalog(assets []Asset) *Catalog {
 		c.assets = append(c.assets, a)
 	}
 	sort.Slice(c.assets, func(i, j int) bool { return c.assets[i].Symbol < c.assets[j].Symbol })
-	sectors, countries := map[string]bool{}, map[string]bool{}
+	countries := map[string]bool{}
+	c.bySector = map[string][]int32{}
 	for i, a := range c.assets {
 		c.bySymbol[a.Symbol] = i
 		if a.ISIN != "" {
@@ -63,7 +65,8 @@ func NewCatalog(assets []Asset) *Catalog {
 		case Equity:
 			c.stats.Equities++
 			if a.Sector != "" {
-				sectors[strings.ToLower(a.Sector)] = true
+				k := strings.ToLower(a.Sector)
+				c.bySector[k] = append(c.bySector[k], int32(i))
 			}
 			if a.Country != "" {
 				countries[strings.ToLower(a.Country)] = true
@@ -83,13 +86,25 @@ func NewCatalog(assets []Asset) *Catalog {
 		return c.words[i].idx < c.words[j].idx
 	})
 	c.stats.Total = len(c.assets)
-	c.stats.EquitySectors, c.stats.EquityCountries = len(sectors), len(countries)
+	c.stats.EquitySectors, c.stats.EquityCountries = len(c.bySector), len(countries)
 	return c
 }
 
 // nameWords splits a name into lower-case words of letters and digits.
 func nameWords(name string) []string {
 	return strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// SectorPeers lists the other equities of a's sector (case-insensitive), by symbol.
+func (c *Catalog) SectorPeers(a Asset) []Asset {
+	idx := c.bySector[strings.ToLower(a.Sector)]
+	out := make([]Asset, 0, len(idx))
+	for _, i := range idx {
+		if p := c.assets[i]; p.Symbol != a.Symbol {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Len is the number of records.
@@ -396,19 +411,47 @@ func (c *CatalogCache) Get(ctx context.Context) (*Catalog, error) {
 	return cat, nil
 }
 
-// Resolve gives the canonical symbol of a known asset: the symbol itself, or its canonical form
-// (BRK.B, AAPL.US, an ISIN); "" when the input is malformed or unknown.
-func (c *CatalogCache) Resolve(ctx context.Context, raw string) (string, error) {
-	cat, err := c.Get(ctx)
-	if err != nil {
-		return "", err
-	}
+// lookupRaw finds the asset of a raw symbol: the symbol itself or its canonical form (BRK.B, AAPL.US,
+// 700.HK, an ISIN). wellFormed is false when raw is not shaped like a symbol.
+func (c *CatalogCache) lookupRaw(ctx context.Context, raw string) (a Asset, wellFormed, found bool, err error) {
 	sym, ok := NormalizeSymbol(raw)
 	if !ok {
-		return "", nil
+		return Asset{}, false, false, nil
+	}
+	cat, err := c.Get(ctx)
+	if err != nil {
+		return Asset{}, true, false, err
 	}
 	if a, ok := cat.Lookup(sym); ok {
-		return a.Symbol, nil
+		return a, true, true, nil
 	}
-	return cat.Canonical(sym).Symbol, nil
+	if r := cat.Canonical(sym); r.Symbol != "" {
+		a, ok := cat.Lookup(r.Symbol)
+		return a, true, ok, nil
+	}
+	return Asset{}, true, false, nil
+}
+
+// Find resolves a symbol given by a client: a malformed one is a VALIDATION_ERROR at loc (before any
+// store is asked), an unknown one ENOTFOUND. REST, MCP and the terminal agent all resolve through it.
+func (c *CatalogCache) Find(ctx context.Context, raw string, loc ...any) (Asset, error) {
+	a, wellFormed, found, err := c.lookupRaw(ctx, raw)
+	switch {
+	case err != nil:
+		return Asset{}, err
+	case !wellFormed:
+		var v Validation
+		v.Add("not a valid symbol (letters, digits, '.', '-', '=', '&', optional leading '^'; at most 20 characters)", "value_error.symbol", loc...)
+		return Asset{}, v.Err()
+	case !found:
+		sym, _ := NormalizeSymbol(raw)
+		return Asset{}, Errorf(ENOTFOUND, "Symbol %s is not in the database.", sym)
+	}
+	return a, nil
+}
+
+// Resolve gives the canonical symbol of a known asset; "" when the input is malformed or unknown.
+func (c *CatalogCache) Resolve(ctx context.Context, raw string) (string, error) {
+	a, _, _, err := c.lookupRaw(ctx, raw)
+	return a.Symbol, err
 }

@@ -1,5 +1,7 @@
 package shariah
 
+import "encoding/json"
+
 // TokenCost is the price of one route in tokens. The edge reads this one table to charge requests and
 // GET /api/keys/token-costs serves it, so what is published is what is charged.
 type TokenCost struct {
@@ -136,4 +138,15 @@ func DefaultTokenCosts() TokenCosts {
 		light(G, "/api/sukuk/search"), std(G, "/api/sukuk/{isin}"), std(G, "/api/sukuk/issuer/{lei}"),
 		perSymbol(P, "/api/sukuk/portfolio-impact"),
 	}
+}
+
+// BatchItems counts what a per-item route charges for in a request body: the symbols of a batch and the
+// holdings of a sleeve (a body that does not parse counts none; its handler refuses it and it is refunded).
+func BatchItems(body []byte) int {
+	var b struct {
+		Symbols  []json.RawMessage `json:"symbols"`
+		Holdings []json.RawMessage `json:"holdings"`
+	}
+	_ = json.Unmarshal(body, &b)
+	return len(b.Symbols) + len(b.Holdings)
 }

@@ -122,19 +122,18 @@ type ETFComparison struct {
 
 // Compare compares ETFs (symbols already counted by the caller).
 func (e *ETFs) Compare(ctx context.Context, syms []string, ruleset string) (ETFComparison, error) {
-	cat, err := e.Catalogs.Get(ctx)
-	if err != nil {
-		return ETFComparison{}, err
-	}
 	holdings := map[string][]Holding{}
 	var out ETFComparison
 	var order []string
 	for _, raw := range syms {
-		res := cat.Canonical(raw)
-		if res.Symbol == "" {
+		sym, err := e.Catalogs.Resolve(ctx, raw)
+		if err != nil {
+			return ETFComparison{}, err
+		}
+		if sym == "" {
 			return ETFComparison{}, Errorf(ENOTFOUND, "Symbol %s is not in the database.", strings.ToUpper(strings.TrimSpace(raw)))
 		}
-		a, err := e.ETFAsset(ctx, res.Symbol)
+		a, err := e.ETFAsset(ctx, sym)
 		if err != nil {
 			return ETFComparison{}, err
 		}

@@ -249,3 +249,31 @@ func StalenessOf(r Result, filings []Filing, relevance func(items []string) (str
 	}
 	return out
 }
+
+// FilterFilings keeps the filings of a form (10-K, 10-Q, 8-K; amendments included; "" for all), newest
+// first as stored, at most limit.
+func FilterFilings(all []Filing, form string, limit int) []Filing {
+	out := []Filing{}
+	for _, f := range all {
+		if len(out) == limit {
+			break
+		}
+		if form == "" || f.Form == form || f.Form == form+"/A" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// FilterFacts keeps the facts of a concept, named with or without its taxonomy ("Assets",
+// "us-gaap:Assets"; "" for all), and their total before the limit.
+func FilterFacts(all []XBRLFact, concept string, limit int) ([]XBRLFact, int) {
+	out := []XBRLFact{}
+	for _, f := range all {
+		_, name, _ := strings.Cut(f.Concept, ":")
+		if concept == "" || strings.EqualFold(f.Concept, concept) || strings.EqualFold(name, concept) {
+			out = append(out, f)
+		}
+	}
+	return out[:min(limit, len(out))], len(out)
+}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/shopspring/decimal"
 )
@@ -68,6 +70,64 @@ type Insights struct {
 	Ref      RefStore
 	Screener *Screener
 	Catalogs *CatalogCache
+
+	mu      sync.Mutex
+	sectors map[string]*sectorRatios // lower-case sector -> latest ratios of its equities
+}
+
+// sectorRatios are the book ratios of a sector's equities, read once per reference-data version (and at
+// most every sectorRatiosTTL), so percentile requests do not read every peer's fundamentals each time.
+type sectorRatios struct {
+	version int64
+	at      time.Time
+	bySym   map[string]peerRatios
+}
+
+type peerRatios struct {
+	periodEnd    string
+	ratios       map[string]float64
+	illustrative bool
+}
+
+const sectorRatiosTTL = 10 * time.Minute
+
+// sector returns the ratios of the equities of a's sector (a included), from the cache when current.
+func (in *Insights) sector(ctx context.Context, cat *Catalog, a Asset) (map[string]peerRatios, error) {
+	version, err := in.Ref.Version(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := strings.ToLower(a.Sector)
+	in.mu.Lock()
+	c := in.sectors[key]
+	in.mu.Unlock()
+	if c != nil && c.version == version && time.Since(c.at) < sectorRatiosTTL {
+		return c.bySym, nil
+	}
+	peers := append(cat.SectorPeers(a), a)
+	syms := make([]string, len(peers))
+	for i, p := range peers {
+		syms[i] = p.Symbol
+	}
+	many, err := in.Ref.FundamentalsMany(ctx, syms)
+	if err != nil {
+		return nil, err
+	}
+	bySym := make(map[string]peerRatios, len(many))
+	for sym, fs := range many {
+		if len(fs) == 0 {
+			continue
+		}
+		l := LatestFundamentals(fs)
+		bySym[sym] = peerRatios{periodEnd: l.PeriodEnd, ratios: BasicRatios(l), illustrative: illustrativeFacts(l)}
+	}
+	in.mu.Lock()
+	if in.sectors == nil {
+		in.sectors = map[string]*sectorRatios{}
+	}
+	in.sectors[key] = &sectorRatios{version: version, at: time.Now(), bySym: bySym}
+	in.mu.Unlock()
+	return bySym, nil
 }
 
 // Alternative is a compliant equity proposed in place of another.
@@ -101,20 +161,6 @@ type AlternativesResult struct {
 // maxAlternativeScreens bounds the peers one request screens (most are cached after the first).
 const maxAlternativeScreens = 300
 
-// sectorPeers lists the other equities of a's sector (case-insensitive), symbols sorted.
-func sectorPeers(cat *Catalog, a Asset) []Asset {
-	var out []Asset
-	if strings.TrimSpace(a.Sector) == "" {
-		return nil
-	}
-	for _, p := range cat.assets {
-		if p.Type == Equity && p.Symbol != a.Symbol && strings.EqualFold(p.Sector, a.Sector) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // Alternatives ranks the compliant equities of the symbol's sector: same country first, then by
 // market-cap proximity (|ln(cap/cap of the symbol)|; peers without a market cap last), then by symbol.
 func (in *Insights) Alternatives(ctx context.Context, symbol string, opts ScreenOptions, limit int) (AlternativesResult, error) {
@@ -130,7 +176,7 @@ func (in *Insights) Alternatives(ctx context.Context, symbol string, opts Screen
 	res := AlternativesResult{Symbol: a.Symbol, Sector: a.Sector, Country: a.Country, ComplianceStatus: self.ComplianceStatus,
 		Ruleset: self.Ruleset.Name, Alternatives: []Alternative{},
 		Ranking: "compliant equities of the same sector: same country first, then closest market cap"}
-	peers := sectorPeers(cat, a)
+	peers := cat.SectorPeers(a)
 	if len(peers) == 0 {
 		res.Note = "No other equity of this sector is in the database."
 		return res, nil
@@ -253,37 +299,34 @@ func (in *Insights) PeerPercentiles(ctx context.Context, symbol string) (PeerPer
 	}
 	res := PeerPercentiles{Symbol: a.Symbol, Sector: a.Sector, Ratios: map[string]PeerPercentile{},
 		Basis: "latest reported period of each equity of the sector; book-value ratios (debt, cash, cash + receivables over total assets; interest income and impure revenue over revenue)"}
-	fs, err := in.Ref.Fundamentals(ctx, a.Symbol)
+	bySym, err := in.sector(ctx, cat, a)
 	if err != nil {
 		return PeerPercentiles{}, err
 	}
-	if len(fs) == 0 {
-		return PeerPercentiles{}, Errorf(ENOTFOUND, "No fundamentals on file for %s.", a.Symbol)
+	self, ok := bySym[a.Symbol]
+	if !ok {
+		fs, err := in.Ref.Fundamentals(ctx, a.Symbol) // a symbol without a sector is not in the cache
+		if err != nil {
+			return PeerPercentiles{}, err
+		}
+		if len(fs) == 0 {
+			return PeerPercentiles{}, Errorf(ENOTFOUND, "No fundamentals on file for %s.", a.Symbol)
+		}
+		l := LatestFundamentals(fs)
+		self = peerRatios{periodEnd: l.PeriodEnd, ratios: BasicRatios(l), illustrative: illustrativeFacts(l)}
 	}
-	latest := LatestFundamentals(fs)
-	res.PeriodEnd, res.Illustrative = latest.PeriodEnd, illustrativeFacts(latest)
-	own := BasicRatios(latest)
-	peers := sectorPeers(cat, a)
-	syms := make([]string, len(peers))
-	for i, p := range peers {
-		syms[i] = p.Symbol
-	}
-	many, err := in.Ref.FundamentalsMany(ctx, syms)
-	if err != nil {
-		return PeerPercentiles{}, err
-	}
+	res.PeriodEnd, res.Illustrative = self.periodEnd, self.illustrative
+	own := self.ratios
 	values := map[string][]float64{}
-	for _, sym := range syms {
-		pf := many[sym]
-		if len(pf) == 0 {
+	for sym, p := range bySym {
+		if sym == a.Symbol {
 			continue
 		}
-		l := LatestFundamentals(pf)
 		res.Peers++
-		if illustrativeFacts(l) {
+		if p.illustrative {
 			res.IllustrativePeers++
 		}
-		for k, v := range BasicRatios(l) {
+		for k, v := range p.ratios {
 			values[k] = append(values[k], v)
 		}
 	}

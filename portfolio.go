@@ -35,21 +35,20 @@ type PortfolioSummary struct {
 // ScanPortfolio screens each symbol (cached unless o.ForceRefresh), reporting unknown and unscreenable
 // ones as such instead of failing the whole scan; full keeps each whole result.
 func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms []string, o ScreenOptions, full bool) ([]PortfolioItem, error) {
-	cat, err := cats.Get(ctx)
-	if err != nil {
-		return nil, err
-	}
 	out := make([]PortfolioItem, 0, len(syms))
 	for _, raw := range syms {
 		it := PortfolioItem{Input: raw, Symbol: strings.ToUpper(strings.TrimSpace(raw))}
-		res := cat.Canonical(raw)
-		if _, ok := NormalizeSymbol(raw); !ok || res.Symbol == "" {
+		sym, err := cats.Resolve(ctx, raw)
+		if err != nil {
+			return nil, err
+		}
+		if sym == "" {
 			it.Status, it.Explanation = "NOT_FOUND", "Symbol is not in the database."
 			out = append(out, it)
 			continue
 		}
-		it.Symbol = res.Symbol
-		r, cached, err := s.Screen(ctx, res.Symbol, o)
+		it.Symbol = sym
+		r, cached, err := s.Screen(ctx, sym, o)
 		switch ErrorCode(err) {
 		case "":
 		case EVALIDATION, ENOTFOUND:

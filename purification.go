@@ -386,3 +386,32 @@ func (p *Purifier) aaoifi(ctx context.Context, a Asset, shares decimal.Decimal, 
 	hr.Amount = centsp(amount)
 	return hr, amount, nil
 }
+
+// PaymentPurification is what to purify of one dividend payment (dividend method).
+type PaymentPurification struct {
+	ExDate           string  `json:"ex_date"`
+	PeriodEnd        string  `json:"period_end"`
+	DividendPerShare Number  `json:"dividend_per_share"`
+	Currency         string  `json:"currency"`
+	PurifyPerShare   *Number `json:"purify_per_share"` // null when the rate is unknown
+	Amount           *Number `json:"amount,omitempty"` // for the shares given, to cents
+}
+
+// PurifyPayments applies a purification rate to each payment: per share to 6 places, and for shares
+// (when given) to cents.
+func PurifyPayments(ds []Dividend, rate *Number, shares *decimal.Decimal) []PaymentPurification {
+	out := make([]PaymentPurification, 0, len(ds))
+	for _, d := range ds {
+		p := PaymentPurification{ExDate: d.ExDate, PeriodEnd: d.PeriodEnd, DividendPerShare: d.Amount, Currency: d.Currency}
+		if rate != nil {
+			per := NewNumber(d.Amount.Decimal.Mul(rate.Decimal).Round(6))
+			p.PurifyPerShare = &per
+			if shares != nil {
+				amt := NewNumber(per.Mul(*shares).Round(2))
+				p.Amount = &amt
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}

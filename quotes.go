@@ -2,6 +2,7 @@ package shariah
 
 import (
 	"context"
+	"strings"
 
 	"github.com/shopspring/decimal"
 )
@@ -74,4 +75,39 @@ func RefreshQuotes(ctx context.Context, st RefStore, symbols []string) (int, err
 		n++
 	}
 	return n, nil
+}
+
+// BatchQuotes answers several symbols at once: each input (upper-cased as given) maps to its quote, or
+// to nil when it is malformed, unknown or has no price data. count, when set, sees each known symbol
+// (the quote-request counter).
+func BatchQuotes(ctx context.Context, cats *CatalogCache, st RefStore, syms []string, count func(sym string)) (map[string]*Quote, error) {
+	out := make(map[string]*Quote, len(syms))
+	canon := map[string]string{}
+	var want []string
+	for _, raw := range syms {
+		key := strings.ToUpper(strings.TrimSpace(raw))
+		out[key] = nil
+		sym, err := cats.Resolve(ctx, raw)
+		if err != nil {
+			return nil, err
+		}
+		if sym == "" {
+			continue
+		}
+		canon[key] = sym
+		want = append(want, sym)
+		if count != nil {
+			count(sym)
+		}
+	}
+	qs, err := st.Quotes(ctx, want)
+	if err != nil {
+		return nil, err
+	}
+	for key, sym := range canon {
+		if q, ok := qs[sym]; ok {
+			out[key] = &q
+		}
+	}
+	return out, nil
 }

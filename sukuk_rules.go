@@ -559,3 +559,18 @@ func (r *SukukRules) PortfolioImpact(holdings []SukukHolding, lookup map[string]
 	out.ValueAtStake = NewNumber(stake)
 	return out
 }
+
+// SukukView is a record with its dispositions before and after Standard 62 and the methodology grid, as
+// the REST routes and the MCP tool answer it.
+type SukukView struct {
+	Sukuk
+	Pre62  SukukDisposition `json:"disposition_pre_62"`
+	Post62 SukukDisposition `json:"disposition_post_62"`
+	Grid   []GridEntry      `json:"methodology_grid"`
+}
+
+// View disposes a record.
+func (r *SukukRules) View(s Sukuk) SukukView {
+	pre, post, grid := r.Dispose(s)
+	return SukukView{Sukuk: s, Pre62: pre, Post62: post, Grid: grid}
+}

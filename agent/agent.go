@@ -156,19 +156,13 @@ func (a *Agent) parse(ctx context.Context, input string) (command, error) {
 	default:
 		return cmd, nil
 	}
-	cat, err := a.Tools.Catalogs.Get(ctx)
-	if err != nil {
-		return command{}, err
-	}
+	var rerr error
 	resolve := func(w string) string {
-		sym, ok := shariah.NormalizeSymbol(strings.TrimPrefix(w, "$"))
-		if !ok {
-			return ""
+		sym, err := a.Tools.Catalogs.Resolve(ctx, strings.TrimPrefix(w, "$"))
+		if err != nil {
+			rerr = err
 		}
-		if as, ok := cat.Lookup(sym); ok {
-			return as.Symbol
-		}
-		return cat.Canonical(sym).Symbol
+		return sym
 	}
 	for i := 0; i < len(words); i++ {
 		w, l := words[i], lower[i]
@@ -231,7 +225,7 @@ func (a *Agent) parse(ctx context.Context, input string) (command, error) {
 			cmd.unknown = append(cmd.unknown, strings.ToUpper(strings.TrimPrefix(w, "$")))
 		}
 	}
-	return cmd, nil
+	return cmd, rerr
 }
 
 // call runs one tool and records it; a domain error is the call's error, anything else fails the request.

@@ -133,11 +133,7 @@ func ReadPack(fsys fs.FS, name string, illustrative bool) *Pack {
 		if err != nil {
 			p.Problemf("sukuk.csv", 0, "%v", err)
 		}
-		for _, pr := range problems {
-			line := 0
-			fmt.Sscanf(pr, "line %d:", &line)
-			p.Problemf("sukuk.csv", line, "%s", pr)
-		}
+		p.Problems = append(p.Problems, problems...)
 		for i := range list {
 			if illustrative {
 				list[i].Illustrative = true

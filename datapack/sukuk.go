@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -20,9 +19,9 @@ var SukukHeader = []string{"isin", "name", "issuer", "issuer_lei", "country", "s
 	"issue_date", "maturity_date", "coupon_rate", "return_type", "title_type", "purchase_undertaking", "guarantee",
 	"tangible_asset_ratio", "amount", "listing", "source", "illustrative"}
 
-// ReadSukuk reads a sukuk file. A row that does not validate is reported ("line N: ...") and skipped
-// whole; a file without the isin column or with broken quoting is an error.
-func ReadSukuk(r io.Reader) ([]shariah.Sukuk, []string, error) {
+// ReadSukuk reads a sukuk file (sukuk.csv). A row that does not validate is reported with its line and
+// skipped whole; a file without the isin column or with broken quoting is an error.
+func ReadSukuk(r io.Reader) ([]shariah.Sukuk, []Problem, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	head, err := cr.Read()
@@ -37,7 +36,7 @@ func ReadSukuk(r io.Reader) ([]shariah.Sukuk, []string, error) {
 		return nil, nil, errors.New("sukuk file: no isin column")
 	}
 	var out []shariah.Sukuk
-	var problems []string
+	var problems []Problem
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -93,7 +92,7 @@ func ReadSukuk(r io.Reader) ([]shariah.Sukuk, []string, error) {
 			bad = append(bad, validationText(err))
 		}
 		if len(bad) > 0 {
-			problems = append(problems, fmt.Sprintf("line %d: %s", line, strings.Join(bad, "; ")))
+			problems = append(problems, Problem{File: "sukuk.csv", Line: line, Msg: strings.Join(bad, "; ")})
 			continue
 		}
 		out = append(out, s)
@@ -117,20 +116,6 @@ func validationText(err error) string {
 		return de.Message
 	}
 	return err.Error()
-}
-
-// LoadSukuk reads file from fsys into the store; it returns how many were stored and the row problems.
-func LoadSukuk(ctx context.Context, st shariah.SukukStore, fsys fs.FS, file string) (int, []string, error) {
-	f, err := fsys.Open(file)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer f.Close()
-	list, problems, err := ReadSukuk(f)
-	if err != nil {
-		return 0, nil, err
-	}
-	return len(list), problems, st.PutSukuk(ctx, list)
 }
 
 // StoreSukuk stores a pack's sukuk records (Load stores the rest of the pack).

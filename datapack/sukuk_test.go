@@ -40,10 +40,10 @@ func TestReadSukukReportsBadRows(t *testing.T) {
 		"XS0000000033,Bad ratio,Issuer,,AE,wakala,AAOIFI,USD,2024-01-01,2030-01-01,x,fixed,legal,par,maybe,1.5,100,LSE,test,false",
 	}, "\n")
 	list, problems, err := ReadSukuk(strings.NewReader(in))
-	if err != nil || len(list) != 1 || len(problems) != 3 || !strings.HasPrefix(problems[2], "line 5:") {
+	if err != nil || len(list) != 1 || len(problems) != 3 || problems[2].Line != 5 {
 		t.Fatalf("%d records, problems %q, %v", len(list), problems, err)
 	}
-	if !strings.Contains(problems[2], "coupon_rate") || !strings.Contains(problems[2], "guarantee") {
+	if !strings.Contains(problems[2].Msg, "coupon_rate") || !strings.Contains(problems[2].Msg, "guarantee") {
 		t.Fatalf("line 5 names every problem: %s", problems[2])
 	}
 }

@@ -130,15 +130,7 @@ func (s *Server) filings(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := []shariah.Filing{}
-	for _, f := range all {
-		if ft == "" || f.Form == ft || f.Form == ft+"/A" {
-			out = append(out, f)
-		}
-		if len(out) == limit {
-			break
-		}
-	}
+	out := shariah.FilterFilings(all, ft, limit)
 	res := fiber.Map{"symbol": a.Symbol, "cik": a.CIK, "filings": out, "total": len(out)}
 	if len(all) == 0 {
 		res["note"] = "No filings ingested for this symbol (the SEC ingester covers US filers it is configured for)."
@@ -185,14 +177,8 @@ func (s *Server) filingFacts(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := []shariah.XBRLFact{}
-	for _, f := range all {
-		if concept == "" || strings.EqualFold(f.Concept, concept) || strings.EqualFold(strings.SplitN(f.Concept, ":", 2)[1], concept) {
-			out = append(out, f)
-		}
-	}
-	total := len(out)
-	return c.JSON(fiber.Map{"symbol": a.Symbol, "facts": out[:min(limit, total)], "total": total})
+	out, total := shariah.FilterFacts(all, concept, limit)
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "facts": out, "total": total})
 }
 
 // filingProvenance answers which filing each screening input of the latest period came from.
@@ -324,18 +310,7 @@ func (s *Server) dividendPurification(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	pays := []fiber.Map{}
-	for _, d := range ds {
-		p := fiber.Map{"ex_date": d.ExDate, "period_end": d.PeriodEnd, "dividend_per_share": d.Amount, "currency": d.Currency, "purify_per_share": nil}
-		if r.PurificationRate != nil {
-			per := d.Amount.Decimal.Mul(r.PurificationRate.Decimal).Round(6)
-			p["purify_per_share"] = shariah.NewNumber(per)
-			if shares != nil {
-				p["amount"] = shariah.NewNumber(per.Mul(*shares).Round(2))
-			}
-		}
-		pays = append(pays, p)
-	}
+	pays := shariah.PurifyPayments(ds, r.PurificationRate, shares)
 	out["payments"] = pays
 	if r.PurificationRate == nil {
 		out["note"] = "The purification rate is unknown (" + r.ComplianceExplanation + ")"

@@ -258,7 +258,13 @@ func TestNewsRoutes(t *testing.T) {
 	if len(srcs) != 2 || srcs[1].(map[string]any)["health"] == nil || srcs[0].(map[string]any)["health"] != nil {
 		t.Fatalf("sources with health: %s", r.body)
 	}
-	// News costs a light read: 1 token each; the 422s above cost nothing.
+	// News costs a light read: 1 token; a 422 keeps no charge.
+	if r = e.do(t, "GET", "/api/news", nil, k); r.Header.Get("X-Tokens-Charged") != "1" {
+		t.Fatalf("news charged %q", r.Header.Get("X-Tokens-Charged"))
+	}
+	if r = e.do(t, "GET", "/api/news?page=0", nil, k); r.Header.Get("X-Tokens-Charged") != "0" {
+		t.Fatalf("a 422 charged %q", r.Header.Get("X-Tokens-Charged"))
+	}
 	if r = e.do(t, "GET", "/api/news", nil, hdr{}); r.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("no key: %d", r.StatusCode)
 	}

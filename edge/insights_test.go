@@ -111,6 +111,29 @@ func TestAlternativesRankingOnAHandBuiltSector(t *testing.T) {
 	if debt["percentile"].(float64) != 20 { // one of five peers (WC, 0.01) is lower
 		t.Fatalf("WB debt percentile: %v", debt)
 	}
+	// New fundamentals (a new reference-data version) are seen at once, not after the cache's TTL:
+	// WB's debt rises to 0.45, above the four other peers but WTGT.
+	ctx := context.Background()
+	fs, _ := e.ref.Fundamentals(ctx, "WB")
+	fs[0].Facts[shariah.TotalDebt] = shariah.Fact{Value: shariah.NewNumber(decimal.NewFromInt(450)), Source: shariah.SourceFiling}
+	if err := e.ref.PutFundamentals(ctx, map[string][]shariah.Fundamentals{"WB": fs}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ref.BumpVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(5 * time.Second)
+	for {
+		r = e.do(t, "GET", "/api/insights/WB/peer-percentiles", nil, k)
+		debt = r.json(t)["ratios"].(map[string]any)["debt_to_assets"].(map[string]any)
+		if debt["percentile"].(float64) == 80 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("WB after new fundamentals: %v", debt)
+		}
+		time.Sleep(100 * time.Millisecond) // the edge's reference cache may lag a few seconds
+	}
 	if r = e.do(t, "GET", "/api/insights/NOPE123/peer-percentiles", nil, k); r.StatusCode != 404 {
 		t.Fatalf("unknown symbol: %d", r.StatusCode)
 	}

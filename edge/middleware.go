@@ -2,7 +2,6 @@ package edge
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -84,12 +83,7 @@ func (s *Server) handle(rt *route) fiber.Handler {
 		items := 0
 		if rt.cost.PerItem > 0 {
 			// Batch routes cost per symbol; a body that does not parse is refused by the handler and refunded.
-			var b struct {
-				Symbols  []json.RawMessage `json:"symbols"`
-				Holdings []json.RawMessage `json:"holdings"` // sukuk portfolio impact
-			}
-			_ = json.Unmarshal(c.Body(), &b)
-			items = len(b.Symbols) + len(b.Holdings)
+			items = shariah.BatchItems(c.Body())
 		}
 		fresh := c.Query("force_refresh") == "true"
 		if rt.Fresh != nil {

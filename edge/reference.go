@@ -24,24 +24,7 @@ func (s *Server) symbolParam(c *fiber.Ctx) (shariah.Asset, error) {
 	if err != nil {
 		raw = c.Params("symbol")
 	}
-	sym, ok := shariah.NormalizeSymbol(raw)
-	if !ok {
-		var v shariah.Validation
-		v.Add("not a valid symbol (letters, digits, '.', '-', '=', '&', optional leading '^'; at most 20 characters)", "value_error.symbol", "path", "symbol")
-		return shariah.Asset{}, v.Err()
-	}
-	cat, err := s.catalogs.Get(c.UserContext())
-	if err != nil {
-		return shariah.Asset{}, err
-	}
-	if a, ok := cat.Lookup(sym); ok {
-		return a, nil
-	}
-	if r := cat.Canonical(sym); r.Symbol != "" {
-		a, _ := cat.Lookup(r.Symbol)
-		return a, nil
-	}
-	return shariah.Asset{}, shariah.Errorf(shariah.ENOTFOUND, "Symbol %s is not in the database.", sym)
+	return s.catalogs.Find(c.UserContext(), raw, "path", "symbol")
 }
 
 // searchQuery parses the database search parameters.
@@ -232,38 +215,13 @@ func (s *Server) quotesBatch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	cat, err := s.catalogs.Get(c.UserContext())
+	var count func(string)
+	if s.Popular != nil {
+		count = s.Popular.Add
+	}
+	out, err := shariah.BatchQuotes(c.UserContext(), s.catalogs, s.Ref, syms, count)
 	if err != nil {
 		return err
-	}
-	out := make(map[string]*shariah.Quote, len(syms))
-	var want []string
-	canon := map[string]string{}
-	for _, raw := range syms {
-		key := strings.ToUpper(strings.TrimSpace(raw))
-		out[key] = nil
-		if _, ok := shariah.NormalizeSymbol(raw); !ok {
-			continue
-		}
-		r := cat.Canonical(key)
-		if r.Symbol == "" {
-			continue
-		}
-		canon[key] = r.Symbol
-		want = append(want, r.Symbol)
-		if s.Popular != nil {
-			s.Popular.Add(r.Symbol)
-		}
-	}
-	qs, err := s.Ref.Quotes(c.UserContext(), want)
-	if err != nil {
-		return err
-	}
-	for key, sym := range canon {
-		if q, ok := qs[sym]; ok {
-			q := q
-			out[key] = &q
-		}
 	}
 	return c.JSON(out)
 }

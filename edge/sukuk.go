@@ -6,19 +6,6 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// sukukView is a record with its dispositions before and after Standard 62 and the methodology grid.
-type sukukView struct {
-	shariah.Sukuk
-	Pre62  shariah.SukukDisposition `json:"disposition_pre_62"`
-	Post62 shariah.SukukDisposition `json:"disposition_post_62"`
-	Grid   []shariah.GridEntry      `json:"methodology_grid"`
-}
-
-func (s *Server) sukukView(sk shariah.Sukuk) sukukView {
-	pre, post, grid := s.SukukRules.Dispose(sk)
-	return sukukView{Sukuk: sk, Pre62: pre, Post62: post, Grid: grid}
-}
-
 func (s *Server) sukukSearch(c *fiber.Ctx) error {
 	var v shariah.Validation
 	q := shariah.SukukQuery{Issuer: c.Query("issuer"), Country: c.Query("country"), Structure: c.Query("structure"),
@@ -36,9 +23,9 @@ func (s *Server) sukukSearch(c *fiber.Ctx) error {
 		return err
 	}
 	page, total := shariah.SearchSukuk(all, q)
-	out := make([]sukukView, 0, len(page))
+	out := make([]shariah.SukukView, 0, len(page))
 	for _, sk := range page {
-		out = append(out, s.sukukView(sk))
+		out = append(out, s.SukukRules.View(sk))
 	}
 	return c.JSON(fiber.Map{"results": out, "total": total, "limit": q.Limit, "offset": q.Offset})
 }
@@ -57,7 +44,7 @@ func (s *Server) sukukByISIN(c *fiber.Ctx) error {
 	if !found {
 		return shariah.Errorf(shariah.ENOTFOUND, "No sukuk with ISIN %s in the database.", isin)
 	}
-	return c.JSON(s.sukukView(sk))
+	return c.JSON(s.SukukRules.View(sk))
 }
 
 func (s *Server) sukukByIssuer(c *fiber.Ctx) error {
@@ -81,9 +68,9 @@ func (s *Server) sukukByIssuer(c *fiber.Ctx) error {
 		return shariah.Errorf(shariah.ENOTFOUND, "No sukuk of issuer %s in the database.", lei)
 	}
 	page, total := shariah.SearchSukuk(mine, shariah.SukukQuery{Limit: shariah.MaxSukukLimit})
-	out := make([]sukukView, 0, len(page))
+	out := make([]shariah.SukukView, 0, len(page))
 	for _, sk := range page {
-		out = append(out, s.sukukView(sk))
+		out = append(out, s.SukukRules.View(sk))
 	}
 	return c.JSON(fiber.Map{"lei": lei, "issuer": mine[0].Issuer, "country": mine[0].Country, "instruments": out, "total": total})
 }

@@ -42,15 +42,8 @@ func (a *Auth) cost(req mcp.CallToolRequest) int {
 	if req.Params.Name == "bulk_screen" && args["action"] == "trigger" {
 		route = "POST /api/screen-bulk"
 	}
-	items := 0
-	for _, k := range []string{"symbols", "holdings"} {
-		if l, ok := args[k].([]any); ok {
-			items += len(l)
-		}
-	}
-	if items == 0 {
-		items = 1
-	}
+	body, _ := json.Marshal(args)
+	items := shariah.BatchItems(body)
 	fresh, _ := args["force_refresh"].(bool)
 	for _, c := range a.Costs {
 		if c.Method+" "+c.Path == route {

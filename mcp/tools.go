@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -104,26 +105,9 @@ func bind(raw json.RawMessage, dst any) error {
 	return nil
 }
 
-// resolve gives the canonical symbol of a known asset, or a not-found error.
+// resolve finds a symbol argument (422-style error when malformed, not found when unknown).
 func (d Deps) resolve(ctx context.Context, raw string) (shariah.Asset, error) {
-	sym, ok := shariah.NormalizeSymbol(raw)
-	if !ok {
-		var v shariah.Validation
-		v.Add("not a valid symbol", "value_error.symbol", "arguments", "symbol")
-		return shariah.Asset{}, v.Err()
-	}
-	cat, err := d.Catalogs.Get(ctx)
-	if err != nil {
-		return shariah.Asset{}, err
-	}
-	if a, ok := cat.Lookup(sym); ok {
-		return a, nil
-	}
-	if r := cat.Canonical(sym); r.Symbol != "" {
-		a, _ := cat.Lookup(r.Symbol)
-		return a, nil
-	}
-	return shariah.Asset{}, shariah.Errorf(shariah.ENOTFOUND, "Symbol %s is not in the database.", sym)
+	return d.Catalogs.Find(ctx, raw, "arguments", "symbol")
 }
 
 func verdict(r shariah.Result) string {
@@ -236,30 +220,19 @@ func (d Deps) tools() []tool {
 					v.Add("give symbol or symbols", "value_error.missing", "arguments", "symbol")
 					return nil, "", v.Err()
 				}
-				out := map[string]*shariah.Quote{}
+				out, err := shariah.BatchQuotes(ctx, d.Catalogs, d.Ref, in.Symbols, nil)
+				if err != nil {
+					return nil, "", err
+				}
 				var lines []string
-				for _, s := range in.Symbols {
-					key := strings.ToUpper(strings.TrimSpace(s))
-					out[key] = nil
-					a, err := d.resolve(ctx, s)
-					if shariah.ErrorCode(err) == shariah.EVALIDATION || shariah.ErrorCode(err) == shariah.ENOTFOUND {
-						lines = append(lines, key+": not in the database")
+				for key, q := range out {
+					if q == nil {
+						lines = append(lines, key+": no quote (unknown symbol or no price data)")
 						continue
 					}
-					if err != nil {
-						return nil, "", err
-					}
-					q, ok, err := d.Ref.Quote(ctx, a.Symbol)
-					if err != nil {
-						return nil, "", err
-					}
-					if !ok {
-						lines = append(lines, key+": no price data")
-						continue
-					}
-					out[key] = &q
 					lines = append(lines, fmt.Sprintf("%s: %s %s as of %s (%s)", q.Symbol, q.Price.String(), q.Currency, q.AsOf, q.Source))
 				}
+				sort.Strings(lines)
 				return map[string]any{"quotes": out}, strings.Join(lines, "\n"), nil
 			}},
 			tool{name: "get_trending_stocks", readOnly: true, idempotent: true,

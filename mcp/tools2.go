@@ -25,11 +25,6 @@ func (d Deps) bulkTool() tool {
 		output: objectOut("action"),
 		run: func(ctx context.Context, raw json.RawMessage) (any, string, error) {
 			in := struct {
-				Action, IndexName, RunID, Methodology, Sector string
-				Compliant                                     *bool
-				PageSize                                      int
-			}{PageSize: 50}
-			var args struct {
 				Action      string `json:"action"`
 				IndexName   string `json:"index_name"`
 				RunID       string `json:"run_id"`
@@ -37,13 +32,12 @@ func (d Deps) bulkTool() tool {
 				Sector      string `json:"sector"`
 				Compliant   *bool  `json:"compliant"`
 				PageSize    int    `json:"page_size"`
-			}
-			if err := bind(raw, &args); err != nil {
+			}{PageSize: 50}
+			if err := bind(raw, &in); err != nil {
 				return nil, "", err
 			}
-			in.Action, in.IndexName, in.RunID, in.Methodology, in.Sector, in.Compliant = args.Action, args.IndexName, args.RunID, args.Methodology, args.Sector, args.Compliant
-			if args.PageSize != 0 {
-				in.PageSize = args.PageSize
+			if in.PageSize < 1 || in.PageSize > 500 {
+				return nil, "", invalid("must be 1 to 500", "page_size")
 			}
 			run := func() (shariah.Run, error) {
 				if in.RunID == "" {
@@ -281,18 +275,12 @@ func (d Deps) sukukTool() tool {
 				}
 				list, _ = shariah.SearchSukuk(all, q)
 			}
-			type view struct {
-				shariah.Sukuk
-				Pre  shariah.SukukDisposition `json:"disposition_pre_62"`
-				Post shariah.SukukDisposition `json:"disposition_post_62"`
-				Grid []shariah.GridEntry      `json:"methodology_grid"`
-			}
-			out := []view{}
+			out := []shariah.SukukView{}
 			var lines []string
 			for _, s := range list {
-				pre, post, grid := d.SukukRules.Dispose(s)
-				out = append(out, view{s, pre, post, grid})
-				lines = append(lines, fmt.Sprintf("%s %s (%s): %s before Standard 62, %s under the draft", s.ISIN, s.Name, s.Structure, pre.Status, post.Status))
+				v := d.SukukRules.View(s)
+				out = append(out, v)
+				lines = append(lines, fmt.Sprintf("%s %s (%s): %s before Standard 62, %s under the draft", s.ISIN, s.Name, s.Structure, v.Pre62.Status, v.Post62.Status))
 			}
 			return map[string]any{"instruments": out, "total": len(out)}, strings.Join(lines, "\n"), nil
 		}}
@@ -342,13 +330,14 @@ func (d Deps) newsTool() tool {
 func (d Deps) filingsTool() tool {
 	return tool{name: "get_sec_filings", readOnly: true, idempotent: true,
 		desc:   "SEC filings (filing_type 10-K, 10-Q, 8-K) or XBRL facts of a US filer.",
-		input:  `{"type":"object","properties":{` + symbolArg + `,"data_type":{"type":"string","enum":["filings","facts"],"default":"filings"},"filing_type":{"type":"string","enum":["10-K","10-Q","8-K"]},"limit":{"type":"integer","minimum":1,"maximum":200,"default":20}},"required":["symbol"],"additionalProperties":false}`,
+		input:  `{"type":"object","properties":{` + symbolArg + `,"data_type":{"type":"string","enum":["filings","facts"],"default":"filings"},"filing_type":{"type":"string","enum":["10-K","10-Q","8-K"]},"concept":{"type":"string","maxLength":120,"description":"XBRL concept for data_type facts (Assets or us-gaap:Assets)"},"limit":{"type":"integer","minimum":1,"maximum":200,"default":20}},"required":["symbol"],"additionalProperties":false}`,
 		output: objectOut("symbol"),
 		run: func(ctx context.Context, raw json.RawMessage) (any, string, error) {
 			in := struct {
 				Symbol     string
 				DataType   string `json:"data_type"`
 				FilingType string `json:"filing_type"`
+				Concept    string `json:"concept"`
 				Limit      int
 			}{Limit: 20}
 			if err := bind(raw, &in); err != nil {
@@ -362,28 +351,21 @@ func (d Deps) filingsTool() tool {
 				return nil, "", invalid("must be 1 to 200", "limit")
 			}
 			if in.DataType == "facts" {
-				facts, err := d.Filings.Facts(ctx, a.Symbol)
+				all, err := d.Filings.Facts(ctx, a.Symbol)
 				if err != nil {
 					return nil, "", err
 				}
-				total := len(facts)
-				facts = facts[:min(in.Limit, total)]
+				facts, total := shariah.FilterFacts(all, in.Concept, in.Limit)
 				return map[string]any{"symbol": a.Symbol, "facts": facts, "total": total}, fmt.Sprintf("%d XBRL facts on file for %s.", total, a.Symbol), nil
 			}
 			all, err := d.Filings.Filings(ctx, a.Symbol)
 			if err != nil {
 				return nil, "", err
 			}
-			out := []shariah.Filing{}
+			out := shariah.FilterFilings(all, in.FilingType, in.Limit)
 			var lines []string
-			for _, f := range all {
-				if in.FilingType == "" || f.Form == in.FilingType || f.Form == in.FilingType+"/A" {
-					out = append(out, f)
-					lines = append(lines, fmt.Sprintf("%s %s %s", f.FilingDate, f.Form, f.URL))
-				}
-				if len(out) == in.Limit {
-					break
-				}
+			for _, f := range out {
+				lines = append(lines, fmt.Sprintf("%s %s %s", f.FilingDate, f.Form, f.URL))
 			}
 			return map[string]any{"symbol": a.Symbol, "filings": out, "total": len(out)}, strings.Join(lines, "\n"), nil
 		}}

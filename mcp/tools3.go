@@ -122,13 +122,8 @@ func (d Deps) moreTools() []tool {
 							return nil, "", err
 						}
 						out["purification_rate"] = r.PurificationRate
+						out["purification"] = shariah.PurifyPayments(ds, r.PurificationRate, nil)
 						if r.PurificationRate != nil {
-							per := []map[string]any{}
-							for _, dv := range ds {
-								per = append(per, map[string]any{"ex_date": dv.ExDate, "dividend_per_share": dv.Amount,
-									"purify_per_share": shariah.NewNumber(dv.Amount.Decimal.Mul(r.PurificationRate.Decimal).Round(6))})
-							}
-							out["purification"] = per
 							text += fmt.Sprintf(" Purification rate %s (%s).", r.PurificationRate.Decimal.String(), r.Ruleset.Name)
 						} else {
 							text += " Purification rate unknown: " + r.ComplianceExplanation

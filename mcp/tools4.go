@@ -111,11 +111,11 @@ func (d Deps) lastTools() []tool {
 				}})
 	}
 	if d.Screener != nil && d.Catalogs != nil {
-		scan := func(ctx context.Context, syms []string, force bool) ([]shariah.PortfolioItem, shariah.PortfolioSummary, error) {
+		// force_refresh is honoured, as on REST, only for enterprise and internal keys: never over MCP.
+		scan := func(ctx context.Context, syms []string) ([]shariah.PortfolioItem, shariah.PortfolioSummary, error) {
 			if len(syms) == 0 || len(syms) > 100 {
 				return nil, shariah.PortfolioSummary{}, invalid("give 1 to 100 symbols", "symbols")
 			}
-			// force_refresh is honoured, as on REST, only for enterprise and internal keys: never here.
 			items, err := d.Screener.ScanPortfolio(ctx, d.Catalogs, syms, shariah.ScreenOptions{}, false)
 			return items, shariah.SummarizePortfolio(items), err
 		}
@@ -138,7 +138,7 @@ func (d Deps) lastTools() []tool {
 				if err := bind(raw, &in); err != nil {
 					return nil, "", err
 				}
-				items, sum, err := scan(ctx, in.Symbols, in.ForceRefresh)
+				items, sum, err := scan(ctx, in.Symbols)
 				if err != nil {
 					return nil, "", err
 				}
@@ -176,7 +176,7 @@ func (d Deps) lastTools() []tool {
 						return map[string]any{"report_type": "screening", "generated_at": now, "symbol": r.Symbol, "name": r.Name,
 							"summary": r.ComplianceExplanation, "sections": sections, "result": r, "disclaimers": r.Disclaimers}, strings.Join(lines, "\n"), nil
 					case "portfolio":
-						items, sum, err := scan(ctx, in.Symbols, false)
+						items, sum, err := scan(ctx, in.Symbols)
 						if err != nil {
 							return nil, "", err
 						}

@@ -104,17 +104,53 @@ func (s *NewsStore) PutArticles(ctx context.Context, as []shariah.Article) (int,
 	return added, nil
 }
 
-// News lists articles newest first with filters (the latest 5,000 are considered) and the total.
+// News lists articles newest first with the total. Without content filters (source, category, q,
+// relevance) only the page is read; with them the latest 5,000 are considered.
 func (s *NewsStore) News(ctx context.Context, q shariah.NewsQuery) ([]shariah.Article, int, error) {
 	key := newsAllKey()
 	if q.Symbol != "" {
 		key = newsSymKey(q.Symbol)
+	}
+	if q.Source == "" && q.Category == "" && q.Q == "" && q.Relevance == "" {
+		res := s.c.DoMulti(ctx, s.c.B().Zcard().Key(key).Build(),
+			s.c.B().Zrevrange().Key(key).Start(int64(q.Offset)).Stop(int64(q.Offset+q.Limit-1)).Build())
+		total, err := res[0].AsInt64()
+		if err != nil {
+			return nil, 0, err
+		}
+		ids, err := res[1].AsStrSlice()
+		if err != nil {
+			return nil, 0, err
+		}
+		page, err := s.articles(ctx, ids, nil)
+		if page == nil {
+			page = []shariah.Article{}
+		}
+		return page, int(total), err
 	}
 	ids, err := s.c.Do(ctx, s.c.B().Zrevrange().Key(key).Start(0).Stop(4999).Build()).AsStrSlice()
 	if err != nil {
 		return nil, 0, err
 	}
 	needle := strings.ToLower(strings.TrimSpace(q.Q))
+	out, err := s.articles(ctx, ids, func(a shariah.Article) bool {
+		return (q.Source == "" || contains(a.Sources, q.Source)) &&
+			(q.Category == "" || strings.EqualFold(a.Category, q.Category)) &&
+			(q.Relevance == "" || a.ComplianceRelevance == q.Relevance) &&
+			(needle == "" || strings.Contains(strings.ToLower(a.Title+" "+a.Summary), needle))
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	total := len(out)
+	if q.Offset >= total {
+		return []shariah.Article{}, total, nil
+	}
+	return out[q.Offset:min(q.Offset+q.Limit, total)], total, nil
+}
+
+// articles reads articles by id in order (in chunks), keeping those keep accepts (all when nil).
+func (s *NewsStore) articles(ctx context.Context, ids []string, keep func(shariah.Article) bool) ([]shariah.Article, error) {
 	var out []shariah.Article
 	for start := 0; start < len(ids); start += chunk {
 		part := ids[start:min(start+chunk, len(ids))]
@@ -128,26 +164,18 @@ func (s *NewsStore) News(ctx context.Context, q shariah.NewsQuery) ([]shariah.Ar
 				continue
 			}
 			if err != nil {
-				return nil, 0, err
+				return nil, err
 			}
 			var a shariah.Article
 			if err := json.Unmarshal(b, &a); err != nil {
-				return nil, 0, err
+				return nil, err
 			}
-			if q.Source != "" && !contains(a.Sources, q.Source) ||
-				q.Category != "" && !strings.EqualFold(a.Category, q.Category) ||
-				q.Relevance != "" && a.ComplianceRelevance != q.Relevance ||
-				needle != "" && !strings.Contains(strings.ToLower(a.Title+" "+a.Summary), needle) {
-				continue
+			if keep == nil || keep(a) {
+				out = append(out, a)
 			}
-			out = append(out, a)
 		}
 	}
-	total := len(out)
-	if q.Offset >= total {
-		return []shariah.Article{}, total, nil
-	}
-	return out[q.Offset:min(q.Offset+q.Limit, total)], total, nil
+	return out, nil
 }
 
 func contains(list []string, s string) bool {

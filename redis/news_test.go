@@ -72,6 +72,12 @@ func TestNewsStoreDeduplicatesAcrossSources(t *testing.T) {
 			t.Errorf("%+v: %d articles, want %d (%v)", c.q, got, c.want, err)
 		}
 	}
+	// Unfiltered pages read only the page: two pages of one hold the two stories.
+	p1, total1, _ := st.News(ctx, shariah.NewsQuery{Offset: 0, Limit: 1})
+	p2, total2, _ := st.News(ctx, shariah.NewsQuery{Offset: 1, Limit: 1})
+	if len(p1) != 1 || len(p2) != 1 || total1 != 2 || total2 != 2 || p1[0].ID == p2[0].ID {
+		t.Fatalf("pages of one: %+v / %+v (%d, %d)", p1, p2, total1, total2)
+	}
 	// Pages past the end are empty, not errors.
 	if page, total, _ := st.News(ctx, shariah.NewsQuery{Offset: 2, Limit: 10}); len(page) != 0 || total != 2 {
 		t.Fatalf("past the end: %d of %d", len(page), total)

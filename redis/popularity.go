@@ -39,9 +39,13 @@ func (s *PopularityStore) AddRequests(ctx context.Context, counts map[string]int
 
 // MostRequested sums the top 1,000 of each day and returns the n most requested, ties by symbol.
 func (s *PopularityStore) MostRequested(ctx context.Context, n, days int, now time.Time) ([]string, error) {
+	cmds := make(rueidis.Commands, days)
+	for d := range days {
+		cmds[d] = s.c.B().Zrevrange().Key(popularKey(now.AddDate(0, 0, -d))).Start(0).Stop(999).Withscores().Build()
+	}
 	total := map[string]float64{}
-	for d := 0; d < days; d++ {
-		zs, err := s.c.Do(ctx, s.c.B().Zrevrange().Key(popularKey(now.AddDate(0, 0, -d))).Start(0).Stop(999).Withscores().Build()).AsZScores()
+	for _, r := range s.c.DoMulti(ctx, cmds...) {
+		zs, err := r.AsZScores()
 		if err != nil {
 			return nil, err
 		}

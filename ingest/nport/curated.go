@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	shariah "github.com/shariah-screen/shariah"
 )
 
 // CuratedHeader is the column set of a curated sukuk-programme file, in the canonical order. Columns
@@ -121,9 +123,9 @@ func programme(get func(string) string) (Programme, error) {
 		Source:              get("source"),
 	}
 	switch {
-	case !validISIN(p.ISIN):
+	case !shariah.ValidISIN(p.ISIN):
 		return p, fmt.Errorf("isin %q is not a valid ISIN", p.ISIN)
-	case p.IssuerLEI != "" && !validLEI(p.IssuerLEI):
+	case p.IssuerLEI != "" && !shariah.ValidLEI(p.IssuerLEI):
 		return p, fmt.Errorf("issuer_lei %q is not a valid LEI", p.IssuerLEI)
 	case !slices.Contains(structures, p.Structure):
 		return p, fmt.Errorf("structure %q not one of %s", p.Structure, strings.Join(structures, "|"))

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	shariah "github.com/shariah-screen/shariah"
 )
 
 // Holding is one invstOrSec entry of an N-PORT filing. Identifiers that fail their check digit are
@@ -126,7 +128,7 @@ func Parse(b []byte) (Filing, error) {
 		ReportDate:     firstOf(date(g.RepPdDate), date(g.RepPdEnd)),
 		Holdings:       make([]Holding, 0, len(doc.Form.Secs.Items)),
 	}
-	f.RegistrantLEI = f.checked(strings.ToUpper(clean(g.RegLEI)), validLEI)
+	f.RegistrantLEI = f.checked(strings.ToUpper(clean(g.RegLEI)), shariah.ValidLEI)
 	for i, s := range doc.Form.Secs.Items {
 		h, err := f.holding(s)
 		if err != nil {
@@ -149,7 +151,7 @@ func (f *Filing) holding(s xmlSec) (Holding, error) {
 		Units:          clean(s.Units),
 		IsDebt:         s.Debt != nil || strings.EqualFold(clean(s.AssetCat), "DBT"),
 	}
-	h.LEI = f.checked(strings.ToUpper(clean(s.LEI)), validLEI)
+	h.LEI = f.checked(strings.ToUpper(clean(s.LEI)), shariah.ValidLEI)
 	isin := clean(s.Identifiers.ISIN.Value)
 	if isin == "" { // some filers put the ISIN in <other otherDesc="ISIN">
 		for _, o := range s.Identifiers.Other {
@@ -159,7 +161,7 @@ func (f *Filing) holding(s xmlSec) (Holding, error) {
 			}
 		}
 	}
-	h.ISIN = f.checked(strings.ToUpper(isin), validISIN)
+	h.ISIN = f.checked(strings.ToUpper(isin), shariah.ValidISIN)
 	var err error
 	for _, n := range []struct {
 		name string
@@ -253,57 +255,6 @@ func num(s string) (decimal.Decimal, error) {
 		return decimal.Zero, nil
 	}
 	return decimal.NewFromString(s)
-}
-
-// validISIN checks an ISIN (ISO 6166): 2 letters, 9 alphanumerics, a check digit; letters become
-// A=10..Z=35 and the check is Luhn on the resulting digit string.
-func validISIN(s string) bool {
-	if len(s) != 12 || !isUpper(s[0]) || !isUpper(s[1]) || !isDigit(s[11]) {
-		return false
-	}
-	var digits []byte
-	for i := 0; i < 12; i++ {
-		switch c := s[i]; {
-		case isDigit(c):
-			digits = append(digits, c-'0')
-		case isUpper(c):
-			v := c - 'A' + 10
-			digits = append(digits, v/10, v%10)
-		default:
-			return false
-		}
-	}
-	sum := 0
-	for i := len(digits) - 1; i >= 0; i-- {
-		d := int(digits[i])
-		if (len(digits)-1-i)%2 == 1 {
-			if d *= 2; d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-	}
-	return sum%10 == 0
-}
-
-// validLEI checks an LEI (ISO 17442): 20 characters, 18 alphanumerics and 2 check digits, with
-// ISO 7064 MOD 97-10 (letters A=10..Z=35) leaving remainder 1.
-func validLEI(s string) bool {
-	if len(s) != 20 || !isDigit(s[18]) || !isDigit(s[19]) {
-		return false
-	}
-	rem := 0
-	for i := 0; i < 20; i++ {
-		switch c := s[i]; {
-		case isDigit(c):
-			rem = (rem*10 + int(c-'0')) % 97
-		case isUpper(c):
-			rem = (rem*100 + int(c-'A'+10)) % 97
-		default:
-			return false
-		}
-	}
-	return rem == 1
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -219,27 +219,6 @@ func TestParseSmallFixture(t *testing.T) {
 	}
 }
 
-func TestIdentifierChecks(t *testing.T) {
-	for s, ok := range map[string]bool{
-		"US0378331005": true, "US49151FGH73": true, "XS1234567896": true,
-		"US0378331006": false, "XS1234567890": false, "us0378331005": false, "US037833100": false, "": false,
-		"1S0378331005": false, "US03783310-5": false,
-	} {
-		if validISIN(s) != ok {
-			t.Errorf("validISIN(%q) = %v, want %v", s, !ok, ok)
-		}
-	}
-	for s, ok := range map[string]bool{
-		"HWUPKR0MPOU8FGXBT394": true, "549300S8YVGTJ1NMTW57": true, "5493000EXAMPLE000193": true,
-		"HWUPKR0MPOU8FGXBT395": false, "549300S8YVGTJ1NMTW5": false, "549300S8YVGTJ1NMTW5A": false, "": false,
-		"hwupkr0mpou8fgxbt394": false,
-	} {
-		if validLEI(s) != ok {
-			t.Errorf("validLEI(%q) = %v, want %v", s, !ok, ok)
-		}
-	}
-}
-
 func TestReadCurated(t *testing.T) {
 	// Fictional rows written for this test (check digits valid where the row is meant to be good).
 	const csvText = `isin,issuer_lei,structure,documentation_basis,title_type,purchase_undertaking,guarantee,tangible_asset_ratio,return_type,source,illustrative

@@ -154,7 +154,7 @@ const (
 
 func fixtureFundamentals(t *testing.T) map[string]shariah.Fundamentals {
 	t.Helper()
-	fs := fundamentalsOf(t, fixture(t, "companyfacts.json"), "EXA")
+	fs := fundamentalsOf(t, fixture(t, "exa_companyfacts.json"), "EXA")
 	var keys []string
 	for _, f := range fs {
 		keys = append(keys, key(f))
@@ -440,7 +440,7 @@ func TestParseErrors(t *testing.T) {
 // submissions and tickers fixtures
 
 func TestFixtureSubmissions(t *testing.T) {
-	s, err := ParseSubmissions(fixture(t, "submissions.json"))
+	s, err := ParseSubmissions(fixture(t, "exa_submissions.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,7 +494,7 @@ func TestSubmissionsEdgeCases(t *testing.T) {
 }
 
 func TestFixtureCompanyTickers(t *testing.T) {
-	ts, err := ParseCompanyTickers(fixture(t, "company_tickers.json"))
+	ts, err := ParseCompanyTickers(fixture(t, "exa_tickers.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,13 +86,13 @@ func TestSourceOverHTTP(t *testing.T) {
 		}
 		switch r.URL.Path {
 		case "/files/company_tickers.json":
-			w.Write(read("company_tickers.json"))
+			w.Write(read("exa_tickers.json"))
 		case "/submissions/CIK0001234567.json":
-			w.Write(read("submissions.json"))
+			w.Write(read("exa_submissions.json"))
 		case "/api/xbrl/companyfacts/CIK0001234567.json":
-			w.Write(read("companyfacts.json"))
+			w.Write(read("exa_companyfacts.json"))
 		case "/api/xbrl/companyfacts/CIK0001067983.json":
-			w.Write(read("companyfacts.json")[:300]) // truncated
+			w.Write(read("exa_companyfacts.json")[:300]) // truncated
 		default:
 			w.WriteHeader(http.StatusNotFound)
 		}
