@@ -161,6 +161,3 @@ func programme(get func(string) string) (Programme, error) {
 	}
 	return p, nil
 }
-
-// CuratedHeaderLine is the header of a curated programme file.
-func CuratedHeaderLine() string { return strings.Join(CuratedHeader, ",") }

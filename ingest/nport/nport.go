@@ -256,6 +256,3 @@ func num(s string) (decimal.Decimal, error) {
 	}
 	return decimal.NewFromString(s)
 }
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/shariah-screen/shariah/ingest/httpx"
@@ -28,7 +29,7 @@ func TestSourceJoinsFilingsWithCuratedProgrammes(t *testing.T) {
 	}
 	defer rc.Close()
 	curated := filepath.Join(dir, "programmes.csv")
-	os.WriteFile(curated, []byte(nport.CuratedHeaderLine()+"\nXS1234567896,,ijarah,AAOIFI,legal,market,false,1,,offering circular (test),true\n"), 0o644)
+	os.WriteFile(curated, []byte(strings.Join(nport.CuratedHeader, ",")+"\nXS1234567896,,ijarah,AAOIFI,legal,market,false,1,,offering circular (test),true\n"), 0o644)
 	fixture, _ := filepath.Abs("testdata/nport_small.xml")
 	broken := filepath.Join(dir, "broken.xml")
 	b, _ := os.ReadFile(fixture)
