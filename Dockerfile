@@ -8,6 +8,9 @@ RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/shariah ./cmd/shar
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/shariah /usr/local/bin/shariah
+# The usage spool (usage events on their way to ClickHouse) needs a writable directory that outlives
+# the container: docker-compose.yml mounts a volume here.
+ENV SHARIAH_USAGE_SPOOL_DIR=/home/nonroot/usage-spool
 EXPOSE 8000 8001
 ENTRYPOINT ["/usr/local/bin/shariah"]
 CMD ["serve"]

@@ -35,9 +35,10 @@ lint: ## gofmt, vet, the import direction of the layout, and Redocly's lint of t
 	scripts/check-imports.sh
 	scripts/lint-openapi.sh
 
-bench: ## Go benchmarks of the meter (real Redis)
+bench: ## Go benchmarks: the meter (real Redis), the inline-XBRL reader and the companyfacts.zip path
 	scripts/install-services.sh
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./redis/
+	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'ParseInlineXBRL|CompanyFactsZip' -benchmem ./ingest/sec/
 
 load: ## wrk on loopback: metered route vs constant-JSON route, same binary, same run
 	scripts/load.sh

@@ -39,7 +39,9 @@ func (b *Bulk) now() time.Time {
 
 // IndexListing is one index of GET /api/screen-bulk/indices.
 type IndexListing struct {
-	Name             string `json:"index_name"`
+	Name string `json:"index_name"`
+	// DisplayName repeats index_name as "name", the field the ecosystem's clients read.
+	DisplayName      string `json:"name"`
 	Description      string `json:"description"`
 	Country          string `json:"country"`
 	EstimatedTickers int    `json:"estimated_tickers"`
@@ -63,7 +65,7 @@ func (b *Bulk) Indices(ctx context.Context) ([]IndexListing, map[string][]string
 	seen := map[string]bool{}
 	for _, k := range KnownIndices {
 		seen[k.Name] = true
-		l := IndexListing{Name: k.Name, Description: k.Description, Country: k.Country, EstimatedTickers: k.Estimated, LoadedTickers: len(members[k.Name])}
+		l := IndexListing{Name: k.Name, DisplayName: k.Name, Description: k.Description, Country: k.Country, EstimatedTickers: k.Estimated, LoadedTickers: len(members[k.Name])}
 		if ix, ok := byName[k.Name]; ok {
 			l.Source = ix.Source
 		}
@@ -78,7 +80,7 @@ func (b *Bulk) Indices(ctx context.Context) ([]IndexListing, map[string][]string
 	sort.Strings(extra)
 	for _, name := range extra {
 		ix := byName[name]
-		out = append(out, IndexListing{Name: name, Description: ix.Description, Country: ix.Country, EstimatedTickers: len(ix.Symbols),
+		out = append(out, IndexListing{Name: name, DisplayName: name, Description: ix.Description, Country: ix.Country, EstimatedTickers: len(ix.Symbols),
 			LoadedTickers: len(ix.Symbols), Source: ix.Source})
 	}
 	return out, members, nil

@@ -199,7 +199,7 @@ func fiscalYearOfEnd(end string) int {
 
 func cashflowSource(f XBRLFact, cik string) CashflowSource {
 	s := CashflowSource{Concept: f.Concept, Accession: f.Accession, Form: f.Form, Filed: f.Filed}
-	if c := strings.TrimLeft(cik, "0"); c != "" && f.Accession != "" {
+	if c := strings.TrimLeft(cik, "0"); c != "" && IsAccession(f.Accession) {
 		s.URL = fmt.Sprintf("https://www.sec.gov/Archives/edgar/data/%s/%s/", c, strings.ReplaceAll(f.Accession, "-", ""))
 	}
 	return s

@@ -36,6 +36,9 @@ type CatalogStats struct {
 	EquitySectors    int `json:"sectors"`
 	EquityCountries  int `json:"countries"`
 	ScreeningResults int `json:"screening_results"`
+	// Fundamentals counts the companies (symbols with fundamentals) by what those stand on: filed
+	// (from filings), illustrative (made up, labelled), and the equities with none.
+	Fundamentals SourceCounts `json:"fundamentals_by_source"`
 }
 
 // NewCatalog indexes the assets (later duplicates of a symbol are ignored).
@@ -445,9 +448,15 @@ func (c *CatalogCache) Find(ctx context.Context, raw string, loc ...any) (Asset,
 		return Asset{}, v.Err()
 	case !found:
 		sym, _ := NormalizeSymbol(raw)
-		return Asset{}, Errorf(ENOTFOUND, "Symbol %s is not in the database.", sym)
+		return Asset{}, UnknownSymbol(sym)
 	}
 	return a, nil
+}
+
+// UnknownSymbol is the 404 of a symbol no database holds. Its wording, "Symbol X not found in any
+// database.", is what the existing clients (SDKs, bots) match on: keep it.
+func UnknownSymbol(sym string) error {
+	return Errorf(ENOTFOUND, "Symbol %s not found in any database.", sym)
 }
 
 // Resolve gives the canonical symbol of a known asset; "" when the input is malformed or unknown.

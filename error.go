@@ -18,6 +18,7 @@ const (
 	ENOTALLOWED  = "HTTP_405"            // method not allowed on an existing path
 	ECONFLICT    = "HTTP_409"            // state conflict (e.g. a run that cannot be cancelled)
 	EQUOTA       = "QUOTA_EXCEEDED"      // monthly quota exhausted on a hard-block plan (429)
+	ERATELIMITED = "RATE_LIMITED"        // the plan's request rate exceeded, or key generation too frequent (429)
 	EUNAVAILABLE = "SERVICE_UNAVAILABLE" // a backing service is down (503)
 	EINTERNAL    = "INTERNAL_ERROR"      // anything else (500); never carries internals
 )

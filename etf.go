@@ -15,11 +15,13 @@ type ETFHolding struct {
 	Symbol           string  `json:"symbol"` // canonical; empty when the holding could not be resolved
 	Input            string  `json:"input"`  // the symbol as the issuer lists it
 	Name             string  `json:"name"`
-	Weight           Number  `json:"weight"` // fraction
-	Status           string  `json:"status"` // COMPLIANT, NON_COMPLIANT, QUESTIONABLE, INSUFFICIENT_DATA or UNKNOWN
-	PurificationRate *Number `json:"purification_rate"`
+	Weight           Number  `json:"weight"`                     // fraction
+	Status           string  `json:"status"`                     // COMPLIANT, NON_COMPLIANT, QUESTIONABLE, INSUFFICIENT_DATA or UNKNOWN
+	PurificationRate *Number `json:"purification_rate"`          // percent: 3.37 means 3.37%
+	PurificationFrac *Number `json:"purification_rate_fraction"` // the same as a fraction
 	Reason           string  `json:"reason"`
 	Illustrative     bool    `json:"illustrative"`
+	DataSource       string  `json:"data_source"` // filed, illustrative or no_fundamentals (also unresolved holdings)
 }
 
 // ETFResult is a look-through screening of an ETF.
@@ -35,16 +37,41 @@ type ETFResult struct {
 	QuestionableWeightPct string       `json:"questionable_weight_pct"`
 	UnknownWeightPct      string       `json:"unknown_weight_pct"` // unresolved, unscreenable or without a verdict
 	ComplianceStatus      string       `json:"compliance_status"`
-	IsCompliant           *bool        `json:"is_compliant"`
-	PurificationRate      *Number      `json:"purification_rate"` // holdings-weighted, over the holdings with a known rate
-	PurificationRatePct   *Number      `json:"purification_rate_pct"`
-	PurificationCoverage  string       `json:"purification_coverage_pct"` // weight share with a known rate
-	Explanation           string       `json:"compliance_explanation"`
-	Rule                  string       `json:"verdict_rule"`
-	Ruleset               RulesetRef   `json:"ruleset"`
-	Illustrative          bool         `json:"illustrative"`
-	Disclaimers           []Disclaimer `json:"disclaimers"`
-	ScreenedAt            time.Time    `json:"screened_at"`
+	// Disposition is the ecosystem's reading of the verdict (ETFDisposition).
+	Disposition          string     `json:"disposition"`
+	IsCompliant          *bool      `json:"is_compliant"`
+	PurificationRate     *Number    `json:"purification_rate"` // percent, holdings-weighted over the holdings with a known rate
+	PurificationFraction *Number    `json:"purification_rate_fraction"`
+	PurificationRatePct  *Number    `json:"purification_rate_pct"`     // percent (= purification_rate)
+	PurificationCoverage string     `json:"purification_coverage_pct"` // weight share with a known rate
+	Explanation          string     `json:"compliance_explanation"`
+	Rule                 string     `json:"verdict_rule"`
+	Ruleset              RulesetRef `json:"ruleset"`
+	Illustrative         bool       `json:"illustrative"`
+	// DataSources counts the holdings, and DataSourceWeights their weight, by what the holdings'
+	// fundamentals stand on: how much of the look-through is filed.
+	DataSources       SourceCounts  `json:"data_sources"`
+	DataSourceWeights SourceWeights `json:"data_source_weights"`
+	Disclaimers       []Disclaimer  `json:"disclaimers"`
+	ScreenedAt        time.Time     `json:"screened_at"`
+}
+
+// ETFDisposition reads a look-through verdict as the ecosystem's clients do: compliant_with_purification
+// (compliant, with a purification rate above zero), compliant, mostly_compliant (questionable),
+// non_compliant, insufficient_data.
+func ETFDisposition(status string, purificationFraction *Number) string {
+	switch status {
+	case "COMPLIANT":
+		if purificationFraction != nil && purificationFraction.IsPositive() {
+			return "compliant_with_purification"
+		}
+		return "compliant"
+	case "QUESTIONABLE":
+		return "mostly_compliant"
+	case "NON_COMPLIANT":
+		return "non_compliant"
+	}
+	return "insufficient_data"
 }
 
 // ETFVerdictRule explains the look-through verdict (documented in every result).
@@ -79,7 +106,7 @@ func (e *ETFs) ETFAsset(ctx context.Context, symbol string) (Asset, error) {
 		return Asset{}, err
 	}
 	if !ok {
-		return Asset{}, Errorf(ENOTFOUND, "Symbol %s is not in the database.", symbol)
+		return Asset{}, UnknownSymbol(symbol)
 	}
 	if a.Type != ETF && a.Type != Fund {
 		var v Validation
@@ -125,10 +152,11 @@ func (e *ETFs) Screen(ctx context.Context, symbol, ruleset string, force bool) (
 		Ruleset: RulesetRef{Name: rs.Name, Title: rs.Title, Edition: rs.EditionDate, ReviewStatus: rs.ReviewStatus, Source: rs.Source}}
 	r.Illustrative = hs[0].Source == SourceIllustrative
 	var total, comp, non, quest, unknown, rated, ratedWeight decimal.Decimal
+	bySource := sourceWeights{}
 	for _, h := range hs {
 		w := h.Weight.Decimal
 		total = total.Add(w)
-		eh := ETFHolding{Input: h.Symbol, Name: h.Name, Weight: h.Weight, Status: "UNKNOWN"}
+		eh := ETFHolding{Input: h.Symbol, Name: h.Name, Weight: h.Weight, Status: "UNKNOWN", DataSource: DataNoFundamentals}
 		res := Resolution{}
 		if h.Symbol != "" {
 			res = cat.Canonical(h.Symbol)
@@ -148,11 +176,12 @@ func (e *ETFs) Screen(ctx context.Context, symbol, ruleset string, force bool) (
 				eh.Reason = err.(*Error).Message
 				break
 			}
-			eh.Status, eh.PurificationRate, eh.Reason = sr.ComplianceStatus, sr.PurificationRate, sr.ComplianceExplanation
+			eh.Status, eh.PurificationRate, eh.PurificationFrac, eh.Reason = sr.ComplianceStatus, sr.PurificationRate, sr.PurificationFraction, sr.ComplianceExplanation
 			eh.Illustrative = sr.DataQuality.Illustrative
+			eh.DataSource = DataSourceOf(sr)
 			r.Illustrative = r.Illustrative || eh.Illustrative
-			if sr.PurificationRate != nil {
-				rated = rated.Add(w.Mul(sr.PurificationRate.Decimal))
+			if sr.PurificationFraction != nil {
+				rated = rated.Add(w.Mul(sr.PurificationFraction.Decimal))
 				ratedWeight = ratedWeight.Add(w)
 			}
 		}
@@ -166,6 +195,8 @@ func (e *ETFs) Screen(ctx context.Context, symbol, ruleset string, force bool) (
 		default:
 			unknown = unknown.Add(w)
 		}
+		r.DataSources.Add(eh.DataSource)
+		bySource[eh.DataSource] = bySource[eh.DataSource].Add(w)
 		r.Holdings = append(r.Holdings, eh)
 	}
 	sort.SliceStable(r.Holdings, func(i, j int) bool { return r.Holdings[i].Weight.GreaterThan(r.Holdings[j].Weight.Decimal) })
@@ -192,12 +223,14 @@ func (e *ETFs) Screen(ctx context.Context, symbol, ruleset string, force bool) (
 	case "NON_COMPLIANT", "QUESTIONABLE":
 		r.IsCompliant = boolp(false)
 	}
+	r.DataSourceWeights = bySource.pct(total)
 	r.PurificationCoverage = share(ratedWeight).StringFixed(2)
 	if ratedWeight.IsPositive() {
 		rate := rated.Div(ratedWeight).Round(6)
-		r.PurificationRate = num(rate)
-		r.PurificationRatePct = num(rate.Mul(d100).Round(4))
+		r.PurificationFraction = num(rate)
+		r.PurificationRate, r.PurificationRatePct = PercentOf(r.PurificationFraction), PercentOf(r.PurificationFraction)
 	}
+	r.Disposition = ETFDisposition(r.ComplianceStatus, r.PurificationFraction)
 	lead := ""
 	if r.Illustrative {
 		lead = "Based on illustrative data (not from filings), "
@@ -226,6 +259,9 @@ func (e *ETFs) Cached(ctx context.Context, symbol, ruleset string) (ETFResult, e
 	}
 	if !ok {
 		return ETFResult{}, Errorf(ENOTFOUND, "%s has not been screened under ruleset %s: POST /api/etf/%s/screen screens it.", symbol, rs.Name, symbol)
+	}
+	if r.Disposition == "" { // stored before the field existed
+		r.Disposition = ETFDisposition(r.ComplianceStatus, r.PurificationFraction)
 	}
 	return r, nil
 }

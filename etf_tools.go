@@ -22,7 +22,8 @@ func (e *ETFs) CachedOrScreen(ctx context.Context, symbol, ruleset string) (ETFR
 type ETFPurification struct {
 	Symbol             string       `json:"symbol"`
 	Investment         Number       `json:"investment_amount"`
-	PurificationRate   *Number      `json:"purification_rate"`
+	PurificationRate   *Number      `json:"purification_rate"` // percent: 3.37 means 3.37%
+	PurificationFrac   *Number      `json:"purification_rate_fraction"`
 	PurificationPct    *Number      `json:"purification_rate_pct"`
 	Coverage           string       `json:"purification_coverage_pct"`
 	Method             string       `json:"method"`
@@ -33,6 +34,37 @@ type ETFPurification struct {
 	Note               string       `json:"note,omitempty"`
 	Disclaimers        []Disclaimer `json:"disclaimers"`
 	Illustrative       bool         `json:"illustrative"`
+}
+
+// ETFPurificationRequest is the input of an ETF purification (REST body, MCP arguments): the amount
+// invested and, optionally, the dividend income it paid (USD).
+type ETFPurificationRequest struct {
+	Investment *Number `json:"investment_amount"` // required, greater than zero, at most MaxAmount
+	Dividend   *Number `json:"dividend_income"`   // optional, zero or more, at most MaxAmount
+}
+
+// Validate reports every problem at once (VALIDATION_ERROR); where is the first element of each field's
+// location ("body" on REST, "arguments" on MCP).
+func (r ETFPurificationRequest) Validate(where string) error {
+	var v Validation
+	if r.Investment == nil {
+		v.Add("field required", "value_error.missing", where, "investment_amount")
+	} else {
+		v.Amount(r.Investment.Decimal, true, where, "investment_amount")
+	}
+	if r.Dividend != nil {
+		v.Amount(r.Dividend.Decimal, false, where, "dividend_income")
+	}
+	return v.Err()
+}
+
+// DividendDecimal is the dividend income given, nil when none was.
+func (r ETFPurificationRequest) DividendDecimal() *decimal.Decimal {
+	if r.Dividend == nil {
+		return nil
+	}
+	d := r.Dividend.Decimal
+	return &d
 }
 
 // Purify computes the purification of an investment in the ETF: dividend income (given, or estimated
@@ -47,7 +79,7 @@ func (e *ETFs) Purify(ctx context.Context, symbol, ruleset string, investment de
 		return ETFPurification{}, err
 	}
 	out := ETFPurification{Symbol: a.Symbol, Investment: NewNumber(investment), PurificationRate: r.PurificationRate,
-		PurificationPct: r.PurificationRatePct, Coverage: r.PurificationCoverage, Method: "dividend x holdings-weighted impure-income ratio",
+		PurificationFrac: r.PurificationFraction, PurificationPct: r.PurificationRatePct, Coverage: r.PurificationCoverage, Method: "dividend x holdings-weighted impure-income ratio",
 		HoldingsAsOf: r.HoldingsAsOf, Illustrative: r.Illustrative}
 	income, basis := decimal.Zero, ""
 	if dividend != nil {
@@ -56,10 +88,10 @@ func (e *ETFs) Purify(ctx context.Context, symbol, ruleset string, investment de
 		return ETFPurification{}, err
 	}
 	out.DividendIncome, out.DividendBasis = NewNumber(income.Round(2)), basis
-	if r.PurificationRate == nil || basis == "" {
+	if r.PurificationFraction == nil || basis == "" {
 		out.Note = "Purification needs a known rate and the dividend income: give dividend_income."
 	} else {
-		n := NewNumber(income.Mul(r.PurificationRate.Decimal).Round(2))
+		n := NewNumber(income.Mul(r.PurificationFraction.Decimal).Round(2)) // the fraction, never the percent
 		out.PurificationAmount = &n
 	}
 	return out, nil
@@ -104,7 +136,8 @@ type ETFComparisonItem struct {
 	CompliantWeightPct    string    `json:"compliant_weight_pct"`
 	NonCompliantWeightPct string    `json:"non_compliant_weight_pct"`
 	UnknownWeightPct      string    `json:"unknown_weight_pct"`
-	PurificationRate      *Number   `json:"purification_rate"`
+	PurificationRate      *Number   `json:"purification_rate"` // percent
+	PurificationFrac      *Number   `json:"purification_rate_fraction"`
 }
 
 // ETFOverlap is the weight two ETFs hold in common.
@@ -131,7 +164,7 @@ func (e *ETFs) Compare(ctx context.Context, syms []string, ruleset string) (ETFC
 			return ETFComparison{}, err
 		}
 		if sym == "" {
-			return ETFComparison{}, Errorf(ENOTFOUND, "Symbol %s is not in the database.", strings.ToUpper(strings.TrimSpace(raw)))
+			return ETFComparison{}, UnknownSymbol(strings.ToUpper(strings.TrimSpace(raw)))
 		}
 		a, err := e.ETFAsset(ctx, sym)
 		if err != nil {
@@ -151,7 +184,8 @@ func (e *ETFs) Compare(ctx context.Context, syms []string, ruleset string) (ETFC
 		sort.SliceStable(top, func(i, j int) bool { return top[i].Weight.GreaterThan(top[j].Weight.Decimal) })
 		out.Items = append(out.Items, ETFComparisonItem{Symbol: a.Symbol, Name: a.Name, HoldingsCount: len(hs), HoldingsAsOf: hs[0].AsOf,
 			TopHoldings: top[:min(5, len(top))], ComplianceStatus: r.ComplianceStatus, CompliantWeightPct: r.CompliantWeightPct,
-			NonCompliantWeightPct: r.NonCompliantWeightPct, UnknownWeightPct: r.UnknownWeightPct, PurificationRate: r.PurificationRate})
+			NonCompliantWeightPct: r.NonCompliantWeightPct, UnknownWeightPct: r.UnknownWeightPct, PurificationRate: r.PurificationRate,
+			PurificationFrac: r.PurificationFraction})
 	}
 	for i := range order {
 		for j := i + 1; j < len(order); j++ {

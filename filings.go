@@ -250,19 +250,82 @@ func StalenessOf(r Result, filings []Filing, relevance func(items []string) (str
 	return out
 }
 
-// FilterFilings keeps the filings of a form (10-K, 10-Q, 8-K; amendments included; "" for all), newest
-// first as stored, at most limit.
-func FilterFilings(all []Filing, form string, limit int) []Filing {
-	out := []Filing{}
-	for _, f := range all {
-		if len(out) == limit {
-			break
-		}
-		if form == "" || f.Form == form || f.Form == form+"/A" {
-			out = append(out, f)
+// IsAccession reports whether s is an SEC accession number (0000320193-24-000123: the filer agent's
+// CIK, the year, a sequence).
+func IsAccession(s string) bool {
+	if len(s) != 20 || s[10] != '-' || s[13] != '-' {
+		return false
+	}
+	for i, r := range s {
+		if i != 10 && i != 13 && (r < '0' || r > '9') {
+			return false
 		}
 	}
-	return out
+	return true
+}
+
+// FilingTypeAll asks FilterFilings for every filing, insider forms included.
+const FilingTypeAll = "all"
+
+// FilingTypes are the forms a filings listing can be narrowed to (amendments included), besides
+// FilingTypeAll. Without a form, a listing shows all of these: the periodic and current reports people
+// read, not the insider Forms 3/4/5 and 144 that outnumber them (AAPL: 46 Form 4s and 17 Forms 144 among
+// its latest 100 filings, next to one 10-K and three 10-Qs).
+var FilingTypes = []string{"10-K", "10-Q", "8-K", "20-F", "40-F", "6-K"}
+
+// reportForms are FilingTypes and their transition-report variants (10-KT, 10-QT), the default listing.
+var reportForms = map[string]bool{"10-K": true, "10-Q": true, "8-K": true, "20-F": true, "40-F": true, "6-K": true,
+	"10-KT": true, "10-QT": true}
+
+// ParseFilingType reads a filing_type as REST and MCP take it: "" (the periodic and current reports),
+// "all" (FilingTypeAll) or one of FilingTypes, in any case and with spaces around ("8-k" is 8-K). It
+// returns the value FilterFilings takes, and false for anything else.
+func ParseFilingType(raw string) (string, bool) {
+	s := strings.ToUpper(strings.TrimSpace(raw))
+	switch {
+	case s == "":
+		return "", true
+	case s == strings.ToUpper(FilingTypeAll):
+		return FilingTypeAll, true
+	}
+	for _, f := range FilingTypes {
+		if s == f {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// FilingTypeMessage is the validation message for a filing_type ParseFilingType refuses.
+var FilingTypeMessage = "must be one of " + strings.Join(FilingTypes, ", ") + " or all (without it: all of those forms, their amendments and 10-KT/10-QT)"
+
+// FilterFilings pages the filings of a form, newest first as stored: form is one of FilingTypes
+// (amendments included), FilingTypeAll, or "" for the periodic and current reports (FilingTypes, their
+// amendments and transition reports). It returns the page (at most limit, after offset) and the number
+// of filings that match.
+func FilterFilings(all []Filing, form string, limit, offset int) ([]Filing, int) {
+	out := []Filing{}
+	total := 0
+	for _, f := range all {
+		base := strings.TrimSuffix(f.Form, "/A")
+		var match bool
+		switch form {
+		case FilingTypeAll:
+			match = true
+		case "":
+			match = reportForms[base]
+		default:
+			match = base == form
+		}
+		if !match {
+			continue
+		}
+		if total >= offset && len(out) < limit {
+			out = append(out, f)
+		}
+		total++
+	}
+	return out, total
 }
 
 // FilterFacts keeps the facts of a concept, named with or without its taxonomy ("Assets",

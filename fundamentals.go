@@ -19,11 +19,19 @@ func NewNumber(d decimal.Decimal) Number { return Number{d} }
 func (n Number) MarshalJSON() ([]byte, error) { return []byte(n.Decimal.String()), nil }
 
 // UnmarshalJSON reads a JSON number or numeric string; anything else is a JSON type error (so a
-// request body with "ten" for an amount is a 422 naming the field).
+// request body with "ten", "NaN", "Infinity", an exponent past 32 bits or a number longer than
+// MaxNumberText characters for an amount is a 422 naming the field). Bounds are Validation's (Amount,
+// Quantity).
 func (n *Number) UnmarshalJSON(b []byte) error {
 	var d decimal.Decimal
+	if len(b) > MaxNumberText {
+		return &json.UnmarshalTypeError{Value: "number", Type: reflect.TypeOf(float64(0))}
+	}
 	if err := json.Unmarshal(b, &d); err != nil {
 		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeOf(float64(0))}
+	}
+	if d.Sign() == 0 {
+		d = decimal.Zero // 0e9999 is zero: its exponent would cost ten thousand digits in every sum
 	}
 	n.Decimal = d
 	return nil
@@ -52,14 +60,28 @@ var Fields = []Field{TotalAssets, TotalDebt, CashAndSecurities, Receivables, Tot
 // Fact is one input value with its provenance.
 type Fact struct {
 	Value  Number `json:"value"`
-	Source string `json:"source"`           // filing, live or illustrative
-	Ref    string `json:"source_ref"`       // e.g. the SEC accession number of the filing
-	Filed  string `json:"filed,omitempty"`  // filing date (YYYY-MM-DD)
-	Form   string `json:"form,omitempty"`   // 10-K, 10-Q, ...
-	Tag    string `json:"tag,omitempty"`    // XBRL tag(s) the value came from
-	Note   string `json:"note,omitempty"`   // how the value was derived, when it was
-	AsOf   string `json:"as_of,omitempty"`  // instant of a point-in-time value (shares outstanding)
-	Period string `json:"period,omitempty"` // fiscal period the value was reported for, when it differs
+	Source string `json:"source"`          // filing, live or illustrative
+	Ref    string `json:"source_ref"`      // e.g. the SEC accession number of the filing
+	Filed  string `json:"filed,omitempty"` // filing date (YYYY-MM-DD)
+	Form   string `json:"form,omitempty"`  // 10-K, 10-Q, ...
+	Tag    string `json:"tag,omitempty"`   // XBRL tag(s) the value came from
+	// Document is the filing's primary document the value was read from (inline XBRL), and CIK the
+	// filer: with Form and Filed they identify the filing when the accession number is not known.
+	Document string `json:"document,omitempty"`
+	CIK      string `json:"cik,omitempty"`
+	Note     string `json:"note,omitempty"`   // how the value was derived, when it was
+	AsOf     string `json:"as_of,omitempty"`  // instant of a point-in-time value (shares outstanding)
+	Period   string `json:"period,omitempty"` // fiscal period the value was reported for, when it differs
+	// Classes are the parts of a value summed over share classes (shares outstanding of a multi-class
+	// issuer); empty otherwise.
+	Classes []ShareClass `json:"classes,omitempty"`
+}
+
+// ShareClass is one class of common stock of a multi-class issuer: its name as the filing tags it
+// (us-gaap:CommonClassAMember; empty when the source does not name it) and its shares outstanding.
+type ShareClass struct {
+	Class  string `json:"class"`
+	Shares Number `json:"shares"`
 }
 
 // Fundamentals are a company's screening inputs for one reporting period. A field absent from Facts is

@@ -15,6 +15,24 @@ type Keys struct {
 	Store KeyStore
 	Plans Plans
 	Now   func() time.Time
+	// Counter and Limits bound free-key generation per client address and per email domain; without a
+	// Counter there is no bound (the operator's command line, tests of other rules).
+	Counter WindowCounter
+	Limits  IssueLimits
+}
+
+// IssueLimits bound POST /api/keys/generate: at most PerAddress keys per client address and PerDomain
+// per email domain in each Window (0: no bound of that kind).
+type IssueLimits struct {
+	PerAddress int
+	PerDomain  int
+	Window     time.Duration
+}
+
+// WindowCounter counts hits of a bucket in fixed windows, shared by every edge (Redis).
+type WindowCounter interface {
+	// Hit counts one hit and returns the window's count so far and the time until it ends.
+	Hit(ctx context.Context, bucket string, window time.Duration) (int64, time.Duration, error)
 }
 
 func (k *Keys) now() time.Time {
@@ -29,6 +47,9 @@ func NormalizeEmail(s string) (string, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > 254 {
 		return "", false
+	}
+	if strings.ContainsFunc(s, func(r rune) bool { return forbiddenInName(r) != "" }) {
+		return "", false // control or bidi characters: the same rule as stored names (Validation.Name)
 	}
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Address != s || a.Name != "" {
@@ -67,6 +88,35 @@ func (k *Keys) GenerateFree(ctx context.Context, email string) (IssuedKey, error
 		}
 	}
 	return k.issue(ctx, userID, norm, PlanFree, latest(existing))
+}
+
+// GenerateFreeFrom is GenerateFree for a client at an address, within the IssueLimits: past either
+// bound it answers 429 RATE_LIMITED naming the bound, with the seconds until its window ends
+// (detail.retry_after_seconds).
+func (k *Keys) GenerateFreeFrom(ctx context.Context, email, address string) (IssuedKey, error) {
+	norm, ok := NormalizeEmail(email)
+	if ok && k.Counter != nil && k.Limits.Window > 0 {
+		domain := norm[strings.LastIndexByte(norm, '@')+1:]
+		for _, b := range []struct {
+			scope, value string
+			limit        int
+		}{{"address", address, k.Limits.PerAddress}, {"email_domain", domain, k.Limits.PerDomain}} {
+			if b.limit <= 0 {
+				continue
+			}
+			n, left, err := k.Counter.Hit(ctx, "keygen:"+b.scope+":"+b.value, k.Limits.Window)
+			if err != nil {
+				return IssuedKey{}, err
+			}
+			if n > int64(b.limit) {
+				return IssuedKey{}, &Error{Code: ERATELIMITED,
+					Message: "Too many free keys requested from this " + strings.ReplaceAll(b.scope, "_", " ") + ". Try again later.",
+					Detail: map[string]any{"scope": b.scope, "limit": b.limit, "window_seconds": int64(k.Limits.Window.Seconds()),
+						"retry_after_seconds": max(int64(left.Seconds()+0.999), 1)}}
+			}
+		}
+	}
+	return k.GenerateFree(ctx, email)
 }
 
 // Create issues a key of any plan for an email (operators: `shariah keys create`).

@@ -1,10 +1,13 @@
 package shariah
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // Price is an amount in a currency's units with six decimal places, held as an integer: candles are
@@ -183,7 +186,7 @@ type Quote struct {
 	Price         Price   `json:"price"`
 	PreviousClose *Price  `json:"previous_close"`
 	Change        *Price  `json:"change"`
-	ChangePercent *string `json:"change_percent"` // decimal string, 2 places
+	ChangePercent *Number `json:"change_percent"` // percent, 2 places (older stored quotes hold a numeric string)
 	Open          Price   `json:"open"`
 	DayHigh       Price   `json:"day_high"`
 	DayLow        Price   `json:"day_low"`
@@ -200,6 +203,28 @@ type Quote struct {
 	Source          string `json:"source"` // history, live or illustrative
 	Delayed         bool   `json:"delayed"`
 	Description     string `json:"note,omitempty"`
+	// Disclaimers is the market_data disclaimer, set where a quote is served on its own.
+	Disclaimers []Disclaimer `json:"disclaimers,omitempty"`
+}
+
+// MarshalJSON writes the quote with changePercent and marketCap beside change_percent and market_cap:
+// the names the ecosystem's JavaScript clients read.
+func (q Quote) MarshalJSON() ([]byte, error) {
+	type plain Quote
+	return json.Marshal(struct {
+		plain
+		ChangePercentCamel *Number `json:"changePercent"`
+		MarketCapCamel     *Number `json:"marketCap"`
+	}{plain(q), q.ChangePercent, q.MarketCap})
+}
+
+// SignedPercent writes a percent change with its sign and two decimals: "+1.23%", "-0.50%", "0.00%".
+func SignedPercent(pct decimal.Decimal) string {
+	s := pct.StringFixed(2) + "%"
+	if pct.Round(2).IsPositive() {
+		s = "+" + s
+	}
+	return s
 }
 
 // QuoteFromBars builds a quote from daily bars (oldest first). It needs at least one bar.
@@ -215,7 +240,7 @@ func QuoteFromBars(symbol string, bars []Bar, source string) (Quote, bool) {
 		ch := last.Close - prev
 		q.PreviousClose, q.Change = &prev, &ch
 		if prev != 0 {
-			pct := RatioPercent(int64(ch), int64(prev))
+			pct := NewNumber(decimal.RequireFromString(RatioPercent(int64(ch), int64(prev))))
 			q.ChangePercent = &pct
 		}
 		// average volume of up to 20 sessions before the last

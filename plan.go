@@ -30,7 +30,20 @@ type Plan struct {
 	OverageUSDPerToken decimal.Decimal `json:"overage_usd_per_token"` // zero when the plan has no overage
 	HardBlock          bool            `json:"hard_block"`            // refuse past the allowance (429)
 	Public             bool            `json:"-"`                     // listed by GET /api/keys/plans and sold by checkout
+	// RateLimit bounds a key's request rate (all its metered requests, across edges); zero: none.
+	RateLimit RateLimit `json:"rate_limit"`
 }
+
+// RateLimit is a plan's request rate: a sustained rate per second and a burst (the requests a key may
+// make at once after being idle). A request beyond it is refused with 429 RATE_LIMITED and charges
+// nothing.
+type RateLimit struct {
+	RequestsPerSecond float64 `json:"requests_per_second"` // 0: no rate limit
+	Burst             int     `json:"burst"`
+}
+
+// Limited reports whether the plan has a rate limit.
+func (r RateLimit) Limited() bool { return r.RequestsPerSecond > 0 && r.Burst > 0 }
 
 // Unlimited reports whether the plan has no monthly allowance.
 func (p Plan) Unlimited() bool { return p.TokensPerMonth < 0 }
@@ -46,14 +59,26 @@ type Plans []Plan
 // DefaultPlans are the plans of decisions.md section 3; config can change allowances and prices.
 func DefaultPlans() Plans {
 	return Plans{
-		{ID: PlanFree, Name: "Free", TokensPerMonth: 50, PriceUSDMonth: decimal.Zero, HardBlock: true, Public: true},
+		{ID: PlanFree, Name: "Free", TokensPerMonth: 50, PriceUSDMonth: decimal.Zero, HardBlock: true, Public: true,
+			RateLimit: RateLimit{RequestsPerSecond: 5, Burst: 20}},
 		{ID: PlanStarter, Name: "Starter", TokensPerMonth: 2500, PriceUSDMonth: decimal.NewFromInt(19),
-			OverageUSDPerToken: decimal.RequireFromString("0.01"), Public: true},
+			OverageUSDPerToken: decimal.RequireFromString("0.01"), Public: true, RateLimit: RateLimit{RequestsPerSecond: 20, Burst: 60}},
 		{ID: PlanPro, Name: "Pro", TokensPerMonth: 15000, PriceUSDMonth: decimal.NewFromInt(49),
-			OverageUSDPerToken: decimal.RequireFromString("0.008"), Public: true},
-		{ID: PlanEnterprise, Name: "Enterprise", TokensPerMonth: Unlimited, PriceUSDMonth: decimal.NewFromInt(199), Public: true},
+			OverageUSDPerToken: decimal.RequireFromString("0.008"), Public: true, RateLimit: RateLimit{RequestsPerSecond: 100, Burst: 200}},
+		{ID: PlanEnterprise, Name: "Enterprise", TokensPerMonth: Unlimited, PriceUSDMonth: decimal.NewFromInt(199), Public: true,
+			RateLimit: RateLimit{RequestsPerSecond: 1000, Burst: 2000}},
 		{ID: PlanInternal, Name: "Internal", TokensPerMonth: Unlimited, PriceUSDMonth: decimal.Zero},
 	}
+}
+
+// WithoutRateLimits returns a copy of the plans with no request rate limits (SHARIAH_RATE_LIMITS=off:
+// trusted private deployments; tests of other rules).
+func (ps Plans) WithoutRateLimits() Plans {
+	out := append(Plans(nil), ps...)
+	for i := range out {
+		out[i].RateLimit = RateLimit{}
+	}
+	return out
 }
 
 // Lookup returns the plan with the id.
@@ -83,6 +108,9 @@ func (ps Plans) Validate() error {
 		}
 		if p.PriceUSDMonth.IsNegative() || p.OverageUSDPerToken.IsNegative() {
 			errs = append(errs, fmt.Errorf("plan %q: negative price", p.ID))
+		}
+		if r := p.RateLimit; r.RequestsPerSecond < 0 || r.Burst < 0 || (r.RequestsPerSecond > 0) != (r.Burst > 0) {
+			errs = append(errs, fmt.Errorf("plan %q: rate limit %g/s burst %d (both positive, or both 0 for none)", p.ID, r.RequestsPerSecond, r.Burst))
 		}
 	}
 	for _, id := range []string{PlanFree, PlanStarter, PlanPro, PlanEnterprise, PlanInternal} {

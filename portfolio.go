@@ -6,17 +6,23 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/shopspring/decimal"
 )
 
 // PortfolioItem is one symbol of a portfolio scan.
 type PortfolioItem struct {
-	Input       string  `json:"input"`
-	Symbol      string  `json:"symbol"`
-	Status      string  `json:"status"` // COMPLIANT, NON_COMPLIANT, QUESTIONABLE, INSUFFICIENT_DATA, NOT_FOUND, NOT_SCREENABLE
-	IsCompliant *bool   `json:"is_compliant"`
-	Explanation string  `json:"explanation"`
-	Cached      bool    `json:"cached"`
-	Result      *Result `json:"result,omitempty"`
+	Input       string `json:"input"`
+	Symbol      string `json:"symbol"`
+	Status      string `json:"status"` // COMPLIANT, NON_COMPLIANT, QUESTIONABLE, INSUFFICIENT_DATA, NOT_FOUND, NOT_SCREENABLE
+	IsCompliant *bool  `json:"is_compliant"`
+	Explanation string `json:"explanation"`
+	Cached      bool   `json:"cached"`
+	// DataSource is what the screening's fundamentals stand on (filed, illustrative, no_fundamentals);
+	// empty for symbols not screened.
+	DataSource string  `json:"data_source,omitempty"`
+	Result     *Result `json:"result,omitempty"`
+	company    string  // CompanyKey of the symbol, for the summary's distinct companies
 }
 
 // PortfolioSummary counts a scan's statuses.
@@ -29,19 +35,57 @@ type PortfolioSummary struct {
 	NotFound          int    `json:"not_found"`
 	NotScreenable     int    `json:"not_screenable"`
 	ComplianceRatePct string `json:"compliance_rate_pct"`
-	Note              string `json:"note"`
+	// Pending counts the symbols without a yes or no (is_compliant null: insufficient data, not found,
+	// not screenable): compliant + non_compliant + pending = total.
+	Pending int `json:"pending"`
+	// AvgPurificationRate is the mean purification rate in percent over the screened symbols that have
+	// one (AvgPurificationRateCount of them); null when none has.
+	AvgPurificationRate      *Number `json:"avg_purification_rate"`
+	AvgPurificationRateCount int     `json:"avg_purification_rate_count"`
+	Note                     string  `json:"note"`
+	// DataSources counts the screened symbols by what their fundamentals stand on.
+	DataSources SourceCounts `json:"data_sources"`
+	// CompanyDataSources counts the distinct companies among them (share classes and a symbol given
+	// twice count once; CompanySources).
+	CompanyDataSources SourceCounts `json:"company_data_sources"`
+}
+
+// PortfolioEntry is one symbol of a scan's results as the ecosystem's clients read them: the full
+// screening result (absent for NOT_FOUND and NOT_SCREENABLE) with the scan's own fields, which win
+// over the result's fields of the same name.
+type PortfolioEntry struct {
+	*Result
+	Input       string `json:"input"`
+	Symbol      string `json:"symbol"`
+	Status      string `json:"status"`
+	IsCompliant *bool  `json:"is_compliant"`
+	Explanation string `json:"explanation"`
+	Cached      bool   `json:"cached"`
+	DataSource  string `json:"data_source,omitempty"`
+}
+
+// PortfolioResults keys a scan's items by the symbol as the caller wrote it, upper-cased and trimmed
+// (a symbol given twice is one entry).
+func PortfolioResults(items []PortfolioItem) map[string]PortfolioEntry {
+	out := make(map[string]PortfolioEntry, len(items))
+	for _, it := range items {
+		out[strings.ToUpper(strings.TrimSpace(it.Input))] = PortfolioEntry{Result: it.Result, Input: it.Input, Symbol: it.Symbol,
+			Status: it.Status, IsCompliant: it.IsCompliant, Explanation: it.Explanation, Cached: it.Cached, DataSource: it.DataSource}
+	}
+	return out
 }
 
 // ScanPortfolio screens each symbol (cached unless o.ForceRefresh), reporting unknown and unscreenable
-// ones as such instead of failing the whole scan; full keeps each whole result.
-func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms []string, o ScreenOptions, full bool) ([]PortfolioItem, error) {
+// ones as such instead of failing the whole scan; each item keeps its whole result.
+func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms []string, o ScreenOptions) ([]PortfolioItem, error) {
 	out := make([]PortfolioItem, 0, len(syms))
 	for _, raw := range syms {
 		it := PortfolioItem{Input: raw, Symbol: strings.ToUpper(strings.TrimSpace(raw))}
-		sym, err := cats.Resolve(ctx, raw)
+		a, _, _, err := cats.lookupRaw(ctx, raw) // as cats.Resolve, keeping the record for its company
 		if err != nil {
 			return nil, err
 		}
+		sym := a.Symbol
 		if sym == "" {
 			it.Status, it.Explanation = "NOT_FOUND", "Symbol is not in the database."
 			out = append(out, it)
@@ -66,10 +110,8 @@ func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms [
 			return nil, err
 		}
 		it.Status, it.IsCompliant, it.Explanation, it.Cached = r.ComplianceStatus, r.IsCompliant, r.ComplianceExplanation, cached
-		if full {
-			r := r
-			it.Result = &r
-		}
+		it.DataSource, it.company = DataSourceOf(r), CompanyKey(a)
+		it.Result = &r
 		out = append(out, it)
 	}
 	return out, nil
@@ -78,18 +120,47 @@ func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms [
 // SummarizePortfolio counts the statuses; the compliance rate counts compliant among symbols with a verdict.
 func SummarizePortfolio(items []PortfolioItem) PortfolioSummary {
 	counts := map[string]int{}
+	var sources SourceCounts
+	companies := CompanySources{}
+	compliant, nonCompliant, pending, rated := 0, 0, 0, 0
+	rateSum := decimal.Zero
 	for _, it := range items {
 		counts[it.Status]++
+		switch {
+		case it.IsCompliant == nil:
+			pending++
+		case *it.IsCompliant:
+			compliant++
+		default:
+			nonCompliant++
+		}
+		if it.Result != nil && it.Result.PurificationRatePct != nil {
+			rateSum = rateSum.Add(it.Result.PurificationRatePct.Decimal)
+			rated++
+		}
+		if it.DataSource != "" {
+			sources.Add(it.DataSource)
+			company := it.company
+			if company == "" {
+				company = it.Symbol
+			}
+			companies.Add(company, it.DataSource)
+		}
 	}
 	verdicts := counts["COMPLIANT"] + counts["NON_COMPLIANT"] + counts["QUESTIONABLE"]
 	rate := "0.00"
 	if verdicts > 0 {
 		rate = RatioPercent(int64(counts["COMPLIANT"]), int64(verdicts))
 	}
-	return PortfolioSummary{Total: len(items), Compliant: counts["COMPLIANT"], NonCompliant: counts["NON_COMPLIANT"],
+	var avg *Number
+	if rated > 0 {
+		avg = num(rateSum.DivRound(decimal.NewFromInt(int64(rated)), 4))
+	}
+	return PortfolioSummary{Total: len(items), Compliant: compliant, NonCompliant: nonCompliant,
 		Questionable: counts["QUESTIONABLE"], InsufficientData: counts["INSUFFICIENT_DATA"], NotFound: counts["NOT_FOUND"],
-		NotScreenable: counts["NOT_SCREENABLE"], ComplianceRatePct: rate,
-		Note: "compliance_rate_pct counts compliant among symbols with a verdict (compliant, non-compliant, questionable)."}
+		NotScreenable: counts["NOT_SCREENABLE"], ComplianceRatePct: rate, Pending: pending, AvgPurificationRate: avg,
+		AvgPurificationRateCount: rated, DataSources: sources, CompanyDataSources: companies.Counts(),
+		Note: "non_compliant counts every is_compliant false (questionable included), pending every is_compliant null; compliance_rate_pct counts compliant among symbols with a verdict (compliant, non-compliant, questionable); avg_purification_rate is in percent over the symbols with a rate."}
 }
 
 // ReportSection is a titled paragraph of a screening report.
@@ -134,7 +205,11 @@ func ReportSections(r Result) []ReportSection {
 			if rr.Pass != nil {
 				verdict = map[bool]string{true: "passes", false: "fails"}[*rr.Pass]
 			}
-			ratios = append(ratios, fmt.Sprintf("%s %s: %s against %s%% (%s)", m, rr.Label, val, rr.ThresholdPct, verdict))
+			name := mr.Methodology // the display name (S&P), not the by_methodology key (SP)
+			if name == "" {
+				name = m
+			}
+			ratios = append(ratios, fmt.Sprintf("%s %s: %s against %s%% (%s)", name, rr.Label, val, rr.ThresholdPct, verdict))
 		}
 	}
 	pur := "Unknown: the impure-revenue ratio could not be computed."

@@ -15,7 +15,8 @@ import (
 // share of its latest fiscal year. Amounts are USD, rounded to cents only when shown; the total is the
 // rounded sum of the unrounded amounts.
 
-// MaxPurificationHoldings bounds the holdings of one purification request.
+// MaxPurificationHoldings bounds the holdings of one purification request (more is a 422); amounts and
+// shares are bounded by MaxAmount, MaxQuantity and MaxInputPlaces.
 const MaxPurificationHoldings = 100
 
 // Purification methods and holding statuses.
@@ -31,9 +32,9 @@ const (
 
 // PurificationHolding is one position: its dividend income (USD) or its shares.
 type PurificationHolding struct {
-	Symbol         string           `json:"symbol"`
-	DividendIncome *decimal.Decimal `json:"dividend_income,omitempty"` // USD
-	Shares         *decimal.Decimal `json:"shares,omitempty"`
+	Symbol         string  `json:"symbol"`
+	DividendIncome *Number `json:"dividend_income,omitempty"` // USD, at most MaxAmount
+	Shares         *Number `json:"shares,omitempty"`          // at most MaxQuantity
 }
 
 // PurificationRequest is the input of the purification calculator.
@@ -70,11 +71,11 @@ func (r *PurificationRequest) Validate() error {
 		} else {
 			v.Add("must be a ticker symbol (letters, digits, '.', '-', '=', '&'; at most 20 characters)", "value_error.symbol", "body", "holdings", i, "symbol")
 		}
-		if h.DividendIncome != nil && h.DividendIncome.IsNegative() {
-			v.Add("must be zero or more", "value_error.number.not_ge", "body", "holdings", i, "dividend_income")
+		if h.DividendIncome != nil {
+			v.Amount(h.DividendIncome.Decimal, false, "body", "holdings", i, "dividend_income")
 		}
-		if h.Shares != nil && h.Shares.IsNegative() {
-			v.Add("must be zero or more", "value_error.number.not_ge", "body", "holdings", i, "shares")
+		if h.Shares != nil {
+			v.Quantity(h.Shares.Decimal, false, "body", "holdings", i, "shares")
 		}
 		switch {
 		case r.Method == PurifyAAOIFI && h.Shares == nil:
@@ -238,7 +239,7 @@ func (p *Purifier) Calculate(ctx context.Context, req PurificationRequest) (Puri
 func (p *Purifier) holding(ctx context.Context, req PurificationRequest, h PurificationHolding, fx *fxTable) (PurificationHoldingResult, decimal.Decimal, error) {
 	hr := PurificationHoldingResult{Symbol: h.Symbol, Status: HoldingOK}
 	if h.Shares != nil {
-		hr.Shares = nump(*h.Shares)
+		hr.Shares = nump(h.Shares.Decimal)
 	}
 	a, ok, err := p.Ref.Asset(ctx, h.Symbol)
 	if err != nil {
@@ -250,13 +251,13 @@ func (p *Purifier) holding(ctx context.Context, req PurificationRequest, h Purif
 	}
 	hr.Symbol, hr.Name = a.Symbol, a.Name
 	if req.Method == PurifyAAOIFI {
-		return p.aaoifi(ctx, a, *h.Shares, hr, fx)
+		return p.aaoifi(ctx, a, h.Shares.Decimal, hr, fx)
 	}
 
 	// dividend method: the income, given or estimated from the dividends on file
 	var income decimal.Decimal
 	if h.DividendIncome != nil {
-		income = *h.DividendIncome
+		income = h.DividendIncome.Decimal
 	} else {
 		ds, err := p.Ref.Dividends(ctx, a.Symbol)
 		if err != nil {
@@ -299,13 +300,13 @@ func (p *Purifier) holding(ctx context.Context, req PurificationRequest, h Purif
 		hr.RateSource.Method = r.PurificationMethod + ": " + purificationDividendText
 	}
 	hr.Illustrative = hr.Illustrative || r.DataQuality.Illustrative
-	if r.PurificationRate == nil {
+	if r.PurificationFraction == nil {
 		hr.Status = HoldingRateUnknown
 		hr.Message = "The purification rate is unknown (" + r.ComplianceExplanation + "): excluded from the total."
 		return hr, decimal.Zero, nil
 	}
-	hr.Rate = nump(r.PurificationRate.Decimal)
-	amount := income.Mul(r.PurificationRate.Decimal)
+	hr.Rate = nump(r.PurificationFraction.Decimal) // the fraction: purification_rate is in percent
+	amount := income.Mul(r.PurificationFraction.Decimal)
 	hr.Amount = centsp(amount)
 	return hr, amount, nil
 }
@@ -397,8 +398,8 @@ type PaymentPurification struct {
 	Amount           *Number `json:"amount,omitempty"` // for the shares given, to cents
 }
 
-// PurifyPayments applies a purification rate to each payment: per share to 6 places, and for shares
-// (when given) to cents.
+// PurifyPayments applies a purification rate, as a fraction (purification_rate_fraction, never the
+// percent), to each payment: per share to 6 places, and for shares (when given) to cents.
 func PurifyPayments(ds []Dividend, rate *Number, shares *decimal.Decimal) []PaymentPurification {
 	out := make([]PaymentPurification, 0, len(ds))
 	for _, d := range ds {

@@ -107,10 +107,14 @@ func TestPurificationWithStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if aapl.PurificationRate == nil || !aapl.PurificationRate.IsPositive() {
-		t.Fatalf("AAPL purification rate %v: the test needs a known positive rate", aapl.PurificationRate)
+	if aapl.PurificationFraction == nil || !aapl.PurificationFraction.IsPositive() {
+		t.Fatalf("AAPL purification rate %v: the test needs a known positive rate", aapl.PurificationFraction)
 	}
-	rate := aapl.PurificationRate.Decimal
+	// The calculator multiplies by the fraction; purification_rate is the same rate in percent.
+	rate := aapl.PurificationFraction.Decimal
+	if !aapl.PurificationRate.Equal(rate.Mul(dec("100"))) {
+		t.Fatalf("purification_rate %s is not 100 x the fraction %s", aapl.PurificationRate, rate)
+	}
 	// records of the test: an equity whose revenue is unknown (no purification rate), and one with
 	// hand-made fiscal years for the aaoifi method
 	if err := store.PutAssets(ctx, []shariah.Asset{

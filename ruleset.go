@@ -38,8 +38,18 @@ type Ruleset struct {
 	Comparator   string `json:"comparator"`
 	Notes        string `json:"notes,omitempty"`
 	// MissingIsNonCompliant: the provider treats missing data as failing (MSCI's own indices).
-	MissingIsNonCompliant bool              `json:"missing_is_non_compliant,omitempty"`
-	Methodologies         []MethodologyRule `json:"methodologies"`
+	MissingIsNonCompliant bool `json:"missing_is_non_compliant,omitempty"`
+	// CarryForwardInterest: when the screened period reports no interest income, the ratios that need
+	// it use the latest fiscal year within the last two that did report it, against that year's
+	// revenue (see carriedInterestPeriod). On unless a ruleset sets it false.
+	CarryForwardInterest *bool             `json:"carry_forward_interest_income,omitempty"`
+	Methodologies        []MethodologyRule `json:"methodologies"`
+}
+
+// CarriesInterestForward reports whether the ruleset lets interest income come from an earlier fiscal
+// year when the screened period has none (the default).
+func (rs *Ruleset) CarriesInterestForward() bool {
+	return rs.CarryForwardInterest == nil || *rs.CarryForwardInterest
 }
 
 // MethodologyRule is one methodology's rules within a ruleset.

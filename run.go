@@ -120,6 +120,7 @@ type ItemView struct {
 	Name             string             `json:"name"`
 	Sector           string             `json:"sector"`
 	Status           string             `json:"status"`
+	ShariahStatus    string             `json:"shariah_compliance_status"` // status in lower case (error for an error)
 	IsCompliant      *bool              `json:"is_compliant"`
 	HasError         bool               `json:"has_error"`
 	Error            string             `json:"error,omitempty"`
@@ -127,7 +128,12 @@ type ItemView struct {
 	StatusChanged    bool               `json:"status_changed"`
 	Methodologies    map[string]string  `json:"methodologies"`
 	FinancialRatios  map[string]*Number `json:"financial_ratios"`
-	PurificationRate *Number            `json:"purification_rate"`
+	PurificationRate *Number            `json:"purification_rate"`          // percent: 3.37 means 3.37%
+	PurificationFrac *Number            `json:"purification_rate_fraction"` // the same as a fraction
+	MarketCap        *Number            `json:"market_cap"`
+	MarketCapCcy     *string            `json:"market_cap_currency"`
+	DebtToMarketCap  *Number            `json:"debt_to_market_cap_ratio"`
+	CashToMarketCap  *Number            `json:"cash_to_market_cap_ratio"`
 	Explanation      string             `json:"compliance_explanation"`
 	Illustrative     bool               `json:"illustrative"`
 }
@@ -154,10 +160,12 @@ func (it RunItem) View(methodology string) ItemView {
 		Methodologies: map[string]string{}, FinancialRatios: map[string]*Number{}}
 	if it.Result != nil {
 		v.Methodologies, v.FinancialRatios, v.PurificationRate = it.Result.Methodologies, it.Result.FinancialRatios, it.Result.PurificationRate
+		v.PurificationFrac, v.MarketCap, v.MarketCapCcy = it.Result.PurificationFraction, it.Result.MarketCap, it.Result.MarketCapCurrency
+		v.DebtToMarketCap, v.CashToMarketCap = it.Result.DebtToMarketCap, it.Result.CashToMarketCap
 		v.Explanation, v.Illustrative = it.Result.ComplianceExplanation, it.Result.DataQuality.Illustrative
 		if methodology != "" {
 			for name, mr := range it.Result.ByMethodology {
-				if strings.EqualFold(name, methodology) || strings.EqualFold(mr.ID, methodology) {
+				if strings.EqualFold(name, methodology) || strings.EqualFold(mr.ID, methodology) || strings.EqualFold(mr.Methodology, methodology) {
 					v.Status = strings.ToUpper(mr.Verdict)
 					switch mr.Verdict {
 					case Compliant:
@@ -171,6 +179,7 @@ func (it RunItem) View(methodology string) ItemView {
 			}
 		}
 	}
+	v.ShariahStatus = strings.ToLower(v.Status)
 	return v
 }
 
@@ -278,13 +287,21 @@ type RunSummary struct {
 	BySector      map[string]Tally `json:"by_sector"`
 	TopCompliant  []ItemView       `json:"top_compliant"`
 	StatusChanges int              `json:"status_changes"`
+	// DataSources counts the run's screened companies (one result each; errors excluded) by what their
+	// fundamentals stand on: filed, illustrative or none.
+	DataSources SourceCounts `json:"data_sources"`
+	// CompanyDataSources counts the distinct companies among them (share classes such as GOOG and
+	// GOOGL count once; CompanySources).
+	CompanyDataSources SourceCounts `json:"company_data_sources"`
 }
 
 // Summarize builds a run's summary: statistics by methodology and sector, the overall rate, and the
 // top compliant stocks (most methodologies compliant, then lowest debt ratio; ten at most).
-func Summarize(items []RunItem) RunSummary {
+// cat, when given, tells the companies behind the symbols (CompanyKey); without it each symbol is one.
+func Summarize(items []RunItem, cat *Catalog) RunSummary {
 	s := RunSummary{ByMethodology: map[string]Tally{}, BySector: map[string]Tally{}, TopCompliant: []ItemView{}}
 	var top []ItemView
+	companies := CompanySources{}
 	for _, it := range items {
 		v := it.View("")
 		s.Overall.add(v.Status)
@@ -303,10 +320,16 @@ func Summarize(items []RunItem) RunSummary {
 		if it.StatusChanged {
 			s.StatusChanges++
 		}
+		if it.Result != nil && !it.HasError {
+			src := DataSourceOf(*it.Result)
+			s.DataSources.Add(src)
+			companies.Add(companyOf(cat, it.Symbol), src)
+		}
 		if v.Status == "COMPLIANT" {
 			top = append(top, v)
 		}
 	}
+	s.CompanyDataSources = companies.Counts()
 	s.Overall.finish()
 	for k, t := range s.BySector {
 		t.finish()

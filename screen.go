@@ -56,7 +56,10 @@ type MethodologyResult struct {
 	Methodology string         `json:"methodology"` // display name: AAOIFI, DJIM, FTSE, MSCI, S&P
 	ID          string         `json:"id"`
 	Verdict     string         `json:"verdict"`
-	Verified    bool           `json:"verified"` // always true (spec rule 3): the verdict was computed here
+	IsCompliant *bool          `json:"is_compliant"` // true: compliant; false: non-compliant or questionable; null: insufficient data
+	Status      string         `json:"status"`       // the verdict again (client ecosystem name)
+	Disposition string         `json:"disposition"`  // the verdict again (client ecosystem name)
+	Verified    bool           `json:"verified"`     // always true (spec rule 3): the verdict was computed here
 	Ruleset     string         `json:"ruleset"`
 	Edition     string         `json:"edition"`
 	Business    BusinessScreen `json:"business_screen"`
@@ -99,6 +102,29 @@ type DataQuality struct {
 	Illustrative  bool     `json:"illustrative"`
 	Assumptions   []string `json:"assumptions"`
 	Notes         []string `json:"notes"`
+	// CarriedForward lists the inputs taken from an earlier period than the one screened.
+	CarriedForward []CarriedInput `json:"carried_forward"`
+	// MethodologiesInsufficient lists the by_methodology keys of the methodologies without a verdict
+	// (insufficient_data), in key order; empty when every methodology has one.
+	MethodologiesInsufficient []string `json:"methodologies_insufficient"`
+	// ShareClasses are the classes of common stock whose shares the market cap sums (multi-class
+	// issuers); absent for a single class.
+	ShareClasses []ShareClass `json:"share_classes,omitempty"`
+}
+
+// CarriedInput is an input the screened period does not report, taken from the latest fiscal year of
+// the last two that did report it; the ratios using it are computed on that year's figures alone.
+type CarriedInput struct {
+	Field      string `json:"field"`       // interest_income
+	Period     string `json:"period"`      // FY
+	PeriodEnd  string `json:"period_end"`  // of the fiscal year used
+	FiscalYear int    `json:"fiscal_year"` // of the fiscal year used
+	SourceRef  string `json:"source_ref"`  // the filing that reported it (accession number)
+	Form       string `json:"form,omitempty"`
+	Filed      string `json:"filed,omitempty"`
+	Tag        string `json:"tag,omitempty"`
+	Against    string `json:"computed_against"` // the denominator it is set against
+	Reason     string `json:"reason"`           // why the screened period has none
 }
 
 // RulesetRef names the ruleset a result used.
@@ -112,31 +138,48 @@ type RulesetRef struct {
 
 // Result is a screening result (interface-spec.md, Screening result; decisions.md section 1).
 type Result struct {
-	Symbol                string                       `json:"symbol"`
-	Name                  string                       `json:"name"`
-	IsCompliant           *bool                        `json:"is_compliant"`
-	ComplianceStatus      string                       `json:"compliance_status"`
-	OverallStatus         string                       `json:"overall_status"`
-	Methodology           string                       `json:"methodology,omitempty"` // when the overall verdict is one methodology's
-	Methodologies         map[string]string            `json:"methodologies"`
-	ByMethodology         map[string]MethodologyResult `json:"by_methodology"`
-	AAOIFICompliant       *bool                        `json:"aaoifi_compliant"`
-	DJIMCompliant         *bool                        `json:"djim_compliant"`
-	FTSECompliant         *bool                        `json:"ftse_compliant"`
-	MSCICompliant         *bool                        `json:"msci_compliant"`
-	SPCompliant           *bool                        `json:"sp_compliant"`
-	BusinessActivities    []Activity                   `json:"business_activities"`
-	RevenueBreakdown      RevenueBreakdown             `json:"revenue_breakdown"`
-	FinancialRatios       map[string]*Number           `json:"financial_ratios"`
-	PurificationRate      *Number                      `json:"purification_rate"`     // fraction in [0, 1]
-	PurificationRatePct   *Number                      `json:"purification_rate_pct"` // the same in percent
-	PurificationMethod    string                       `json:"purification_method"`
-	ComplianceExplanation string                       `json:"compliance_explanation"`
-	Disclaimers           []Disclaimer                 `json:"disclaimers"`
-	ScreenedAt            time.Time                    `json:"screened_at"`
-	Ruleset               RulesetRef                   `json:"ruleset"`
-	DataQuality           DataQuality                  `json:"data_quality"`
-	RunID                 string                       `json:"run_id,omitempty"` // the bulk run that wrote it
+	Symbol               string                       `json:"symbol"`
+	Name                 string                       `json:"name"`
+	IsCompliant          *bool                        `json:"is_compliant"`
+	ComplianceStatus     string                       `json:"compliance_status"`
+	OverallStatus        string                       `json:"overall_status"`
+	ShariahStatus        string                       `json:"shariah_compliance_status"` // compliance_status in lower case
+	AbstainReason        string                       `json:"abstain_reason,omitempty"`  // why, when INSUFFICIENT_DATA
+	Methodology          string                       `json:"methodology,omitempty"`     // when the overall verdict is one methodology's
+	Methodologies        map[string]string            `json:"methodologies"`             // display name (S&P) to verdict
+	ByMethodology        map[string]MethodologyResult `json:"by_methodology"`            // keyed by MethodologyKey (SP)
+	BusinessScreenPass   *bool                        `json:"business_screen_pass"`
+	BusinessScreenReason *string                      `json:"business_screen_reason"`
+	FinancialScreenPass  *bool                        `json:"financial_screen_pass"`
+	Sector               *string                      `json:"sector"`
+	Industry             *string                      `json:"industry"`
+	MarketCap            *Number                      `json:"market_cap"` // latest month-end close x shares outstanding
+	MarketCapCurrency    *string                      `json:"market_cap_currency"`
+	// Informational ratios (fractions) on the latest market cap; verdicts use each methodology's own
+	// denominators (by_methodology.*.ratios).
+	DebtToMarketCap       *Number            `json:"debt_to_market_cap_ratio"`
+	CashToMarketCap       *Number            `json:"cash_to_market_cap_ratio"`
+	LiquidityToMarketCap  *Number            `json:"liquidity_to_market_cap_ratio"` // (cash + receivables) / market cap
+	ReceivablesToAssets   *Number            `json:"accounts_receivable_to_assets_ratio"`
+	InterestToRevenue     *Number            `json:"interest_income_to_revenue_ratio"` // of the revenue breakdown's period
+	AAOIFICompliant       *bool              `json:"aaoifi_compliant"`
+	DJIMCompliant         *bool              `json:"djim_compliant"`
+	FTSECompliant         *bool              `json:"ftse_compliant"`
+	MSCICompliant         *bool              `json:"msci_compliant"`
+	SPCompliant           *bool              `json:"sp_compliant"`
+	BusinessActivities    []Activity         `json:"business_activities"`
+	RevenueBreakdown      RevenueBreakdown   `json:"revenue_breakdown"`
+	FinancialRatios       map[string]*Number `json:"financial_ratios"`
+	PurificationRate      *Number            `json:"purification_rate"`          // percent: 3.37 means 3.37%
+	PurificationFraction  *Number            `json:"purification_rate_fraction"` // the same as a fraction in [0, 1]
+	PurificationRatePct   *Number            `json:"purification_rate_pct"`      // percent (= purification_rate)
+	PurificationMethod    string             `json:"purification_method"`
+	ComplianceExplanation string             `json:"compliance_explanation"`
+	Disclaimers           []Disclaimer       `json:"disclaimers"`
+	ScreenedAt            time.Time          `json:"screened_at"`
+	Ruleset               RulesetRef         `json:"ruleset"`
+	DataQuality           DataQuality        `json:"data_quality"`
+	RunID                 string             `json:"run_id,omitempty"` // the bulk run that wrote it
 }
 
 var (
@@ -157,8 +200,9 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 		FinancialRatios: map[string]*Number{}, Disclaimers: []Disclaimer{},
 		PurificationMethod: "dividend x impure-income ratio",
 		Ruleset:            RulesetRef{Name: rs.Name, Title: rs.Title, Edition: rs.EditionDate, ReviewStatus: rs.ReviewStatus, Source: rs.Source},
-		DataQuality:        DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}}}
+		DataQuality:        DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}}}
 	ctx := newScreenContext(in)
+	ctx.planInterestCarry(rs)
 	r.DataQuality = ctx.dq
 	acts, known := ClassifyActivities(in.Asset)
 	if acts == nil {
@@ -168,15 +212,10 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 	r.BusinessActivities = acts
 	for _, m := range rs.Methodologies {
 		mr := ctx.screenMethodology(rs, m, acts, known)
-		r.ByMethodology[m.Name] = mr
+		b := verdictBool(mr.Verdict)
+		mr.IsCompliant, mr.Status, mr.Disposition = b, mr.Verdict, mr.Verdict
+		r.ByMethodology[MethodologyKey(m.Name)] = mr
 		r.Methodologies[m.Name] = mr.Verdict
-		var b *bool
-		switch mr.Verdict {
-		case Compliant:
-			b = boolp(true)
-		case NonCompliant, Questionable:
-			b = boolp(false)
-		}
 		switch m.ID {
 		case "aaoifi":
 			r.AAOIFICompliant = b
@@ -197,10 +236,10 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 	}
 	ctx.finishDQ()
 	r.DataQuality = ctx.dq // collected while screening
-	r.RevenueBreakdown, r.PurificationRate = ctx.revenue()
-	if r.PurificationRate != nil {
-		r.PurificationRatePct = num(r.PurificationRate.Decimal.Mul(d100).Round(4))
-	}
+	r.RevenueBreakdown, r.PurificationFraction = ctx.revenue()
+	r.setPurificationFraction(r.PurificationFraction)
+	ctx.marketFigures(&r)
+	r.DataQuality.MethodologiesInsufficient = insufficientOf(r.ByMethodology)
 	r.ComplianceStatus = overall(rs, r.ByMethodology, methodology)
 	r.OverallStatus = r.ComplianceStatus
 	if methodology != "" {
@@ -215,6 +254,7 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 		r.IsCompliant = boolp(false)
 	}
 	r.ComplianceExplanation = explain(rs, r, methodology)
+	r.deriveOverall()
 	return r
 }
 
@@ -226,6 +266,7 @@ type screenContext struct {
 	in      ScreenInputs
 	clean   bool          // the classification shows nothing prohibited or doubtful
 	period  *Fundamentals // the period screened
+	carry   *Fundamentals // the fiscal year interest income is carried from, when the period has none
 	shares  *Fact
 	dq      DataQuality
 	missing map[string]bool
@@ -235,7 +276,7 @@ type screenContext struct {
 
 func newScreenContext(in ScreenInputs) *screenContext {
 	c := &screenContext{in: in, missing: map[string]bool{}, refs: map[string]bool{}, sources: map[string]bool{},
-		dq: DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}}}
+		dq: DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}}}
 	if p := latestPeriod(in.Fundamentals); p != nil {
 		c.period = p
 		c.dq.AsOf, c.dq.Period = p.PeriodEnd, p.Period
@@ -254,6 +295,95 @@ func newScreenContext(in ScreenInputs) *screenContext {
 		c.dq.PricesAsOf = in.Monthly[n-1].Date.Format("2006-01-02")
 	}
 	return c
+}
+
+// carryYears is how many fiscal years back interest income may be carried from.
+const carryYears = 2
+
+// carriedInterestPeriod finds, for a screened period p without interest income, the latest fiscal year
+// within the last two that reported a filed interest income and a positive revenue: for a fiscal-year
+// (or fourth-quarter) period, its own year and the one before; for Q1-Q3, the two completed years
+// before it. Without fiscal years on both, the year must have ended within two years (and two weeks,
+// for 53-week years) of p. Only filed or live values qualify: an illustrative number was never reported.
+func carriedInterestPeriod(fs []Fundamentals, p *Fundamentals) *Fundamentals {
+	if p == nil {
+		return nil
+	}
+	pEnd, err := time.Parse("2006-01-02", p.PeriodEnd)
+	if err != nil {
+		return nil
+	}
+	var best *Fundamentals
+	for i := range fs {
+		f := &fs[i]
+		if f.Period != "FY" || f.PeriodEnd > p.PeriodEnd {
+			continue
+		}
+		ii, hasI := f.Facts[InterestIncome]
+		rev, hasR := f.Facts[TotalRevenue]
+		if !hasI || !hasR || !rev.Value.IsPositive() || (ii.Source != SourceFiling && ii.Source != SourceLive) {
+			continue
+		}
+		if p.FiscalYear != 0 && f.FiscalYear != 0 {
+			newest := p.FiscalYear
+			if p.Period != "FY" && p.Period != "Q4" {
+				newest-- // the current fiscal year is not complete
+			}
+			if f.FiscalYear > newest || f.FiscalYear <= newest-carryYears {
+				continue
+			}
+		} else if end, err := time.Parse("2006-01-02", f.PeriodEnd); err != nil || end.Before(pEnd.AddDate(-carryYears, 0, -14)) {
+			continue
+		}
+		if best == nil || f.PeriodEnd > best.PeriodEnd {
+			best = f
+		}
+	}
+	return best
+}
+
+// planInterestCarry decides, once per screening, where interest income comes from when the screened
+// period does not report it: an earlier fiscal year (recorded in data_quality.carried_forward), or
+// nowhere, in which case a note names the input and why (the ratios then stay unknown).
+func (c *screenContext) planInterestCarry(rs *Ruleset) {
+	if c.period == nil {
+		return
+	}
+	if _, ok := c.period.Facts[InterestIncome]; ok {
+		return
+	}
+	uses := false
+	for _, m := range rs.Methodologies {
+		for _, r := range m.Ratios {
+			for _, f := range r.Numerator {
+				uses = uses || f == InterestIncome
+			}
+		}
+	}
+	if !uses {
+		return
+	}
+	why := c.period.Missing[InterestIncome]
+	if why == "" {
+		why = "not reported"
+	}
+	why = fmt.Sprintf("%s %s: %s", c.period.PeriodEnd, c.period.Period, why)
+	if !rs.CarriesInterestForward() {
+		c.note("interest_income missing (" + why + "); this ruleset does not carry interest income forward from an earlier fiscal year")
+		return
+	}
+	f := carriedInterestPeriod(c.in.Fundamentals, c.period)
+	if f == nil {
+		c.note("interest_income missing (" + why + "); no fiscal year within the last two reported it")
+		return
+	}
+	c.carry = f
+	ii := f.Facts[InterestIncome]
+	c.dq.CarriedForward = append(c.dq.CarriedForward, CarriedInput{Field: string(InterestIncome), Period: f.Period,
+		PeriodEnd: f.PeriodEnd, FiscalYear: f.FiscalYear, SourceRef: ii.Ref, Form: ii.Form, Filed: ii.Filed, Tag: ii.Tag,
+		Against: fmt.Sprintf("total_revenue of the same fiscal year (%s)", f.PeriodEnd), Reason: why})
+	c.note(fmt.Sprintf("interest_income carried forward from fiscal year %d (period ending %s, %s %s): the screened period %s %s reports none; the ratios using it are computed on that year's revenue",
+		f.FiscalYear, f.PeriodEnd, ii.Form, ii.Ref, c.period.PeriodEnd, c.period.Period))
 }
 
 // latestPeriod is the period with the latest end; at the same end the fiscal year wins (a year's
@@ -366,6 +496,10 @@ func (c *screenContext) denominator(basis string) (decimal.Decimal, []string, bo
 		return decimal.Zero, []string{missing}, false
 	}
 	c.use(*c.shares)
+	if len(c.shares.Classes) > 0 && len(c.dq.ShareClasses) == 0 {
+		c.dq.ShareClasses = c.shares.Classes
+		c.note("market cap: shares_outstanding " + c.shares.Note)
+	}
 	c.sources[c.in.PriceSource] = true
 	return v, nil, true
 }
@@ -469,8 +603,14 @@ func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts [
 		if rule.Comparator != "" {
 			cmp = rule.Comparator
 		}
+		carried := c.carries(rule)
+		screened := c.period
+		if carried {
+			c.period = c.carry // numerator and revenue of the fiscal year the interest income is from
+		}
 		n, nMiss, nOK := c.numerator(rule.Numerator, known && len(mr.Business.Prohibited) == 0, len(mr.Business.Doubtful) > 0)
 		d, dMiss, dOK := c.denominator(rule.Denominator)
+		c.period = screened
 		var rr RatioResult
 		if nOK && dOK {
 			rr = evalRatio(rule, cmp, n, d)
@@ -486,6 +626,9 @@ func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts [
 			for _, f := range rr.Missing {
 				c.miss(f)
 			}
+		}
+		if carried {
+			rr.Note = fmt.Sprintf("on fiscal year %d (period ending %s): the screened period reports no interest income", c.carry.FiscalYear, c.carry.PeriodEnd)
 		}
 		if m.Buffer != nil && m.Buffer.Ratio == rule.ID && rr.Pass != nil {
 			mr.Buffer = c.applyBuffer(m, rule, cmp, &rr)
@@ -525,6 +668,21 @@ func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts [
 		mr.Reason = "business activity and every ratio pass"
 	}
 	return mr
+}
+
+// carries reports whether a ratio is computed on the carried fiscal year: it needs interest income,
+// the screened period has none, and it is set against revenue (a year's interest against the same
+// year's revenue; against anything else the years would be mixed).
+func (c *screenContext) carries(rule RatioRule) bool {
+	if c.carry == nil || rule.Denominator != DenTotalRevenue {
+		return false
+	}
+	for _, f := range rule.Numerator {
+		if f == InterestIncome {
+			return true
+		}
+	}
+	return false
 }
 
 // applyBuffer evaluates the buffered ratio over every period on file (oldest first), each against the
@@ -629,12 +787,16 @@ func (c *screenContext) applyBuffer(m MethodologyRule, rule RatioRule, cmp strin
 // revenue builds the revenue breakdown and the purification rate of the screened period.
 func (c *screenContext) revenue() (RevenueBreakdown, *Number) {
 	rb := RevenueBreakdown{}
-	if c.period == nil {
+	p := c.period
+	if p == nil {
 		return rb, nil
 	}
-	rb.Period, rb.Currency = c.period.PeriodEnd+" "+c.period.Period, c.period.Currency
+	if c.carry != nil {
+		p = c.carry // the breakdown of the year the interest income is from (data_quality.carried_forward)
+	}
+	rb.Period, rb.Currency = p.PeriodEnd+" "+p.Period, p.Currency
 	get := func(f Field) *Number {
-		if v, ok := c.period.Facts[f]; ok {
+		if v, ok := p.Facts[f]; ok {
 			return num(v.Value.Decimal)
 		}
 		return nil
@@ -663,7 +825,7 @@ func (c *screenContext) revenue() (RevenueBreakdown, *Number) {
 func overall(rs *Ruleset, by map[string]MethodologyResult, methodology string) string {
 	if methodology != "" {
 		if m, ok := rs.Methodology(methodology); ok {
-			return strings.ToUpper(by[m.Name].Verdict)
+			return strings.ToUpper(by[MethodologyKey(m.Name)].Verdict)
 		}
 	}
 	var withData, pass, fail int
@@ -750,7 +912,7 @@ func explain(rs *Ruleset, r Result, methodology string) string {
 	missBy := map[string][]string{}
 	var missOrder []string
 	for _, m := range rs.Methodologies {
-		mr := r.ByMethodology[m.Name]
+		mr := r.ByMethodology[MethodologyKey(m.Name)]
 		switch mr.Verdict {
 		case Compliant:
 			pass = append(pass, m.Name)

@@ -10,7 +10,8 @@ import (
 	"github.com/shariah-screen/shariah/datapack"
 )
 
-// TestScreenRealFilings screens AAPL, NVDA and SNOW from their SEC companyfacts and real monthly closes
+// TestScreenRealFilings screens AAPL, NVDA and SNOW from their SEC companyfacts and inline-XBRL filings
+// (merged, as load --shared reads them) and real monthly closes
 // (the S&P 500 close matrices), as the service does with the shared data loaded.
 func TestScreenRealFilings(t *testing.T) {
 	dir := os.Getenv("SHARIAH_DATA_DIR")
@@ -63,20 +64,47 @@ func TestScreenRealFilings(t *testing.T) {
 		}
 		switch sym {
 		case "AAPL":
-			// AAPL's latest 10-K (accession 0000320193-24-000123, period ending 2024-09-28) reports no
-			// separate interest income: every methodology lacks the impure-revenue ratio, honestly.
-			if dq.AsOf != "2024-09-28" || dq.SourceRefs[0] != "0000320193-24-000123" || res.ComplianceStatus != "INSUFFICIENT_DATA" ||
-				!strings.Contains(res.ComplianceExplanation, "interest income") {
-				t.Fatalf("AAPL: %s %v %q", res.ComplianceStatus, dq, res.ComplianceExplanation)
+			// AAPL's latest filing in the shared set is its 10-Q for the quarter ending 2025-06-28 (inline
+			// XBRL, aapl-10-q-2025-08-01.html); neither it nor the FY2024 10-K reports an interest income
+			// line. Its FY2023 10-K (0000320193-23-000106) reports interest and dividend income of 3,750 M
+			// against FY2023 revenue of 383,285 M: the impure-revenue ratios use that year, say so, and
+			// AAPL gets verdicts.
+			if dq.AsOf != "2025-06-28" || res.ComplianceStatus == "INSUFFICIENT_DATA" || len(dq.CarriedForward) != 1 {
+				t.Fatalf("AAPL: %s %+v %q", res.ComplianceStatus, dq, res.ComplianceExplanation)
 			}
-			// Its debt ratio is still computed: 106,629,000,000 / 364,980,000,000 = 29.2150%.
-			if v := *ratioOf(t, res, "AAOIFI", "debt").ValuePct; v != "29.2150" {
+			cf := dq.CarriedForward[0]
+			if cf.Field != "interest_income" || cf.FiscalYear != 2023 || cf.PeriodEnd != "2023-09-30" || cf.SourceRef != "0000320193-23-000106" ||
+				cf.Form != "10-K" || cf.Tag != "InvestmentIncomeInterestAndDividend" || !strings.Contains(cf.Reason, "2025-06-28 Q3") {
+				t.Fatalf("AAPL carried forward %+v", cf)
+			}
+			imp := ratioOf(t, res, "AAOIFI", "impure_revenue")
+			if imp.Numerator.String() != "3750000000" || imp.Denominator.String() != "383285000000" || *imp.ValuePct != "0.9784" ||
+				!strings.Contains(imp.Note, "fiscal year 2023") {
+				t.Fatalf("AAPL impure revenue %+v", imp)
+			}
+			if !contains(dq.SourceRefs, "0000320193-23-000106") || !contains(dq.SourceRefs, "aapl-10-q-2025-08-01.html") {
+				t.Fatalf("AAPL source refs %v", dq.SourceRefs)
+			}
+			// With carrying switched off (a ruleset edition field), the answer stays insufficient and
+			// names the input.
+			off := *spec
+			no := false
+			off.CarryForwardInterest = &no
+			res2 := shariah.Screen(in, &off, "")
+			if res2.ComplianceStatus != "INSUFFICIENT_DATA" || len(res2.DataQuality.CarriedForward) != 0 ||
+				!strings.Contains(strings.Join(res2.DataQuality.Notes, " "), "interest_income missing") ||
+				!contains(res2.DataQuality.MissingFields, "interest_income") {
+				t.Fatalf("AAPL without carry: %s %+v", res2.ComplianceStatus, res2.DataQuality)
+			}
+			// Its debt ratio is the quarter's: (82,430 + 9,345 + 9,923) M / 331,495 M = 30.6786%.
+			if v := *ratioOf(t, res, "AAOIFI", "debt").ValuePct; v != "30.6786" {
 				t.Fatalf("AAPL debt / total assets %s%%", v)
 			}
 		case "NVDA":
-			// NVDA's 10-Q for the quarter ending 2024-10-27: cash and marketable securities above
-			// 30% of total assets fail the total-assets methodologies; the market-cap ones pass.
-			if dq.AsOf != "2024-10-27" || res.Methodologies["AAOIFI"] != shariah.NonCompliant || res.Methodologies["DJIM"] != shariah.Compliant {
+			// NVDA's 10-Q for the quarter ending 2025-07-27 (inline XBRL, newer than its companyfacts):
+			// cash and marketable securities above 30% of total assets fail the total-assets
+			// methodologies; the market-cap ones pass.
+			if dq.AsOf != "2025-07-27" || dq.SourceRefs[0] != "nvda-10-q-2025-08-27.html" || res.Methodologies["AAOIFI"] != shariah.NonCompliant || res.Methodologies["DJIM"] != shariah.Compliant {
 				t.Fatalf("NVDA: %v %v", dq, res.Methodologies)
 			}
 		case "SNOW":
@@ -85,4 +113,13 @@ func TestScreenRealFilings(t *testing.T) {
 			}
 		}
 	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
 }

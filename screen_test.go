@@ -64,7 +64,7 @@ func setRatio(in *shariah.ScreenInputs, r shariah.RatioRule, bp decimal.Decimal)
 
 func ratioOf(t *testing.T, res shariah.Result, m, id string) shariah.RatioResult {
 	t.Helper()
-	for _, r := range res.ByMethodology[m].Ratios {
+	for _, r := range res.ByMethodology[shariah.MethodologyKey(m)].Ratios { // by_methodology keys: S&P is SP
 		if r.ID == id {
 			return r
 		}
@@ -223,8 +223,8 @@ func TestOverallRuleAndExplanation(t *testing.T) {
 		}
 	}
 	// purification: (impure 0 + interest 100) / revenue 1,000,000 = 0.0001 = 0.01%
-	if all.PurificationRate.String() != "0.0001" || all.PurificationRatePct.String() != "0.01" {
-		t.Fatalf("purification %s / %s", all.PurificationRate, all.PurificationRatePct)
+	if all.PurificationFraction.String() != "0.0001" || all.PurificationRate.String() != "0.01" || all.PurificationRatePct.String() != "0.01" {
+		t.Fatalf("purification %s / %s / %s", all.PurificationFraction, all.PurificationRate, all.PurificationRatePct)
 	}
 	bad := base()
 	bad.Fundamentals[0].Facts[shariah.TotalDebt] = fact(900_000)
@@ -405,5 +405,61 @@ func BenchmarkScreen(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		shariah.Screen(in, rs, "")
+	}
+}
+
+// TestInterestCarryForwardWindow: a period without interest income uses the latest fiscal year within
+// the last two that filed one (for a quarter, the two completed years before it), never an
+// illustrative value, never a year outside the window, and the ratio uses that year's revenue.
+func TestInterestCarryForwardWindow(t *testing.T) {
+	spec := allRulesets(t)["spec"]
+	fy := func(end string, year int, interest, revenue int64, src string) shariah.Fundamentals {
+		f := shariah.Fundamentals{Symbol: "TEST", PeriodEnd: end, Period: "FY", FiscalYear: year, Currency: "USD", Facts: map[shariah.Field]shariah.Fact{
+			shariah.TotalRevenue: fact(revenue), shariah.InterestIncome: fact(interest)}}
+		for k, v := range f.Facts {
+			v.Source, v.Ref = src, fmt.Sprintf("acc-%d", year)
+			f.Facts[k] = v
+		}
+		return f
+	}
+	screen := func(years ...shariah.Fundamentals) shariah.Result {
+		in := base()
+		cur := in.Fundamentals[0]
+		cur.FiscalYear = 2026
+		delete(cur.Facts, shariah.InterestIncome)
+		cur.Missing = map[shariah.Field]string{shariah.InterestIncome: "not reported: no InvestmentIncomeInterest"}
+		in.Fundamentals = append(years, cur)
+		shariah.SortFundamentals(in.Fundamentals)
+		return shariah.Screen(in, spec, "")
+	}
+	// Q2 of fiscal 2026: fiscal 2025 and 2024 are the window; 2025 wins over 2024.
+	r := screen(fy("2024-12-31", 2024, 40, 1000, shariah.SourceFiling), fy("2025-12-31", 2025, 30, 1000, shariah.SourceFiling))
+	if len(r.DataQuality.CarriedForward) != 1 || r.DataQuality.CarriedForward[0].FiscalYear != 2025 {
+		t.Fatalf("carried %+v", r.DataQuality.CarriedForward)
+	}
+	if imp := ratioOf(t, r, "AAOIFI", "impure_revenue"); imp.Numerator.String() != "30" || imp.Denominator.String() != "1000" || *imp.ValuePct != "3.0000" {
+		t.Fatalf("impure ratio on the carried year: %+v", imp)
+	}
+	if r.RevenueBreakdown.Period != "2025-12-31 FY" || r.PurificationFraction == nil || r.PurificationFraction.String() != "0.03" ||
+		r.PurificationRate.String() != "3" {
+		t.Fatalf("breakdown %+v rate %v (%v)", r.RevenueBreakdown, r.PurificationFraction, r.PurificationRate)
+	}
+	// interest_income_to_revenue_ratio is of the carried year too, like the impure-revenue ratio.
+	if r.InterestToRevenue == nil || r.InterestToRevenue.String() != "0.03" {
+		t.Fatalf("interest_income_to_revenue_ratio %v", r.InterestToRevenue)
+	}
+	// Fiscal 2024 alone is still inside the window.
+	if r := screen(fy("2024-12-31", 2024, 40, 1000, shariah.SourceFiling)); len(r.DataQuality.CarriedForward) != 1 {
+		t.Fatalf("fiscal 2024 for a 2026 quarter: %+v", r.DataQuality)
+	}
+	// Fiscal 2023 is three years back: nothing carried, the ratio is unknown and the note says why.
+	r = screen(fy("2023-12-31", 2023, 40, 1000, shariah.SourceFiling))
+	if len(r.DataQuality.CarriedForward) != 0 || r.ComplianceStatus != "INSUFFICIENT_DATA" ||
+		!strings.Contains(strings.Join(r.DataQuality.Notes, " "), "no fiscal year within the last two") {
+		t.Fatalf("fiscal 2023: %s %+v", r.ComplianceStatus, r.DataQuality)
+	}
+	// An illustrative interest income was never reported: not carried.
+	if r := screen(fy("2025-12-31", 2025, 30, 1000, shariah.SourceIllustrative)); len(r.DataQuality.CarriedForward) != 0 {
+		t.Fatalf("illustrative carried: %+v", r.DataQuality.CarriedForward)
 	}
 }

@@ -72,7 +72,7 @@ func (s *Screener) ScreenableAsset(ctx context.Context, symbol string) (Asset, e
 		return Asset{}, err
 	}
 	if !ok {
-		return Asset{}, Errorf(ENOTFOUND, "Symbol %s is not in the database.", symbol)
+		return Asset{}, UnknownSymbol(symbol)
 	}
 	if a.Type != Equity {
 		var v Validation
@@ -234,5 +234,6 @@ func (r Result) View(rs *Ruleset, methodology string) Result {
 		r.IsCompliant = boolp(false)
 	}
 	r.ComplianceExplanation = explain(rs, r, methodology)
+	r.deriveOverall()
 	return r
 }

@@ -37,6 +37,16 @@ type Charge struct {
 	Tokens    int   // tokens charged by this request
 	Overage   int   // of which beyond the allowance
 	Remaining int64 // tokens left; -1 unlimited
+	Rate      RateState
+}
+
+// RateState is where a key stands against its plan's request rate after a request (the X-RateLimit-*
+// headers). Burst is 0 when the plan has no rate limit.
+type RateState struct {
+	Burst      int   // X-RateLimit-Limit: requests a key may make at once
+	Remaining  int   // X-RateLimit-Remaining: requests it may make now
+	ResetMS    int64 // X-RateLimit-Reset (rounded up to seconds): until the burst is whole again
+	RetryAfter int64 // ms until the next request is allowed (a refused request only)
 }
 
 // Meter checks and charges a request against its key's allowance in one atomic step.
@@ -105,6 +115,13 @@ type RefStore interface {
 	Trending(ctx context.Context) ([]Trending, error)
 	// ScreeningResultCount is the number of cached screening results (for the database stats).
 	ScreeningResultCount(ctx context.Context) (int64, error)
+	// CompaniesBySource counts the symbols whose stored fundamentals are filed and those whose are only
+	// illustrative (FundamentalsSourceOf), kept up to date by PutFundamentals.
+	CompaniesBySource(ctx context.Context) (filed, illustrative int64, err error)
+	// MarkFundamentalsSources records what symbols' stored fundamentals stand on (DataFiled or
+	// DataIllustrative) for CompaniesBySource: a load marks the symbols it did not rewrite, so data
+	// stored before the counts existed is counted too.
+	MarkFundamentalsSources(ctx context.Context, bySymbol map[string]string) error
 }
 
 // Trending is an asset ranked by trading activity and price movement on its latest session.
@@ -112,7 +129,8 @@ type Trending struct {
 	Symbol        string  `json:"symbol"`
 	Name          string  `json:"name"`
 	Price         Price   `json:"price"`
-	ChangePercent string  `json:"change_percent"`
+	ChangePercent Number  `json:"change_percent"` // percent, 2 places (a JSON number; older stored items hold a numeric string)
+	Change        string  `json:"change"`         // the same, signed with a percent sign: "+1.23%"
 	Volume        int64   `json:"volume"`
 	RelVolume     *string `json:"relative_volume"` // volume / 20-session average, null when unknown
 	Score         string  `json:"score"`

@@ -413,23 +413,24 @@ func (r *SukukRules) Dispose(s Sukuk) (pre, post SukukDisposition, grid []GridEn
 	return pre, post, grid
 }
 
-// MaxSukukHoldings bounds the holdings of one portfolio-impact request.
+// MaxSukukHoldings bounds the holdings of one portfolio-impact request (more is a 422); values are
+// bounded by MaxAmount and MaxInputPlaces.
 const MaxSukukHoldings = 200
 
 // SukukHolding is one position of a sukuk sleeve: its nominal or its market value (exactly one).
 type SukukHolding struct {
-	ISIN        string           `json:"isin"`
-	Nominal     *decimal.Decimal `json:"nominal,omitempty"`
-	MarketValue *decimal.Decimal `json:"market_value,omitempty"`
+	ISIN        string  `json:"isin"`
+	Nominal     *Number `json:"nominal,omitempty"`      // at most MaxAmount
+	MarketValue *Number `json:"market_value,omitempty"` // at most MaxAmount
 }
 
 // Value is the market value when given, else the nominal (zero when neither).
 func (h SukukHolding) Value() decimal.Decimal {
 	switch {
 	case h.MarketValue != nil:
-		return *h.MarketValue
+		return h.MarketValue.Decimal
 	case h.Nominal != nil:
-		return *h.Nominal
+		return h.Nominal.Decimal
 	}
 	return decimal.Zero
 }
@@ -455,11 +456,11 @@ func (r *SukukImpactRequest) Validate() error {
 		} else {
 			v.Add("must be an ISIN (2 letters, 9 letters or digits, a valid check digit)", "value_error.isin", "body", "holdings", i, "isin")
 		}
-		if h.Nominal != nil && h.Nominal.IsNegative() {
-			v.Add("must be zero or more", "value_error.number.not_ge", "body", "holdings", i, "nominal")
+		if h.Nominal != nil {
+			v.Amount(h.Nominal.Decimal, false, "body", "holdings", i, "nominal")
 		}
-		if h.MarketValue != nil && h.MarketValue.IsNegative() {
-			v.Add("must be zero or more", "value_error.number.not_ge", "body", "holdings", i, "market_value")
+		if h.MarketValue != nil {
+			v.Amount(h.MarketValue.Decimal, false, "body", "holdings", i, "market_value")
 		}
 		switch {
 		case h.Nominal == nil && h.MarketValue == nil:

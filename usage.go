@@ -49,3 +49,15 @@ type UsageReader interface {
 	DailyUsage(ctx context.Context, userID string, since time.Time) ([]DailyUsage, error)
 	RecentRequests(ctx context.Context, userID string, limit int) ([]RecentRequest, error)
 }
+
+// UsageSpoolStats is the state of an edge's usage spool (the journal of usage events on its way to
+// ClickHouse), shown in health.
+type UsageSpoolStats struct {
+	Status       string `json:"status"` // ok; spooling (ClickHouse unavailable, events held); full (events dropped)
+	PendingBytes int64  `json:"pending_bytes"`
+	MaxBytes     int64  `json:"max_bytes"`
+	Written      int64  `json:"written"` // events written to ClickHouse by this process
+	Dropped      int64  `json:"dropped"` // events lost because the spool was full
+	Corrupt      int64  `json:"corrupt"` // spool lines that did not decode (skipped)
+	Error        string `json:"error,omitempty"`
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -14,7 +13,7 @@ import (
 const (
 	MaxWatchlists        = 50
 	MaxWatchlistSymbols  = 200
-	MaxWatchlistNameRune = 100
+	MaxWatchlistNameRune = 100 // characters of a name, which Validation.Name also checks for control and bidi characters
 )
 
 // Watchlist is a user's named list of symbols, in the order they were added.
@@ -93,14 +92,7 @@ func (w *Watchlists) resolveAll(ctx context.Context, raw []string, v *Validation
 // Create makes a watchlist for the user.
 func (w *Watchlists) Create(ctx context.Context, userID string, name *string, symbols []string) (Watchlist, error) {
 	var v Validation
-	n := ""
-	if name == nil {
-		v.Add("field required", "value_error.missing", "body", "name")
-	} else if n = strings.TrimSpace(*name); n == "" {
-		v.Add("must not be empty", "value_error.any_str.min_length", "body", "name")
-	} else if utf8.RuneCountInString(n) > MaxWatchlistNameRune {
-		v.Add("at most 100 characters", "value_error.any_str.max_length", "body", "name")
-	}
+	n, _ := v.Name(name, MaxWatchlistNameRune, "body", "name") // no control or bidi characters (Validation.Name)
 	if len(symbols) > MaxWatchlistSymbols {
 		v.Add("at most 200 symbols", "value_error.list.max_items", "body", "symbols")
 		symbols = nil

@@ -18,7 +18,9 @@ import (
 // is decimal; figures are rounded to cents (half away from zero) only when shown, and every total is
 // computed from unrounded values.
 
-// MaxZakatHoldings bounds the holdings of one zakat request.
+// MaxZakatHoldings bounds the holdings of one zakat request (more is a 422). With the bounds of every
+// amount and quantity (MaxAmount, MaxQuantity, MaxInputPlaces) it bounds the response: each holding
+// answers a fixed set of figures of at most a few dozen digits.
 const MaxZakatHoldings = 100
 
 // Zakat methods and nisab metals.
@@ -65,21 +67,21 @@ var zakatSkipped = []string{
 
 // ZakatHolding is one position of a zakat request: shares of a listed symbol, or its market value in USD.
 type ZakatHolding struct {
-	Symbol      string           `json:"symbol"`
-	Shares      *decimal.Decimal `json:"shares,omitempty"`
-	MarketValue *decimal.Decimal `json:"market_value,omitempty"` // USD
+	Symbol      string  `json:"symbol"`
+	Shares      *Number `json:"shares,omitempty"`       // at most MaxQuantity
+	MarketValue *Number `json:"market_value,omitempty"` // USD, at most MaxAmount
 }
 
-// ZakatRequest is the input of the zakat calculator. Amounts are USD.
+// ZakatRequest is the input of the zakat calculator. Amounts are USD, each at most MaxAmount.
 type ZakatRequest struct {
-	Holdings           []ZakatHolding   `json:"holdings"`
-	Cash               decimal.Decimal  `json:"cash"`
-	Receivables        decimal.Decimal  `json:"receivables"`
-	Debts              decimal.Decimal  `json:"debts"`
-	NisabMetal         string           `json:"nisab_metal"` // gold (default), silver, lower
-	GoldPricePerGram   *decimal.Decimal `json:"gold_price_per_gram,omitempty"`
-	SilverPricePerGram *decimal.Decimal `json:"silver_price_per_gram,omitempty"`
-	Method             string           `json:"method"` // market_value (default), zakatable_assets
+	Holdings           []ZakatHolding `json:"holdings"`
+	Cash               Number         `json:"cash"`
+	Receivables        Number         `json:"receivables"`
+	Debts              Number         `json:"debts"`
+	NisabMetal         string         `json:"nisab_metal"` // gold (default), silver, lower
+	GoldPricePerGram   *Number        `json:"gold_price_per_gram,omitempty"`
+	SilverPricePerGram *Number        `json:"silver_price_per_gram,omitempty"`
+	Method             string         `json:"method"` // market_value (default), zakatable_assets
 }
 
 // Validate reports every problem of the request at once (a VALIDATION_ERROR) and fills the defaults
@@ -106,18 +108,16 @@ func (r *ZakatRequest) Validate() error {
 	}
 	for _, f := range []struct {
 		name string
-		d    decimal.Decimal
+		d    Number
 	}{{"cash", r.Cash}, {"receivables", r.Receivables}, {"debts", r.Debts}} {
-		if f.d.IsNegative() {
-			v.Add("must be zero or more", "value_error.number.not_ge", "body", f.name)
-		}
+		v.Amount(f.d.Decimal, false, "body", f.name)
 	}
 	for _, f := range []struct {
 		name string
-		d    *decimal.Decimal
+		d    *Number
 	}{{"gold_price_per_gram", r.GoldPricePerGram}, {"silver_price_per_gram", r.SilverPricePerGram}} {
-		if f.d != nil && !f.d.IsPositive() {
-			v.Add("must be greater than zero", "value_error.number.not_gt", "body", f.name)
+		if f.d != nil {
+			v.Amount(f.d.Decimal, true, "body", f.name)
 		}
 	}
 	if len(r.Holdings) > MaxZakatHoldings {
@@ -136,13 +136,11 @@ func (r *ZakatRequest) Validate() error {
 		case h.Shares != nil && h.MarketValue != nil:
 			v.Add("give either shares or market_value, not both", "value_error.conflict", "body", "holdings", i)
 		}
-		if h.Shares != nil && h.Shares.IsNegative() {
-			v.Add("must be zero or more", "value_error.number.not_ge", "body", "holdings", i, "shares")
+		if h.Shares != nil {
+			v.Quantity(h.Shares.Decimal, false, "body", "holdings", i, "shares")
 		}
 		if h.MarketValue != nil {
-			if h.MarketValue.IsNegative() {
-				v.Add("must be zero or more", "value_error.number.not_ge", "body", "holdings", i, "market_value")
-			}
+			v.Amount(h.MarketValue.Decimal, false, "body", "holdings", i, "market_value")
 			if r.Method == ZakatZakatableAssets {
 				v.Add("method zakatable_assets values a holding from the company's cash, receivables and inventory per share: give shares, not market_value",
 					"value_error.conflict", "body", "holdings", i, "market_value")
@@ -175,7 +173,11 @@ type ZakatHoldingResult struct {
 	MarketValue    *Number `json:"market_value,omitempty"`    // USD, to cents
 	ZakatableValue *Number `json:"zakatable_value,omitempty"` // USD, to cents
 	Basis          string  `json:"basis,omitempty"`
-	Illustrative   bool    `json:"illustrative"`
+	// ZakatAmount is the holding's share of the zakat: total_zakat x its zakatable value / the
+	// zakatable assets (holdings, cash and receivables; debts reduce every share alike), to cents.
+	// Null for an excluded holding; 0 when no zakat is due.
+	ZakatAmount  *Number `json:"zakat_amount"`
+	Illustrative bool    `json:"illustrative"`
 }
 
 // ZakatNisab is the threshold applied.
@@ -207,10 +209,16 @@ type ZakatResult struct {
 	ZakatRate           Number               `json:"zakat_rate"`
 	ZakatDue            bool                 `json:"zakat_due"`
 	AmountOwed          Number               `json:"amount_owed"`
-	Excluded            []string             `json:"excluded"`
-	Skipped             []string             `json:"skipped"`
-	Disclaimers         []Disclaimer         `json:"disclaimers"`
-	Illustrative        bool                 `json:"illustrative"`
+	// The ecosystem's names: total_zakat = amount_owed, is_above_nisab = zakat_due (wealth exceeds
+	// the nisab), nisab_threshold = nisab.threshold, total_market_value = total_portfolio_value.
+	TotalZakat       Number       `json:"total_zakat"`
+	IsAboveNisab     bool         `json:"is_above_nisab"`
+	NisabThreshold   Number       `json:"nisab_threshold"`
+	TotalMarketValue *Number      `json:"total_market_value"`
+	Excluded         []string     `json:"excluded"`
+	Skipped          []string     `json:"skipped"`
+	Disclaimers      []Disclaimer `json:"disclaimers"`
+	Illustrative     bool         `json:"illustrative"`
 }
 
 func cents(d decimal.Decimal) Number { return NewNumber(d.Round(2)) }
@@ -221,9 +229,9 @@ func nump(d decimal.Decimal) *Number { n := NewNumber(d); return &n }
 
 // metalPrice is the price per gram of a metal: from the request, else the latest in the reference
 // data, else the illustrative default.
-func (z *Zakat) metalPrice(ctx context.Context, metal string, given *decimal.Decimal, def decimal.Decimal) (decimal.Decimal, string, bool, error) {
+func (z *Zakat) metalPrice(ctx context.Context, metal string, given *Number, def decimal.Decimal) (decimal.Decimal, string, bool, error) {
 	if given != nil {
-		return *given, "request", false, nil
+		return given.Decimal, "request", false, nil
 	}
 	if z.Ref != nil {
 		ps, err := z.Ref.Metals(ctx, metal)
@@ -281,7 +289,7 @@ func (z *Zakat) Calculate(ctx context.Context, req ZakatRequest) (ZakatResult, e
 		return ZakatResult{}, err
 	}
 	res := ZakatResult{Method: req.Method, NisabMetal: req.NisabMetal, Currency: "USD", Holdings: []ZakatHoldingResult{},
-		Cash: NewNumber(req.Cash), Receivables: NewNumber(req.Receivables), Debts: NewNumber(req.Debts),
+		Cash: req.Cash, Receivables: req.Receivables, Debts: req.Debts,
 		ZakatRate: NewNumber(ZakatRate), Excluded: []string{}, Skipped: append([]string(nil), zakatSkipped...), Disclaimers: []Disclaimer{}}
 
 	gold, goldSrc, goldIll, err := z.metalPrice(ctx, NisabGold, req.GoldPricePerGram, DefaultGoldPerGram)
@@ -337,19 +345,32 @@ func (z *Zakat) Calculate(ctx context.Context, req ZakatRequest) (ZakatResult, e
 	}
 	if marketKnown {
 		res.HoldingsValue = centsp(holdingsValue)
-		res.TotalPortfolioValue = centsp(holdingsValue.Add(req.Cash).Add(req.Receivables))
+		res.TotalPortfolioValue = centsp(holdingsValue.Add(req.Cash.Decimal).Add(req.Receivables.Decimal))
 	}
 	base := holdingsValue
 	if req.Method == ZakatZakatableAssets {
 		base = holdingsZakatable
 	}
-	wealth := base.Add(req.Cash).Add(req.Receivables).Sub(req.Debts)
+	wealth := base.Add(req.Cash.Decimal).Add(req.Receivables.Decimal).Sub(req.Debts.Decimal)
 	res.ZakatableWealth = cents(wealth)
 	// Zakat is due only when the wealth EXCEEDS the nisab: at exactly the nisab it is not due.
 	res.ZakatDue = wealth.GreaterThan(threshold)
 	res.AmountOwed = cents(decimal.Zero)
 	if res.ZakatDue {
 		res.AmountOwed = cents(wealth.Mul(ZakatRate))
+	}
+	res.TotalZakat, res.IsAboveNisab, res.NisabThreshold, res.TotalMarketValue = res.AmountOwed, res.ZakatDue, res.Nisab.Threshold, res.TotalPortfolioValue
+	assets := base.Add(req.Cash.Decimal).Add(req.Receivables.Decimal)
+	for i := range res.Holdings {
+		h := &res.Holdings[i]
+		if h.Status != HoldingOK || h.ZakatableValue == nil {
+			continue
+		}
+		share := decimal.Zero
+		if res.ZakatDue && assets.IsPositive() {
+			share = res.AmountOwed.Mul(h.ZakatableValue.Decimal).Div(assets)
+		}
+		h.ZakatAmount = centsp(share)
 	}
 	if z.Disclaimers != nil {
 		res.Disclaimers = z.Disclaimers("zakat")
@@ -362,13 +383,13 @@ func (z *Zakat) holding(ctx context.Context, method string, h ZakatHolding, fx *
 	hr := ZakatHoldingResult{Symbol: h.Symbol, Status: HoldingOK}
 	var line zakatLine
 	if h.MarketValue != nil {
-		mv := *h.MarketValue
+		mv := h.MarketValue.Decimal
 		line.market, line.zakatable = &mv, &mv
 		hr.MarketValue, hr.ZakatableValue = centsp(mv), centsp(mv)
 		hr.Basis = "market value given in the request (USD)"
 		return hr, line, nil
 	}
-	shares := *h.Shares
+	shares := h.Shares.Decimal
 	hr.Shares = nump(shares)
 	if z.Ref == nil {
 		return hr, line, fmt.Errorf("zakat: no reference store to value %s", h.Symbol)

@@ -22,7 +22,10 @@ import (
 
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
-func decp(s string) *decimal.Decimal { d := dec(s); return &d }
+// amt is a request amount.
+func amt(s string) shariah.Number { return shariah.NewNumber(dec(s)) }
+
+func decp(s string) *shariah.Number { n := shariah.NewNumber(dec(s)); return &n }
 
 // wantDec fails unless got equals want numerically.
 func wantDec(t *testing.T, what string, got shariah.Number, want string) {
@@ -104,7 +107,7 @@ func TestZakatNisabBoundaries(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			z := &shariah.Zakat{} // no store: both prices given, cash only
-			res, err := z.Calculate(context.Background(), shariah.ZakatRequest{NisabMetal: c.metal, Cash: dec(c.cash),
+			res, err := z.Calculate(context.Background(), shariah.ZakatRequest{NisabMetal: c.metal, Cash: amt(c.cash),
 				GoldPricePerGram: decp(c.gold), SilverPricePerGram: decp(c.silver)})
 			if err != nil {
 				t.Fatal(err)
@@ -128,7 +131,7 @@ func TestZakatNisabBoundaries(t *testing.T) {
 func TestZakatMarketValueMethod(t *testing.T) {
 	req := pricedRequest()
 	req.Holdings = []shariah.ZakatHolding{{Symbol: "aapl", MarketValue: decp("10000.10")}, {Symbol: "MSFT", MarketValue: decp("2000.20")}}
-	req.Cash, req.Receivables, req.Debts = dec("500"), dec("250.05"), dec("750.35")
+	req.Cash, req.Receivables, req.Debts = amt("500"), amt("250.05"), amt("750.35")
 	res, err := (&shariah.Zakat{}).Calculate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +184,7 @@ func TestZakatMarketValueMethod(t *testing.T) {
 func TestZakatDebtsExceedWealth(t *testing.T) {
 	req := pricedRequest()
 	req.Holdings = []shariah.ZakatHolding{{Symbol: "AAPL", MarketValue: decp("300")}}
-	req.Cash, req.Debts = dec("100"), dec("1000")
+	req.Cash, req.Debts = amt("100"), amt("1000")
 	res, err := (&shariah.Zakat{}).Calculate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +217,7 @@ func TestZakatRoundsOnlyAtTheEnd(t *testing.T) {
 
 func TestZakatCashOnlyNoHoldings(t *testing.T) {
 	req := pricedRequest()
-	req.Cash = dec("10000")
+	req.Cash = amt("10000")
 	res, err := (&shariah.Zakat{}).Calculate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +243,7 @@ func TestZakatCashOnlyNoHoldings(t *testing.T) {
 
 func TestZakatIllustrativeDefaultsWithoutData(t *testing.T) {
 	// No store and no prices: the documented illustrative defaults, labelled as such.
-	res, err := (&shariah.Zakat{}).Calculate(context.Background(), shariah.ZakatRequest{Cash: dec("20000")})
+	res, err := (&shariah.Zakat{}).Calculate(context.Background(), shariah.ZakatRequest{Cash: amt("20000")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,9 +286,9 @@ func TestZakatValidation(t *testing.T) {
 		typ  string
 		loc  []any
 	}{
-		{"negative cash", shariah.ZakatRequest{Cash: dec("-0.01")}, "value_error.number.not_ge", []any{"body", "cash"}},
-		{"negative receivables", shariah.ZakatRequest{Receivables: dec("-1")}, "value_error.number.not_ge", []any{"body", "receivables"}},
-		{"negative debts", shariah.ZakatRequest{Debts: dec("-1")}, "value_error.number.not_ge", []any{"body", "debts"}},
+		{"negative cash", shariah.ZakatRequest{Cash: amt("-0.01")}, "value_error.number.not_ge", []any{"body", "cash"}},
+		{"negative receivables", shariah.ZakatRequest{Receivables: amt("-1")}, "value_error.number.not_ge", []any{"body", "receivables"}},
+		{"negative debts", shariah.ZakatRequest{Debts: amt("-1")}, "value_error.number.not_ge", []any{"body", "debts"}},
 		{"negative shares", shariah.ZakatRequest{Holdings: []shariah.ZakatHolding{shares("1"), shares("1"), shares("1"), shares("-2")}},
 			"value_error.number.not_ge", []any{"body", "holdings", 3, "shares"}},
 		{"negative market value", shariah.ZakatRequest{Holdings: []shariah.ZakatHolding{{Symbol: "AAPL", MarketValue: decp("-5")}}},
@@ -315,14 +318,14 @@ func TestZakatValidation(t *testing.T) {
 		})
 	}
 	t.Run("every problem at once", func(t *testing.T) {
-		req := shariah.ZakatRequest{Cash: dec("-1"), NisabMetal: "copper", Holdings: []shariah.ZakatHolding{shares("-1")}}
+		req := shariah.ZakatRequest{Cash: amt("-1"), NisabMetal: "copper", Holdings: []shariah.ZakatHolding{shares("-1")}}
 		errs := fieldErrors(t, req.Validate())
 		if len(errs) != 3 {
 			t.Errorf("want 3 errors, got %+v", errs)
 		}
 	})
 	t.Run("defaults", func(t *testing.T) {
-		req := shariah.ZakatRequest{Cash: dec("1")}
+		req := shariah.ZakatRequest{Cash: amt("1")}
 		if err := req.Validate(); err != nil || req.NisabMetal != "gold" || req.Method != "market_value" {
 			t.Errorf("%v %q %q", err, req.NisabMetal, req.Method)
 		}
@@ -365,7 +368,7 @@ func TestZakatWithStore(t *testing.T) {
 	t.Run("shares valued at the quote", func(t *testing.T) {
 		req := pricedRequest()
 		req.Holdings = []shariah.ZakatHolding{{Symbol: "aapl", Shares: decp("40")}}
-		req.Cash = dec("0.5")
+		req.Cash = amt("0.5")
 		res, err := z.Calculate(ctx, req)
 		if err != nil {
 			t.Fatal(err)
@@ -495,7 +498,7 @@ func TestZakatWithStore(t *testing.T) {
 	})
 
 	t.Run("metal prices from data, else the illustrative default", func(t *testing.T) {
-		req := shariah.ZakatRequest{Cash: dec("1")}
+		req := shariah.ZakatRequest{Cash: amt("1")}
 		res, err := z.Calculate(ctx, req)
 		if err != nil {
 			t.Fatal(err)

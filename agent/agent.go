@@ -184,11 +184,11 @@ func (a *Agent) parse(ctx context.Context, input string) (command, error) {
 			next := lower[i+1]
 			switch {
 			case next == "cash":
-				cmd.zakat.Cash = cmd.zakat.Cash.Add(amount)
+				cmd.zakat.Cash = shariah.NewNumber(cmd.zakat.Cash.Add(amount))
 			case next == "debt" || next == "debts":
-				cmd.zakat.Debts = cmd.zakat.Debts.Add(amount)
+				cmd.zakat.Debts = shariah.NewNumber(cmd.zakat.Debts.Add(amount))
 			case next == "receivable" || next == "receivables":
-				cmd.zakat.Receivables = cmd.zakat.Receivables.Add(amount)
+				cmd.zakat.Receivables = shariah.NewNumber(cmd.zakat.Receivables.Add(amount))
 			default:
 				j := i + 1
 				if (next == "shares" || next == "share") && j+1 < len(words) {
@@ -198,7 +198,8 @@ func (a *Agent) parse(ctx context.Context, input string) (command, error) {
 					}
 				}
 				if sym := resolve(words[j]); sym != "" {
-					cmd.zakat.Holdings = append(cmd.zakat.Holdings, shariah.ZakatHolding{Symbol: sym, Shares: &amount})
+					shares := shariah.NewNumber(amount)
+					cmd.zakat.Holdings = append(cmd.zakat.Holdings, shariah.ZakatHolding{Symbol: sym, Shares: &shares})
 				} else {
 					cmd.unknown = append(cmd.unknown, strings.ToUpper(words[j]))
 				}
@@ -332,7 +333,7 @@ func (a *Agent) run(ctx context.Context, cmd command, ans *Answer) error {
 			q := res.(shariah.Quote)
 			line := fmt.Sprintf("%s: %s %s as of %s (%s)", q.Symbol, q.Price.String(), q.Currency, q.AsOf, q.Source)
 			if q.ChangePercent != nil {
-				line += ", " + *q.ChangePercent + "% on the day"
+				line += ", " + q.ChangePercent.StringFixed(2) + "% on the day"
 			}
 			lines = append(lines, line+".")
 		} else {

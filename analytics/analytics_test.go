@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -56,7 +57,7 @@ func TestWriterWritesEveryEventOnceAndReadsBack(t *testing.T) {
 	db := setup(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := analytics.NewUsageWriter(db, 10000, 100, time.Hour, nil) // batches by size; the rest on Flush
+	w := newWriter(t, db, t.TempDir(), 0, 100, time.Hour) // ships on Flush
 	go w.Run(ctx)
 	day1 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	day2 := day1.Add(24 * time.Hour)
@@ -101,47 +102,187 @@ func TestWriterWritesEveryEventOnceAndReadsBack(t *testing.T) {
 	if len(recent) != 3 || recent[0].RequestID != "req-249" || recent[2].RequestID != "req-247" || recent[0].LatencyMS != 1.5 {
 		t.Fatalf("recent = %+v", recent)
 	}
-	if written, dropped, _ := w.Stats(); written != n+1 || dropped != 0 {
-		t.Fatalf("stats written %d dropped %d", written, dropped)
+	if st := w.Stats(); st.Written != n+1 || st.Dropped != 0 || st.PendingBytes != 0 || st.Status != "ok" {
+		t.Fatalf("stats %+v", st)
 	}
 }
 
-func TestWriterDropsAndCountsWhenBufferIsFull(t *testing.T) {
+// newWriter opens a usage writer on a spool directory (closed at the end of the test).
+func newWriter(t *testing.T, db *analytics.DB, dir string, maxBytes int64, batch int, every time.Duration) *analytics.UsageWriter {
+	t.Helper()
+	w, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: dir, SpoolMaxBytes: maxBytes, BatchSize: batch, Interval: every})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return w
+}
+
+func count(t *testing.T, db *analytics.DB, q string) uint64 {
+	t.Helper()
+	var n uint64
+	if err := db.Conn.QueryRow(context.Background(), q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func event(i int) shariah.UsageEvent {
+	return shariah.UsageEvent{RequestID: fmt.Sprintf("r-%04d", i), KeyID: "k", UserID: "u1", KeyPrefix: "shr_abcdefgh", Method: "GET",
+		Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Time: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Millisecond)}
+}
+
+func TestSpoolDropsCountsAndRecoversWhenFull(t *testing.T) {
 	db := setup(t)
-	w := analytics.NewUsageWriter(db, 10, 10, time.Hour, nil) // not running: the buffer fills
+	w := newWriter(t, db, t.TempDir(), 1000, 100, time.Hour) // not running: the spool fills
 	for i := range 25 {
-		w.Record(shariah.UsageEvent{RequestID: fmt.Sprint(i), Time: time.Now()})
+		w.Record(event(i))
 	}
-	if _, dropped, _ := w.Stats(); dropped != 15 {
-		t.Fatalf("dropped = %d, want 15", dropped)
+	st := w.Stats()
+	if st.Dropped == 0 || st.Dropped == 25 || st.Status != "full" || st.PendingBytes > 1000 {
+		t.Fatalf("stats with a 1000-byte spool: %+v", st)
 	}
+	kept := 25 - st.Dropped
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	go w.Run(ctx)
 	if err := w.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cancel()
-	if written, _, _ := w.Stats(); written != 10 {
-		t.Fatalf("written = %d, want the 10 buffered", written)
+	if st := w.Stats(); st.Written != kept || st.PendingBytes != 0 {
+		t.Fatalf("after shipping: %+v, want %d written", st, kept)
+	}
+	w.Record(event(100)) // room again
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Stats(); st.Status != "ok" || st.Written != kept+1 {
+		t.Fatalf("after room: %+v", st)
 	}
 }
 
-func TestWriterCountsBatchesClickHouseRefuses(t *testing.T) {
-	db, err := analytics.Open(ch.ClickHouseURL("never_migrated"))
+func TestSpoolHoldsEventsWhileClickHouseRefusesAndShipsThemInOrder(t *testing.T) {
+	db, err := analytics.Open(ch.ClickHouseURL(fmt.Sprintf("late%d", time.Now().UnixNano())))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	w := analytics.NewUsageWriter(db, 100, 100, time.Hour, nil)
+	w := newWriter(t, db, t.TempDir(), 0, 7, time.Hour)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go w.Run(ctx)
-	w.Record(shariah.UsageEvent{RequestID: "x", Time: time.Now()})
-	if err := w.Flush(ctx); err == nil {
-		t.Fatal("flush into a missing table succeeded")
+	for i := range 50 {
+		w.Record(event(i))
 	}
-	if _, dropped, failed := w.Stats(); dropped != 1 || failed != 1 {
-		t.Fatalf("dropped %d failed %d, want 1 and 1", dropped, failed)
+	if err := w.Flush(ctx); err == nil {
+		t.Fatal("shipping into a missing table succeeded")
+	}
+	if st := w.Stats(); st.Status != "spooling" || st.Dropped != 0 || st.PendingBytes == 0 || st.Error == "" {
+		t.Fatalf("while refused: %+v", st)
+	}
+	if _, err := db.Migrate(ctx); err != nil { // ClickHouse "returns"
+		t.Fatal(err)
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "SELECT toUInt64(uniqExact(request_id)) FROM "+db.Name+".usage_events"); n != 50 {
+		t.Fatalf("%d distinct events after the outage, want 50", n)
+	}
+	if st := w.Stats(); st.Status != "ok" || st.PendingBytes != 0 || st.Written != 50 {
+		t.Fatalf("after the outage: %+v", st)
+	}
+}
+
+func TestSpoolReplayAfterCrashCountsEachRequestOnce(t *testing.T) {
+	db := setup(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: dir, BatchSize: 100, Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, wcancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { w.Run(wctx); close(done) }()
+	for i := range 30 {
+		w.Record(event(i))
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wcancel()
+	<-done
+	w.Close()
+	// A crash between an insert and the record of its position: the position is lost, so the next
+	// process ships the same events again.
+	if err := os.Remove(filepath.Join(dir, "slot-0", "shipped")); err != nil {
+		t.Fatal(err)
+	}
+	w2 := newWriter(t, db, dir, 0, 100, time.Hour)
+	go w2.Run(ctx)
+	w2.Record(event(30))
+	if err := w2.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events"); n != 61 {
+		t.Fatalf("%d rows, want the 30 shipped twice and one more", n)
+	}
+	r := analytics.UsageReader{DB: db}
+	days, err := r.DailyUsage(ctx, "u1", time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(days) != 1 || days[0].Requests != 31 || days[0].Tokens != 31 {
+		t.Fatalf("daily %+v: want each request once", days)
+	}
+	recent, err := r.RecentRequests(ctx, "u1", 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recent) != 31 || recent[0].RequestID != "r-0030" || recent[1].RequestID != "r-0029" {
+		t.Fatalf("recent: %d rows, first %+v", len(recent), recent[0])
+	}
+}
+
+func TestSpoolOfADeadProcessIsAdoptedAndTornTailSkipped(t *testing.T) {
+	db := setup(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	live := newWriter(t, db, dir, 0, 100, time.Hour) // takes slot-0
+	dead, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: dir, BatchSize: 100, Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 { // slot-1: recorded, never shipped
+		dead.Record(event(i))
+	}
+	dead.Close() // the process dies
+	segs, _ := filepath.Glob(filepath.Join(dir, "slot-1", "*.log"))
+	if len(segs) != 1 {
+		t.Fatalf("segments of the dead slot: %v", segs)
+	}
+	f, err := os.OpenFile(segs[0], os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("u1\t\"r-torn\"\t\"k") // a write cut by the crash: no newline
+	f.Close()
+	go live.Run(ctx)
+	live.Record(event(20))
+	if err := live.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "SELECT toUInt64(uniqExact(request_id)) FROM "+db.Name+".usage_events"); n != 21 {
+		t.Fatalf("%d events shipped, want the dead process's 20 and the live one", n)
+	}
+	if st := live.Stats(); st.PendingBytes != 0 || st.Corrupt != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "slot-1", "*.log")); len(left) != 0 {
+		t.Fatalf("the drained slot keeps %v", left)
 	}
 }
 
@@ -149,18 +290,11 @@ func TestWriterFlushesOnItsInterval(t *testing.T) {
 	db := setup(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := analytics.NewUsageWriter(db, 100, 100, 50*time.Millisecond, nil) // batch never fills: time must flush
+	w := newWriter(t, db, t.TempDir(), 0, 100, 50*time.Millisecond) // nobody flushes: the interval must
 	go w.Run(ctx)
 	w.Record(shariah.UsageEvent{RequestID: "timed", UserID: "u", Time: time.Now()})
 	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var n uint64
-		if err := db.Conn.QueryRow(ctx, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n == 1 {
-			return
-		}
+	for count(t, db, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events") != 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("the interval flush never wrote the event")
 		}

@@ -2,7 +2,6 @@ package analytics
 
 import (
 	"context"
-	"time"
 
 	shariah "github.com/shariah-screen/shariah"
 )
@@ -14,37 +13,7 @@ var _ shariah.TrajectoryStore = Trajectory{}
 
 // PutTrajectory writes a symbol's quarters in one batch; a quarter written again replaces the old row.
 func (t Trajectory) PutTrajectory(ctx context.Context, symbol string, pts []shariah.TrajectoryPoint) error {
-	if len(pts) == 0 {
-		return nil
-	}
-	b, err := t.DB.Conn.PrepareBatch(ctx, "INSERT INTO "+t.DB.table("trajectory")+
-		" (symbol, period_end, period, fiscal_year, debt_assets, cash_assets, liquidity_assets, interest_revenue,"+
-		" has_debt, has_cash, has_liquidity, has_interest, source, accession, ingested_at)")
-	if err != nil {
-		return err
-	}
-	now := time.Now().UTC().Truncate(time.Second)
-	val := func(p *float64) (float64, uint8) {
-		if p == nil {
-			return 0, 0
-		}
-		return *p, 1
-	}
-	for _, p := range pts {
-		end, err := time.Parse("2006-01-02", p.PeriodEnd)
-		if err != nil {
-			continue
-		}
-		d, hd := val(p.DebtAssets)
-		c, hc := val(p.CashAssets)
-		l, hl := val(p.LiquidityAssets)
-		i, hi := val(p.InterestRevenue)
-		if err := b.Append(symbol, end, p.Period, uint16(max(p.FiscalYear, 0)), d, c, l, i, hd, hc, hl, hi, p.Source, p.Accession, now); err != nil {
-			_ = b.Abort()
-			return err
-		}
-	}
-	return b.Send()
+	return t.PutTrajectories(ctx, map[string][]shariah.TrajectoryPoint{symbol: pts})
 }
 
 // Trajectory reads the last n quarters of a symbol, oldest first.

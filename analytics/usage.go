@@ -8,7 +8,8 @@ import (
 )
 
 // UsageReader answers usage history from ClickHouse. History is per user: a key and the keys it was
-// regenerated from (or that replaced it) share one history, as they share one allowance.
+// regenerated from (or that replaced it) share one history, as they share one allowance. Each
+// request_id counts once, however often the usage spool shipped it.
 type UsageReader struct{ DB *DB }
 
 var _ shariah.UsageReader = UsageReader{}
@@ -16,10 +17,12 @@ var _ shariah.UsageReader = UsageReader{}
 // DailyUsage returns one row per UTC day since the day of since, oldest first; days without requests
 // are absent.
 func (r UsageReader) DailyUsage(ctx context.Context, userID string, since time.Time) ([]shariah.DailyUsage, error) {
+	// DISTINCT: a batch shipped again from the usage spool (a crash between its insert and the record
+	// of its position) repeats identical rows; each request counts once.
 	rows, err := r.DB.Conn.Query(ctx, `SELECT toString(toDate(ts)) AS d, toUInt64(count()) AS requests,
 		toUInt64(sum(tokens)) AS tokens, toUInt64(sum(status >= 400)) AS errors
-		FROM `+r.DB.table("usage_events")+`
-		WHERE user_id = ? AND ts >= toDateTime(?)
+		FROM (SELECT DISTINCT request_id, ts, tokens, status FROM `+r.DB.table("usage_events")+`
+		WHERE user_id = ? AND ts >= toDateTime(?))
 		GROUP BY d ORDER BY d`, userID, since.UTC().Truncate(24*time.Hour).Unix())
 	if err != nil {
 		return nil, err
@@ -40,7 +43,7 @@ func (r UsageReader) DailyUsage(ctx context.Context, userID string, since time.T
 
 // RecentRequests returns the user's latest requests, newest first.
 func (r UsageReader) RecentRequests(ctx context.Context, userID string, limit int) ([]shariah.RecentRequest, error) {
-	rows, err := r.DB.Conn.Query(ctx, `SELECT request_id, ts_ms, method, route, toUInt32(status), tokens, latency_us
+	rows, err := r.DB.Conn.Query(ctx, `SELECT DISTINCT request_id, ts_ms, method, route, toUInt32(status), tokens, latency_us
 		FROM `+r.DB.table("usage_events")+`
 		WHERE user_id = ? ORDER BY ts_ms DESC, request_id DESC LIMIT ?`, userID, limit)
 	if err != nil {

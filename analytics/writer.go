@@ -2,57 +2,160 @@ package analytics
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// UsageWriter batches usage events into ClickHouse. Record never blocks: events wait in a bounded
-// buffer and are written in batches when the batch is full or the flush interval passes (ClickHouse
-// wants few large inserts). When the buffer is full, or ClickHouse keeps refusing a batch, events are
-// dropped and counted; the request that produced them is never slowed.
-type UsageWriter struct {
-	db        *DB
-	in        chan shariah.UsageEvent
-	flushReq  chan chan error
-	batchSize int
-	interval  time.Duration
-	log       *slog.Logger
+// UsageWriterConfig configures the usage writer.
+type UsageWriterConfig struct {
+	// SpoolDir holds the journal of events not yet in ClickHouse (see spool.go); required.
+	SpoolDir string
+	// SpoolMaxBytes caps the journal; past it, events are dropped, counted, logged and shown in health.
+	SpoolMaxBytes int64
+	BatchSize     int           // events per ClickHouse insert
+	Interval      time.Duration // how often the journal is shipped
+	Log           *slog.Logger  // optional
+}
 
-	written atomic.Int64
-	dropped atomic.Int64
-	failed  atomic.Int64 // batches given up after retries
+// UsageWriter records usage events in a durable journal on local disk and ships them to ClickHouse in
+// batches. Record never waits on ClickHouse: it appends one line to the journal (a write(2), about a
+// microsecond) before the response is sent, so an event survives ClickHouse being down, hung or
+// restarting, and a kill -9 of the process. When ClickHouse is unavailable the journal grows (bounded by
+// SpoolMaxBytes) and is shipped in order when it returns. A batch whose insert succeeded but whose
+// position was not recorded (a crash in between) is shipped again: usage reads count each request_id
+// once, so a repeated insert is never counted twice.
+type UsageWriter struct {
+	db    *DB
+	cfg   UsageWriterConfig
+	log   *slog.Logger
+	own   *journal
+	base  string
+	flush chan chan error
+
+	adoptMu sync.Mutex
+	adopted []*journal // slots of processes that died, drained by this one
+
+	pending atomic.Int64 // journal bytes not yet shipped
+	written atomic.Int64 // events inserted into ClickHouse
+	dropped atomic.Int64 // events refused because the journal was full (or could not be written)
+	corrupt atomic.Int64 // journal lines that did not decode (skipped)
+	down    atomic.Bool  // the last insert failed: events are being held
+	full    atomic.Bool  // the journal is at its cap: events are being dropped
+	lastErr atomic.Pointer[string]
+
+	encPool sync.Pool
 }
 
 var _ shariah.UsageRecorder = (*UsageWriter)(nil)
 
-// NewUsageWriter returns a writer; Run must be running for events to be written.
-func NewUsageWriter(db *DB, buffer, batchSize int, interval time.Duration, log *slog.Logger) *UsageWriter {
-	return &UsageWriter{db: db, in: make(chan shariah.UsageEvent, buffer), flushReq: make(chan chan error),
-		batchSize: batchSize, interval: interval, log: log}
+// NewUsageWriter opens the writer's journal in cfg.SpoolDir (a free slot of it). Run must be running
+// for events to reach ClickHouse; Close releases the journal.
+func NewUsageWriter(db *DB, cfg UsageWriterConfig) (*UsageWriter, error) {
+	if cfg.SpoolDir == "" {
+		return nil, errors.New("usage writer: no spool directory")
+	}
+	if cfg.BatchSize < 1 {
+		cfg.BatchSize = 5000
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second
+	}
+	if cfg.SpoolMaxBytes <= 0 {
+		cfg.SpoolMaxBytes = 1 << 30
+	}
+	dir, err := filepath.Abs(cfg.SpoolDir)
+	if err != nil {
+		return nil, err
+	}
+	j, err := openSlot(dir)
+	if err != nil {
+		return nil, err
+	}
+	w := &UsageWriter{db: db, cfg: cfg, log: cfg.Log, own: j, base: dir, flush: make(chan chan error)}
+	w.encPool.New = func() any { b := make([]byte, 0, 256); return &b }
+	p, err := j.pending()
+	if err != nil {
+		j.close()
+		return nil, err
+	}
+	w.pending.Store(p)
+	w.adopt()
+	if p > 0 && w.log != nil {
+		w.log.Info("usage spool: events from an earlier run will be shipped", "dir", j.dir, "pending_bytes", p)
+	}
+	return w, nil
 }
 
-// Record queues an event, or drops and counts it when the buffer is full.
+// Close releases the journal (Run must have returned).
+func (w *UsageWriter) Close() {
+	w.adoptMu.Lock()
+	defer w.adoptMu.Unlock()
+	for _, j := range w.adopted {
+		j.close()
+	}
+	w.adopted = nil
+	w.own.close()
+}
+
+// Record appends an event to the journal, or drops and counts it when the journal is full.
 func (w *UsageWriter) Record(e shariah.UsageEvent) {
-	select {
-	case w.in <- e:
-	default:
-		w.dropped.Add(1)
+	bp := w.encPool.Get().(*[]byte)
+	line := encodeEvent((*bp)[:0], e)
+	if w.pending.Load()+int64(len(line)) > w.cfg.SpoolMaxBytes {
+		w.drop("full", errors.New("the usage spool is full"))
+	} else if err := w.own.append(line); err != nil {
+		w.drop("write", err)
+	} else {
+		w.pending.Add(int64(len(line)))
+		if w.full.Load() {
+			w.full.Store(false)
+			if w.log != nil {
+				w.log.Warn("usage spool accepting events again", "dropped_total", w.dropped.Load())
+			}
+		}
+	}
+	*bp = line
+	w.encPool.Put(bp)
+}
+
+// drop counts a lost event, logging the change to full (not every event).
+func (w *UsageWriter) drop(why string, err error) {
+	n := w.dropped.Add(1)
+	if !w.full.Swap(true) && w.log != nil {
+		w.log.Error("usage spool dropping events", "reason", why, "error", err.Error(), "max_bytes", w.cfg.SpoolMaxBytes, "dropped_total", n)
 	}
 }
 
-// Stats returns the events written, dropped, and the batches given up.
-func (w *UsageWriter) Stats() (written, dropped, failedBatches int64) {
-	return w.written.Load(), w.dropped.Load(), w.failed.Load()
+// Stats returns the writer's counters and state.
+func (w *UsageWriter) Stats() shariah.UsageSpoolStats {
+	s := shariah.UsageSpoolStats{Status: "ok", PendingBytes: max(w.pending.Load(), 0), MaxBytes: w.cfg.SpoolMaxBytes,
+		Written: w.written.Load(), Dropped: w.dropped.Load(), Corrupt: w.corrupt.Load()}
+	if w.down.Load() {
+		s.Status = "spooling"
+		if e := w.lastErr.Load(); e != nil {
+			s.Error = *e
+		}
+	}
+	if w.full.Load() {
+		s.Status = "full"
+	}
+	return s
 }
 
-// Flush writes everything queued so far and returns when it is written (or failed).
+// Flush ships everything recorded so far and returns when it is in ClickHouse, or the insert's error.
 func (w *UsageWriter) Flush(ctx context.Context) error {
 	done := make(chan error, 1)
 	select {
-	case w.flushReq <- done:
+	case w.flush <- done:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -64,74 +167,172 @@ func (w *UsageWriter) Flush(ctx context.Context) error {
 	}
 }
 
-// Run writes batches until ctx ends, then writes what is left (bounded by a few seconds).
+// Run ships the journal every interval until ctx ends, then once more (bounded by a few seconds).
+// While ClickHouse refuses, it retries with a growing pause (up to 10 s); nothing is dropped.
 func (w *UsageWriter) Run(ctx context.Context) error {
-	batch := make([]shariah.UsageEvent, 0, w.batchSize)
-	tick := time.NewTicker(w.interval)
+	tick := time.NewTicker(w.cfg.Interval)
 	defer tick.Stop()
-	// add queues one event, writing the batch when it is full.
-	add := func(wctx context.Context, e shariah.UsageEvent) {
-		batch = append(batch, e)
-		if len(batch) >= w.batchSize {
-			_ = w.writeWithRetry(wctx, batch)
-			batch = batch[:0]
-		}
-	}
-	// flush takes everything queued so far and writes it.
-	flush := func(wctx context.Context) error {
-		for {
-			select {
-			case e := <-w.in:
-				add(wctx, e)
-				continue
-			default:
-			}
-			break
-		}
-		if len(batch) == 0 {
+	adoptTick := time.NewTicker(adoptEvery)
+	defer adoptTick.Stop()
+	buf := make([]byte, 4<<20)
+	var retryAt time.Time
+	backoff := 200 * time.Millisecond
+	ship := func(ctx context.Context, force bool) error {
+		if !force && time.Now().Before(retryAt) {
 			return nil
 		}
-		err := w.writeWithRetry(wctx, batch)
-		batch = batch[:0]
+		err := w.shipAll(ctx, buf)
+		if err != nil {
+			retryAt = time.Now().Add(backoff)
+			backoff = min(backoff*2, 10*time.Second)
+		} else {
+			backoff = 200 * time.Millisecond
+			retryAt = time.Time{}
+		}
 		return err
 	}
 	for {
 		select {
-		case e := <-w.in:
-			add(ctx, e)
 		case <-tick.C:
-			_ = flush(ctx)
-		case done := <-w.flushReq:
-			done <- flush(ctx)
+			_ = ship(ctx, false)
+		case <-adoptTick.C:
+			w.adopt()
+		case done := <-w.flush:
+			w.adopt()
+			done <- ship(ctx, true)
 		case <-ctx.Done():
 			fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			return flush(fctx)
+			return ship(fctx, true)
 		}
 	}
 }
 
-func (w *UsageWriter) writeWithRetry(ctx context.Context, batch []shariah.UsageEvent) error {
-	var err error
-	backoff := 200 * time.Millisecond
-	for attempt := 0; attempt < 3; attempt++ {
-		if err = w.insert(ctx, batch); err == nil {
-			w.written.Add(int64(len(batch)))
+// adoptEvery is how often the writer looks for the slots of processes that died (a directory listing).
+const adoptEvery = 10 * time.Second
+
+// insertTimeout bounds one insert: a hung ClickHouse (SIGSTOP) must not hold the shipper forever.
+const insertTimeout = 10 * time.Second
+
+// shipAll ships every journal (adopted ones first: they are older) until nothing is left or an insert fails.
+func (w *UsageWriter) shipAll(ctx context.Context, buf []byte) error {
+	w.adoptMu.Lock()
+	journals := append(append([]*journal(nil), w.adopted...), w.own)
+	w.adoptMu.Unlock()
+	for _, j := range journals {
+		if err := w.ship(ctx, j, buf); err != nil {
+			return err
+		}
+	}
+	w.dropDrained()
+	return nil
+}
+
+// ship sends one journal's events to ClickHouse batch by batch, recording the position after each.
+func (w *UsageWriter) ship(ctx context.Context, j *journal, buf []byte) error {
+	for {
+		lines, n, err := j.readBatch(buf, w.cfg.BatchSize)
+		if t := j.torn; t > 0 {
+			j.torn = 0
+			w.pending.Add(-t)
+		}
+		if err != nil {
+			return fmt.Errorf("usage spool: %w", err)
+		}
+		if n == 0 {
 			return nil
 		}
-		select {
-		case <-ctx.Done():
-			attempt = 3
-		case <-time.After(backoff):
-			backoff *= 2
+		events := make([]shariah.UsageEvent, 0, len(lines))
+		for _, l := range lines {
+			e, err := decodeEvent(l)
+			if err != nil {
+				w.corrupt.Add(1)
+				continue
+			}
+			events = append(events, e)
+		}
+		if len(events) > 0 {
+			ictx, cancel := context.WithTimeout(ctx, insertTimeout)
+			err := w.insert(ictx, events)
+			cancel()
+			if err != nil {
+				w.setDown(err)
+				return err
+			}
+			w.written.Add(int64(len(events)))
+		}
+		if err := j.advance(n); err != nil {
+			return fmt.Errorf("usage spool: %w", err)
+		}
+		w.pending.Add(-int64(n))
+		w.setUp()
+	}
+}
+
+// setDown notes a failed insert, logging the change (one line per outage, not one per batch).
+func (w *UsageWriter) setDown(err error) {
+	msg := err.Error()
+	w.lastErr.Store(&msg)
+	if !w.down.Swap(true) && w.log != nil {
+		w.log.Error("usage history unavailable: events are held in the spool", "error", msg, "pending_bytes", w.pending.Load())
+	}
+}
+
+func (w *UsageWriter) setUp() {
+	if w.down.Swap(false) && w.log != nil {
+		w.log.Info("usage history available again: shipping the spool", "pending_bytes", w.pending.Load())
+	}
+}
+
+// adopt takes over the slots of processes that died with events unshipped.
+func (w *UsageWriter) adopt() {
+	ents, err := os.ReadDir(w.base)
+	if err != nil {
+		return
+	}
+	w.adoptMu.Lock()
+	defer w.adoptMu.Unlock()
+	held := map[string]bool{w.own.dir: true}
+	for _, j := range w.adopted {
+		held[j.dir] = true
+	}
+	for _, e := range ents {
+		dir := filepath.Join(w.base, e.Name())
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "slot-") || held[dir] {
+			continue
+		}
+		j, ok, err := lockSlot(dir)
+		if err != nil || !ok {
+			continue
+		}
+		p, err := j.pending()
+		if err != nil || p == 0 {
+			j.removeFiles()
+			j.close()
+			continue
+		}
+		w.pending.Add(p)
+		w.adopted = append(w.adopted, j)
+		if w.log != nil {
+			w.log.Info("usage spool: adopted the events of a process that stopped", "dir", dir, "pending_bytes", p)
 		}
 	}
-	w.failed.Add(1)
-	w.dropped.Add(int64(len(batch)))
-	if w.log != nil {
-		w.log.Error("usage batch dropped", "events", len(batch), "error", err.Error())
+}
+
+// dropDrained releases adopted slots that have been shipped in full.
+func (w *UsageWriter) dropDrained() {
+	w.adoptMu.Lock()
+	defer w.adoptMu.Unlock()
+	kept := w.adopted[:0]
+	for _, j := range w.adopted {
+		if j.empty() {
+			j.removeFiles()
+			j.close()
+			continue
+		}
+		kept = append(kept, j)
 	}
-	return err
+	w.adopted = kept
 }
 
 func (w *UsageWriter) insert(ctx context.Context, batch []shariah.UsageEvent) error {
@@ -143,8 +344,8 @@ func (w *UsageWriter) insert(ctx context.Context, batch []shariah.UsageEvent) er
 	for _, e := range batch {
 		t := e.Time.UTC()
 		if err := b.Append(e.RequestID, e.KeyID, e.UserID, e.KeyPrefix, e.Method, e.Route, uint16(e.Status),
-			uint32(max(e.Tokens, 0)), uint32(max(e.Overage, 0)), uint64(e.Latency.Microseconds()),
-			t.Truncate(time.Second), uint64(t.UnixMilli())); err != nil {
+			uint32(max(e.Tokens, 0)), uint32(max(e.Overage, 0)), uint64(max(e.Latency.Microseconds(), 0)),
+			t.Truncate(time.Second), uint64(max(t.UnixMilli(), 0))); err != nil {
 			_ = b.Abort()
 			return err
 		}

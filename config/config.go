@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,13 +67,15 @@ type Config struct {
 	ShutdownTimeout time.Duration `env:"SHARIAH_SHUTDOWN_TIMEOUT" envDefault:"15s"`
 }
 
-// Usage configures the batching writer of usage events to ClickHouse.
+// Usage configures the usage writer: a journal on local disk (the spool), shipped to ClickHouse in batches.
 type Usage struct {
 	BatchSize     int           `env:"SHARIAH_USAGE_BATCH_SIZE" envDefault:"5000"`
 	FlushInterval time.Duration `env:"SHARIAH_USAGE_FLUSH_INTERVAL" envDefault:"1s"`
-	// Buffer bounds the events held in memory; past it, events are dropped and counted, never blocking
-	// a request.
-	Buffer int `env:"SHARIAH_USAGE_BUFFER" envDefault:"50000"`
+	// SpoolDir holds the events not yet in ClickHouse (one slot per running process).
+	SpoolDir string `env:"SHARIAH_USAGE_SPOOL_DIR" envDefault:".local/usage-spool"`
+	// SpoolMaxBytes caps the spool (about 150 bytes an event: 1 GiB holds about 7 million); past it,
+	// events are dropped, counted, logged and shown in health.
+	SpoolMaxBytes int64 `env:"SHARIAH_USAGE_SPOOL_MAX_BYTES" envDefault:"1073741824"`
 }
 
 // Ingest configures the ingesters (shariah ingest).
@@ -83,10 +86,19 @@ type Ingest struct {
 	SECUserAgent string `env:"SHARIAH_SEC_USER_AGENT"`
 	SECDataURL   string `env:"SHARIAH_SEC_DATA_URL" envDefault:"https://data.sec.gov"` // or file:///path/to/mirror
 	SECWWWURL    string `env:"SHARIAH_SEC_WWW_URL" envDefault:"https://www.sec.gov"`
-	// SECSymbols lists the companies to ingest; "*" means every company of a file:// mirror.
-	SECSymbols  string  `env:"SHARIAH_SEC_SYMBOLS" envDefault:"AAPL,MSFT,NVDA,GOOGL,AMZN,TSLA,SNOW,JNJ,XOM,KO,PG"`
+	// SECSymbols picks the companies to ingest (SECCoverage): "indices" (or empty), every constituent
+	// of the loaded indices that SEC's ticker map knows (the US-listed ones); "*", every company of a
+	// file:// mirror; or a comma-separated list of symbols.
+	SECSymbols  string  `env:"SHARIAH_SEC_SYMBOLS" envDefault:"indices"`
 	SECSchedule string  `env:"SHARIAH_SEC_SCHEDULE" envDefault:"@every 6h"`
-	SECRate     float64 `env:"SHARIAH_SEC_RPS" envDefault:"8"` // requests per second, below SEC's 10
+	SECRate     float64 `env:"SHARIAH_SEC_RPS" envDefault:"8"` // requests per second, below SEC's 10, for the whole process
+	// SECRefreshAfter re-ingests a company in full after this long even when its submissions did not
+	// change (a new companyfacts mapping reaches everyone); 0 never.
+	SECRefreshAfter time.Duration `env:"SHARIAH_SEC_REFRESH_AFTER" envDefault:"168h"`
+	// SECBulkZip is SEC's nightly companyfacts.zip (an https URL, a file:// URL or a path) ingested on
+	// SECBulkSchedule: every filer with a ticker. Empty: off.
+	SECBulkZip      string `env:"SHARIAH_SEC_BULK_ZIP"`
+	SECBulkSchedule string `env:"SHARIAH_SEC_BULK_SCHEDULE" envDefault:"0 11 * * *"`
 	// Prices: a daily CSV per symbol; {symbol} is the Stooq symbol, {canonical} the service's.
 	PricesURL      string `env:"SHARIAH_PRICES_URL" envDefault:"https://stooq.com/q/d/l/?s={symbol}&i=d"`
 	PriceSymbols   string `env:"SHARIAH_PRICE_SYMBOLS" envDefault:"AAPL,MSFT,NVDA,GOOGL,AMZN,TSLA,SNOW,JNJ,XOM,KO,PG,JPM,MO,BRK-B"`
@@ -101,6 +113,19 @@ type Ingest struct {
 	// News: "name|url;name|url" RSS or Atom feeds.
 	NewsFeeds    string `env:"SHARIAH_NEWS_FEEDS" envDefault:"sec-press-releases|https://www.sec.gov/news/pressreleases.rss"`
 	NewsSchedule string `env:"SHARIAH_NEWS_SCHEDULE" envDefault:"@every 15m"`
+}
+
+// SECCoverage reads SHARIAH_SEC_SYMBOLS: an explicit list of symbols, or none with indices true
+// (every US-listed constituent of the loaded indices) or false (every company of a file:// mirror).
+func (i Ingest) SECCoverage() (symbols []string, indices bool) {
+	switch v := strings.TrimSpace(i.SECSymbols); strings.ToLower(v) {
+	case "", "indices":
+		return nil, true
+	case "*":
+		return nil, false
+	default:
+		return SymbolList(v), false
+	}
 }
 
 // SymbolList splits a comma-separated list of symbols.
@@ -146,6 +171,13 @@ type PlanSettings struct {
 	EnterpriseTokens     int64  `env:"SHARIAH_PLAN_ENTERPRISE_TOKENS" envDefault:"-1"`
 	EnterprisePriceUSD   string `env:"SHARIAH_PLAN_ENTERPRISE_PRICE_USD" envDefault:"199"`
 	EnterpriseOverageUSD string `env:"SHARIAH_PLAN_ENTERPRISE_OVERAGE_USD" envDefault:"0"`
+	// RateLimits overrides plans' request rate limits: "plan=RPS/BURST,..." (0 for none), e.g.
+	// "free=5/20,enterprise=0", or "off" for none at all. Plans not named keep their defaults
+	// (shariah.DefaultPlans).
+	RateLimits string `env:"SHARIAH_RATE_LIMITS"`
+	// Key generation (POST /api/keys/generate) per client address and per email domain, per hour.
+	KeygenPerAddressHour int `env:"SHARIAH_KEYGEN_PER_ADDRESS_HOUR" envDefault:"10"`
+	KeygenPerDomainHour  int `env:"SHARIAH_KEYGEN_PER_DOMAIN_HOUR" envDefault:"100"`
 }
 
 // Load reads the environment and validates the result.
@@ -187,6 +219,9 @@ func (c Config) Plans() (shariah.Plans, error) {
 			p.OverageUSDPerToken = dec("SHARIAH_PLAN_ENTERPRISE_OVERAGE_USD", c.Plan.EnterpriseOverageUSD)
 		}
 	}
+	if err := applyRateLimits(ps, c.Plan.RateLimits); err != nil {
+		errs = append(errs, err)
+	}
 	if err := ps.Validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -194,6 +229,45 @@ func (c Config) Plans() (shariah.Plans, error) {
 		return nil, err
 	}
 	return ps, nil
+}
+
+// applyRateLimits reads SHARIAH_RATE_LIMITS ("plan=RPS/BURST,...", 0 for none) into the plans.
+func applyRateLimits(ps shariah.Plans, spec string) error {
+	if strings.TrimSpace(spec) == "off" {
+		copy(ps, ps.WithoutRateLimits())
+		return nil
+	}
+	var errs []error
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		id, val, ok := strings.Cut(part, "=")
+		i := -1
+		for j := range ps {
+			if ps[j].ID == strings.TrimSpace(id) {
+				i = j
+			}
+		}
+		if !ok || i < 0 {
+			errs = append(errs, fmt.Errorf("SHARIAH_RATE_LIMITS: %q is not plan=RPS/BURST with a known plan", part))
+			continue
+		}
+		if strings.TrimSpace(val) == "0" {
+			ps[i].RateLimit = shariah.RateLimit{}
+			continue
+		}
+		rps, burst, ok := strings.Cut(val, "/")
+		r, err1 := strconv.ParseFloat(strings.TrimSpace(rps), 64)
+		b, err2 := strconv.Atoi(strings.TrimSpace(burst))
+		if !ok || err1 != nil || err2 != nil || r <= 0 || b < 1 || r > 1e6 {
+			errs = append(errs, fmt.Errorf("SHARIAH_RATE_LIMITS: %q: want RPS/BURST (RPS > 0, BURST >= 1) or 0", part))
+			continue
+		}
+		ps[i].RateLimit = shariah.RateLimit{RequestsPerSecond: r, Burst: b}
+	}
+	return errors.Join(errs...)
 }
 
 var dbName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
@@ -226,8 +300,11 @@ func (c Config) Validate() error {
 	if c.Usage.BatchSize < 1 || c.Usage.BatchSize > 1_000_000 {
 		errs = append(errs, fmt.Errorf("SHARIAH_USAGE_BATCH_SIZE: %d is out of 1..1000000", c.Usage.BatchSize))
 	}
-	if c.Usage.Buffer < c.Usage.BatchSize {
-		errs = append(errs, fmt.Errorf("SHARIAH_USAGE_BUFFER: %d is smaller than the batch size %d", c.Usage.Buffer, c.Usage.BatchSize))
+	if c.Usage.SpoolMaxBytes < 1<<20 {
+		errs = append(errs, fmt.Errorf("SHARIAH_USAGE_SPOOL_MAX_BYTES: %d is below 1 MiB", c.Usage.SpoolMaxBytes))
+	}
+	if strings.TrimSpace(c.Usage.SpoolDir) == "" {
+		errs = append(errs, errors.New("SHARIAH_USAGE_SPOOL_DIR: empty"))
 	}
 	if c.Usage.FlushInterval < 10*time.Millisecond {
 		errs = append(errs, fmt.Errorf("SHARIAH_USAGE_FLUSH_INTERVAL: %s is below 10ms", c.Usage.FlushInterval))
@@ -249,6 +326,17 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s: %q is not an http(s) or file URL", name, u))
 		}
 	}
+	if strings.TrimSpace(c.Ingest.SECSymbols) == "*" && !strings.HasPrefix(c.Ingest.SECDataURL, "file://") {
+		errs = append(errs, fmt.Errorf("SHARIAH_SEC_SYMBOLS: * (every company of a mirror) needs a file:// SHARIAH_SEC_DATA_URL; use indices or a list"))
+	}
+	if c.Ingest.SECRefreshAfter < 0 {
+		errs = append(errs, fmt.Errorf("SHARIAH_SEC_REFRESH_AFTER: %s is negative", c.Ingest.SECRefreshAfter))
+	}
+	if z := c.Ingest.SECBulkZip; z != "" {
+		if u, err := url.Parse(z); err != nil || (u.Scheme != "" && u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "file") {
+			errs = append(errs, fmt.Errorf("SHARIAH_SEC_BULK_ZIP: %q is not an http(s) or file URL or a path", z))
+		}
+	}
 	if c.Ingest.SECRate <= 0 || c.Ingest.SECRate >= 10 {
 		errs = append(errs, fmt.Errorf("SHARIAH_SEC_RPS: %v must be above 0 and below SEC's limit of 10", c.Ingest.SECRate))
 	}
@@ -256,7 +344,8 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("SHARIAH_PRICES_URL: %q has no {symbol} or {canonical} placeholder", c.Ingest.PricesURL))
 	}
 	for name, spec := range map[string]string{"SHARIAH_SEC_SCHEDULE": c.Ingest.SECSchedule, "SHARIAH_PRICES_SCHEDULE": c.Ingest.PricesSchedule,
-		"SHARIAH_QUOTES_SCHEDULE": c.Ingest.QuotesSchedule, "SHARIAH_SUKUK_SCHEDULE": c.Ingest.SukukSchedule, "SHARIAH_NEWS_SCHEDULE": c.Ingest.NewsSchedule} {
+		"SHARIAH_QUOTES_SCHEDULE": c.Ingest.QuotesSchedule, "SHARIAH_SUKUK_SCHEDULE": c.Ingest.SukukSchedule, "SHARIAH_NEWS_SCHEDULE": c.Ingest.NewsSchedule,
+		"SHARIAH_SEC_BULK_SCHEDULE": c.Ingest.SECBulkSchedule} {
 		if _, err := cronParser.Parse(spec); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %q: %w", name, spec, err))
 		}

@@ -47,3 +47,73 @@ func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestSECSettings(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if syms, indices := c.Ingest.SECCoverage(); syms != nil || !indices || c.Ingest.SECRefreshAfter <= 0 || c.Ingest.SECBulkZip != "" {
+		t.Fatalf("default SEC coverage: %v %v, refresh after %s, bulk %q", syms, indices, c.Ingest.SECRefreshAfter, c.Ingest.SECBulkZip)
+	}
+	for in, want := range map[string]string{"": "indices", "Indices": "indices", "*": "mirror", "aapl, brk-b,": "AAPL,BRK-B"} {
+		syms, indices := Ingest{SECSymbols: in}.SECCoverage()
+		got := strings.Join(syms, ",")
+		if indices {
+			got = "indices"
+		} else if syms == nil {
+			got = "mirror"
+		}
+		if got != want {
+			t.Errorf("SHARIAH_SEC_SYMBOLS=%q: %s, want %s", in, got, want)
+		}
+	}
+	t.Setenv("SHARIAH_SEC_SYMBOLS", "*") // a mirror's companies, but the data URL is EDGAR's
+	t.Setenv("SHARIAH_SEC_BULK_ZIP", "ftp://example.com/companyfacts.zip")
+	t.Setenv("SHARIAH_SEC_BULK_SCHEDULE", "nightly")
+	t.Setenv("SHARIAH_SEC_REFRESH_AFTER", "-1h")
+	_, err = Load()
+	for _, want := range []string{"SHARIAH_SEC_SYMBOLS", "SHARIAH_SEC_BULK_ZIP", "SHARIAH_SEC_BULK_SCHEDULE", "SHARIAH_SEC_REFRESH_AFTER"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not name %s: %v", want, err)
+		}
+	}
+	t.Setenv("SHARIAH_SEC_SYMBOLS", "*")
+	t.Setenv("SHARIAH_SEC_DATA_URL", "file:///tmp/mirror")
+	t.Setenv("SHARIAH_SEC_BULK_ZIP", "/data/companyfacts.zip")
+	t.Setenv("SHARIAH_SEC_BULK_SCHEDULE", "0 11 * * *")
+	t.Setenv("SHARIAH_SEC_REFRESH_AFTER", "0s")
+	if _, err := Load(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRateLimitSettings(t *testing.T) {
+	t.Setenv("SHARIAH_RATE_LIMITS", "free=2/4, enterprise=0")
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := c.Plans()
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, _ := ps.Lookup("free")
+	ent, _ := ps.Lookup("enterprise")
+	pro, _ := ps.Lookup("pro")
+	if free.RateLimit.RequestsPerSecond != 2 || free.RateLimit.Burst != 4 || ent.RateLimit.Limited() || !pro.RateLimit.Limited() {
+		t.Fatalf("free %+v enterprise %+v pro %+v", free.RateLimit, ent.RateLimit, pro.RateLimit)
+	}
+	t.Setenv("SHARIAH_RATE_LIMITS", "off")
+	c, _ = Load()
+	if ps, _ = c.Plans(); ps[0].RateLimit.Limited() || ps[2].RateLimit.Limited() {
+		t.Fatalf("off left limits: %+v", ps)
+	}
+	for _, bad := range []string{"free=fast", "gold=1/2", "free=1/0", "free=-1/3"} {
+		t.Setenv("SHARIAH_RATE_LIMITS", bad)
+		c, _ = Load()
+		if _, err := c.Plans(); err == nil || !strings.Contains(err.Error(), "SHARIAH_RATE_LIMITS") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

@@ -226,7 +226,11 @@ func fillIllustrative(ctx context.Context, st shariah.RefStore, syms []string, q
 			return made, err
 		}
 		out := map[string][]shariah.Fundamentals{}
+		kept := map[string]string{} // symbols not rewritten here: their source, for the stats' counts
 		for _, sym := range part {
+			if src := shariah.FundamentalsSourceOf(have[sym]); src != shariah.DataNoFundamentals {
+				kept[sym] = src
+			}
 			a, ok := assets[sym]
 			if !ok || a.Type != shariah.Equity {
 				continue
@@ -244,6 +248,12 @@ func fillIllustrative(ctx context.Context, st shariah.RefStore, syms []string, q
 				return made, err
 			}
 			made += len(out)
+		}
+		for sym := range out {
+			delete(kept, sym) // PutFundamentals marked them
+		}
+		if err := st.MarkFundamentalsSources(ctx, kept); err != nil {
+			return made, err
 		}
 	}
 	return made, nil
@@ -354,12 +364,9 @@ func rebuildTrending(ctx context.Context, st shariah.RefStore) error {
 		if monthly(q) || q.AsOf != latest || q.ChangePercent == nil {
 			continue
 		}
-		pct, err := decimal.NewFromString(*q.ChangePercent)
-		if err != nil {
-			continue
-		}
+		pct := q.ChangePercent.Decimal
 		score := pct.Abs()
-		t := shariah.Trending{Symbol: q.Symbol, Name: q.Name, Price: q.Price, ChangePercent: *q.ChangePercent,
+		t := shariah.Trending{Symbol: q.Symbol, Name: q.Name, Price: q.Price, ChangePercent: shariah.NewNumber(pct.Round(2)), Change: shariah.SignedPercent(pct),
 			Volume: q.Volume, AsOf: q.AsOf, Source: q.Source}
 		if q.AvgVolume > 0 && q.Volume > 0 {
 			rel := decimal.NewFromInt(q.Volume).Div(decimal.NewFromInt(q.AvgVolume)).Round(2)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redis/rueidis"
+	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/datapack/defaultpack"
@@ -168,5 +169,39 @@ func TestLoadSharedSEC(t *testing.T) {
 	a, _, _ := st.Asset(ctx, "AAPL")
 	if a.SIC != "3571" || a.CIK != "0000320193" {
 		t.Fatalf("AAPL record %+v", a)
+	}
+}
+
+// TestLoadCountsFundamentalsBySource: the stats' counts of companies by what their fundamentals stand
+// on are kept by every write, and a load restores them for data stored before they existed.
+func TestLoadCountsFundamentalsBySource(t *testing.T) {
+	st, c := freshStore(t)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	if _, err := Load(ctx, st, ReadPack(defaultpack.FS, "default-pack", true), Extras{}, now); err != nil {
+		t.Fatal(err)
+	}
+	if filed, illus, err := st.CompaniesBySource(ctx); err != nil || filed != 0 || illus != 33 {
+		t.Fatalf("after the default pack: filed %d, illustrative %d, %v", filed, illus, err)
+	}
+	// A filing replaces one company's illustrative numbers.
+	f := shariah.Fact{Value: shariah.NewNumber(decimal.NewFromInt(5)), Source: shariah.SourceFiling, Ref: "0000000000-26-000001"}
+	if err := st.PutFundamentals(ctx, map[string][]shariah.Fundamentals{"MSFT": {{Symbol: "MSFT", PeriodEnd: "2026-06-30", Period: "FY",
+		Facts: map[shariah.Field]shariah.Fact{shariah.TotalAssets: f}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if filed, illus, _ := st.CompaniesBySource(ctx); filed != 1 || illus != 32 {
+		t.Fatalf("after a filing: filed %d, illustrative %d", filed, illus)
+	}
+	// Data stored before the counts existed: a reload counts it again.
+	keys, _ := c.Do(ctx, c.B().Keys().Pattern("shr:fund-source:*").Build()).AsStrSlice()
+	for _, k := range keys {
+		c.Do(ctx, c.B().Del().Key(k).Build())
+	}
+	if _, err := Load(ctx, st, ReadPack(defaultpack.FS, "default-pack", true), Extras{}, now); err != nil {
+		t.Fatal(err)
+	}
+	if filed, illus, _ := st.CompaniesBySource(ctx); filed != 1 || illus != 32 {
+		t.Fatalf("after a reload: filed %d, illustrative %d", filed, illus)
 	}
 }

@@ -5,26 +5,32 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/ingest/sec"
 )
 
-// SEC files of the shared data set, relative to its root. Companyfacts go through the same parser as
-// the live SEC ingester (ingest/sec), so filed fundamentals carry their accession numbers either way.
+// SEC files of the shared data set, relative to its root. Companyfacts and the inline-XBRL filings go
+// through the same readers and the same mapping as the live SEC ingester (ingest/sec), so filed
+// fundamentals carry their provenance either way.
 var (
 	secTickers     = "sec/edgartools/company_tickers.json"
 	secFacts       = []string{"sec/fairvalue/sec-filing-companyfacts-AAPL.json", "sec/fairvalue/sec-filing-companyfacts-NVDA.json", "sec/edgartools/snow_facts.json"}
 	secSubmissions = []string{"sec/fairvalue/sec-filing-submissions-AAPL.json", "sec/fairvalue/sec-filing-submissions-NVDA.json", "sec/edgartools/company_submission.json"}
+	secIXBRL       = "sec/ixbrl" // <ticker>/<10k|10q>/<ticker>-<form>-<filing date>.html
 )
 
 // ReadSEC reads the SEC files of the shared data set: the ticker map (CIKs and names for every listed
-// US company), submissions (SIC code, exchange, country) and companyfacts (quarterly fundamentals with
-// provenance). A missing file is a note; an unreadable one is a problem.
+// US company), submissions (SIC code, exchange, country; and the accession numbers of the inline-XBRL
+// filings), companyfacts and the inline-XBRL primary documents of 10-K and 10-Q filings. A company's
+// companyfacts and documents are merged into one reading (sec.MergeFacts) before the mapping, so its
+// periods do not depend on which reader saw them. A missing file is a note; an unreadable one is a
+// problem naming the file (and the fact), and the other files still load.
 func ReadSEC(fsys fs.FS) *Pack {
 	p := &Pack{}
-	cikToSym := map[string]string{}
+	cikToSym, symToCIK := map[string]string{}, map[string]string{}
 	if b, err := fs.ReadFile(fsys, secTickers); err == nil {
 		tickers, err := sec.ParseCompanyTickers(b)
 		if err != nil {
@@ -35,6 +41,7 @@ func ReadSEC(fsys fs.FS) *Pack {
 			if !ok {
 				continue
 			}
+			symToCIK[sym] = t.CIK
 			if _, dup := cikToSym[t.CIK]; !dup {
 				cikToSym[t.CIK] = sym // the first (main) ticker of a CIK
 			}
@@ -45,6 +52,7 @@ func ReadSEC(fsys fs.FS) *Pack {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		p.Problemf(secTickers, 0, "%v", err)
 	}
+	subs := map[string]sec.Submissions{}
 	for _, f := range secSubmissions {
 		b, err := fs.ReadFile(fsys, f)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -56,12 +64,40 @@ func ReadSEC(fsys fs.FS) *Pack {
 			p.Problemf(f, 0, "%v", err)
 			continue
 		}
+		subs[string(sub.CIK)] = sub
 		a := sub.Asset()
 		if sym, ok := shariah.NormalizeSymbol(a.Symbol); ok {
 			a.Symbol = sym
 			// Submissions know the SIC code and exchange; they go first so their fields win the merge.
 			p.Assets = append([]shariah.Asset{a}, p.Assets...)
 		}
+	}
+
+	// Every reading of a company, companyfacts first (MergeFacts keeps the first of equal facts).
+	// A company's symbols: the ticker map's main one for its CIK and the one its files are named after
+	// (Alphabet's main ticker is GOOG; its filings sit under googl/, and both classes trade).
+	type company struct {
+		syms     []string
+		files    []string
+		readings []sec.CompanyFacts
+	}
+	companies := map[string]*company{}
+	var order []string
+	add := func(cik, sym, file string, cf sec.CompanyFacts) {
+		c := companies[cik]
+		if c == nil {
+			c = &company{}
+			if s := cikToSym[cik]; s != "" {
+				c.syms = append(c.syms, s)
+			}
+			companies[cik] = c
+			order = append(order, cik)
+		}
+		if s, ok := shariah.NormalizeSymbol(sym); ok && (cikToSym[cik] == "" || symToCIK[s] == cik) && !slices.Contains(c.syms, s) {
+			c.syms = append(c.syms, s)
+		}
+		c.files = append(c.files, file)
+		c.readings = append(c.readings, cf)
 	}
 	for _, f := range secFacts {
 		b, err := fs.ReadFile(fsys, f)
@@ -74,18 +110,34 @@ func ReadSEC(fsys fs.FS) *Pack {
 			p.Problemf(f, 0, "%v", err)
 			continue
 		}
-		sym := cikToSym[string(cf.CIK)]
-		if sym == "" { // no ticker map: the file name says whose facts these are
-			base := strings.TrimSuffix(path.Base(f), ".json")
-			sym = strings.ToUpper(base[strings.LastIndexAny(base, "-_")+1:])
-		}
-		fs, err := sec.Fundamentals(cf, sym)
+		// Without a ticker map, the file name says whose facts these are.
+		base := strings.TrimSuffix(path.Base(f), ".json")
+		add(string(cf.CIK), strings.ToUpper(base[strings.LastIndexAny(base, "-_")+1:]), f, cf)
+	}
+	for _, d := range readIXBRL(fsys, p, subs) {
+		add(string(d.facts.CIK), d.sym, d.file, d.facts)
+	}
+	for _, cik := range order {
+		c := companies[cik]
+		merged, err := sec.MergeFacts(c.readings...)
 		if err != nil {
-			p.Problemf(f, 0, "%v", err)
+			p.Problemf(strings.Join(c.files, ", "), 0, "%v", err)
 			continue
 		}
-		p.Fundamentals = append(p.Fundamentals, fs...)
-		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d periods of %s", f, len(fs), sym))
+		for _, sym := range c.syms {
+			fs, err := sec.Fundamentals(merged, sym)
+			if err != nil && !errors.Is(err, sec.ErrNoUSGAAP) {
+				p.Problemf(strings.Join(c.files, ", "), 0, "%v", err)
+				break
+			}
+			if len(fs) == 0 {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s: no financial statements (filed as an exhibit, not in the primary document): no fundamentals for %s",
+					strings.Join(c.files, ", "), sym))
+				continue
+			}
+			p.Fundamentals = append(p.Fundamentals, fs...)
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: %d periods of %s", strings.Join(c.files, ", "), len(fs), sym))
+		}
 	}
 	return p
 }

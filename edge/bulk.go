@@ -224,7 +224,11 @@ func (s *Server) bulkSummary(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"run": s.view(r), "summary": shariah.Summarize(items)})
+	cat, err := s.catalogs.Get(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"run": s.view(r), "summary": shariah.Summarize(items, cat)})
 }
 
 // bulkExportCSV streams every symbol of a run as RFC 4180 CSV.
@@ -248,7 +252,7 @@ func (s *Server) bulkExportCSV(c *fiber.Ctx) error {
 			head = append(head, strings.ToLower(strings.ReplaceAll(m.Name, "&", "")))
 		}
 		head = append(head, "debt_to_total_assets", "cash_to_total_assets", "receivables_to_total_assets",
-			"debt_to_market_cap_avg_24m", "debt_to_market_cap_avg_36m", "impure_revenue_to_total_revenue", "purification_rate", "explanation")
+			"debt_to_market_cap_avg_24m", "debt_to_market_cap_avg_36m", "impure_revenue_to_total_revenue", "purification_rate", "purification_rate_fraction", "explanation")
 		_ = w.Write(head)
 		for _, it := range items {
 			v := it.View("")
@@ -268,11 +272,11 @@ func (s *Server) bulkExportCSV(c *fiber.Ctx) error {
 					row = append(row, "")
 				}
 			}
-			pr := ""
-			if v.PurificationRate != nil {
-				pr = v.PurificationRate.String()
+			pr, pf := "", "" // purification_rate in percent, and as a fraction
+			if v.PurificationRate != nil && v.PurificationFrac != nil {
+				pr, pf = v.PurificationRate.String(), v.PurificationFrac.String()
 			}
-			row = append(row, pr, v.Explanation)
+			row = append(row, pr, pf, v.Explanation)
 			for i := range row {
 				row[i] = csvSafe(row[i])
 			}

@@ -104,6 +104,10 @@ func TestBulkRunLifecycleFiltersAndExports(t *testing.T) {
 	if overall["total"] != 6.0 || overall["errors"] != 1.0 || overall["compliant"] != float64(compliant) || len(sum["by_methodology"].(map[string]any)) != 5 {
 		t.Fatalf("summary %v", sum)
 	}
+	// The default universe is illustrative: the five screened companies say so, the error is not counted.
+	if ds := sum["data_sources"].(map[string]any); ds["filed"] != 0.0 || ds["illustrative"] != 5.0 || ds["no_fundamentals"] != 0.0 {
+		t.Fatalf("summary data sources %v", ds)
+	}
 	// exports
 	csvResp := e.do(t, "GET", "/api/screen-bulk/"+id+"/export/csv", nil, k)
 	rowsCSV, err := csv.NewReader(strings.NewReader(string(csvResp.body))).ReadAll()

@@ -80,7 +80,11 @@ func TestPurificationOverHTTP(t *testing.T) {
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	r := e.do(t, "GET", "/api/dividends/AAPL/purification-rate", nil, k)
-	rate := dec(t, r.json(t)["purification_rate"])
+	// purification_rate is in percent; the calculator multiplies by the fraction (never 100x).
+	rate := dec(t, r.json(t)["purification_rate_fraction"])
+	if pct := dec(t, r.json(t)["purification_rate"]); !pct.Equal(rate.Mul(decimal.NewFromInt(100))) {
+		t.Fatalf("purification_rate %s is not 100 x the fraction %s", pct, rate)
+	}
 	r = e.do(t, "POST", "/api/purification/calculate", map[string]any{"holdings": []any{
 		map[string]any{"symbol": "AAPL", "dividend_income": 1234.56}, map[string]any{"symbol": "NOPE123", "dividend_income": 10}}}, k)
 	if r.StatusCode != 200 {

@@ -32,6 +32,7 @@ var statusOf = map[string]int{
 	shariah.ENOTALLOWED:  http.StatusMethodNotAllowed,
 	shariah.ECONFLICT:    http.StatusConflict,
 	shariah.EQUOTA:       http.StatusTooManyRequests,
+	shariah.ERATELIMITED: http.StatusTooManyRequests,
 	shariah.EUNAVAILABLE: http.StatusServiceUnavailable,
 	shariah.EINTERNAL:    http.StatusInternalServerError,
 }
@@ -74,7 +75,10 @@ func (s *Server) errorBody(c *fiber.Ctx, err error) (int, ErrorBody) {
 
 func (s *Server) internal(c *fiber.Ctx, err error) (int, ErrorBody) {
 	rid := requestID(c)
-	s.log.Error("internal error", slog.String("request_id", rid), slog.String("route", routeOf(c)), slog.String("error", err.Error()))
+	// Per route, the first internal error and then a count every few seconds: an outage of a store
+	// behind a route must not write a line per request.
+	route := routeOf(c)
+	s.quiet.error("internal "+route, "internal error", slog.String("request_id", rid), slog.String("route", route), slog.String("error", err.Error()))
 	return http.StatusInternalServerError, ErrorBody{
 		Code:    shariah.EINTERNAL,
 		Message: "Internal error.",

@@ -159,12 +159,12 @@ func TestEveryErrorCodeOverHTTP(t *testing.T) {
 }
 
 // TestFailedRequestIsRefunded: a 5xx after the charge keeps no tokens (ClickHouse without the table
-// makes the usage query fail), and so does a 4xx raised by the handler.
+// makes the usage query fail: 503), and so does a 4xx raised by the handler.
 func TestFailedRequestIsRefunded(t *testing.T) {
 	e := setup(t, options{noMigrate: true, costs: map[string]int{"GET /api/auth/me/usage/daily": 7}})
 	k := e.newKey(t, shariah.PlanFree)
 	r := e.do(t, "GET", "/api/auth/me/usage/daily", nil, key(k))
-	if r.StatusCode != 500 || r.Header.Get("X-Tokens-Charged") != "0" || r.Header.Get("X-Tokens-Remaining") != "50" {
+	if r.StatusCode != 503 || r.Header.Get("X-Tokens-Charged") != "0" || r.Header.Get("X-Tokens-Remaining") != "50" {
 		t.Fatalf("%d charged=%s remaining=%s %s", r.StatusCode, r.Header.Get("X-Tokens-Charged"), r.Header.Get("X-Tokens-Remaining"), r.body)
 	}
 	r = e.do(t, "GET", "/api/auth/me/usage/daily?days=1000", nil, key(k))

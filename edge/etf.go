@@ -136,34 +136,18 @@ func (s *Server) etfScreen(c *fiber.Ctx) error {
 
 // etfPurification answers POST /api/etf/{symbol}/purification {investment_amount, dividend_income?}.
 func (s *Server) etfPurification(c *fiber.Ctx) error {
-	var in struct {
-		Investment *shariah.Number `json:"investment_amount"`
-		Dividend   *shariah.Number `json:"dividend_income"`
-	}
+	var in shariah.ETFPurificationRequest
 	if err := bindJSON(c, &in); err != nil {
 		return err
 	}
-	var v shariah.Validation
-	if in.Investment == nil {
-		v.Add("field required", "value_error.missing", "body", "investment_amount")
-	} else if !in.Investment.IsPositive() {
-		v.Add("must be greater than 0", "value_error.number.not_gt", "body", "investment_amount")
-	}
-	if in.Dividend != nil && in.Dividend.IsNegative() {
-		v.Add("must not be negative", "value_error.number.not_ge", "body", "dividend_income")
-	}
-	if err := v.Err(); err != nil {
+	if err := in.Validate("body"); err != nil {
 		return err
 	}
 	a, err := s.etfParam(c)
 	if err != nil {
 		return err
 	}
-	var div *decimal.Decimal
-	if in.Dividend != nil {
-		div = &in.Dividend.Decimal
-	}
-	out, err := s.ETFs.Purify(c.UserContext(), a.Symbol, c.Query("ruleset"), in.Investment.Decimal, div)
+	out, err := s.ETFs.Purify(c.UserContext(), a.Symbol, c.Query("ruleset"), in.Investment.Decimal, in.DividendDecimal())
 	if err != nil {
 		return err
 	}

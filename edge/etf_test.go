@@ -39,11 +39,29 @@ func TestETFLookThroughAndRoutes(t *testing.T) {
 	if u := decimal.RequireFromString(r["unknown_weight_pct"].(string)); u.LessThan(decimal.RequireFromString("41.80")) || r["illustrative"] != true {
 		t.Fatalf("unknown weight %v", r["unknown_weight_pct"])
 	}
+	// The disposition reads the verdict as the ecosystem's clients do.
+	if want := shariah.ETFDisposition(r["compliance_status"].(string), nil); r["disposition"] != want &&
+		!(want == "compliant" && r["disposition"] == "compliant_with_purification" && r["purification_rate"] != nil) {
+		t.Fatalf("disposition %v for %v (purification %v)", r["disposition"], r["compliance_status"], r["purification_rate"])
+	}
+	counts := map[string]float64{}
 	for _, hd := range r["holdings"].([]any) {
 		hd := hd.(map[string]any)
 		if hd["symbol"] == "" && hd["status"] != "UNKNOWN" {
 			t.Fatalf("an unresolved holding counted: %v", hd)
 		}
+		counts[hd["data_source"].(string)]++
+	}
+	// Holdings and weight by what their fundamentals stand on: the default universe is illustrative,
+	// unresolved lines have none; the weights add to 100.
+	ds, dw := r["data_sources"].(map[string]any), r["data_source_weights"].(map[string]any)
+	if ds["filed"] != counts["filed"] || ds["illustrative"] != counts["illustrative"] || ds["no_fundamentals"] != counts["no_fundamentals"] ||
+		counts["illustrative"] == 0 || counts["no_fundamentals"] == 0 || dw["filed_pct"] != "0.00" {
+		t.Fatalf("data sources %v %v (holdings %v)", ds, dw, counts)
+	}
+	if w := decimal.RequireFromString(dw["filed_pct"].(string)).Add(decimal.RequireFromString(dw["illustrative_pct"].(string))).
+		Add(decimal.RequireFromString(dw["no_fundamentals_pct"].(string))); !w.Equal(decimal.NewFromInt(100)) {
+		t.Fatalf("source weights add to %s", w)
 	}
 	if c := e.do(t, "GET", "/api/etf/SPUS/screening", nil, k); c.StatusCode != 200 || c.json(t)["screened_at"] != r["screened_at"] {
 		t.Fatalf("cached screening: %d", c.StatusCode)
@@ -54,7 +72,10 @@ func TestETFLookThroughAndRoutes(t *testing.T) {
 	}
 	// purification: given dividends x rate, rounded to cents
 	p := e.do(t, "POST", "/api/etf/SPUS/purification", map[string]any{"investment_amount": 10000, "dividend_income": 120.50}, k).json(t)
-	rate := decimal.NewFromFloat(p["purification_rate"].(float64))
+	rate := decimal.NewFromFloat(p["purification_rate_fraction"].(float64)) // purification_rate is the percent
+	if pct := decimal.NewFromFloat(p["purification_rate"].(float64)); !pct.Equal(rate.Mul(decimal.NewFromInt(100)).Round(4)) {
+		t.Fatalf("ETF purification_rate %s is not 100 x the fraction %s", pct, rate)
+	}
 	want := decimal.RequireFromString("120.50").Mul(rate).Round(2)
 	if !decimal.NewFromFloat(p["purification_amount"].(float64)).Equal(want) || p["dividend_basis"] != "dividend income given" {
 		t.Fatalf("purification %v, want %s", p, want)

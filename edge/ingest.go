@@ -2,6 +2,7 @@ package edge
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -110,14 +111,13 @@ func (s *Server) symbolNews(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"symbol": a.Symbol, "articles": list, "total": total})
 }
 
-var filingTypes = []string{"10-K", "10-Q", "8-K"}
-
 func (s *Server) filings(c *fiber.Ctx) error {
 	var v shariah.Validation
 	limit := intQuery(c, &v, "limit", 20, 1, 200)
-	ft := strings.ToUpper(c.Query("filing_type"))
-	if ft != "" && !oneOf(ft, filingTypes) {
-		v.Add("must be 10-K, 10-Q or 8-K", "value_error.enum", "query", "filing_type")
+	offset := intQuery(c, &v, "offset", 0, 0, 100000)
+	ft, ok := shariah.ParseFilingType(c.Query("filing_type"))
+	if !ok {
+		v.Add(shariah.FilingTypeMessage, "value_error.enum", "query", "filing_type")
 	}
 	if err := v.Err(); err != nil {
 		return err
@@ -130,8 +130,8 @@ func (s *Server) filings(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := shariah.FilterFilings(all, ft, limit)
-	res := fiber.Map{"symbol": a.Symbol, "cik": a.CIK, "filings": out, "total": len(out)}
+	out, total := shariah.FilterFilings(all, ft, limit, offset)
+	res := fiber.Map{"symbol": a.Symbol, "cik": a.CIK, "filings": out, "total": total, "limit": limit, "offset": offset}
 	if len(all) == 0 {
 		res["note"] = "No filings ingested for this symbol (the SEC ingester covers US filers it is configured for)."
 	}
@@ -204,9 +204,15 @@ func (s *Server) filingProvenance(c *fiber.Ctx) error {
 			continue
 		}
 		entry := fiber.Map{"available": true, "value": fact.Value, "source": fact.Source, "source_ref": fact.Ref, "form": fact.Form,
-			"filed": fact.Filed, "tag": fact.Tag, "note": fact.Note}
-		if fact.Source == shariah.SourceFiling && cik != "" && fact.Ref != "" {
-			entry["url"] = fmt.Sprintf("https://www.sec.gov/Archives/edgar/data/%s/%s/", cik, strings.ReplaceAll(fact.Ref, "-", ""))
+			"filed": fact.Filed, "tag": fact.Tag, "note": fact.Note, "document": fact.Document, "cik": fact.CIK, "accession": nil}
+		if fact.CIK != "" {
+			cik = strings.TrimLeft(fact.CIK, "0")
+		}
+		// The filing's EDGAR address only when the accession number is known: a filing read from a
+		// document whose accession is not known has the document's name as its reference instead.
+		if fact.Source == shariah.SourceFiling && cik != "" && shariah.IsAccession(fact.Ref) {
+			entry["accession"] = fact.Ref
+			entry["url"] = fmt.Sprintf("https://www.sec.gov/Archives/edgar/data/%s/%s/%s", cik, strings.ReplaceAll(fact.Ref, "-", ""), fact.Document)
 		}
 		inputs[string(f)] = entry
 	}
@@ -247,8 +253,8 @@ func (s *Server) purificationRate(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"symbol": a.Symbol, "purification_rate": r.PurificationRate, "purification_rate_pct": r.PurificationRatePct,
-		"method": r.PurificationMethod, "ruleset": r.Ruleset.Name, "as_of": r.DataQuality.AsOf, "sources": r.DataQuality.Sources,
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "purification_rate": r.PurificationRate, "purification_rate_fraction": r.PurificationFraction,
+		"purification_rate_pct": r.PurificationRatePct, "method": r.PurificationMethod, "ruleset": r.Ruleset.Name, "as_of": r.DataQuality.AsOf, "sources": r.DataQuality.Sources,
 		"illustrative": r.DataQuality.Illustrative, "revenue_breakdown": r.RevenueBreakdown,
 		"disclaimers": s.Education.DisclaimersFor("purification")})
 }
@@ -264,11 +270,11 @@ func (s *Server) dividendPurification(c *fiber.Ctx) error {
 	}
 	var shares *decimal.Decimal
 	if raw := c.Query("shares"); raw != "" {
-		d, err := decimal.NewFromString(raw)
-		if err != nil || !d.IsPositive() {
+		var n shariah.Number // read as a JSON number: NaN, Infinity and overlong text are refused
+		if err := n.UnmarshalJSON([]byte(strconv.Quote(raw))); err != nil {
 			v.Add("must be a positive number", "value_error.number", "query", "shares")
-		} else {
-			shares = &d
+		} else if v.Quantity(n.Decimal, true, "query", "shares") { // at most MaxQuantity and MaxInputPlaces
+			shares = &n.Decimal
 		}
 	}
 	if err := v.Err(); err != nil {
@@ -282,7 +288,8 @@ func (s *Server) dividendPurification(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := fiber.Map{"symbol": a.Symbol, "method": method, "purification_rate": r.PurificationRate, "illustrative": r.DataQuality.Illustrative,
+	out := fiber.Map{"symbol": a.Symbol, "method": method, "purification_rate": r.PurificationRate,
+		"purification_rate_fraction": r.PurificationFraction, "illustrative": r.DataQuality.Illustrative,
 		"disclaimers": s.Education.DisclaimersFor("purification")}
 	if method == "aaoifi" {
 		fs, err := s.Ref.Fundamentals(c.UserContext(), a.Symbol)
@@ -310,9 +317,9 @@ func (s *Server) dividendPurification(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	pays := shariah.PurifyPayments(ds, r.PurificationRate, shares)
+	pays := shariah.PurifyPayments(ds, r.PurificationFraction, shares)
 	out["payments"] = pays
-	if r.PurificationRate == nil {
+	if r.PurificationFraction == nil {
 		out["note"] = "The purification rate is unknown (" + r.ComplianceExplanation + ")"
 	}
 	return c.JSON(out)

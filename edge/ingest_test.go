@@ -2,8 +2,11 @@ package edge_test
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,8 +54,22 @@ func TestFilingsEventsFactsAndProvenance(t *testing.T) {
 	}
 	m := r.json(t)
 	fl := m["filings"].([]any)
-	if len(fl) != 4 || m["cik"] != "0001234567" {
+	// The periodic and current reports by default: the Form 4 among EXA's four filings is left out.
+	if len(fl) != 3 || m["total"] != 3.0 || m["cik"] != "0001234567" {
 		t.Fatalf("filings: %s", r.body)
+	}
+	for _, f := range fl {
+		if f.(map[string]any)["form"] == "4" {
+			t.Fatalf("insider form listed by default: %s", r.body)
+		}
+	}
+	if m = e.do(t, "GET", "/api/filings/EXA?filing_type=all", nil, k).json(t); len(m["filings"].([]any)) != 4 || m["total"] != 4.0 {
+		t.Fatalf("filing_type=all: %v", m)
+	}
+	// total counts every match, not the page.
+	if m = e.do(t, "GET", "/api/filings/EXA?limit=1&offset=1", nil, k).json(t); len(m["filings"].([]any)) != 1 || m["total"] != 3.0 ||
+		m["filings"].([]any)[0].(map[string]any)["form"] != "8-K" {
+		t.Fatalf("paging: %v", m)
 	}
 	first := fl[0].(map[string]any)
 	if first["form"] != "10-Q" || first["url"] == "" {
@@ -102,7 +119,7 @@ func TestFilingsEventsFactsAndProvenance(t *testing.T) {
 	r = e.do(t, "GET", "/api/filings/EXA/provenance", nil, k)
 	in := r.json(t)["inputs"].(map[string]any)
 	ta := in["total_assets"].(map[string]any)
-	if ta["available"] != true || ta["source"] != "filing" || ta["url"] == nil || ta["form"] == "" {
+	if ta["available"] != true || ta["source"] != "filing" || ta["url"] == nil || ta["form"] == "" || ta["accession"] != ta["source_ref"] || ta["cik"] != "0001234567" {
 		t.Fatalf("provenance of total assets: %v", ta)
 	}
 
@@ -111,6 +128,74 @@ func TestFilingsEventsFactsAndProvenance(t *testing.T) {
 	arts := r.json(t)["articles"].([]any)
 	if len(arts) != 1 || arts[0].(map[string]any)["source"] != "sec-edgar-8k" {
 		t.Fatalf("8-K news: %s", r.body)
+	}
+}
+
+// mixedFilings is a filing list as EDGAR lists a large filer's (newest first): insider Forms 3, 4, 5 and
+// 144 and a proxy among the periodic and current reports, a 10-K amendment and a foreign issuer's 20-F
+// and 6-K.
+func mixedFilings() []shariah.Filing {
+	forms := []string{"4", "144", "10-Q", "4", "8-K", "3", "10-K/A", "5", "144", "20-F", "6-K", "4", "10-K", "DEF 14A"}
+	out := make([]shariah.Filing, len(forms))
+	day := time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)
+	for i, f := range forms {
+		d := day.AddDate(0, 0, -7*i).Format("2006-01-02")
+		out[i] = shariah.Filing{Accession: fmt.Sprintf("0000320193-26-%06d", 100-i), Form: f, FilingDate: d, ReportDate: d,
+			URL: "https://www.sec.gov/Archives/edgar/data/320193/" + d, Source: "test"}
+	}
+	return out
+}
+
+// TestFilingsListsReportsByDefault: over a stored list mixing insider forms and reports, the default is
+// the reports (amendments and foreign issuers' forms included), all is everything, a form narrows to it
+// and its amendments, total counts the matches over every page, and a bad filing_type is a 422.
+func TestFilingsListsReportsByDefault(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	if err := e.ingest.PutFilings(context.Background(), "AAPL", mixedFilings()); err != nil {
+		t.Fatal(err)
+	}
+	list := func(query string) (forms []string, total float64) {
+		t.Helper()
+		r := e.do(t, "GET", "/api/filings/AAPL"+query, nil, k)
+		if r.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", query, r.StatusCode, r.body)
+		}
+		m := r.json(t)
+		for _, f := range m["filings"].([]any) {
+			forms = append(forms, f.(map[string]any)["form"].(string))
+		}
+		return forms, m["total"].(float64)
+	}
+	for _, c := range []struct {
+		query string
+		want  string
+		total float64
+	}{
+		{"", "10-Q,8-K,10-K/A,20-F,6-K,10-K", 6},
+		{"?filing_type=all", "4,144,10-Q,4,8-K,3,10-K/A,5,144,20-F,6-K,4,10-K,DEF 14A", 14},
+		{"?filing_type=ALL&limit=3", "4,144,10-Q", 14},
+		{"?filing_type=10-K", "10-K/A,10-K", 2},
+		{"?filing_type=10-q", "10-Q", 1},
+		{"?filing_type=20-F", "20-F", 1},
+		{"?filing_type=6-K", "6-K", 1},
+		{"?filing_type=40-F", "", 0},
+		// total is the number of matches, not the page size.
+		{"?limit=2", "10-Q,8-K", 6},
+		{"?limit=2&offset=1", "8-K,10-K/A", 6},
+		{"?limit=10&offset=4", "6-K,10-K", 6},
+		{"?offset=6", "", 6},
+		{"?filing_type=all&limit=5&offset=10", "6-K,4,10-K,DEF 14A", 14},
+	} {
+		forms, total := list(c.query)
+		if strings.Join(forms, ",") != c.want || total != c.total {
+			t.Errorf("%s: %v (total %v), want %s (total %v)", c.query, forms, total, c.want, c.total)
+		}
+	}
+	for _, q := range []string{"filing_type=4", "filing_type=10-K%3BDROP", "filing_type=%3Cscript%3E", "offset=-1", "offset=100001", "limit=0", "limit=abc"} {
+		if r := e.do(t, "GET", "/api/filings/AAPL?"+q, nil, k); r.StatusCode != 422 || r.errCode(t) != "VALIDATION_ERROR" {
+			t.Errorf("%s: %d %s", q, r.StatusCode, r.body)
+		}
 	}
 }
 
@@ -178,8 +263,8 @@ func TestDividendsAndPurification(t *testing.T) {
 	}
 	r = e.do(t, "GET", "/api/dividends/AAPL/purification-rate", nil, k)
 	m = r.json(t)
-	rate, ok := m["purification_rate"].(float64)
-	if r.StatusCode != 200 || !ok || rate < 0 || rate > 0.05 {
+	rate, ok := m["purification_rate_fraction"].(float64)
+	if pct, _ := m["purification_rate"].(float64); r.StatusCode != 200 || !ok || rate < 0 || rate > 0.05 || math.Abs(pct-rate*100) > 1e-9 {
 		t.Fatalf("purification rate: %d %s", r.StatusCode, r.body)
 	}
 	r = e.do(t, "GET", "/api/dividends/AAPL/purification?shares=100", nil, k)

@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"context"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -43,7 +45,12 @@ func (s *Server) generateKey(c *fiber.Ctx) error {
 		v.Add("field required", "value_error.missing", "body", "email")
 		return v.Err()
 	}
-	k, err := s.Keys.GenerateFree(c.UserContext(), *in.Email)
+	k, err := s.Keys.GenerateFreeFrom(c.UserContext(), *in.Email, c.IP())
+	if de, ok := err.(*shariah.Error); ok && de.Code == shariah.ERATELIMITED {
+		if d, ok := de.Detail.(map[string]any); ok {
+			c.Set(fiber.HeaderRetryAfter, fmt.Sprint(d["retry_after_seconds"]))
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -120,11 +127,17 @@ type planBody struct {
 	PriceUSDMonth      string  `json:"price_usd_month"`
 	OverageUSDPerToken *string `json:"overage_usd_per_token"` // null: no overage (hard block or unlimited)
 	HardBlock          bool    `json:"hard_block"`
+	// RateLimit is null for a plan without a request rate limit.
+	RateLimit *shariah.RateLimit `json:"rate_limit"`
 }
 
 func toPlanBody(p shariah.Plan) planBody {
 	b := planBody{ID: p.ID, Name: p.Name, TokensPerMonth: p.TokensPerMonth, Unlimited: p.Unlimited(),
 		PriceUSDMonth: p.PriceUSDMonth.StringFixed(2), HardBlock: p.HardBlock}
+	if p.RateLimit.Limited() {
+		r := p.RateLimit
+		b.RateLimit = &r
+	}
 	if !p.HardBlock && !p.Unlimited() {
 		v := p.OverageUSDPerToken.String()
 		b.OverageUSDPerToken = &v
@@ -139,7 +152,12 @@ func (s *Server) listPlans(c *fiber.Ctx) error {
 			out = append(out, toPlanBody(p))
 		}
 	}
-	return c.JSON(fiber.Map{"plans": out, "currency": "USD", "period": "calendar month (UTC)"})
+	return c.JSON(fiber.Map{"plans": out, "currency": "USD", "period": "calendar month (UTC)",
+		"rate_limits": "Each key's metered requests are limited to its plan's rate_limit across all edges: a sustained " +
+			"requests_per_second with bursts of up to burst requests. A request beyond it answers 429 RATE_LIMITED with " +
+			"Retry-After, charges nothing and does not count towards the allowance. Every metered response carries " +
+			"X-RateLimit-Limit (the burst), X-RateLimit-Remaining (requests allowed now) and X-RateLimit-Reset (seconds " +
+			"until the burst is whole again)."})
 }
 
 func (s *Server) tokenCosts(c *fiber.Ctx) error {
@@ -211,7 +229,11 @@ func (s *Server) usageDaily(c *fiber.Ctx) error {
 	}
 	ch := chargeOf(c)
 	since := s.Now().UTC().AddDate(0, 0, -(days - 1))
-	rows, err := s.UsageReader.DailyUsage(c.UserContext(), ch.Key.UserID, since)
+	var rows []shariah.DailyUsage
+	err := s.readUsage(c, func(ctx context.Context) (err error) {
+		rows, err = s.UsageReader.DailyUsage(ctx, ch.Key.UserID, since)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -229,6 +251,34 @@ func (s *Server) usageDaily(c *fiber.Ctx) error {
 	})
 }
 
+// usageReadTimeout bounds a usage query: a hung ClickHouse answers 503, not a request held for its
+// driver's 30 s read timeout.
+const usageReadTimeout = 3 * time.Second
+
+// readUsage runs a usage query, answering 503 SERVICE_UNAVAILABLE with Retry-After while ClickHouse is
+// unavailable (known from health checks or an earlier failed query, or found by this one).
+func (s *Server) readUsage(c *fiber.Ctx, q func(context.Context) error) error {
+	unavailable := func() error {
+		c.Set(fiber.HeaderRetryAfter, "5")
+		return shariah.Errorf(shariah.EUNAVAILABLE, "Usage history is temporarily unavailable; usage is still being recorded. Retry shortly.")
+	}
+	if s.deps.isDown(DepClickHouse) {
+		// Known down: a fresh check (waited for briefly) decides, so the first request after a
+		// recovery is served.
+		if s.deps.probeAll(DepClickHouse); s.deps.state(DepClickHouse) != "ok" {
+			return unavailable()
+		}
+	}
+	ctx, cancel := context.WithTimeout(c.UserContext(), usageReadTimeout)
+	defer cancel()
+	if err := q(ctx); err != nil {
+		s.deps.failed(DepClickHouse, err)
+		return unavailable()
+	}
+	s.deps.succeeded(DepClickHouse)
+	return nil
+}
+
 // usageRecent answers GET /api/auth/me/usage/recent?limit=N (1..500, default 50), newest first.
 func (s *Server) usageRecent(c *fiber.Ctx) error {
 	var v shariah.Validation
@@ -237,7 +287,11 @@ func (s *Server) usageRecent(c *fiber.Ctx) error {
 		return err
 	}
 	ch := chargeOf(c)
-	rows, err := s.UsageReader.RecentRequests(c.UserContext(), ch.Key.UserID, limit)
+	var rows []shariah.RecentRequest
+	err := s.readUsage(c, func(ctx context.Context) (err error) {
+		rows, err = s.UsageReader.RecentRequests(ctx, ch.Key.UserID, limit)
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -99,15 +99,23 @@ func (s *Server) handle(rt *route) fiber.Handler {
 			s.setTokenHeaders(c, &ch)
 			c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(ch.Period.SecondsLeft(now), 10))
 			return err
+		case shariah.ERATELIMITED:
+			c.Locals(chargeKey, &ch)
+			s.setTokenHeaders(c, &ch)
+			c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(max((ch.Rate.RetryAfter+999)/1000, 1), 10))
+			return err
 		case shariah.EKEYINACTIVE:
 			c.Locals(chargeKey, &ch)
 			return err
 		case shariah.EBADKEY:
 			return err
 		default:
-			s.log.Error("meter unavailable", slog.String("request_id", requestID(c)), slog.String("error", err.Error()))
+			// One log line when Redis goes away and a count every few seconds, not a line per request.
+			s.deps.failed(DepRedis, err)
+			c.Set(fiber.HeaderRetryAfter, "1")
 			return shariah.Errorf(shariah.EUNAVAILABLE, "The metering service is unavailable. Retry shortly.")
 		}
+		s.deps.succeeded(DepRedis)
 		c.Locals(chargeKey, &ch)
 		s.setTokenHeaders(c, &ch)
 		if err := call(rt.Handler, c); err != nil {
@@ -117,7 +125,7 @@ func (s *Server) handle(rt *route) fiber.Handler {
 		}
 		if st := c.Response().StatusCode(); (st < 200 || st > 299) && ch.Tokens > 0 {
 			if err := s.Meter.Refund(context.WithoutCancel(c.UserContext()), ch); err != nil {
-				s.log.Error("refund failed", slog.String("request_id", requestID(c)), slog.String("error", err.Error()))
+				s.quiet.error("refund", "refund failed", slog.String("request_id", requestID(c)), slog.String("error", err.Error()))
 			} else {
 				ch.Used -= int64(ch.Tokens)
 				ch.Tokens, ch.Overage = 0, 0
@@ -129,8 +137,14 @@ func (s *Server) handle(rt *route) fiber.Handler {
 	}
 }
 
-// setTokenHeaders writes the metering headers of an authenticated response.
+// setTokenHeaders writes the metering headers of an authenticated response, and the rate-limit ones
+// when the key's plan has a request rate limit.
 func (s *Server) setTokenHeaders(c *fiber.Ctx, ch *shariah.Charge) {
+	if r := ch.Rate; r.Burst > 0 {
+		c.Set("X-RateLimit-Limit", strconv.Itoa(r.Burst))
+		c.Set("X-RateLimit-Remaining", strconv.Itoa(r.Remaining))
+		c.Set("X-RateLimit-Reset", strconv.FormatInt((r.ResetMS+999)/1000, 10))
+	}
 	c.Set("X-Tokens-Charged", strconv.Itoa(ch.Tokens))
 	c.Set("X-Tokens-Remaining", strconv.FormatInt(ch.Remaining, 10))
 	if ch.Overage > 0 {

@@ -127,6 +127,12 @@ func (s *Server) databaseStats(c *fiber.Ctx) error {
 		return err
 	}
 	st.ScreeningResults = int(n)
+	filed, illus, err := s.Ref.CompaniesBySource(c.UserContext())
+	if err != nil {
+		return err
+	}
+	st.Fundamentals = shariah.SourceCounts{Filed: int(filed), Illustrative: int(illus),
+		NoFundamentals: max(0, st.Equities-int(filed)-int(illus))}
 	return c.JSON(st)
 }
 
@@ -150,21 +156,30 @@ func (s *Server) quote(c *fiber.Ctx) error {
 	m, _ := s.quoteMemo.Load(a.Symbol)
 	memo, _ := m.(*rawMemo)
 	if memo == nil || !bytes.Equal(memo.raw, raw) {
-		var head struct {
-			AsOf string `json:"as_of"`
-		}
-		if err := json.Unmarshal(raw, &head); err != nil {
+		// Once per stored version: the body served adds the market_data disclaimer, and re-encoding
+		// brings a quote stored in an earlier shape (change_percent as a string, no changePercent)
+		// to the current one.
+		var q shariah.Quote
+		if err := json.Unmarshal(raw, &q); err != nil {
 			return err
 		}
-		memo = &rawMemo{raw: bytes.Clone(raw), etag: etagOf(raw), asOf: head.AsOf}
+		if d, ok := s.marketDataDisclaimer(); ok {
+			q.Disclaimers = []shariah.Disclaimer{d}
+		}
+		body, err := json.Marshal(q)
+		if err != nil {
+			return err
+		}
+		memo = &rawMemo{raw: bytes.Clone(raw), body: body, etag: etagOf(body), asOf: q.AsOf}
 		s.quoteMemo.Store(a.Symbol, memo)
 	}
-	return sendRaw(c, memo.raw, memo.etag, ageMaxAge(memo.asOf, s.Now()))
+	return sendRaw(c, memo.body, memo.etag, ageMaxAge(memo.asOf, s.Now()))
 }
 
-// rawMemo is a stored body with its ETag and as-of date.
+// rawMemo is the body served for a stored version (raw), with its ETag and as-of date.
 type rawMemo struct {
 	raw  []byte
+	body []byte
 	etag string
 	asOf string
 }
@@ -276,7 +291,13 @@ func (s *Server) trending(c *fiber.Ctx) error {
 	if items == nil {
 		items = []shariah.Trending{}
 	}
-	return c.JSON(items[:min(limit, len(items))])
+	items = items[:min(limit, len(items))]
+	for i := range items {
+		if items[i].Change == "" { // stored before the field existed
+			items[i].Change = shariah.SignedPercent(items[i].ChangePercent.Decimal)
+		}
+	}
+	return c.JSON(items)
 }
 
 // assetFull answers GET /api/asset/{symbol}/full: the database record, the latest quote (null without
@@ -423,4 +444,12 @@ func (s *Server) cachedScreening(c *fiber.Ctx, symbol string) (*shariah.Result, 
 		return nil, err
 	}
 	return &r, nil
+}
+
+// marketDataDisclaimer is the market_data disclaimer of the registry (false without one).
+func (s *Server) marketDataDisclaimer() (shariah.Disclaimer, bool) {
+	if s.Education == nil {
+		return shariah.Disclaimer{}, false
+	}
+	return s.Education.Disclaimer("market_data")
 }

@@ -1,9 +1,12 @@
 package edge_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
 )
@@ -108,6 +111,19 @@ func TestRecordQuoteAndCaching(t *testing.T) {
 	st := e.do(t, "GET", "/api/database/stats", nil, k).json(t)
 	if st["equities"] != 33.0 || st["etfs"] != 5.0 || st["funds"] != 3.0 || st["indices"] != 9.0 || st["countries"] != 11.0 {
 		t.Fatalf("stats %v", st)
+	}
+	// Every default company stands on illustrative fundamentals; a filing for one moves it to filed.
+	if fb := st["fundamentals_by_source"].(map[string]any); fb["filed"] != 0.0 || fb["illustrative"] != 33.0 || fb["no_fundamentals"] != 0.0 {
+		t.Fatalf("fundamentals by source %v", fb)
+	}
+	filed := shariah.Fact{Value: shariah.NewNumber(decimal.NewFromInt(1000)), Source: shariah.SourceFiling, Ref: "0000000000-26-000001"}
+	if err := e.ref.PutFundamentals(context.Background(), map[string][]shariah.Fundamentals{"MSFT": {{Symbol: "MSFT", PeriodEnd: "2026-06-30", Period: "FY",
+		Facts: map[shariah.Field]shariah.Fact{shariah.TotalAssets: filed}}}}); err != nil {
+		t.Fatal(err)
+	}
+	st = e.do(t, "GET", "/api/database/stats", nil, k).json(t)
+	if fb := st["fundamentals_by_source"].(map[string]any); fb["filed"] != 1.0 || fb["illustrative"] != 32.0 || fb["no_fundamentals"] != 0.0 {
+		t.Fatalf("fundamentals by source after a filing %v", fb)
 	}
 }
 

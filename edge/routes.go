@@ -8,6 +8,7 @@ func (s *Server) routeTable() []route {
 	const G, P = "GET", "POST"
 	rs := []route{
 		{Method: G, Path: "/api/health", Handler: s.health},
+		{Method: G, Path: "/readyz", Handler: s.ready},
 		// docs and operations (outside /api, no key)
 		{Method: G, Path: "/openapi.json", Handler: s.openapiJSON},
 		{Method: G, Path: "/docs", Handler: s.swaggerPage},

@@ -224,11 +224,12 @@ func (s *Server) portfolioScan(c *fiber.Ctx) error {
 			o.ForceRefresh = true
 		}
 	}
-	items, err := s.Screener.ScanPortfolio(c.UserContext(), s.catalogs, syms, o, false)
+	items, err := s.Screener.ScanPortfolio(c.UserContext(), s.catalogs, syms, o)
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"results": items, "summary": shariah.SummarizePortfolio(items), "force_refresh_applied": o.ForceRefresh})
+	return c.JSON(fiber.Map{"results": shariah.PortfolioResults(items), "summary": shariah.SummarizePortfolio(items),
+		"force_refresh_applied": o.ForceRefresh, "disclaimers": s.Education.DisclaimersFor("screening", "purification")})
 }
 
 // compare answers POST /api/compare {symbols: 2-5}; another count is 400 as the spec says.
@@ -253,7 +254,7 @@ func (s *Server) compare(c *fiber.Ctx) error {
 	for _, raw := range syms {
 		r := cat.Canonical(raw)
 		if _, ok := shariah.NormalizeSymbol(raw); !ok || r.Symbol == "" {
-			return shariah.Errorf(shariah.ENOTFOUND, "Symbol %s is not in the database.", strings.ToUpper(strings.TrimSpace(raw)))
+			return shariah.UnknownSymbol(strings.ToUpper(strings.TrimSpace(raw)))
 		}
 		a, _ := cat.Lookup(r.Symbol)
 		res, _, err := s.Screener.Screen(c.UserContext(), r.Symbol, o)
@@ -301,7 +302,7 @@ func (s *Server) portfolioReport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	items, err := s.Screener.ScanPortfolio(c.UserContext(), s.catalogs, syms, o, false)
+	items, err := s.Screener.ScanPortfolio(c.UserContext(), s.catalogs, syms, o)
 	if err != nil {
 		return err
 	}
@@ -337,7 +338,7 @@ func (s *Server) exportCSV(c *fiber.Ctx) error {
 		head = append(head, strings.ToLower(strings.ReplaceAll(mm.Name, "&", "")))
 	}
 	head = append(head, "debt_to_total_assets", "cash_to_total_assets", "receivables_to_total_assets", "impure_revenue_to_total_revenue",
-		"purification_rate", "data_sources", "as_of", "screened_at", "explanation")
+		"purification_rate", "purification_rate_fraction", "data_sources", "as_of", "screened_at", "explanation")
 	_ = w.Write(head)
 	ratio := func(r shariah.Result, k string) string {
 		if v := r.FinancialRatios[k]; v != nil {
@@ -355,12 +356,12 @@ func (s *Server) exportCSV(c *fiber.Ctx) error {
 		for _, mm := range rs.Methodologies {
 			row = append(row, r.Methodologies[mm.Name])
 		}
-		pr := ""
-		if r.PurificationRate != nil {
-			pr = r.PurificationRate.String()
+		pr, pf := "", "" // purification_rate in percent, and as a fraction
+		if r.PurificationRate != nil && r.PurificationFraction != nil {
+			pr, pf = r.PurificationRate.String(), r.PurificationFraction.String()
 		}
 		row = append(row, ratio(r, "debt_to_total_assets"), ratio(r, "cash_to_total_assets"), ratio(r, "receivables_to_total_assets"),
-			ratio(r, "impure_revenue_to_total_revenue"), pr, strings.Join(r.DataQuality.Sources, " "), r.DataQuality.AsOf,
+			ratio(r, "impure_revenue_to_total_revenue"), pr, pf, strings.Join(r.DataQuality.Sources, " "), r.DataQuality.AsOf,
 			r.ScreenedAt.Format(time.RFC3339), r.ComplianceExplanation)
 		for i := range row {
 			row[i] = csvSafe(row[i])

@@ -128,17 +128,25 @@ func TestPortfolioCompareAndReports(t *testing.T) {
 	if r.StatusCode != 200 || m["force_refresh_applied"] != false || r.Header.Get("X-Tokens-Charged") != "10" {
 		t.Fatalf("scan: %d %v %s", r.StatusCode, r.Header.Get("X-Tokens-Charged"), r.body)
 	}
+	// results is keyed by the symbol as written (upper-cased): brk.b stays BRK.B, its entry's symbol BRK-B.
 	status := map[string]string{}
-	for _, it := range m["results"].([]any) {
+	for k, it := range m["results"].(map[string]any) {
 		it := it.(map[string]any)
-		status[it["symbol"].(string)] = it["status"].(string)
+		status[k] = it["status"].(string)
+		if k == "BRK.B" && it["symbol"] != "BRK-B" {
+			t.Fatalf("BRK.B entry %v", it["symbol"])
+		}
 	}
-	if status["JPM"] != "NON_COMPLIANT" || status["NOPE"] != "NOT_FOUND" || status["SPUS"] != "NOT_SCREENABLE" || status["BRK-B"] == "" {
+	if status["JPM"] != "NON_COMPLIANT" || status["NOPE"] != "NOT_FOUND" || status["SPUS"] != "NOT_SCREENABLE" || status["BRK.B"] == "" || len(status) != 5 {
 		t.Fatalf("statuses %v", status)
 	}
 	sum := m["summary"].(map[string]any)
 	if sum["total"] != 5.0 || sum["not_found"] != 1.0 || sum["not_screenable"] != 1.0 || sum["non_compliant"].(float64) < 1 {
 		t.Fatalf("summary %v", sum)
+	}
+	// The three screened symbols stand on the default universe's illustrative numbers, and say so.
+	if ds := sum["data_sources"].(map[string]any); ds["illustrative"] != 3.0 || ds["filed"] != 0.0 || ds["no_fundamentals"] != 0.0 {
+		t.Fatalf("summary data sources %v", ds)
 	}
 	if e.do(t, "POST", "/api/portfolio/scan", body, ent).json(t)["force_refresh_applied"] != true {
 		t.Fatal("enterprise force_refresh not honoured")

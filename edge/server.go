@@ -67,8 +67,11 @@ type Deps struct {
 	BaseURL     string // public base URL, for Link headers
 	// Registry receives the edge's metrics and is served at /metrics; nil: a new registry.
 	Registry *prometheus.Registry
-	// Checks are the dependencies /api/health reports on (name to ping); optional.
+	// Checks are the dependencies /api/health reports on (name to ping: DepRedis, DepClickHouse);
+	// optional. /readyz answers from the Redis one.
 	Checks map[string]func(context.Context) error
+	// UsageHealth reports the usage spool in /api/health (optional).
+	UsageHealth func() shariah.UsageSpoolStats
 	// BenchRoutes adds GET /bench/constant, a bare constant-JSON route for load-test comparisons.
 	BenchRoutes bool
 	Now         func() time.Time // nil: time.Now
@@ -81,6 +84,8 @@ type Server struct {
 	log      *slog.Logger
 	routes   []route
 	metrics  *metrics
+	deps     *deps
+	quiet    *quietLog
 	plans    shariah.Plans
 	store    shariah.KeyStore
 	catalogs *shariah.CatalogCache
@@ -136,6 +141,8 @@ func New(d Deps) (*Server, error) {
 	s := &Server{Deps: d, log: d.Log, plans: d.Keys.Plans, store: d.Keys.Store, catalogs: &shariah.CatalogCache{Store: d.Ref}}
 	s.insights = &shariah.Insights{Ref: d.Ref, Screener: d.Screener, Catalogs: s.catalogs}
 	s.metrics = newMetrics(d.Registry)
+	s.deps = newDeps(d.Checks, d.Log)
+	s.quiet = &quietLog{log: d.Log}
 	if d.Health != nil {
 		d.Registry.MustRegister(ingestCollector{d.Health})
 	}

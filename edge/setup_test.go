@@ -108,10 +108,12 @@ type options struct {
 	db            *analytics.DB // share a database between edges
 	logs          *syncBuffer
 	noMigrate     bool
-	worker        bool          // run an asynq worker in process (bulk runs, ETF screens)
-	etfWait       time.Duration // how long POST /api/etf/{symbol}/screen waits (default 10s)
-	agentLLM      *agent.LLM    // the terminal agent's model (nil: rules only)
-	stripeURL     string        // the payment processor API (empty: billing not configured)
+	spoolMax      int64               // the usage spool's cap (0: the default)
+	keygenLimits  shariah.IssueLimits // bounds on POST /api/keys/generate (zero: none)
+	worker        bool                // run an asynq worker in process (bulk runs, ETF screens)
+	etfWait       time.Duration       // how long POST /api/etf/{symbol}/screen waits (default 10s)
+	agentLLM      *agent.LLM          // the terminal agent's model (nil: rules only)
+	stripeURL     string              // the payment processor API (empty: billing not configured)
 	webhookSecret string
 	// eventRelevance rates 8-K items (nil: every event is unrated)
 	eventRelevance func(items []string) (level, reason string)
@@ -147,7 +149,7 @@ func setup(t *testing.T, o options) *env {
 		}
 	}
 	if o.plans == nil {
-		o.plans = shariah.DefaultPlans()
+		o.plans = shariah.DefaultPlans().WithoutRateLimits() // rate limits have their own tests
 	}
 	if o.logs == nil {
 		o.logs = &syncBuffer{}
@@ -183,13 +185,20 @@ func setup(t *testing.T, o options) *env {
 		}
 	}
 	log := slog.New(slog.NewJSONHandler(o.logs, nil))
-	writer := analytics.NewUsageWriter(db, 10000, 1000, 50*time.Millisecond, log)
+	writer, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: t.TempDir(), SpoolMaxBytes: o.spoolMax,
+		BatchSize: 1000, Interval: 50 * time.Millisecond, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { writer.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() { cancel(); <-done; writer.Close() })
 	store := sredis.NewKeyStore(rc)
 	keys := &shariah.Keys{Store: store, Plans: o.plans}
+	if o.keygenLimits.Window > 0 {
+		keys.Counter, keys.Limits = sredis.NewWindowCounter(rc), o.keygenLimits
+	}
 	rsets, err := rulesets.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +247,11 @@ func setup(t *testing.T, o options) *env {
 		Bulk:        bulk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
 		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
 		UsageReader: analytics.UsageReader{DB: db}, Log: log, AccessLog: true, BaseURL: "http://example.com",
-		Checks: map[string]func(context.Context) error{"redis": func(ctx context.Context) error { return sredis.Ping(ctx, rc) }},
+		Checks: map[string]func(context.Context) error{
+			edge.DepRedis:      func(ctx context.Context) error { return sredis.Ping(ctx, rc) },
+			edge.DepClickHouse: func(ctx context.Context) error { return db.Conn.Ping(ctx) },
+		},
+		UsageHealth: writer.Stats,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -40,7 +40,12 @@ func TestSchedulerHealthRetriesAndLocks(t *testing.T) {
 	if err := s.Add(ingest.Source{Name: "fine", Schedule: "@every 1h", Run: func(ctx context.Context) (int, error) { return 7, nil }}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Add(ingest.Source{Name: "slow", Schedule: "@every 1h", Run: func(ctx context.Context) (int, error) { <-release; return 1, nil }}); err != nil {
+	started := make(chan struct{}) // closed by the slow source once it runs, that is once its scheduler holds the lock
+	if err := s.Add(ingest.Source{Name: "slow", Schedule: "@every 1h", Run: func(ctx context.Context) (int, error) {
+		close(started)
+		<-release
+		return 1, nil
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Add(ingest.Source{Name: "nokey", Schedule: "@every 1h", Disabled: "SEC requires a User-Agent"}); err != nil {
@@ -52,22 +57,26 @@ func TestSchedulerHealthRetriesAndLocks(t *testing.T) {
 	if attempts.Load() != 3 {
 		t.Fatalf("broken source tried %d times, want 1 + 2 retries", attempts.Load())
 	}
-	// The slow source: a second run here, or in another process, is refused while it runs.
+	// The slow source: a second run here, or in another process, is refused while it runs. The second
+	// scheduler starts only once the first is inside the source (it takes the lock before running it),
+	// so the lock is known to be held, whatever the load on the machine.
 	done := make(chan error, 1)
 	go func() { done <- s.RunOnce(ctx, "slow") }()
+	select {
+	case <-started:
+	case err := <-done:
+		t.Fatalf("the first run of the slow source ended before running it: %v", err)
+	}
+	var otherRuns atomic.Int64
 	other := ingest.NewScheduler(store, log)
-	if err := other.Add(ingest.Source{Name: "slow", Schedule: "@every 1h", Run: func(ctx context.Context) (int, error) { return 0, nil }}); err != nil {
+	if err := other.Add(ingest.Source{Name: "slow", Schedule: "@every 1h", Run: func(ctx context.Context) (int, error) {
+		otherRuns.Add(1)
+		return 0, nil
+	}}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if err := other.RunOnce(ctx, "slow"); errors.Is(err, ingest.ErrBusy) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("a second process ran the source while the first held it")
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := other.RunOnce(ctx, "slow"); !errors.Is(err, ingest.ErrBusy) || otherRuns.Load() != 0 {
+		t.Fatalf("a second process ran the source while the first held it: %v, %d runs", err, otherRuns.Load())
 	}
 	if err := s.RunOnce(ctx, "slow"); !errors.Is(err, ingest.ErrBusy) {
 		t.Fatalf("overlapping run in the same process: %v", err)

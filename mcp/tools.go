@@ -10,7 +10,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
 )
@@ -361,21 +360,23 @@ func (d Deps) tools() []tool {
 	}
 	if d.Ref != nil {
 		ts = append(ts, tool{name: "calculate_zakat", readOnly: true, idempotent: true,
-			desc:   "Zakat on holdings (symbol and market_value) and cash, or dividend purification (symbol and dividend_income); the same calculators as the REST API.",
-			input:  `{"type":"object","properties":{"calculation_type":{"type":"string","enum":["zakat","purification"],"default":"zakat"},"holdings":{"type":"array","maxItems":100,"items":{"type":"object","properties":{"symbol":{"type":"string"},"market_value":{"type":"number","minimum":0},"shares":{"type":"number","minimum":0},"dividend_income":{"type":"number","minimum":0}},"required":["symbol"]}},"cash":{"type":"number","minimum":0},"receivables":{"type":"number","minimum":0},"debts":{"type":"number","minimum":0},"gold_price_per_gram":{"type":"number","exclusiveMinimum":0},"nisab_metal":{"type":"string","enum":["gold","silver","lower"]}},"additionalProperties":false}`,
+			desc:   "Zakat on holdings (symbol and market_value) and cash, or dividend purification (symbol and dividend_income); the same calculators and bounds as the REST API (at most 100 holdings; amounts and shares at most 10^15 with at most 18 decimal places).",
+			input:  `{"type":"object","properties":{"calculation_type":{"type":"string","enum":["zakat","purification"],"default":"zakat"},"holdings":{"type":"array","maxItems":100,"items":{"type":"object","properties":{"symbol":{"type":"string"},"market_value":{"type":"number","minimum":0,"maximum":1000000000000000},"shares":{"type":"number","minimum":0,"maximum":1000000000000000},"dividend_income":{"type":"number","minimum":0,"maximum":1000000000000000}},"required":["symbol"]}},"cash":{"type":"number","minimum":0,"maximum":1000000000000000},"receivables":{"type":"number","minimum":0,"maximum":1000000000000000},"debts":{"type":"number","minimum":0,"maximum":1000000000000000},"gold_price_per_gram":{"type":"number","exclusiveMinimum":0,"maximum":1000000000000000},"nisab_metal":{"type":"string","enum":["gold","silver","lower"]}},"additionalProperties":false}`,
 			output: objectOut(),
 			run: func(ctx context.Context, raw json.RawMessage) (any, string, error) {
 				var in struct {
 					CalculationType string `json:"calculation_type"`
 					Holdings        []struct {
-						Symbol         string           `json:"symbol"`
-						MarketValue    *decimal.Decimal `json:"market_value"`
-						Shares         *decimal.Decimal `json:"shares"`
-						DividendIncome *decimal.Decimal `json:"dividend_income"`
+						Symbol         string          `json:"symbol"`
+						MarketValue    *shariah.Number `json:"market_value"`
+						Shares         *shariah.Number `json:"shares"`
+						DividendIncome *shariah.Number `json:"dividend_income"`
 					} `json:"holdings"`
-					Cash, Receivables, Debts decimal.Decimal
-					GoldPricePerGram         *decimal.Decimal `json:"gold_price_per_gram"`
-					NisabMetal               string           `json:"nisab_metal"`
+					Cash             shariah.Number  `json:"cash"`
+					Receivables      shariah.Number  `json:"receivables"`
+					Debts            shariah.Number  `json:"debts"`
+					GoldPricePerGram *shariah.Number `json:"gold_price_per_gram"`
+					NisabMetal       string          `json:"nisab_metal"`
 				}
 				if err := bind(raw, &in); err != nil {
 					return nil, "", err

@@ -101,7 +101,13 @@ func (d Deps) bulkTool() tool {
 				}
 				out["run"] = r
 				if in.Action == "summary" {
-					s := shariah.Summarize(items)
+					var cat *shariah.Catalog
+					if d.Catalogs != nil {
+						if cat, err = d.Catalogs.Get(ctx); err != nil {
+							return nil, "", err
+						}
+					}
+					s := shariah.Summarize(items, cat)
 					out["summary"] = s
 					b, _ := json.Marshal(s)
 					return out, string(b), nil
@@ -145,7 +151,7 @@ func (d Deps) bulkTool() tool {
 func (d Deps) watchlistTool() tool {
 	return tool{name: "manage_watchlist", destructive: true,
 		desc: "Watchlists of the connected user (without a key: the local user): create (name, symbols), list, get, add_symbol, remove_symbol, delete (watchlist_id).",
-		input: `{"type":"object","properties":{"action":{"type":"string","enum":["create","list","get","add_symbol","remove_symbol","delete"]},"name":{"type":"string","maxLength":100},` +
+		input: `{"type":"object","properties":{"action":{"type":"string","enum":["create","list","get","add_symbol","remove_symbol","delete"]},"name":{"type":"string","maxLength":100,"description":"No control characters (NUL, ESC, ...) or bidirectional formatting characters."},` +
 			`"watchlist_id":{"type":"string"},"symbol":{"type":"string"},"symbols":{"type":"array","items":{"type":"string"},"maxItems":200}},"required":["action"],"additionalProperties":false}`,
 		output: objectOut("action"),
 		run: func(ctx context.Context, raw json.RawMessage) (any, string, error) {
@@ -329,8 +335,8 @@ func (d Deps) newsTool() tool {
 
 func (d Deps) filingsTool() tool {
 	return tool{name: "get_sec_filings", readOnly: true, idempotent: true,
-		desc:   "SEC filings (filing_type 10-K, 10-Q, 8-K) or XBRL facts of a US filer.",
-		input:  `{"type":"object","properties":{` + symbolArg + `,"data_type":{"type":"string","enum":["filings","facts"],"default":"filings"},"filing_type":{"type":"string","enum":["10-K","10-Q","8-K"]},"concept":{"type":"string","maxLength":120,"description":"XBRL concept for data_type facts (Assets or us-gaap:Assets)"},"limit":{"type":"integer","minimum":1,"maximum":200,"default":20}},"required":["symbol"],"additionalProperties":false}`,
+		desc:   "SEC filings or XBRL facts of a US filer. Filings default to the periodic and current reports (10-K, 10-Q, 8-K, 20-F, 40-F, 6-K and amendments); filing_type narrows to one form or 'all' adds insider forms (3, 4, 5, 144).",
+		input:  `{"type":"object","properties":{` + symbolArg + `,"data_type":{"type":"string","enum":["filings","facts"],"default":"filings"},"filing_type":{"type":"string","enum":["10-K","10-Q","8-K","20-F","40-F","6-K","all"],"description":"one form (its amendments included) or all; without it the periodic and current reports"},"concept":{"type":"string","maxLength":120,"description":"XBRL concept for data_type facts (Assets or us-gaap:Assets)"},"limit":{"type":"integer","minimum":1,"maximum":200,"default":20},"offset":{"type":"integer","minimum":0,"maximum":100000,"default":0,"description":"matching filings to skip (newest first)"}},"required":["symbol"],"additionalProperties":false}`,
 		output: objectOut("symbol"),
 		run: func(ctx context.Context, raw json.RawMessage) (any, string, error) {
 			in := struct {
@@ -339,6 +345,7 @@ func (d Deps) filingsTool() tool {
 				FilingType string `json:"filing_type"`
 				Concept    string `json:"concept"`
 				Limit      int
+				Offset     int
 			}{Limit: 20}
 			if err := bind(raw, &in); err != nil {
 				return nil, "", err
@@ -349,6 +356,13 @@ func (d Deps) filingsTool() tool {
 			}
 			if in.Limit < 1 || in.Limit > 200 {
 				return nil, "", invalid("must be 1 to 200", "limit")
+			}
+			if in.Offset < 0 || in.Offset > 100000 {
+				return nil, "", invalid("must be 0 to 100000", "offset")
+			}
+			ft, ok := shariah.ParseFilingType(in.FilingType)
+			if !ok {
+				return nil, "", invalid(shariah.FilingTypeMessage, "filing_type")
 			}
 			if in.DataType == "facts" {
 				all, err := d.Filings.Facts(ctx, a.Symbol)
@@ -362,12 +376,12 @@ func (d Deps) filingsTool() tool {
 			if err != nil {
 				return nil, "", err
 			}
-			out := shariah.FilterFilings(all, in.FilingType, in.Limit)
-			var lines []string
+			out, total := shariah.FilterFilings(all, ft, in.Limit, in.Offset)
+			lines := []string{fmt.Sprintf("%d of %d matching filings.", len(out), total)}
 			for _, f := range out {
 				lines = append(lines, fmt.Sprintf("%s %s %s", f.FilingDate, f.Form, f.URL))
 			}
-			return map[string]any{"symbol": a.Symbol, "filings": out, "total": len(out)}, strings.Join(lines, "\n"), nil
+			return map[string]any{"symbol": a.Symbol, "filings": out, "total": total, "limit": in.Limit, "offset": in.Offset}, strings.Join(lines, "\n"), nil
 		}}
 }
 

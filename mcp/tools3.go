@@ -121,10 +121,11 @@ func (d Deps) moreTools() []tool {
 						if err != nil {
 							return nil, "", err
 						}
-						out["purification_rate"] = r.PurificationRate
-						out["purification"] = shariah.PurifyPayments(ds, r.PurificationRate, nil)
+						out["purification_rate"] = r.PurificationRate // percent
+						out["purification_rate_fraction"] = r.PurificationFraction
+						out["purification"] = shariah.PurifyPayments(ds, r.PurificationFraction, nil)
 						if r.PurificationRate != nil {
-							text += fmt.Sprintf(" Purification rate %s (%s).", r.PurificationRate.Decimal.String(), r.Ruleset.Name)
+							text += fmt.Sprintf(" Purification rate %s%% (%s).", r.PurificationRate.Decimal.String(), r.Ruleset.Name)
 						} else {
 							text += " Purification rate unknown: " + r.ComplianceExplanation
 						}

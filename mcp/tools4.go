@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	shariah "github.com/shariah-screen/shariah"
 )
 
@@ -54,24 +52,20 @@ func (d Deps) lastTools() []tool {
 	if d.ETFs != nil {
 		ts = append(ts, tool{name: "etf_purification", readOnly: true, idempotent: true,
 			desc:   "Amount to purify on an ETF investment: dividend income (given, or estimated from the last 12 months) x the holdings-weighted purification rate.",
-			input:  `{"type":"object","properties":{` + symbolArg + `,"investment_amount":{"type":"number","exclusiveMinimum":0},"dividend_income":{"type":"number","minimum":0}},"required":["symbol","investment_amount"],"additionalProperties":false}`,
+			input:  `{"type":"object","properties":{` + symbolArg + `,"investment_amount":{"type":"number","exclusiveMinimum":0,"maximum":1000000000000000},"dividend_income":{"type":"number","minimum":0,"maximum":1000000000000000}},"required":["symbol","investment_amount"],"additionalProperties":false}`,
 			output: objectOut("symbol", "purification_amount"),
 			run: func(ctx context.Context, raw json.RawMessage) (any, string, error) {
 				var in struct {
-					Symbol     string           `json:"symbol"`
-					Investment *decimal.Decimal `json:"investment_amount"`
-					Dividend   *decimal.Decimal `json:"dividend_income"`
+					Symbol string `json:"symbol"`
+					shariah.ETFPurificationRequest
 				}
 				if err := bind(raw, &in); err != nil {
 					return nil, "", err
 				}
-				if in.Investment == nil || !in.Investment.IsPositive() {
-					return nil, "", invalid("must be greater than 0", "investment_amount")
+				if err := in.Validate("arguments"); err != nil {
+					return nil, "", err
 				}
-				if in.Dividend != nil && in.Dividend.IsNegative() {
-					return nil, "", invalid("must not be negative", "dividend_income")
-				}
-				p, err := d.ETFs.Purify(ctx, in.Symbol, "", *in.Investment, in.Dividend)
+				p, err := d.ETFs.Purify(ctx, in.Symbol, "", in.Investment.Decimal, in.DividendDecimal())
 				if err != nil {
 					return nil, "", err
 				}
@@ -116,7 +110,7 @@ func (d Deps) lastTools() []tool {
 			if len(syms) == 0 || len(syms) > 100 {
 				return nil, shariah.PortfolioSummary{}, invalid("give 1 to 100 symbols", "symbols")
 			}
-			items, err := d.Screener.ScanPortfolio(ctx, d.Catalogs, syms, shariah.ScreenOptions{}, false)
+			items, err := d.Screener.ScanPortfolio(ctx, d.Catalogs, syms, shariah.ScreenOptions{})
 			return items, shariah.SummarizePortfolio(items), err
 		}
 		render := func(items []shariah.PortfolioItem, s shariah.PortfolioSummary) string {
@@ -124,7 +118,8 @@ func (d Deps) lastTools() []tool {
 			for _, it := range items {
 				lines = append(lines, it.Symbol+": "+it.Status)
 			}
-			return fmt.Sprintf("%d symbols, %d compliant (%s%% of those with a verdict).\n%s", s.Total, s.Compliant, s.ComplianceRatePct, strings.Join(lines, "\n"))
+			return fmt.Sprintf("%d symbols, %d compliant (%s%% of those with a verdict). Fundamentals of the screened symbols: %s (companies: %s).\n%s",
+				s.Total, s.Compliant, s.ComplianceRatePct, s.DataSources, s.CompanyDataSources, strings.Join(lines, "\n"))
 		}
 		ts = append(ts, tool{name: "scan_portfolio", readOnly: true, idempotent: true,
 			desc:   "Screen up to 100 symbols; unknown and unscreenable ones are reported, not fatal.",
@@ -142,7 +137,11 @@ func (d Deps) lastTools() []tool {
 				if err != nil {
 					return nil, "", err
 				}
-				return map[string]any{"results": items, "summary": sum, "force_refresh_applied": false}, render(items, sum), nil
+				out := map[string]any{"results": shariah.PortfolioResults(items), "summary": sum, "force_refresh_applied": false}
+				if d.Education != nil {
+					out["disclaimers"] = d.Education.DisclaimersFor("screening", "purification")
+				}
+				return out, render(items, sum), nil
 			}},
 			tool{name: "generate_report", readOnly: true, idempotent: true,
 				desc:   "A screening report of a symbol (verdict, business activity, ratios, purification, data quality) or a portfolio report.",

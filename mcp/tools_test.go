@@ -2,10 +2,12 @@ package mcp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
 )
@@ -84,7 +86,7 @@ func TestToolsCallTheSameDomainCode(t *testing.T) {
 	if err != nil || res.IsError || m["compliance_status"] != direct.ComplianceStatus || m["symbol"] != "MSFT" || !strings.Contains(text(res), "not a religious ruling") {
 		t.Fatalf("screen_stock: %v %v / %s", err, m, text(res))
 	}
-	if res, _ = h.call(t, "screen_stock", map[string]any{"symbol": "NOPE123"}); !res.IsError || !strings.Contains(text(res), "not in the database") {
+	if res, _ = h.call(t, "screen_stock", map[string]any{"symbol": "NOPE123"}); !res.IsError || !strings.Contains(text(res), "NOPE123 not found in any database.") {
 		t.Fatalf("unknown symbol: %s", text(res))
 	}
 	if res, _ = h.call(t, "screen_stock", map[string]any{"symbol": 7}); !res.IsError || strings.Contains(text(res), "json:") {
@@ -189,5 +191,111 @@ func TestBulkScreenRunAndFollow(t *testing.T) {
 	}
 	if res, _ = h.call(t, "bulk_screen", map[string]any{"action": "trigger", "index_name": "NOPE"}); !res.IsError {
 		t.Fatal("an unknown index was triggered")
+	}
+}
+
+// TestSecFilingsTool: the tool lists as REST does (one FilterFilings and ParseFilingType): the periodic
+// and current reports by default, all, one form with its amendments in any case, total over every page,
+// offset paging, and a refused filing_type as an error.
+func TestSecFilingsTool(t *testing.T) {
+	h := start(t)
+	var stored []shariah.Filing
+	for i, f := range []string{"4", "144", "10-Q", "4", "8-K", "3", "10-K/A", "5", "144", "20-F", "6-K", "4", "10-K"} {
+		stored = append(stored, shariah.Filing{Accession: fmt.Sprintf("0000320193-26-%06d", 100-i), Form: f, FilingDate: fmt.Sprintf("2026-03-%02d", 30-i)})
+	}
+	if err := h.d.Filings.PutFilings(h.ctx, "AAPL", stored); err != nil {
+		t.Fatal(err)
+	}
+	forms := func(m map[string]any) string {
+		var out []string
+		for _, f := range m["filings"].([]any) {
+			out = append(out, f.(map[string]any)["form"].(string))
+		}
+		return strings.Join(out, ",")
+	}
+	for _, c := range []struct {
+		args  map[string]any
+		want  string
+		total float64
+	}{
+		{map[string]any{}, "10-Q,8-K,10-K/A,20-F,6-K,10-K", 6},
+		{map[string]any{"filing_type": "all", "limit": 4}, "4,144,10-Q,4", 13},
+		{map[string]any{"filing_type": "ALL", "offset": 11}, "4,10-K", 13},
+		{map[string]any{"filing_type": "10-k"}, "10-K/A,10-K", 2},
+		{map[string]any{"limit": 2, "offset": 1}, "8-K,10-K/A", 6},
+	} {
+		c.args["symbol"] = "AAPL"
+		res, m := h.call(t, "get_sec_filings", c.args)
+		if res.IsError || forms(m) != c.want || m["total"] != c.total {
+			t.Errorf("%v: %s (total %v), want %s (%v); %s", c.args, forms(m), m["total"], c.want, c.total, text(res))
+		}
+	}
+	for _, args := range []map[string]any{{"filing_type": "4"}, {"filing_type": "10-K;DROP"}, {"offset": -1}} {
+		args["symbol"] = "AAPL"
+		if res, _ := h.call(t, "get_sec_filings", args); !res.IsError {
+			t.Errorf("%v accepted: %s", args, text(res))
+		}
+	}
+}
+
+// TestToolsCountDataSources: with MSFT, GOOGL and GOOG (GOOGL's second class) on filed fundamentals and
+// the rest of the default universe illustrative, scan_portfolio, the bulk summary and screen_etf say
+// how much stands on filings, per result and per distinct company.
+func TestToolsCountDataSources(t *testing.T) {
+	h := start(t)
+	if err := h.d.Ref.PutAssets(h.ctx, []shariah.Asset{{Symbol: "GOOG", Name: "Alphabet Inc. Class C", Type: shariah.Equity,
+		Exchange: "NASDAQ", Country: "United States", Currency: "USD", Sector: "Communication Services", CIK: "0001652044"}}); err != nil {
+		t.Fatal(err)
+	}
+	fact := func(v int64) shariah.Fact {
+		return shariah.Fact{Value: shariah.NewNumber(decimal.NewFromInt(v)), Source: shariah.SourceFiling, Ref: "0000000000-26-000001"}
+	}
+	by := map[string][]shariah.Fundamentals{}
+	for _, sym := range []string{"MSFT", "GOOGL", "GOOG"} {
+		by[sym] = []shariah.Fundamentals{{Symbol: sym, PeriodEnd: "2025-12-31", Period: "FY", Currency: "USD", Facts: map[shariah.Field]shariah.Fact{
+			shariah.TotalAssets: fact(1000), shariah.TotalDebt: fact(100), shariah.CashAndSecurities: fact(50), shariah.Receivables: fact(80),
+			shariah.TotalRevenue: fact(400), shariah.InterestIncome: fact(2), shariah.ImpureRevenue: fact(0)}}}
+	}
+	if err := h.d.Ref.PutFundamentals(h.ctx, by); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.d.Ref.BumpVersion(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	counts := func(v any) [3]float64 {
+		m, _ := v.(map[string]any)
+		f := func(k string) float64 { n, _ := m[k].(float64); return n }
+		return [3]float64{f("filed"), f("illustrative"), f("no_fundamentals")}
+	}
+
+	res, m := h.call(t, "scan_portfolio", map[string]any{"symbols": []any{"MSFT", "GOOGL", "GOOG", "KO", "ko", "NOPE123"}})
+	sum, _ := m["summary"].(map[string]any)
+	if res.IsError || counts(sum["data_sources"]) != [3]float64{3, 2, 0} || counts(sum["company_data_sources"]) != [3]float64{2, 1, 0} ||
+		!strings.Contains(text(res), "3 filed, 2 illustrative, 0 without fundamentals (companies: 2 filed, 1 illustrative") {
+		t.Fatalf("scan_portfolio: %v\n%s", sum, text(res))
+	}
+
+	if err := h.d.Ref.PutIndex(h.ctx, shariah.IndexInfo{Name: "SRC4", Description: "test", Country: "Test", Symbols: []string{"MSFT", "GOOGL", "GOOG", "KO"}, Source: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	res, m = h.call(t, "bulk_screen", map[string]any{"action": "trigger", "index_name": "SRC4"})
+	if res.IsError {
+		t.Fatalf("trigger: %s", text(res))
+	}
+	id := m["run"].(map[string]any)["run_id"].(string)
+	if err := h.d.Bulk.Execute(h.ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	res, m = h.call(t, "bulk_screen", map[string]any{"action": "summary", "run_id": id})
+	sum, _ = m["summary"].(map[string]any)
+	if res.IsError || counts(sum["data_sources"]) != [3]float64{3, 1, 0} || counts(sum["company_data_sources"]) != [3]float64{2, 1, 0} {
+		t.Fatalf("bulk summary: %v\n%s", sum, text(res))
+	}
+
+	// SPUS holds MSFT (11.80%) and GOOGL (6.40%) among seven illustrative holdings and one unresolved line.
+	res, m = h.call(t, "screen_etf", map[string]any{"symbol": "SPUS", "force_refresh": true})
+	w, _ := m["data_source_weights"].(map[string]any)
+	if res.IsError || counts(m["data_sources"]) != [3]float64{2, 7, 1} || w["filed_pct"] != "18.20" {
+		t.Fatalf("screen_etf: %v %v\n%s", m["data_sources"], w, text(res))
 	}
 }

@@ -43,7 +43,8 @@ func NewMeter(c rueidis.Client, plans shariah.Plans) *Meter {
 		if p.HardBlock {
 			hard = "1"
 		}
-		m.planTable = append(m.planTable, p.ID, strconv.FormatInt(p.TokensPerMonth, 10), hard)
+		m.planTable = append(m.planTable, p.ID, strconv.FormatInt(p.TokensPerMonth, 10), hard,
+			strconv.FormatFloat(p.RateLimit.RequestsPerSecond, 'f', -1, 64), strconv.Itoa(p.RateLimit.Burst))
 	}
 	return m
 }
@@ -57,7 +58,7 @@ func (m *Meter) Charge(ctx context.Context, keyHash string, cost int, now time.T
 	args := make([]string, 0, 2+len(m.planTable))
 	args = append(args, strconv.Itoa(cost), strconv.FormatInt(meterTTL(p.End, now), 10))
 	args = append(args, m.planTable...)
-	keys := []string{keyRecordKey(keyHash), meterKey(keyHash, p.ID())}
+	keys := []string{keyRecordKey(keyHash), meterKey(keyHash, p.ID()), rateKey(keyHash)}
 	vals, err := chargeScript.Exec(ctx, m.c, keys, args).ToArray()
 	// A connection broken by a Redis restart fails the requests in flight on it once; the client then
 	// redials. Retry those (not Redis's own errors): after a restart nothing of the lost attempt
@@ -90,6 +91,13 @@ func (m *Meter) Charge(ctx context.Context, keyHash string, cost int, now time.T
 	overage, _ := vals[8].AsInt64()
 	ch.Tokens, ch.Overage = int(charged), int(overage)
 	ch.Remaining = shariah.RemainingOf(ch.Limit, ch.Used)
+	if len(vals) >= 13 {
+		burst, _ := vals[9].AsInt64()
+		rem, _ := vals[10].AsInt64()
+		ch.Rate = shariah.RateState{Burst: int(burst), Remaining: int(rem)}
+		ch.Rate.ResetMS, _ = vals[11].AsInt64()
+		ch.Rate.RetryAfter, _ = vals[12].AsInt64()
+	}
 	switch status {
 	case 0:
 		ch.Key.Active = true
@@ -102,6 +110,16 @@ func (m *Meter) Charge(ctx context.Context, keyHash string, cost int, now time.T
 			Code:    shariah.EQUOTA,
 			Message: "Monthly token quota exceeded. Upgrade your plan or wait for the next period.",
 			Detail:  map[string]any{"plan": ch.Key.Plan, "tokens_limit": ch.Limit, "tokens_used": ch.Used},
+		}
+	case 5:
+		ch.Key.Active = true
+		plan, _ := m.plans.Lookup(ch.Key.Plan)
+		return ch, &shariah.Error{
+			Code: shariah.ERATELIMITED,
+			Message: fmt.Sprintf("Too many requests: the %s plan allows %g requests per second (bursts of %d). Retry after the time in Retry-After.",
+				ch.Key.Plan, plan.RateLimit.RequestsPerSecond, plan.RateLimit.Burst),
+			Detail: map[string]any{"plan": ch.Key.Plan, "requests_per_second": plan.RateLimit.RequestsPerSecond, "burst": plan.RateLimit.Burst,
+				"retry_after_ms": ch.Rate.RetryAfter},
 		}
 	default:
 		return ch, fmt.Errorf("meter: key %s has plan %q, which is not configured", ch.Key.Prefix, ch.Key.Plan)

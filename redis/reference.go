@@ -27,10 +27,13 @@ func resultSetKey() string            { return "shr:results" }
 func refVersionKey() string           { return "shr:ref:version" }
 func assetSetKey() string             { return "shr:assets" }
 func seriesSetKey() string            { return "shr:series" }
-func indexSetKey() string             { return "shr:indices" }
-func fxKey() string                   { return "shr:fx" }
-func trendingKey() string             { return "shr:trending" }
-func holdingsSetKey() string          { return "shr:holdings:etfs" }
+
+// The symbols by what their stored fundamentals stand on (shariah.FundamentalsSourceOf).
+func fundSourceKey(source string) string { return "shr:fund-source:" + source }
+func indexSetKey() string                { return "shr:indices" }
+func fxKey() string                      { return "shr:fx" }
+func trendingKey() string                { return "shr:trending" }
+func holdingsSetKey() string             { return "shr:holdings:etfs" }
 
 // RefStore implements shariah.RefStore.
 type RefStore struct {
@@ -313,15 +316,52 @@ func (s *RefStore) PutFundamentals(ctx context.Context, bySymbol map[string][]sh
 	}); err != nil {
 		return err
 	}
-	cmds := make(rueidis.Commands, 0, len(syms))
+	cmds := make(rueidis.Commands, 0, 3*len(syms))
 	for i, sym := range syms {
-		c, err := s.setJSON(keys[i], mergeFundamentals(old[i], bySymbol[sym]))
+		merged := mergeFundamentals(old[i], bySymbol[sym])
+		c, err := s.setJSON(keys[i], merged)
 		if err != nil {
 			return err
 		}
 		cmds = append(cmds, c)
+		cmds = append(cmds, s.markSource(sym, shariah.FundamentalsSourceOf(merged))...)
 	}
 	return s.doAll(ctx, cmds)
+}
+
+// markSource puts a symbol in the set of its fundamentals' source and out of the other, for the
+// database stats' filed / illustrative counts.
+func (s *RefStore) markSource(sym, source string) rueidis.Commands {
+	in, out := shariah.DataFiled, shariah.DataIllustrative
+	switch source {
+	case shariah.DataIllustrative:
+		in, out = shariah.DataIllustrative, shariah.DataFiled
+	case shariah.DataFiled:
+	default:
+		return nil
+	}
+	return rueidis.Commands{s.c.B().Sadd().Key(fundSourceKey(in)).Member(sym).Build(),
+		s.c.B().Srem().Key(fundSourceKey(out)).Member(sym).Build()}
+}
+
+// MarkFundamentalsSources records the sources of many symbols' fundamentals, pipelined.
+func (s *RefStore) MarkFundamentalsSources(ctx context.Context, bySymbol map[string]string) error {
+	cmds := make(rueidis.Commands, 0, 2*len(bySymbol))
+	for sym, src := range bySymbol {
+		cmds = append(cmds, s.markSource(sym, src)...)
+	}
+	return s.doAll(ctx, cmds)
+}
+
+// CompaniesBySource counts the symbols with filed fundamentals and those with illustrative ones only.
+func (s *RefStore) CompaniesBySource(ctx context.Context) (filed, illustrative int64, err error) {
+	res := s.c.DoMulti(ctx, s.c.B().Scard().Key(fundSourceKey(shariah.DataFiled)).Build(),
+		s.c.B().Scard().Key(fundSourceKey(shariah.DataIllustrative)).Build())
+	if filed, err = res[0].AsInt64(); err != nil {
+		return 0, 0, err
+	}
+	illustrative, err = res[1].AsInt64()
+	return filed, illustrative, err
 }
 
 // mergeFundamentals merges periods by (period end, period) and facts by field. Illustrative data only

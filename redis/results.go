@@ -62,6 +62,7 @@ func (s *ResultStore) Result(ctx context.Context, symbol, ruleset string) (shari
 	if err := json.Unmarshal(b, &sr); err != nil {
 		return shariah.Result{}, 0, false, err
 	}
+	sr.Result.Normalize() // written before the client-ecosystem fields: by_methodology keys, percent
 	return sr.Result, sr.Version, true, nil
 }
 
@@ -85,6 +86,7 @@ func (s *ResultStore) fetch(ctx context.Context, ruleset string, syms []string) 
 			if err := json.Unmarshal(b, &sr); err != nil {
 				return nil, err
 			}
+			sr.Result.Normalize()
 			out = append(out, sr.Result)
 		}
 	}
@@ -133,5 +135,9 @@ func (s *ResultStore) ETFResult(ctx context.Context, symbol, ruleset string) (sh
 		return shariah.ETFResult{}, false, err
 	}
 	var r shariah.ETFResult
-	return r, true, json.Unmarshal(b, &r)
+	if err := json.Unmarshal(b, &r); err != nil {
+		return shariah.ETFResult{}, false, err
+	}
+	r.Normalize() // a look-through stored with the purification rate as a fraction
+	return r, true, nil
 }

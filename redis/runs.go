@@ -152,6 +152,9 @@ func (s *RunStore) Items(ctx context.Context, id string) ([]shariah.RunItem, err
 		if err := json.Unmarshal([]byte(v), &it); err != nil {
 			return nil, err
 		}
+		if it.Result != nil {
+			it.Result.Normalize() // written before the client-ecosystem fields: by_methodology keys, percent
+		}
 		out = append(out, it)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Symbol < out[j].Symbol })

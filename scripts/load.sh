@@ -19,6 +19,8 @@ DURATION=${LOAD_DURATION:-10s}
 CONNS=${LOAD_CONNS:-50}
 go build -o bin/shariah ./cmd/shariah
 export SHARIAH_HTTP_ADDR=127.0.0.1:$PORT SHARIAH_ACCESS_LOG=false SHARIAH_BENCH_ROUTES=true SHARIAH_LOG_LEVEL=warn
+# The enterprise key's rate limit stays in the path (the GCRA runs in every charge) but never refuses.
+export SHARIAH_RATE_LIMITS="enterprise=1000000/1000000" SHARIAH_USAGE_SPOOL_DIR="${SHARIAH_USAGE_SPOOL_DIR:-$root/.local/load-usage-spool}"
 bin/shariah migrate
 bin/shariah load --default --problems 0 >/dev/null
 DATA=${SHARIAH_DATA_DIR:-$root/../shared/data}

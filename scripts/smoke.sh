@@ -50,6 +50,8 @@ done
 grep -q '"status":"completed"' <<<"$st" || fail "bulk run did not complete: $st"
 for _ in $(seq 1 100); do curl -fs -H "X-API-Key: $ekey" "$base/api/filings/EXA" | grep -q '"form":"10-Q"' && break; sleep 0.1; done
 curl -fs -H "X-API-Key: $ekey" "$base/api/filings/EXA" | grep -q '"form":"10-Q"' || fail "SEC ingester: no filings for EXA"
+# The ingester stores filings before the facts and the trajectory: wait for the trajectory as well.
+for _ in $(seq 1 100); do curl -fs -H "X-API-Key: $ekey" "$base/api/insights/EXA/trajectory" | grep -q '"debt_to_assets"' && break; sleep 0.1; done
 curl -fs -H "X-API-Key: $ekey" "$base/api/insights/EXA/trajectory" | grep -q '"debt_to_assets"' || fail "trajectory"
 for _ in $(seq 1 50); do curl -fs -H "X-API-Key: $ekey" "$base/api/news?source=fixture" | grep -q '"total":[1-9]' && break; sleep 0.1; done
 curl -fs -H "X-API-Key: $ekey" "$base/api/news?source=fixture" | grep -q '"total":[1-9]' || fail "news ingester: no articles"

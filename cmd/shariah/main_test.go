@@ -22,6 +22,7 @@ import (
 
 var (
 	bin      string
+	spoolDir string // the usage spool of every process a test starts (never the working directory)
 	redisSrv *testsvc.Proc
 	chSrv    *testsvc.Proc
 )
@@ -32,6 +33,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	bin = filepath.Join(dir, "shariah")
+	spoolDir = filepath.Join(dir, "usage-spool")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 		os.Exit(1)
@@ -55,7 +57,8 @@ func TestMain(m *testing.M) {
 func command(args []string, extraEnv ...string) *exec.Cmd {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "SHARIAH_REDIS_URL="+redisSrv.RedisURL(),
-		"SHARIAH_CLICKHOUSE_URL="+chSrv.ClickHouseURL("cmdtest"))
+		"SHARIAH_CLICKHOUSE_URL="+chSrv.ClickHouseURL("cmdtest"), "SHARIAH_USAGE_SPOOL_DIR="+spoolDir,
+		"SHARIAH_RATE_LIMITS=off") // rate limits have their own tests (edge, redis)
 	cmd.Env = append(cmd.Env, extraEnv...)
 	return cmd
 }

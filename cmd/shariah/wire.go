@@ -125,23 +125,34 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 	}
 	reg := prometheus.NewRegistry()
 	edge.RegisterRuntimeCollectors(reg)
-	writer := analytics.NewUsageWriter(db, e.cfg.Usage.Buffer, e.cfg.Usage.BatchSize, e.cfg.Usage.FlushInterval, e.log)
+	writer, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: e.cfg.Usage.SpoolDir, SpoolMaxBytes: e.cfg.Usage.SpoolMaxBytes,
+		BatchSize: e.cfg.Usage.BatchSize, Interval: e.cfg.Usage.FlushInterval, Log: e.log})
+	if err != nil {
+		rc.Close()
+		db.Close()
+		return nil, err
+	}
 	reg.MustRegister(
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "shariah_usage_events_written_total", Help: "Usage events written to ClickHouse."},
-			func() float64 { w, _, _ := writer.Stats(); return float64(w) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "shariah_usage_events_dropped_total", Help: "Usage events dropped (buffer full or ClickHouse refusing)."},
-			func() float64 { _, d, _ := writer.Stats(); return float64(d) }),
+			func() float64 { return float64(writer.Stats().Written) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "shariah_usage_events_dropped_total", Help: "Usage events dropped because the usage spool was full."},
+			func() float64 { return float64(writer.Stats().Dropped) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "shariah_usage_spool_pending_bytes", Help: "Usage spool bytes not yet in ClickHouse."},
+			func() float64 { return float64(writer.Stats().PendingBytes) }),
 	)
-	keys := &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans}
+	keys := &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),
+		Limits: shariah.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour}}
 	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
 	svc, err := newServices(e, rc, ref)
 	if err != nil {
+		writer.Close()
 		rc.Close()
 		db.Close()
 		return nil, err
 	}
 	sukukRules, err := sukukrules.Load()
 	if err != nil {
+		writer.Close()
 		rc.Close()
 		db.Close()
 		return nil, err
@@ -162,11 +173,13 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 		Log: e.log, AccessLog: e.cfg.AccessLog, BaseURL: e.cfg.BaseURL, Registry: reg,
 		BenchRoutes: os.Getenv("SHARIAH_BENCH_ROUTES") == "true",
 		Checks: map[string]func(context.Context) error{
-			"redis":      func(ctx context.Context) error { return sredis.Ping(ctx, rc) },
-			"clickhouse": func(ctx context.Context) error { return db.Conn.Ping(ctx) },
+			edge.DepRedis:      func(ctx context.Context) error { return sredis.Ping(ctx, rc) },
+			edge.DepClickHouse: func(ctx context.Context) error { return db.Conn.Ping(ctx) },
 		},
+		UsageHealth: writer.Stats,
 	})
 	if err != nil {
+		writer.Close()
 		rc.Close()
 		db.Close()
 		return nil, err
@@ -193,6 +206,7 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 		wcancel()
 		<-wdone
 		<-pdone
+		writer.Close()
 		svc.queue.Close()
 		db.Close()
 		rc.Close()

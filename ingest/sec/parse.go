@@ -87,6 +87,12 @@ type Fact struct {
 	Form  string      `json:"form"`
 	Filed string      `json:"filed"`
 	Frame string      `json:"frame,omitempty"`
+	// Class is the share-class member (us-gaap:CommonClassAMember) of a cover-page shares-outstanding
+	// fact. Companyfacts drops dimensions, so only the inline-XBRL reader sets it.
+	Class string `json:"class,omitempty"`
+	// Doc is the primary document the fact was read from (inline-XBRL reader only), the provenance
+	// when the accession number is not known.
+	Doc string `json:"doc,omitempty"`
 }
 
 // ParseCompanyFacts decodes companyfacts JSON. Values stay json.Number so they convert to exact
@@ -122,24 +128,45 @@ const SharesTag = "dei:EntityCommonStockSharesOutstanding"
 // of tags summed when present at the same instant; the first alternative with any value wins. debtTags
 // is the table's debt row as written, used to describe a missing debt; debtAlts applies it.
 var (
-	assetsTags   = [][]string{{"Assets"}}
-	debtTags     = [][]string{{"LongTermDebtNoncurrent", "LongTermDebtCurrent", "CommercialPaper"}, {"LongTermDebt"}, {"DebtCurrent"}, {"ConvertibleDebtNoncurrent", "ConvertibleDebtCurrent"}}
-	receivTags   = [][]string{{"AccountsReceivableNetCurrent", "NontradeReceivablesCurrent"}}
+	assetsTags = [][]string{{"Assets"}}
+	debtTags   = [][]string{{"LongTermDebtNoncurrent", "LongTermDebtCurrent", "CommercialPaper"}, {"LongTermDebt"}, {ltdLeases, ltdLeasesCurrent}, {"DebtCurrent"}, {"ShortTermBorrowings"}, {"ConvertibleDebtNoncurrent", "ConvertibleDebtCurrent"}}
+	// ReceivablesNetCurrent (all current receivables, trade and other, in one line: Walmart, Exxon) is
+	// the table's two tags in one; used only when neither of them is reported.
+	receivTags   = [][]string{{"AccountsReceivableNetCurrent", "NontradeReceivablesCurrent"}, {"ReceivablesNetCurrent"}}
 	inventoryTag = [][]string{{"InventoryNet"}}
 	// SalesRevenueNet is the revenue tag of filings before ASC 606 (2018): without it AAPL has no revenue
 	// for fiscal 2009-2015. It comes last, after the table's two tags.
-	revenueTags  = []string{"RevenueFromContractWithCustomerExcludingAssessedTax", "Revenues", "SalesRevenueNet"}
-	interestTags = []string{"InvestmentIncomeInterest"}
+	revenueTags = []string{"RevenueFromContractWithCustomerExcludingAssessedTax", "Revenues", "SalesRevenueNet"}
+	// interestTags is the table's interest-income row in its order. InvestmentIncomeInterestAndDividend
+	// includes dividends: used only when no interest-only tag is reported, it overstates interest
+	// income, which errs on the side of caution for a ratio that must stay under a ceiling.
+	interestTags = []string{"InvestmentIncomeInterest", "InvestmentIncomeInterestAndDividend", "InterestIncomeOther",
+		"InterestIncomeOperating", "InterestAndDividendIncomeOperating"}
 )
 
 // cashTags picks MarketableSecuritiesCurrent, or AvailableForSaleSecuritiesDebtSecuritiesCurrent only
 // when the former is absent at the instant (the two overlap when both are tagged).
+// A balance sheet that shows cash only with restricted cash included (Procter & Gamble tags no
+// CashAndCashEquivalentsAtCarryingValue) gives CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents
+// instead: it may hold a little restricted cash, which errs towards a higher cash ratio.
 func (b *book) cashTags(end string) [][]string {
-	if len(b.candidates("MarketableSecuritiesCurrent", end, "", 0, 0)) > 0 {
-		return [][]string{{"CashAndCashEquivalentsAtCarryingValue", "MarketableSecuritiesCurrent"}}
+	cash := "CashAndCashEquivalentsAtCarryingValue"
+	if len(b.candidates(cash, end, "", 0, 0)) == 0 && len(b.candidates(restrictedCashTag, end, "", 0, 0)) > 0 {
+		cash = restrictedCashTag
 	}
-	return [][]string{{"CashAndCashEquivalentsAtCarryingValue", "AvailableForSaleSecuritiesDebtSecuritiesCurrent"}}
+	if len(b.candidates("MarketableSecuritiesCurrent", end, "", 0, 0)) > 0 {
+		return [][]string{{cash, "MarketableSecuritiesCurrent"}}
+	}
+	return [][]string{{cash, "AvailableForSaleSecuritiesDebtSecuritiesCurrent"}}
 }
+
+// The long-term debt tags that include finance-lease obligations.
+const (
+	ltdLeases        = "LongTermDebtAndCapitalLeaseObligations"
+	ltdLeasesCurrent = "LongTermDebtAndCapitalLeaseObligationsCurrent"
+)
+
+const restrictedCashTag = "CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents"
 
 // debtAlts applies the debt row of the tag table at an instant: the long-term debt as its noncurrent
 // plus current parts, or as LongTermDebt when neither part is tagged, plus CommercialPaper; DebtCurrent
@@ -150,10 +177,29 @@ func (b *book) cashTags(end string) [][]string {
 func (b *book) debtAlts(end string) [][]string {
 	has := func(tag string) bool { return len(b.candidates(tag, end, "", 0, 0)) > 0 }
 	switch {
-	case has("LongTermDebtNoncurrent") || has("LongTermDebtCurrent"):
+	case has("LongTermDebtCurrent"):
 		return [][]string{{"LongTermDebtNoncurrent", "LongTermDebtCurrent", "CommercialPaper"}}
+	case has("LongTermDebtNoncurrent"):
+		// No current portion tagged as such: the balance sheet's current debt line stands for it and
+		// for any commercial paper (UnitedHealth's DebtCurrent; IBM's and J&J's short-term debt, tagged
+		// ShortTermBorrowings). Without one, a noncurrent-only balance sheet would hide a year's debt.
+		switch {
+		case has("DebtCurrent"):
+			return [][]string{{"LongTermDebtNoncurrent", "DebtCurrent"}}
+		case has("ShortTermBorrowings"):
+			return [][]string{{"LongTermDebtNoncurrent", "ShortTermBorrowings"}}
+		}
+		return [][]string{{"LongTermDebtNoncurrent", "CommercialPaper"}}
 	case has("LongTermDebt"):
 		return [][]string{{"LongTermDebt", "CommercialPaper"}}
+	case has(ltdLeases) || has(ltdLeasesCurrent):
+		// Long-term debt tagged with finance leases included (Coca-Cola, Union Pacific, Exxon), in its
+		// noncurrent and current parts. Without the current part, DebtCurrent stands for it (Exxon's
+		// "notes and loans payable"; it already includes commercial paper, which is then not added).
+		if !has(ltdLeasesCurrent) && has("DebtCurrent") {
+			return [][]string{{ltdLeases, "DebtCurrent"}}
+		}
+		return [][]string{{ltdLeases, ltdLeasesCurrent, "CommercialPaper"}}
 	}
 	// Convertible notes are interest-bearing debt too (Snowflake's only debt from 2024-10-31); they
 	// come last, after the table's rows.
@@ -166,7 +212,6 @@ var related = map[shariah.Field][]struct{ tag, why string }{
 	shariah.InterestIncome: {
 		{"NonoperatingIncomeExpense", "interest not separated"},
 		{"InterestIncomeExpenseNonoperatingNet", "net of interest expense; interest income not separated"},
-		{"InvestmentIncomeInterestAndDividend", "interest and dividends combined"},
 		{"InterestAndOtherIncome", "interest and other income combined"},
 	},
 	shariah.TotalRevenue: {
@@ -256,6 +301,7 @@ func (f *filing) fiscalYear(offset int) int {
 
 // book indexes a company's facts for the recipes.
 type book struct {
+	cik     string
 	gaap    map[string][]obs // used tags, USD facts only
 	cover   []obs            // dei:EntityCommonStockSharesOutstanding
 	filings map[string]*filing
@@ -309,7 +355,7 @@ func Fundamentals(cf CompanyFacts, symbol string) ([]shariah.Fundamentals, error
 func usedTags() []string {
 	var tags []string
 	for _, alts := range [][][]string{assetsTags, debtTags, receivTags, inventoryTag,
-		{{"CashAndCashEquivalentsAtCarryingValue", "MarketableSecuritiesCurrent", "AvailableForSaleSecuritiesDebtSecuritiesCurrent"}},
+		{{"CashAndCashEquivalentsAtCarryingValue", restrictedCashTag, "MarketableSecuritiesCurrent", "AvailableForSaleSecuritiesDebtSecuritiesCurrent"}},
 		{revenueTags, interestTags}} {
 		for _, alt := range alts {
 			tags = append(tags, alt...)
@@ -348,7 +394,7 @@ func newBook(cf CompanyFacts) (*book, error) {
 	if len(gaap) == 0 {
 		return nil, fmt.Errorf("cik %s: %w", cf.CIK, ErrNoUSGAAP)
 	}
-	b := &book{gaap: map[string][]obs{}, filings: map[string]*filing{}, byEnd: map[string][]*filing{}}
+	b := &book{cik: string(cf.CIK), gaap: map[string][]obs{}, filings: map[string]*filing{}, byEnd: map[string][]*filing{}}
 	for _, tag := range usedTags() {
 		if _, done := b.gaap[tag]; done {
 			continue
@@ -543,7 +589,7 @@ func (b *book) pick(cands []obs) (obs, bool) {
 // fact builds the provenance of one picked value; periodEnd is the period it is used for.
 func (b *book) fact(o obs, val decimal.Decimal, tag, periodEnd string) shariah.Fact {
 	f := shariah.Fact{Value: shariah.NewNumber(val), Source: shariah.SourceFiling, Ref: o.Accn,
-		Filed: o.Filed, Form: o.Form, Tag: tag}
+		Filed: o.Filed, Form: o.Form, Tag: tag, Document: o.Doc, CIK: b.cik}
 	if !b.isOwn(o.Accn, periodEnd) {
 		f.Note = fmt.Sprintf("reported in %s %s, not in the period's own filing", o.Form, o.Accn)
 	}
@@ -640,9 +686,13 @@ func (b *book) deriveQ4(tag, end string) (shariah.Fact, bool) {
 	return f, true
 }
 
-// shares reads the cover-page shares outstanding of the period's own filings (original first). The
-// value is an instant near the filing date, kept in AsOf. Several values in one filing (one per share
-// class, the dimensions being dropped by companyfacts) are not summed: they are reported missing.
+// shares reads the cover-page shares outstanding of the period's own filings (original first): the
+// values at the filing's latest instant (near the filing date, kept in AsOf). A multi-class issuer
+// (GOOGL, META, V) reports one value per class of common stock; market cap needs them all, so they are
+// summed share for share and the classes are named in the fact. The inline-XBRL reader names each
+// class (Fact.Class); companyfacts drops the dimension, so its values at one instant are summed as
+// distinct classes (equal values are taken as one repeated fact) and the note says the classes are not
+// named.
 func (b *book) shares(p period) (shariah.Fact, string) {
 	var accns []string
 	for _, fl := range b.byEnd[p.end] {
@@ -658,15 +708,39 @@ func (b *book) shares(p period) (shariah.Fact, string) {
 		if len(got) == 0 {
 			continue
 		}
-		sort.Slice(got, func(i, j int) bool { return got[i].End > got[j].End })
-		for _, o := range got[1:] {
-			if !o.val.Equal(got[0].val) {
-				return shariah.Fact{}, fmt.Sprintf("filing %s reports %d values of %s (one per share class?); not summed",
-					accn, len(got), SharesTag)
+		sort.SliceStable(got, func(i, j int) bool { return got[i].End > got[j].End })
+		var at []obs // the values at the latest instant, one per class
+		seen := map[string]bool{}
+		for _, o := range got {
+			key := o.Class
+			if key == "" {
+				key = "value " + o.val.String()
+			}
+			if o.End != got[0].End || seen[key] {
+				continue
+			}
+			seen[key] = true
+			at = append(at, o)
+		}
+		sum := decimal.Zero
+		for _, o := range at {
+			sum = sum.Add(o.val)
+		}
+		f := b.fact(at[0], sum, SharesTag, p.end)
+		f.AsOf = at[0].End
+		if len(at) > 1 {
+			var parts []string
+			named := true
+			for _, o := range at {
+				named = named && o.Class != ""
+				f.Classes = append(f.Classes, shariah.ShareClass{Class: o.Class, Shares: shariah.NewNumber(o.val)})
+				parts = append(parts, strings.TrimSpace(o.Class+" "+o.val.String()))
+			}
+			f.Note = joinNotes(fmt.Sprintf("sum of %d share classes on the cover page (%s), counted share for share", len(at), strings.Join(parts, ", ")), f.Note)
+			if !named {
+				f.Note += "; companyfacts does not name the classes"
 			}
 		}
-		f := b.fact(got[0], got[0].val, SharesTag, p.end)
-		f.AsOf = got[0].End
 		return f, ""
 	}
 	return shariah.Fact{}, fmt.Sprintf("not reported: no %s on the cover page of filing %s", SharesTag,
@@ -913,6 +987,7 @@ type Ticker struct {
 	Symbol string // canonical: upper case, share-class dot as a dash (BRK-B)
 	CIK    string // zero-padded to 10 digits
 	Name   string // EDGAR conformed name
+	Row    int    // the row's place in the file, which lists each company's primary listing first
 }
 
 // NormalizeTicker writes an EDGAR ticker in the project's canonical symbol form (upper case, "BRK.B"
@@ -946,7 +1021,7 @@ func ParseCompanyTickers(b []byte) ([]Ticker, error) {
 	})
 	seen := map[string]bool{}
 	var out []Ticker
-	for _, k := range keys {
+	for row, k := range keys {
 		r := raw[k]
 		sym, ok := shariah.NormalizeSymbol(NormalizeTicker(r.Ticker))
 		if !ok || seen[sym] {
@@ -957,7 +1032,7 @@ func ParseCompanyTickers(b []byte) ([]Ticker, error) {
 			return nil, fmt.Errorf("company tickers %s (%s): %w", k, r.Ticker, err)
 		}
 		seen[sym] = true
-		out = append(out, Ticker{Symbol: sym, CIK: cik, Name: r.Title})
+		out = append(out, Ticker{Symbol: sym, CIK: cik, Name: r.Title, Row: row})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Symbol < out[j].Symbol })
 	return out, nil

@@ -201,7 +201,7 @@ func TestFixtureDebtPreference(t *testing.T) {
 	}
 	// None: missing, with the tags looked for.
 	absent(t, m["2025-03-31 Q1"], shariah.TotalDebt,
-		"not reported: no LongTermDebtNoncurrent+LongTermDebtCurrent+CommercialPaper or LongTermDebt or DebtCurrent or ConvertibleDebtNoncurrent+ConvertibleDebtCurrent at 2025-03-31")
+		"not reported: no LongTermDebtNoncurrent+LongTermDebtCurrent+CommercialPaper or LongTermDebt or LongTermDebtAndCapitalLeaseObligations+LongTermDebtAndCapitalLeaseObligationsCurrent or DebtCurrent or ShortTermBorrowings or ConvertibleDebtNoncurrent+ConvertibleDebtCurrent at 2025-03-31")
 	for _, f := range m {
 		for field, fact := range f.Facts {
 			if strings.Contains(fact.Tag, "OperatingLease") {
@@ -360,13 +360,15 @@ func TestQ4NotDerivableFallsBackOrIsMissing(t *testing.T) {
 		t.Errorf("reported Q4 value, note %q", f.Note)
 	}
 	absent(t, m["2024-12-31 Q4"], shariah.InterestIncome,
-		"not reported: no fiscal-year and three 3-month values of InvestmentIncomeInterest to derive the quarter ending 2024-12-31")
+		"not reported: no fiscal-year and three 3-month values of "+strings.Join(interestTags, " or ")+" to derive the quarter ending 2024-12-31")
 	want(t, m["2024-12-31 FY"], shariah.InterestIncome, "12", k.accn, "")
 	absent(t, m["2024-09-30 Q3"], shariah.InterestIncome,
-		"not reported: no 3-month InvestmentIncomeInterest ending 2024-09-30")
-	// Two share counts on one cover page (share classes, dimensions dropped): not summed.
-	if why := m["2024-03-31 Q1"].Missing[shariah.SharesOutstanding]; !strings.Contains(why, "not summed") {
-		t.Errorf("two share values: missing %q", why)
+		"not reported: no 3-month "+strings.Join(interestTags, " or ")+" ending 2024-09-30")
+	// Two share counts on one cover page (share classes, dimensions dropped by companyfacts): summed
+	// share for share, and the fact says the classes were not named.
+	sh := want(t, m["2024-03-31 Q1"], shariah.SharesOutstanding, "10", q1.accn, SharesTag)
+	if len(sh.Classes) != 2 || !strings.Contains(sh.Note, "sum of 2 share classes") || !strings.Contains(sh.Note, "does not name") {
+		t.Errorf("two share values: %+v", sh)
 	}
 	if why := m["2024-09-30 Q3"].Missing[shariah.SharesOutstanding]; !strings.Contains(why, q3.accn) {
 		t.Errorf("no shares: missing %q", why)
@@ -499,17 +501,19 @@ func TestFixtureCompanyTickers(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Ticker{
-		{"BRK-B", "0001067983", "BERKSHIRE HATHAWAY INC"},
-		{"DUP", "0000000111", "First Dup Inc"}, // key "2" precedes key "10"
-		{"EXA", "0001234567", "Example Corp"},
-		{"GOOG", "0001652044", "Alphabet Inc."},
-		{"GOOGL", "0001652044", "Alphabet Inc."},
+		{"BRK-B", "0001067983", "BERKSHIRE HATHAWAY INC", 0},
+		{"DUP", "0000000111", "First Dup Inc", 0}, // key "2" precedes key "10"
+		{"EXA", "0001234567", "Example Corp", 0},
+		{"GOOG", "0001652044", "Alphabet Inc.", 0},
+		{"GOOGL", "0001652044", "Alphabet Inc.", 0},
 	}
 	if len(ts) != len(want) {
 		t.Fatalf("tickers %+v", ts)
 	}
 	for i := range want {
-		if ts[i] != want[i] {
+		got := ts[i]
+		got.Row = 0 // the file order is checked through TickerMap's primary symbols
+		if got != want[i] {
 			t.Errorf("ticker %d = %+v, want %+v", i, ts[i], want[i])
 		}
 	}
@@ -682,18 +686,26 @@ func TestRealAAPL(t *testing.T) {
 	}
 	want(t, entry(t, m, "2024-09-28 Q4"), shariah.TotalAssets, "364980000000", k, "Assets")
 
-	// Apple reports no InvestmentIncomeInterest at all: never a fact, always explained.
+	// Apple tags its interest as InvestmentIncomeInterestAndDividend (the tag table's second interest
+	// tag) up to fiscal 2023 and reports no interest line from fiscal 2024: the earlier periods have
+	// the fact, the later ones none, each explained; nothing is guessed.
+	want(t, entry(t, m, "2023-09-30 FY"), shariah.InterestIncome, "3750000000", "0000320193-23-000106", "InvestmentIncomeInterestAndDividend")
+	want(t, entry(t, m, "2023-09-30 Q4"), shariah.InterestIncome, "984000000", "0000320193-23-000106", "InvestmentIncomeInterestAndDividend")
+	after := 0
 	for _, f := range fs {
+		if f.PeriodEnd <= "2023-09-30" {
+			continue
+		}
+		after++
 		if _, ok := f.Facts[shariah.InterestIncome]; ok {
-			t.Errorf("%s: AAPL interest income fact", key(f))
+			t.Errorf("%s: AAPL interest income fact after fiscal 2023", key(f))
 		}
-		if f.Missing[shariah.InterestIncome] == "" {
-			t.Errorf("%s: no reason for the missing interest income", key(f))
-		}
-		if f.PeriodEnd >= "2019-01-01" && f.Missing[shariah.InterestIncome] !=
-			"not reported; the filer reports only NonoperatingIncomeExpense (interest not separated)" {
+		if f.Missing[shariah.InterestIncome] != "not reported; the filer reports only NonoperatingIncomeExpense (interest not separated)" {
 			t.Errorf("%s: interest income reason %q", key(f), f.Missing[shariah.InterestIncome])
 		}
+	}
+	if after < 4 {
+		t.Errorf("only %d AAPL periods after fiscal 2023", after)
 	}
 	if n := checkAgainstRaw(t, "AAPL", decodeRaw(t, b), fs); n < 5 {
 		t.Errorf("only %d derived Q4 values checked against FY minus Q1-Q3", n)
@@ -896,13 +908,54 @@ func TestRealCompanyTickers(t *testing.T) {
 	}
 	// "1": {"cik_str": 320193, "ticker": "AAPL", "title": "Apple Inc."}; BRK-B is cik_str 1067983.
 	for sym, want := range map[string]Ticker{
-		"AAPL":  {"AAPL", "0000320193", "Apple Inc."},
-		"BRK-B": {"BRK-B", "0001067983", "BERKSHIRE HATHAWAY INC"},
-		"NVDA":  {"NVDA", "0001045810", "NVIDIA CORP"},
-		"GOOG":  {"GOOG", "0001652044", "Alphabet Inc."},
+		"AAPL":  {"AAPL", "0000320193", "Apple Inc.", 0},
+		"BRK-B": {"BRK-B", "0001067983", "BERKSHIRE HATHAWAY INC", 0},
+		"NVDA":  {"NVDA", "0001045810", "NVIDIA CORP", 0},
+		"GOOG":  {"GOOG", "0001652044", "Alphabet Inc.", 0},
 	} {
-		if by[sym] != want {
+		got := by[sym]
+		got.Row = 0
+		if got != want {
 			t.Errorf("%s = %+v, want %+v", sym, by[sym], want)
 		}
+	}
+	if by["AAPL"].Row != 1 {
+		t.Errorf("AAPL's row %d, want 1 (the file's key \"1\")", by["AAPL"].Row)
+	}
+}
+
+// TestDebtBeyondTheTagTable: the debt patterns of the real inline-XBRL filings that the tag table's rows
+// alone would understate (down to a zero commercial paper standing for all debt).
+func TestDebtBeyondTheTagTable(t *testing.T) {
+	q := filingMeta{"0000000042-25-000002", 2025, "Q2", "10-Q", "2025-08-01"}
+	cases := []struct {
+		name string
+		tags map[string]string
+		want string
+		tag  string
+	}{
+		// Union Pacific / Coca-Cola: long-term debt with finance leases, its current part, commercial paper.
+		{"leases", map[string]string{"LongTermDebtAndCapitalLeaseObligations": "30291", "LongTermDebtAndCapitalLeaseObligationsCurrent": "2522", "CommercialPaper": "0"},
+			"32813", "LongTermDebtAndCapitalLeaseObligations+LongTermDebtAndCapitalLeaseObligationsCurrent+CommercialPaper"},
+		// Exxon: the noncurrent part and "notes and loans payable" (DebtCurrent).
+		{"leases and current debt", map[string]string{"LongTermDebtAndCapitalLeaseObligations": "33570", "DebtCurrent": "5419"},
+			"38989", "LongTermDebtAndCapitalLeaseObligations+DebtCurrent"},
+		// UnitedHealth: noncurrent long-term debt and the balance sheet's current debt line.
+		{"noncurrent and DebtCurrent", map[string]string{"LongTermDebtNoncurrent": "72359", "DebtCurrent": "4545"}, "76904", "LongTermDebtNoncurrent+DebtCurrent"},
+		// IBM, J&J: short-term debt tagged ShortTermBorrowings.
+		{"noncurrent and short-term borrowings", map[string]string{"LongTermDebtNoncurrent": "55219", "ShortTermBorrowings": "8945"}, "64164", "LongTermDebtNoncurrent+ShortTermBorrowings"},
+		// A current portion tagged as such keeps the table's row.
+		{"table row", map[string]string{"LongTermDebtNoncurrent": "100", "LongTermDebtCurrent": "10", "CommercialPaper": "5", "ShortTermBorrowings": "7"}, "115", "LongTermDebtNoncurrent+LongTermDebtCurrent+CommercialPaper"},
+	}
+	for _, c := range cases {
+		gaap := map[string][]Fact{"Assets": {q.at("2025-06-30", "100000")}, "Revenues": {q.over("2025-04-01", "2025-06-30", "10"), q.over("2025-01-01", "2025-06-30", "20")}}
+		for tag, v := range c.tags {
+			gaap[tag] = []Fact{q.at("2025-06-30", v)}
+		}
+		fs, err := Fundamentals(companyFacts(gaap), "TST")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want(t, index(t, fs)["2025-06-30 Q2"], shariah.TotalDebt, c.want, q.accn, c.tag)
 	}
 }

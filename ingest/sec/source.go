@@ -1,11 +1,15 @@
 package sec
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"log/slog"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
@@ -15,133 +19,424 @@ import (
 // and exchange) and companyfacts (fundamentals with provenance, the XBRL facts, dividends per share,
 // the quarterly trajectory). A company whose fetch or parse fails is skipped and reported; nothing
 // stored for it is overwritten.
+//
+// With Checkpoints a company costs one request when nothing happened: submissions are fetched first,
+// conditionally (the validators of the last complete ingest), and when EDGAR answers 304 or the body
+// hashes as before, companyfacts (megabytes a company) and every write are skipped. A new filing
+// changes submissions, so a company is refreshed exactly when it filed.
 type Source struct {
 	Client     *Client
 	Ref        shariah.RefStore
 	Filings    shariah.FilingStore
 	Trajectory shariah.TrajectoryStore
 	News       shariah.NewsStore // optional: 8-K events become dated articles
-	Symbols    []string          // companies to ingest; empty with a file:// mirror: every company in it
+	// Symbols lists the companies to ingest. When it is empty, Indices picks them: true, every
+	// constituent of the indices stored in Ref that the ticker map knows (SHARIAH_SEC_SYMBOLS=indices,
+	// the production default: the US-listed part of whatever indices the data packs loaded); false,
+	// every company of a file:// mirror (SHARIAH_SEC_SYMBOLS=*).
+	Symbols []string
+	Indices bool
+	// Checkpoints keep each company's submissions hash and validators between runs (optional: without
+	// them every company is fetched in full every run).
+	Checkpoints Checkpoints
+	// RefreshAfter re-ingests a company whose last complete ingest is older, changed or not, so a new
+	// version of the companyfacts mapping reaches every company; 0 never.
+	RefreshAfter time.Duration
 	// EventRelevance rates an 8-K by its items (news.RelevanceFor8K); nil rates every 8-K low.
 	EventRelevance func(items []string) (level, reason string)
+	Log            *slog.Logger // nil: slog.Default()
+
+	mu        sync.Mutex
+	last      Report
+	documents int // new filing documents read during the current run
 }
 
-// Run ingests every target company and returns how many were updated.
+// Checkpoints keep a string per item of a source between runs (sredis.IngestStore).
+type Checkpoints interface {
+	Checkpoint(ctx context.Context, source, item string) (string, bool, error)
+	PutCheckpoint(ctx context.Context, source, item, value string) error
+}
+
+// checkpointSource names the SEC source's checkpoints (one per CIK).
+const checkpointSource = "sec"
+
+// checkpoint is what the last complete ingest of a company saw.
+type checkpoint struct {
+	SubmissionsSHA256 string `json:"submissions_sha256"`
+	Validators
+	LatestAccession string    `json:"latest_accession,omitempty"`
+	Symbols         []string  `json:"symbols"` // stored under; a new symbol (an index added GOOG) forces a refresh
+	At              time.Time `json:"at"`
+}
+
+// Report is what a run did.
+type Report struct {
+	Companies int `json:"companies"` // CIKs covered
+	Symbols   int `json:"symbols"`
+	Updated   int `json:"updated"`
+	Unchanged int `json:"unchanged"` // submissions unchanged since the last complete ingest: skipped
+	Failed    int `json:"failed"`
+	// Documents counts the primary documents of new 10-K and 10-Q filings read because companyfacts
+	// did not hold them yet.
+	Documents int `json:"filing_documents"`
+	// Unresolved are requested or constituent symbols the ticker map does not know: listings outside
+	// the US (SAP.DE), delisted or renamed companies. They are skipped.
+	Unresolved []string `json:"unresolved,omitempty"`
+}
+
+// LastReport is the report of the latest run.
+func (s *Source) LastReport() Report {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+func (s *Source) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// Run ingests every target company and returns how many were updated (the scheduler's items).
 func (s *Source) Run(ctx context.Context) (int, error) {
-	tickers, err := s.Client.Tickers(ctx)
+	rep, err := s.Ingest(ctx)
+	s.log().Info("sec ingest", "companies", rep.Companies, "symbols", rep.Symbols, "updated", rep.Updated,
+		"unchanged", rep.Unchanged, "failed", rep.Failed, "filing_documents", rep.Documents, "unresolved", len(rep.Unresolved), "error", err)
+	return rep.Updated, err
+}
+
+// Ingest ingests every target company. One company's failure is reported in the error and does not
+// stop the others.
+func (s *Source) Ingest(ctx context.Context) (Report, error) {
+	tm, err := s.Client.TickerMap(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("ticker map: %w", err)
+		return Report{}, fmt.Errorf("ticker map: %w", err)
 	}
-	bySym, byCIK := map[string]string{}, map[string]string{}
-	for _, t := range tickers {
-		if _, ok := bySym[t.Symbol]; !ok {
-			bySym[t.Symbol] = t.CIK
-		}
-		if _, ok := byCIK[t.CIK]; !ok {
-			byCIK[t.CIK] = t.Symbol
-		}
+	targets, unresolved, err := s.Coverage(ctx, tm)
+	rep := Report{Companies: len(targets), Unresolved: unresolved}
+	for _, t := range targets {
+		rep.Symbols += len(t.Symbols)
 	}
-	type target struct{ sym, cik string }
-	var targets []target
-	for _, sym := range s.Symbols {
-		if cik, ok := bySym[strings.ToUpper(sym)]; ok {
-			targets = append(targets, target{strings.ToUpper(sym), cik})
-		}
+	s.mu.Lock()
+	s.documents = 0
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.last = rep
+		s.mu.Unlock()
+	}()
+	if err != nil {
+		return rep, err
 	}
-	if len(s.Symbols) == 0 {
-		ciks, err := s.Client.MirrorCIKs()
-		if err != nil {
-			return 0, err
-		}
-		for _, cik := range ciks {
-			if sym, ok := byCIK[cik]; ok {
-				targets = append(targets, target{sym, cik})
-			}
-		}
-	}
-	sort.Slice(targets, func(i, j int) bool { return targets[i].sym < targets[j].sym })
 	if len(targets) == 0 {
-		return 0, errors.New("no company to ingest (SHARIAH_SEC_SYMBOLS names none the ticker map knows)")
+		return rep, errors.New("no company to ingest (the coverage names none the ticker map knows)")
 	}
-	done := 0
 	var errs []string
 	for _, t := range targets {
 		if ctx.Err() != nil {
-			return done, ctx.Err()
+			break
 		}
-		if err := s.company(ctx, t.sym, t.cik); err != nil {
-			errs = append(errs, t.sym+": "+err.Error())
-			continue
+		updated, err := s.company(ctx, t)
+		switch {
+		case err != nil:
+			rep.Failed++
+			errs = append(errs, strings.Join(t.Symbols, "/")+": "+err.Error())
+		case updated:
+			rep.Updated++
+		default:
+			rep.Unchanged++
 		}
-		done++
 	}
-	if done > 0 {
-		if _, err := s.Ref.BumpVersion(ctx); err != nil {
-			return done, err
+	s.mu.Lock()
+	rep.Documents = s.documents
+	s.mu.Unlock()
+	if rep.Updated > 0 { // after a cancellation too: what was stored is served
+		if _, err := s.Ref.BumpVersion(context.WithoutCancel(ctx)); err != nil {
+			return rep, err
 		}
+	}
+	if ctx.Err() != nil {
+		return rep, ctx.Err()
 	}
 	if len(errs) > 0 {
-		return done, fmt.Errorf("%d of %d companies failed: %s", len(errs), len(targets), strings.Join(errs, "; "))
+		return rep, fmt.Errorf("%d of %d companies failed (%d updated, %d unchanged): %s", len(errs), len(targets),
+			rep.Updated, rep.Unchanged, joinCapped(errs, 20))
 	}
-	return done, nil
+	return rep, nil
 }
 
-// company ingests one company. Everything is fetched and parsed before anything is written.
-func (s *Source) company(ctx context.Context, sym, cik string) error {
-	subs, hasSubs, err := s.Client.Submissions(ctx, cik)
-	if err != nil {
-		return fmt.Errorf("submissions: %w", err)
+// joinCapped joins the first n messages and counts the rest, so a bad night over the whole market
+// leaves a readable health record.
+func joinCapped(msgs []string, n int) string {
+	if len(msgs) <= n {
+		return strings.Join(msgs, "; ")
 	}
-	cf, hasFacts, err := s.Client.CompanyFacts(ctx, cik)
-	if err != nil {
-		return fmt.Errorf("companyfacts: %w", err)
+	return strings.Join(msgs[:n], "; ") + fmt.Sprintf("; and %d more", len(msgs)-n)
+}
+
+// lastCheckpoint reads a company's checkpoint and says whether an unchanged submissions document may
+// skip it: the same symbols as then, and not older than RefreshAfter.
+func (s *Source) lastCheckpoint(ctx context.Context, t Target) (checkpoint, bool, error) {
+	if s.Checkpoints == nil {
+		return checkpoint{}, false, nil
 	}
-	var fs []shariah.Fundamentals
-	if hasFacts {
-		if fs, err = Fundamentals(cf, sym); err != nil && !errors.Is(err, ErrNoUSGAAP) {
-			return fmt.Errorf("companyfacts: %w", err)
+	raw, ok, err := s.Checkpoints.Checkpoint(ctx, checkpointSource, t.CIK)
+	if err != nil || !ok {
+		return checkpoint{}, false, err
+	}
+	var cp checkpoint
+	if json.Unmarshal([]byte(raw), &cp) != nil || cp.SubmissionsSHA256 == "" || !slices.Equal(cp.Symbols, t.Symbols) {
+		return checkpoint{}, false, nil // unreadable or different: ingest in full
+	}
+	if s.RefreshAfter > 0 && time.Since(cp.At) > s.RefreshAfter {
+		return cp, false, nil
+	}
+	return cp, true, nil
+}
+
+// company ingests one company and reports whether anything was written (false: its submissions are
+// unchanged since its last complete ingest). Everything is fetched and parsed before anything is
+// written, and the checkpoint is written last, so a company that fails anywhere is retried in full on
+// the next run.
+func (s *Source) company(ctx context.Context, t Target) (bool, error) {
+	cp, skippable, err := s.lastCheckpoint(ctx, t)
+	if err != nil {
+		return false, fmt.Errorf("checkpoint: %w", err)
+	}
+	var since Validators
+	if skippable {
+		since = cp.Validators
+	}
+	subs, err := s.Client.SubmissionsSince(ctx, t.CIK, since)
+	if err != nil {
+		return false, fmt.Errorf("submissions: %w", err)
+	}
+	if skippable && (subs.NotModified || subs.Found && subs.SHA256 == cp.SubmissionsSHA256) {
+		return false, nil
+	}
+	cf, hasFacts, err := s.Client.CompanyFacts(ctx, t.CIK)
+	if err != nil {
+		return false, fmt.Errorf("companyfacts: %w", err)
+	}
+	if !subs.Found && !hasFacts {
+		return false, errors.New("EDGAR has neither submissions nor companyfacts")
+	}
+	// The live path: a 10-K or 10-Q newer than anything companyfacts holds is read from its primary
+	// document, so the company is screened on it this cycle rather than when the quarterly series
+	// catches up. A document that fails is reported (health names the file and the fact) and left
+	// out: the rest of the company still updates from companyfacts, and the missing checkpoint makes
+	// the next cycle try again.
+	var doc *CompanyFacts
+	var docErr error
+	if subs.Found {
+		if doc, docErr = s.newFilingDocument(ctx, t, subs.Submissions, cf, hasFacts); docErr != nil {
+			doc = nil
 		}
 	}
-	if !hasSubs && !hasFacts {
-		return errors.New("EDGAR has neither submissions nor companyfacts")
+	var updates []factsUpdate
+	if hasFacts || doc != nil {
+		for _, sym := range t.Symbols {
+			u, err := parseFacts(cf, hasFacts, doc, sym)
+			if err != nil {
+				return false, err
+			}
+			updates = append(updates, u)
+		}
 	}
-	if hasSubs {
-		a := subs.Asset()
+	if subs.Found {
+		if err := s.putSubmissions(ctx, t.Symbols, subs.Submissions); err != nil {
+			return false, err
+		}
+	}
+	if len(updates) > 0 {
+		err = s.storeFacts(ctx, updates, nil)
+	} else {
+		_, err = shariah.RefreshQuotes(ctx, s.Ref, t.Symbols)
+	}
+	if err != nil {
+		return false, err
+	}
+	if docErr != nil {
+		return true, docErr
+	}
+	if doc != nil {
+		s.mu.Lock()
+		s.documents++
+		s.mu.Unlock()
+	}
+	return true, s.putCheckpoint(ctx, t, subs)
+}
+
+// periodicForms are the reports whose primary document carries the financial statements in inline
+// XBRL (amendments included).
+var periodicForms = map[string]bool{"10-K": true, "10-Q": true, "10-K/A": true, "10-Q/A": true}
+
+// newFilingDocument reads the newest 10-K or 10-Q of the submissions when companyfacts does not hold it
+// yet (nil when it does, or when there is none). Its facts come back in companyfacts form for the one
+// mapping. A document with only its cover page (statements in an exhibit) adds nothing.
+func (s *Source) newFilingDocument(ctx context.Context, t Target, subs Submissions, cf CompanyFacts, hasFacts bool) (*CompanyFacts, error) {
+	var newest *Filing
+	for _, f := range subs.Filings() { // newest first
+		if periodicForms[f.Form] {
+			newest = &f
+			break
+		}
+	}
+	if newest == nil || (hasFacts && hasAccession(cf, newest.Accession)) {
+		return nil, nil
+	}
+	b, ok, err := s.Client.FilingDocument(ctx, t.CIK, *newest, t.Symbols)
+	name := newest.PrimaryDocument
+	if err != nil {
+		return nil, fmt.Errorf("%s %s primary document %s: %w", newest.Form, newest.Accession, name, err)
+	}
+	if !ok {
+		s.log().Info("sec filing document not found", "cik", t.CIK, "accession", newest.Accession, "document", name)
+		return nil, nil
+	}
+	d, err := ParseInlineXBRL(bytes.NewReader(b), name)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", newest.Form, newest.Accession, err)
+	}
+	if d.Info.CIK != "" && d.Info.CIK != t.CIK {
+		return nil, fmt.Errorf("%s %s primary document %s: cover page CIK %s, filer %s", newest.Form, newest.Accession, name, d.Info.CIK, t.CIK)
+	}
+	if !d.HasStatements() {
+		s.log().Info("sec filing document has no statements", "cik", t.CIK, "accession", newest.Accession, "document", name)
+		return nil, nil
+	}
+	out := d.CompanyFacts(FilingRef{Accession: newest.Accession, Form: newest.Form, Filed: newest.FilingDate, Document: name})
+	out.CIK = CIK(t.CIK)
+	return &out, nil
+}
+
+// hasAccession reports whether companyfacts holds any fact of the filing.
+func hasAccession(cf CompanyFacts, accn string) bool {
+	for _, concepts := range cf.Facts {
+		for _, c := range concepts {
+			for _, facts := range c.Units {
+				for _, f := range facts {
+					if f.Accn == accn {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// putCheckpoint records a company's complete ingest.
+func (s *Source) putCheckpoint(ctx context.Context, t Target, subs SubmissionsDoc) error {
+	if s.Checkpoints == nil {
+		return nil
+	}
+	cp := checkpoint{SubmissionsSHA256: subs.SHA256, Validators: subs.Validators, Symbols: t.Symbols, At: time.Now().UTC()}
+	if fs := subs.Submissions.Filings(); len(fs) > 0 {
+		cp.LatestAccession = fs[0].Accession
+	}
+	b, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	if err := s.Checkpoints.PutCheckpoint(ctx, checkpointSource, t.CIK, string(b)); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}
+
+// putSubmissions stores what submissions say: the asset record, the filings and the 8-K events.
+func (s *Source) putSubmissions(ctx context.Context, syms []string, subs Submissions) error {
+	filings := s.filings(subs)
+	a := subs.Asset()
+	for _, sym := range syms {
 		a.Symbol = sym
 		if err := s.Ref.PutAssets(ctx, []shariah.Asset{a}); err != nil {
 			return err
 		}
-		filings := s.filings(subs)
 		if err := s.Filings.PutFilings(ctx, sym, filings); err != nil {
 			return err
 		}
-		if s.News != nil {
-			if _, err := s.News.PutArticles(ctx, s.eventArticles(sym, a.Name, filings)); err != nil {
-				return err
-			}
+	}
+	if s.News != nil {
+		if _, err := s.News.PutArticles(ctx, s.eventArticles(syms, a.Name, filings)); err != nil {
+			return err
 		}
 	}
-	if hasFacts {
-		if len(fs) > 0 {
-			if err := s.Ref.PutFundamentals(ctx, map[string][]shariah.Fundamentals{sym: fs}); err != nil {
+	return nil
+}
+
+// factsUpdate is the companyfacts half of a company's update for one symbol, parsed before anything
+// is written.
+type factsUpdate struct {
+	sym          string
+	fundamentals []shariah.Fundamentals
+	history      []shariah.Fundamentals // companyfacts' periods: the trajectory
+	facts        []shariah.XBRLFact
+	dividends    []shariah.Dividend
+}
+
+// parseFacts maps companyfacts, and the facts of a new filing's document when there is one (merged
+// into one reading: the same mapping sees both), for one symbol. A filer without us-gaap facts (an
+// IFRS 20-F filer) has no fundamentals but keeps its facts. The trajectory stays companyfacts' alone:
+// it is the quarterly history, which a single new document does not restate.
+func parseFacts(cf CompanyFacts, hasFacts bool, doc *CompanyFacts, sym string) (factsUpdate, error) {
+	all := cf
+	if doc != nil {
+		readings := []CompanyFacts{*doc}
+		if hasFacts {
+			readings = []CompanyFacts{cf, *doc}
+		}
+		var err error
+		if all, err = MergeFacts(readings...); err != nil {
+			return factsUpdate{}, err
+		}
+	}
+	fs, err := Fundamentals(all, sym)
+	if err != nil && !errors.Is(err, ErrNoUSGAAP) {
+		return factsUpdate{}, fmt.Errorf("companyfacts: %w", err)
+	}
+	u := factsUpdate{sym: sym, fundamentals: fs, facts: ScreeningFacts(all), dividends: DividendsPerShare(all, sym), history: fs}
+	if doc != nil && hasFacts {
+		if u.history, err = Fundamentals(cf, sym); err != nil && !errors.Is(err, ErrNoUSGAAP) {
+			return factsUpdate{}, fmt.Errorf("companyfacts: %w", err)
+		}
+	}
+	return u, nil
+}
+
+// storeFacts stores the companyfacts half of an update: fundamentals, the quarterly trajectory, the
+// XBRL facts and dividends per share, then the quotes (market cap follows the new shares
+// outstanding). The per-company path and the companyfacts.zip path both store through it; the latter
+// passes a batch, which collects the trajectory for one insert of many companies (TrajectoryBatcher).
+func (s *Source) storeFacts(ctx context.Context, updates []factsUpdate, batch map[string][]shariah.TrajectoryPoint) error {
+	syms := make([]string, 0, len(updates))
+	for _, u := range updates {
+		syms = append(syms, u.sym)
+		if len(u.fundamentals) > 0 {
+			if err := s.Ref.PutFundamentals(ctx, map[string][]shariah.Fundamentals{u.sym: u.fundamentals}); err != nil {
 				return err
 			}
-			if s.Trajectory != nil {
-				if err := s.Trajectory.PutTrajectory(ctx, sym, shariah.TrajectoryOf(fs)); err != nil {
+			switch {
+			case batch != nil:
+				batch[u.sym] = shariah.TrajectoryOf(u.history)
+			case s.Trajectory != nil:
+				if err := s.Trajectory.PutTrajectory(ctx, u.sym, shariah.TrajectoryOf(u.history)); err != nil {
 					return fmt.Errorf("trajectory: %w", err)
 				}
 			}
 		}
-		if err := s.Filings.PutFacts(ctx, sym, ScreeningFacts(cf)); err != nil {
+		if err := s.Filings.PutFacts(ctx, u.sym, u.facts); err != nil {
 			return err
 		}
-		if ds := DividendsPerShare(cf, sym); len(ds) > 0 {
-			if err := s.Ref.PutDividends(ctx, sym, ds); err != nil {
+		if len(u.dividends) > 0 {
+			if err := s.Ref.PutDividends(ctx, u.sym, u.dividends); err != nil {
 				return err
 			}
 		}
 	}
-	_, err = shariah.RefreshQuotes(ctx, s.Ref, []string{sym}) // market cap follows the new shares outstanding
+	_, err := shariah.RefreshQuotes(ctx, s.Ref, syms)
 	return err
 }
 
@@ -161,8 +456,9 @@ func (s *Source) filings(subs Submissions) []shariah.Filing {
 }
 
 // eventArticles makes dated news articles of the 8-K filings of the two years before the company's
-// latest filing (real dates and sources; the window follows the data, so a mirror yields its news).
-func (s *Source) eventArticles(sym, name string, filings []shariah.Filing) []shariah.Article {
+// latest filing (real dates and sources; the window follows the data, so a mirror yields its news),
+// each tagged with every symbol of the company.
+func (s *Source) eventArticles(syms []string, name string, filings []shariah.Filing) []shariah.Article {
 	latest := ""
 	for _, f := range filings {
 		if f.FilingDate > latest {
@@ -192,7 +488,7 @@ func (s *Source) eventArticles(sym, name string, filings []shariah.Filing) []sha
 		published, _ := time.Parse("2006-01-02", ev.Date)
 		out = append(out, shariah.Article{ID: "sec-" + ev.Accession, Title: title, URL: ev.URL, Published: published,
 			Summary: "SEC filing " + ev.Accession + " (" + ev.Form + "), items " + itemCodes(ev.Items) + ".", Source: "sec-edgar-8k",
-			Sources: []string{"sec-edgar-8k"}, Category: "filing", Symbols: []string{sym}, SentimentLabel: "neutral",
+			Sources: []string{"sec-edgar-8k"}, Category: "filing", Symbols: slices.Clone(syms), SentimentLabel: "neutral",
 			ComplianceRelevance: ev.Relevance, RelevanceReason: ev.Reason})
 	}
 	return out

@@ -28,7 +28,7 @@ type stores struct {
 	traj analytics.Trajectory
 }
 
-func startStores(t *testing.T) stores {
+func startStores(t testing.TB) stores {
 	t.Helper()
 	dir := t.TempDir()
 	r, err := testsvc.StartRedis(filepath.Join(dir, "redis"))

@@ -33,6 +33,8 @@ type Proc struct {
 	Port int
 	Dir  string
 	out  *bytes.Buffer
+	name string
+	args []string
 }
 
 // Stop ends the process (SIGTERM, then SIGKILL after 5 s).
@@ -79,7 +81,36 @@ func start(name string, args []string, dir string) (*Proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	return &Proc{cmd: cmd, Dir: dir, out: out}, nil
+	return &Proc{cmd: cmd, Dir: dir, out: out, name: name, args: args}, nil
+}
+
+// Signal sends a signal to the server (SIGSTOP hangs it, SIGCONT resumes it).
+func (p *Proc) Signal(sig syscall.Signal) error {
+	if p == nil || p.cmd == nil || p.cmd.Process == nil {
+		return fmt.Errorf("not running")
+	}
+	return p.cmd.Process.Signal(sig)
+}
+
+// Start starts a stopped server again with the same arguments, port and data directory (a
+// ClickHouse keeps its data) and waits until it accepts connections.
+func (p *Proc) Start() error {
+	if p.cmd != nil {
+		return fmt.Errorf("%s is running", p.name)
+	}
+	np, err := start(p.name, p.args, p.Dir)
+	if err != nil {
+		return err
+	}
+	np.Port = p.Port
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := waitTCP(ctx, p.Port); err != nil {
+		np.Kill()
+		return fmt.Errorf("%w\n%s", err, np.out.String())
+	}
+	*p = *np
+	return nil
 }
 
 func waitTCP(ctx context.Context, port int) error {

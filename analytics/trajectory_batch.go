@@ -1,0 +1,56 @@
+package analytics
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// PutTrajectories writes many symbols' quarters in one insert. ClickHouse makes a part per insert, so
+// a bulk load of thousands of companies (SEC's companyfacts.zip) writes them in batches rather than
+// one insert a company. PutTrajectory is the one-symbol case; a quarter written again replaces the
+// old row (ReplacingMergeTree).
+func (t Trajectory) PutTrajectories(ctx context.Context, bySymbol map[string][]shariah.TrajectoryPoint) error {
+	syms := make([]string, 0, len(bySymbol))
+	for sym, pts := range bySymbol {
+		if len(pts) > 0 {
+			syms = append(syms, sym)
+		}
+	}
+	if len(syms) == 0 {
+		return nil
+	}
+	sort.Strings(syms)
+	b, err := t.DB.Conn.PrepareBatch(ctx, "INSERT INTO "+t.DB.table("trajectory")+
+		" (symbol, period_end, period, fiscal_year, debt_assets, cash_assets, liquidity_assets, interest_revenue,"+
+		" has_debt, has_cash, has_liquidity, has_interest, source, accession, ingested_at)")
+	if err != nil {
+		return err
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	val := func(p *float64) (float64, uint8) {
+		if p == nil {
+			return 0, 0
+		}
+		return *p, 1
+	}
+	for _, sym := range syms {
+		for _, p := range bySymbol[sym] {
+			end, err := time.Parse("2006-01-02", p.PeriodEnd)
+			if err != nil {
+				continue
+			}
+			d, hd := val(p.DebtAssets)
+			c, hc := val(p.CashAssets)
+			l, hl := val(p.LiquidityAssets)
+			i, hi := val(p.InterestRevenue)
+			if err := b.Append(sym, end, p.Period, uint16(max(p.FiscalYear, 0)), d, c, l, i, hd, hc, hl, hi, p.Source, p.Accession, now); err != nil {
+				_ = b.Abort()
+				return err
+			}
+		}
+	}
+	return b.Send()
+}

@@ -1,0 +1,277 @@
+package shariah
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/shopspring/decimal"
+)
+
+// The fields of a screening result that the existing client ecosystem (SDKs, bots, agents) reads
+// beside the ones the interface spec names: lower-case verdicts, the business and financial screens
+// as booleans, flat informational ratios, by_methodology keys without punctuation, and the
+// purification rate in percent.
+
+// MethodologyKey is a methodology's key in by_methodology: its display name with everything but
+// letters and digits removed, in upper case (AAOIFI, DJIM, FTSE, MSCI, S&P -> SP, SC Malaysia ->
+// SCMALAYSIA). The methodologies map keeps the display names.
+func MethodologyKey(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToUpper(r))
+		}
+	}
+	return b.String()
+}
+
+// verdictBool is a verdict as is_compliant: questionable counts as not compliant, no verdict as null.
+func verdictBool(verdict string) *bool {
+	switch verdict {
+	case Compliant:
+		return boolp(true)
+	case NonCompliant, Questionable:
+		return boolp(false)
+	}
+	return nil
+}
+
+// setPurificationFraction sets the purification fields from the rate as a fraction: purification_rate
+// and purification_rate_pct in percent (4 decimals), purification_rate_fraction as given.
+func (r *Result) setPurificationFraction(f *Number) {
+	r.PurificationFraction, r.PurificationRate, r.PurificationRatePct = f, nil, nil
+	if f != nil {
+		r.PurificationRate = PercentOf(f)
+		r.PurificationRatePct = PercentOf(f)
+	}
+}
+
+// PercentOf is a fraction in percent, 4 decimals (nil stays nil).
+func PercentOf(f *Number) *Number {
+	if f == nil {
+		return nil
+	}
+	return num(f.Decimal.Mul(d100).Round(4))
+}
+
+// insufficientOf lists the keys of the methodologies without a verdict, sorted.
+func insufficientOf(by map[string]MethodologyResult) []string {
+	out := []string{}
+	for _, k := range sortedKeys(by) {
+		if by[k].Verdict == InsufficientData {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func sortedKeys(by map[string]MethodologyResult) []string {
+	keys := make([]string, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// marketFigures sets sector, industry, the latest market cap (month-end close x shares outstanding,
+// the market_cap_latest denominator) and the flat informational ratios. It runs after the screening
+// and records nothing in data_quality.
+func (c *screenContext) marketFigures(r *Result) {
+	a := c.in.Asset
+	r.Sector, r.Industry, r.MarketCapCurrency = strOrNil(a.Sector), strOrNil(a.Industry), strOrNil(a.Currency)
+	ratio := func(n, d decimal.Decimal) *Number {
+		if !d.IsPositive() {
+			return nil
+		}
+		return num(n.DivRound(d, 8))
+	}
+	fact := func(f Field) (decimal.Decimal, bool) {
+		if c.period == nil {
+			return decimal.Zero, false
+		}
+		v, ok := c.period.Facts[f]
+		return v.Value.Decimal, ok
+	}
+	if mcap, _, ok := c.mcap(1, c.in.Now, c.shares); ok && mcap.IsPositive() {
+		r.MarketCap = num(mcap.Round(2))
+		if c.currencyMismatch() == "" { // a ratio of two currencies would mean nothing
+			debt, hasDebt := fact(TotalDebt)
+			cash, hasCash := fact(CashAndSecurities)
+			recv, hasRecv := fact(Receivables)
+			if hasDebt {
+				r.DebtToMarketCap = ratio(debt, mcap)
+			}
+			if hasCash {
+				r.CashToMarketCap = ratio(cash, mcap)
+			}
+			if hasCash && hasRecv {
+				r.LiquidityToMarketCap = ratio(cash.Add(recv), mcap)
+			}
+		}
+	}
+	if recv, ok := fact(Receivables); ok {
+		if assets, ok := fact(TotalAssets); ok {
+			r.ReceivablesToAssets = ratio(recv, assets)
+		}
+	}
+	// The revenue breakdown is of the fiscal year interest income was carried from, when it was.
+	if rb := r.RevenueBreakdown; rb.InterestIncome != nil && rb.TotalRevenue != nil {
+		r.InterestToRevenue = ratio(rb.InterestIncome.Decimal, rb.TotalRevenue.Decimal)
+	}
+}
+
+// considered are the by_methodology entries behind the overall verdict: the chosen methodology's
+// when the result is seen through one, else every one, in key order.
+func (r *Result) considered() []MethodologyResult {
+	if r.Methodology != "" {
+		if mr, ok := r.ByMethodology[MethodologyKey(r.Methodology)]; ok {
+			return []MethodologyResult{mr}
+		}
+	}
+	out := make([]MethodologyResult, 0, len(r.ByMethodology))
+	for _, k := range sortedKeys(r.ByMethodology) {
+		out = append(out, r.ByMethodology[k])
+	}
+	return out
+}
+
+// deriveOverall sets the fields that follow from the overall verdict and the methodologies behind
+// it: shariah_compliance_status, abstain_reason, business_screen_pass and _reason, and
+// financial_screen_pass. Screen and View call it; it never changes by_methodology.
+func (r *Result) deriveOverall() {
+	r.ShariahStatus = strings.ToLower(r.ComplianceStatus)
+	ms := r.considered()
+	// Business screen: false when a methodology finds a prohibited activity, null when none could
+	// screen (no classification); the reason names each activity found and what it rests on.
+	r.BusinessScreenPass, r.BusinessScreenReason = nil, nil
+	prohibited, doubtful := map[string]bool{}, map[string]bool{}
+	for _, mr := range ms {
+		if mr.Business.Pass != nil {
+			r.BusinessScreenPass = boolp(*mr.Business.Pass && (r.BusinessScreenPass == nil || *r.BusinessScreenPass))
+		}
+		for _, a := range mr.Business.Prohibited {
+			prohibited[a.Category] = true
+		}
+		for _, a := range mr.Business.Doubtful {
+			doubtful[a.Category] = true
+		}
+	}
+	var reasons []string
+	for _, a := range r.BusinessActivities {
+		what := strings.ReplaceAll(a.Category, "_", " ") + " (" + a.Reason + ")"
+		switch {
+		case prohibited[a.Category]:
+			reasons = append(reasons, what)
+		case doubtful[a.Category]:
+			reasons = append(reasons, "doubtful: "+what)
+		}
+	}
+	if len(reasons) > 0 {
+		r.BusinessScreenReason = strp(strings.Join(reasons, "; "))
+	}
+	// Financial screen: every ratio with data of every methodology considered passes.
+	r.FinancialScreenPass = nil
+	for _, mr := range ms {
+		for _, rr := range mr.Ratios {
+			if rr.Pass != nil {
+				r.FinancialScreenPass = boolp(*rr.Pass && (r.FinancialScreenPass == nil || *r.FinancialScreenPass))
+			}
+		}
+	}
+	r.AbstainReason = ""
+	if r.ComplianceStatus == "INSUFFICIENT_DATA" {
+		r.AbstainReason = r.abstainReason(ms)
+	}
+}
+
+// abstainReason says why there is no overall verdict: how many methodologies reached one against the
+// number needed, each methodology without one and why, and the inputs missing.
+func (r *Result) abstainReason(ms []MethodologyResult) string {
+	byReason := map[string][]string{}
+	var order []string
+	withData := 0
+	for _, mr := range ms {
+		if mr.Verdict != InsufficientData {
+			withData++
+			continue
+		}
+		if _, ok := byReason[mr.Reason]; !ok {
+			order = append(order, mr.Reason)
+		}
+		byReason[mr.Reason] = append(byReason[mr.Reason], mr.Methodology)
+	}
+	var groups []string
+	for _, reason := range order {
+		groups = append(groups, joinWords(byReason[reason])+" ("+reason+")")
+	}
+	var s string
+	if len(ms) == 1 {
+		s = fmt.Sprintf("No verdict under %s", strings.Join(groups, "; "))
+	} else {
+		need := min(3, len(ms))
+		s = fmt.Sprintf("%d of %d methodologies reached a verdict and %d are needed; no verdict under %s", withData, len(ms), need, strings.Join(groups, "; "))
+	}
+	if len(groups) == 0 {
+		s = "No methodology could be evaluated"
+	}
+	if len(r.DataQuality.MissingFields) > 0 {
+		s += ". Missing inputs: " + strings.Join(r.DataQuality.MissingFields, ", ")
+	}
+	return s + "."
+}
+
+// Normalize brings a result stored before the client-ecosystem fields existed up to date: by_methodology
+// re-keyed by MethodologyKey with each entry's is_compliant, status and disposition, the purification
+// rate from a fraction to percent, data_quality.methodologies_insufficient and the fields derived
+// from the overall verdict. Sector, industry, market cap and the flat ratios need the inputs: they
+// stay null until the result is screened again. A current result is left as it is.
+func (r *Result) Normalize() {
+	if r.ByMethodology != nil {
+		by := make(map[string]MethodologyResult, len(r.ByMethodology))
+		for k, mr := range r.ByMethodology {
+			if mr.Methodology != "" {
+				k = MethodologyKey(mr.Methodology)
+			}
+			if mr.Status == "" {
+				mr.IsCompliant, mr.Status, mr.Disposition = verdictBool(mr.Verdict), mr.Verdict, mr.Verdict
+			}
+			by[k] = mr
+		}
+		r.ByMethodology = by
+	}
+	if r.PurificationFraction == nil && r.PurificationRate != nil {
+		// Stored as a fraction (purification_rate_fraction did not exist yet).
+		r.setPurificationFraction(r.PurificationRate)
+	}
+	if r.DataQuality.MethodologiesInsufficient == nil {
+		r.DataQuality.MethodologiesInsufficient = insufficientOf(r.ByMethodology)
+	}
+	if r.ShariahStatus == "" {
+		r.deriveOverall()
+	}
+}
+
+// Normalize brings an ETF look-through stored with the purification rate as a fraction (before
+// purification_rate_fraction existed) to percent, for the ETF and each holding.
+func (r *ETFResult) Normalize() {
+	if r.PurificationFraction == nil && r.PurificationRate != nil {
+		r.PurificationFraction = r.PurificationRate
+		r.PurificationRate, r.PurificationRatePct = PercentOf(r.PurificationFraction), PercentOf(r.PurificationFraction)
+	}
+	for i := range r.Holdings {
+		h := &r.Holdings[i]
+		if h.PurificationFrac == nil && h.PurificationRate != nil {
+			h.PurificationFrac, h.PurificationRate = h.PurificationRate, PercentOf(h.PurificationRate)
+		}
+	}
+}

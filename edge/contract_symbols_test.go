@@ -1,0 +1,212 @@
+package edge_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// TestUnknownSymbolMessage: an unknown symbol on the screening routes is the 404 envelope whose
+// message reads "Symbol X not found in any database." — the phrase the existing clients match on.
+func TestUnknownSymbolMessage(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	for _, c := range []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", "/api/screen/NOPE", nil},
+		{"GET", "/api/screen/nope", nil},
+		{"GET", "/api/result/NOPE", nil},
+		{"GET", "/api/reports/screening/NOPE", nil},
+		{"POST", "/api/etf/NOPE/screen", nil},
+		{"POST", "/api/compare", map[string]any{"symbols": []string{"MSFT", "NOPE"}}},
+	} {
+		r := e.do(t, c.method, c.path, c.body, k)
+		if r.StatusCode != 404 {
+			t.Errorf("%s %s: %d %s", c.method, c.path, r.StatusCode, r.body)
+			continue
+		}
+		m := r.json(t)
+		if msg, ok := m["message"].(string); !ok || msg != "Symbol NOPE not found in any database." || m["code"] == nil {
+			t.Errorf("%s %s: envelope %v", c.method, c.path, m)
+		}
+	}
+}
+
+// TestIndicesAndTrendingFields reads the indices listing and trending as the clients do: each index
+// has name = index_name; each trending item a numeric change_percent and a signed change string
+// matching it; limit defaults to 10 and is validated.
+func TestIndicesAndTrendingFields(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	ix := e.do(t, "GET", "/api/screen-bulk/indices", nil, k).json(t)["indices"].([]any)
+	if len(ix) == 0 {
+		t.Fatal("no indices")
+	}
+	for _, it := range ix {
+		m := it.(map[string]any)
+		if n, ok := m["name"].(string); !ok || n == "" || n != m["index_name"] {
+			t.Errorf("index %v: name %v", m["index_name"], m["name"])
+		}
+	}
+	r := e.do(t, "GET", "/api/trending", nil, k)
+	var items []any
+	if err := json.Unmarshal(r.body, &items); err != nil || r.StatusCode != 200 || len(items) == 0 || len(items) > 10 {
+		t.Fatalf("trending: %d %s", r.StatusCode, r.body)
+	}
+	for _, it := range items {
+		m := it.(map[string]any)
+		pct, ok := m["change_percent"].(float64)
+		ch, ok2 := m["change"].(string)
+		if !ok || !ok2 {
+			t.Fatalf("trending item types %v", m)
+		}
+		want := fmt.Sprintf("%.2f%%", pct)
+		if pct > 0 {
+			want = "+" + want
+		}
+		if ch != want {
+			t.Errorf("%v: change %q, change_percent %v", m["symbol"], ch, pct)
+		}
+	}
+	if r := e.do(t, "GET", "/api/trending?limit=3", nil, k); r.StatusCode != 200 || strings.Count(string(r.body), `"symbol"`) != min(3, len(items)) {
+		t.Errorf("limit=3: %d %s", r.StatusCode, r.body)
+	}
+	for _, bad := range []string{"0", "51", "abc"} {
+		if r := e.do(t, "GET", "/api/trending?limit="+bad, nil, k); r.StatusCode != 422 {
+			t.Errorf("limit=%s: %d", bad, r.StatusCode)
+		}
+	}
+}
+
+// TestZakatEcosystemFields: a 43,000 USD portfolio (holdings given by market value and by shares)
+// owes 1,075 (2.5%), read under the names the SDKs use; each holding's share is its part of it.
+func TestZakatEcosystemFields(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	r := e.do(t, "POST", "/api/zakat/calculate", map[string]any{"holdings": []map[string]any{
+		{"symbol": "AAPL", "market_value": 30000}, {"symbol": "MSFT", "market_value": 10000}}, "cash": 3000}, k)
+	if r.StatusCode != 200 {
+		t.Fatalf("zakat: %d %s", r.StatusCode, r.body)
+	}
+	m := r.json(t)
+	if m["total_zakat"] != 1075.0 || m["amount_owed"] != 1075.0 || m["is_above_nisab"] != true || m["total_market_value"] != 43000.0 {
+		t.Fatalf("zakat fields: %v", m)
+	}
+	if th, ok := m["nisab_threshold"].(float64); !ok || th != m["nisab"].(map[string]any)["threshold"] {
+		t.Fatalf("nisab_threshold %v", m["nisab_threshold"])
+	}
+	shares := map[string]float64{}
+	for _, h := range m["holdings"].([]any) {
+		h := h.(map[string]any)
+		shares[h["symbol"].(string)], _ = h["zakat_amount"].(float64)
+	}
+	// 1,075 x 30,000 / 43,000 and 1,075 x 10,000 / 43,000; the cash carries the rest (75).
+	if shares["AAPL"] != 750.0 || shares["MSFT"] != 250.0 {
+		t.Fatalf("holding shares %v", shares)
+	}
+	// Below the nisab: nothing owed, shares zero.
+	m = e.do(t, "POST", "/api/zakat/calculate", map[string]any{"holdings": []map[string]any{{"symbol": "AAPL", "market_value": 10}}}, k).json(t)
+	if m["is_above_nisab"] != false || m["total_zakat"] != 0.0 || m["holdings"].([]any)[0].(map[string]any)["zakat_amount"] != 0.0 {
+		t.Fatalf("below nisab: %v", m)
+	}
+	for _, bad := range []map[string]any{{"symbol": "AAPL", "market_value": -5}, {"symbol": "AAPL", "market_value": "lots"}} {
+		if r := e.do(t, "POST", "/api/zakat/calculate", map[string]any{"holdings": []map[string]any{bad}}, k); r.StatusCode != 422 && r.StatusCode != 400 {
+			t.Errorf("bad holding %v: %d %s", bad, r.StatusCode, r.body)
+		}
+	}
+}
+
+// TestQuoteEcosystemFields reads a quote as the SDKs do: change_percent a number, changePercent and
+// marketCap beside change_percent and market_cap, the market_data disclaimer; the ETag still gives 304.
+func TestQuoteEcosystemFields(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	r := e.do(t, "GET", "/api/quote/MSFT", nil, k)
+	m := r.json(t)
+	pct, ok1 := m["change_percent"].(float64)
+	cap, ok2 := m["market_cap"].(float64)
+	if r.StatusCode != 200 || !ok1 || !ok2 || m["changePercent"] != pct || m["marketCap"] != cap {
+		t.Fatalf("quote fields: %d %v", r.StatusCode, m)
+	}
+	ds, _ := m["disclaimers"].([]any)
+	if len(ds) != 1 || ds[0].(map[string]any)["id"] != "market_data" {
+		t.Fatalf("disclaimers %v", m["disclaimers"])
+	}
+	etag := r.Header.Get("ETag")
+	if r2 := e.do(t, "GET", "/api/quote/MSFT", nil, hdr{"X-API-Key": k["X-API-Key"], "If-None-Match": etag}); etag == "" || r2.StatusCode != 304 {
+		t.Fatalf("conditional quote: %q %d", etag, r2.StatusCode)
+	}
+	b := e.do(t, "POST", "/api/quotes/batch", map[string]any{"symbols": []string{"MSFT"}}, k).json(t)
+	q := b["MSFT"].(map[string]any)
+	if q["change_percent"] != pct || q["changePercent"] != pct || q["marketCap"] != cap {
+		t.Fatalf("batch quote %v", q)
+	}
+}
+
+// TestPortfolioScanEcosystemShape reads a scan as the bot and the tracker do: results keyed by the
+// symbol as written, each the full screening result plus status; the summary's non_compliant counts
+// every is_compliant false, pending every null, avg_purification_rate the mean percent; disclaimers.
+func TestPortfolioScanEcosystemShape(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	syms := []string{"msft", "JPM", "KO", "NOPE", "SPUS", "NVDA"}
+	m := e.do(t, "POST", "/api/portfolio/scan", map[string]any{"symbols": syms}, k).json(t)
+	res := m["results"].(map[string]any)
+	if len(res) != len(syms) {
+		t.Fatalf("results %v", res)
+	}
+	var compliant, non, pending, rated float64
+	var rateSum float64
+	for _, s := range syms {
+		it, ok := res[strings.ToUpper(s)].(map[string]any)
+		if !ok {
+			t.Fatalf("no entry for %s", s)
+		}
+		switch it["is_compliant"] {
+		case true:
+			compliant++
+		case false:
+			non++
+		default:
+			pending++
+		}
+		if it["status"] == "NOT_FOUND" || it["status"] == "NOT_SCREENABLE" {
+			if it["shariah_compliance_status"] != nil || it["is_compliant"] != nil {
+				t.Errorf("%s: %v", s, it)
+			}
+			continue
+		}
+		// The full result: the screening fields the SDKs read, beside the scan's status.
+		if _, ok := it["shariah_compliance_status"].(string); !ok || it["by_methodology"] == nil || it["status"] != it["compliance_status"] {
+			t.Errorf("%s entry is not a full result: %v", s, it)
+		}
+		if p, ok := it["purification_rate"].(float64); ok {
+			rateSum += p
+			rated++
+		}
+	}
+	sum := m["summary"].(map[string]any)
+	if sum["compliant"] != compliant || sum["non_compliant"] != non || sum["pending"] != pending || compliant+non+pending != 6 ||
+		sum["not_found"] != 1.0 || sum["avg_purification_rate_count"] != rated {
+		t.Fatalf("summary %v (compliant %v non %v pending %v rated %v)", sum, compliant, non, pending, rated)
+	}
+	if avg, ok := sum["avg_purification_rate"].(float64); rated > 0 && (!ok || fmt.Sprintf("%.4f", avg) != fmt.Sprintf("%.4f", rateSum/rated)) {
+		t.Fatalf("avg_purification_rate %v, want %.4f", sum["avg_purification_rate"], rateSum/rated)
+	}
+	if ds, _ := m["disclaimers"].([]any); len(ds) == 0 {
+		t.Fatal("no disclaimers")
+	}
+	// The portfolio report has the same summary.
+	rep := e.do(t, "POST", "/api/reports/portfolio", map[string]any{"symbols": syms}, k).json(t)
+	rs := rep["summary"].(map[string]any)
+	for _, f := range []string{"total", "compliant", "non_compliant", "pending", "not_found", "avg_purification_rate", "avg_purification_rate_count"} {
+		if rs[f] != sum[f] {
+			t.Errorf("report summary %s = %v, scan %v", f, rs[f], sum[f])
+		}
+	}
+}

@@ -1,0 +1,183 @@
+package edge_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/internal/testsvc"
+)
+
+// waitFor polls cond until it holds, failing the test after the deadline.
+func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %s", within, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// services reads /api/health's services map; it also fails the test when health took longer than a
+// second to answer (it answered in about 5 s while ClickHouse hung, before the checks ran concurrently
+// with their own timeouts).
+func services(t *testing.T, e *env) (map[string]any, map[string]any) {
+	t.Helper()
+	start := time.Now()
+	h := e.do(t, "GET", "/api/health", nil, nil)
+	if took := time.Since(start); took > time.Second || h.StatusCode != 200 {
+		t.Fatalf("health: %d after %s: %s", h.StatusCode, took, h.body)
+	}
+	m := h.json(t)
+	return m["services"].(map[string]any), m
+}
+
+// TestHealthReadinessAndUsageUnderOutages: ClickHouse hung with SIGSTOP, then Redis stopped. Health
+// answers fast and names the right dependency, readiness follows the meter, usage routes answer 503
+// with Retry-After (never 500), every request is counted once in usage afterwards, and the outage is
+// logged once, not once per request.
+func TestHealthReadinessAndUsageUnderOutages(t *testing.T) {
+	own, err := testsvc.StartRedis(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Stop()
+	chp, err := testsvc.StartClickHouse(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chp.Stop()
+	db, err := analytics.Open(chp.ClickHouseURL("outage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e := setup(t, options{redisURL: own.RedisURL(), db: db})
+	k := e.newKey(t, shariah.PlanPro)
+	metered := 0
+	get := func(path string) response {
+		metered++
+		return e.do(t, "GET", path, nil, key(k))
+	}
+	if svc, _ := services(t, e); svc["redis"] != "ok" || svc["clickhouse"] != "ok" {
+		t.Fatalf("services at start: %v", svc)
+	}
+	if r := e.do(t, "GET", "/readyz", nil, nil); r.StatusCode != 200 || r.json(t)["ready"] != true {
+		t.Fatalf("readyz at start: %d %s", r.StatusCode, r.body)
+	}
+
+	// ClickHouse hangs.
+	if err := chp.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	defer func() {
+		if !resumed {
+			chp.Signal(syscall.SIGCONT)
+		}
+	}()
+	waitFor(t, 10*time.Second, "health names clickhouse unavailable", func() bool {
+		svc, _ := services(t, e)
+		if svc["redis"] != "ok" {
+			t.Fatalf("redis reported %v while ClickHouse hangs", svc["redis"])
+		}
+		return svc["clickhouse"] == "unavailable"
+	})
+	if r := e.do(t, "GET", "/readyz", nil, nil); r.StatusCode != 200 {
+		t.Fatalf("readyz with ClickHouse hung: %d %s (usage is spooled: the edge can serve)", r.StatusCode, r.body)
+	}
+	for range 20 {
+		if r := get("/api/auth/me"); r.StatusCode != 200 {
+			t.Fatalf("metered request with ClickHouse hung: %d %s", r.StatusCode, r.body)
+		}
+	}
+	for _, p := range []string{"/api/auth/me/usage/daily", "/api/auth/me/usage/recent"} {
+		r := get(p)
+		if r.StatusCode != http.StatusServiceUnavailable || r.errCode(t) != shariah.EUNAVAILABLE || r.Header.Get("Retry-After") == "" ||
+			r.Header.Get("X-Tokens-Charged") != "0" {
+			t.Fatalf("%s with ClickHouse hung: %d %v %s", p, r.StatusCode, r.Header, r.body)
+		}
+	}
+	if _, h := services(t, e); h["usage_spool"].(map[string]any)["pending_bytes"].(float64) == 0 {
+		t.Fatalf("no events held while ClickHouse hangs: %v", h["usage_spool"])
+	}
+
+	// ClickHouse resumes: usage answers again, with every request once.
+	if err := chp.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	resumed = true
+	waitFor(t, 30*time.Second, "usage answers after ClickHouse resumes", func() bool {
+		metered++
+		return e.do(t, "GET", "/api/auth/me/usage/recent?limit=1", nil, key(k)).StatusCode == 200
+	})
+	if err := e.writer.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := e.do(t, "GET", "/api/auth/me/usage/daily", nil, key(k))
+	if r.StatusCode != 200 {
+		t.Fatalf("usage after the outage: %d %s", r.StatusCode, r.body)
+	}
+	if got := r.json(t)["totals"].(map[string]any)["requests"].(float64); int(got) != metered {
+		t.Fatalf("usage counts %v requests, %d were made", got, metered)
+	}
+
+	// Redis stops: not ready, health still alive and names it, one log line for the outage.
+	own.Stop()
+	for range 200 {
+		if r := e.do(t, "GET", "/api/auth/me", nil, key(k)); r.StatusCode != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
+			t.Fatalf("metered request with Redis down: %d %s", r.StatusCode, r.body)
+		}
+	}
+	rz := e.do(t, "GET", "/readyz", nil, nil)
+	if rz.StatusCode != http.StatusServiceUnavailable || rz.json(t)["detail"].(map[string]any)["ready"] != false || rz.Header.Get("Retry-After") == "" {
+		t.Fatalf("readyz with Redis down: %d %s", rz.StatusCode, rz.body)
+	}
+	if svc, h := services(t, e); svc["redis"] != "unavailable" || h["status"] != "degraded" {
+		t.Fatalf("health with Redis down: %v", h)
+	}
+	logs := e.logs.String()
+	if n := strings.Count(logs, `"msg":"dependency unavailable","dependency":"redis"`); n != 1 {
+		t.Fatalf("%d 'dependency unavailable' lines for one Redis outage, want 1", n)
+	}
+	if n := strings.Count(logs, `"level":"ERROR"`); n > 3 {
+		t.Fatalf("%d ERROR lines for one outage of 200 requests:\n%s", n, logs)
+	}
+	if err := own.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "readyz after Redis returns", func() bool {
+		return e.do(t, "GET", "/readyz", nil, nil).StatusCode == 200
+	})
+	waitFor(t, 5*time.Second, "the recovery is logged", func() bool {
+		return strings.Contains(e.logs.String(), `"msg":"dependency available again","dependency":"redis"`)
+	})
+}
+
+// TestHealthShowsAFullUsageSpool: with ClickHouse refusing (no table) and a tiny spool, events are
+// dropped, counted, and health says so.
+func TestHealthShowsAFullUsageSpool(t *testing.T) {
+	e := setup(t, options{noMigrate: true, spoolMax: 400})
+	k := e.newKey(t, shariah.PlanPro)
+	for range 10 {
+		e.do(t, "GET", "/api/auth/me", nil, key(k))
+	}
+	_, h := services(t, e)
+	u := h["usage_spool"].(map[string]any)
+	if u["status"] != "full" || u["dropped"].(float64) == 0 || h["status"] != "degraded" {
+		t.Fatalf("health with a full spool: %v", h)
+	}
+	if n := strings.Count(e.logs.String(), "usage spool dropping events"); n != 1 {
+		t.Fatalf("%d 'dropping' lines, want 1\n%s", n, e.logs.String())
+	}
+}

@@ -1,0 +1,93 @@
+package shariah_test
+
+import (
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// TestDataSources: a result is filed, illustrative or without fundamentals by its data quality; a
+// company's stored periods likewise; portfolio and bulk summaries count them.
+func TestDataSources(t *testing.T) {
+	res := func(illus bool, sources ...string) shariah.Result {
+		return shariah.Result{DataQuality: shariah.DataQuality{Illustrative: illus, Sources: sources}}
+	}
+	filed, illus, none := res(false, "filing", "history"), res(true, "filing", "illustrative"), res(false, "history")
+	for _, c := range []struct {
+		r    shariah.Result
+		want string
+	}{{filed, shariah.DataFiled}, {illus, shariah.DataIllustrative}, {none, shariah.DataNoFundamentals}, {res(false, "live"), shariah.DataFiled}} {
+		if got := shariah.DataSourceOf(c.r); got != c.want {
+			t.Errorf("DataSourceOf(%+v) = %s, want %s", c.r.DataQuality, got, c.want)
+		}
+	}
+	fund := func(src string) []shariah.Fundamentals {
+		return []shariah.Fundamentals{{Facts: map[shariah.Field]shariah.Fact{shariah.TotalAssets: {Source: src}}}}
+	}
+	if shariah.FundamentalsSourceOf(fund(shariah.SourceFiling)) != shariah.DataFiled ||
+		shariah.FundamentalsSourceOf(fund(shariah.SourceIllustrative)) != shariah.DataIllustrative ||
+		shariah.FundamentalsSourceOf(nil) != shariah.DataNoFundamentals {
+		t.Error("FundamentalsSourceOf")
+	}
+
+	items := []shariah.PortfolioItem{{Status: "COMPLIANT", DataSource: shariah.DataFiled}, {Status: "NON_COMPLIANT", DataSource: shariah.DataIllustrative},
+		{Status: "QUESTIONABLE", DataSource: shariah.DataIllustrative}, {Status: "NOT_FOUND"}}
+	if s := shariah.SummarizePortfolio(items).DataSources; s != (shariah.SourceCounts{Filed: 1, Illustrative: 2}) {
+		t.Errorf("portfolio sources %+v", s)
+	}
+	run := []shariah.RunItem{{Symbol: "A", Status: "COMPLIANT", Result: &filed}, {Symbol: "B", Status: "COMPLIANT", Result: &filed},
+		{Symbol: "C", Status: "INSUFFICIENT_DATA", Result: &none}, {Symbol: "D", Status: "NON_COMPLIANT", Result: &illus},
+		{Symbol: "E", Status: "ERROR", HasError: true}}
+	if s := shariah.Summarize(run, nil).DataSources; s != (shariah.SourceCounts{Filed: 2, Illustrative: 1, NoFundamentals: 1}) {
+		t.Errorf("run sources %+v", s)
+	}
+}
+
+// TestCompanySources: share classes of one CIK (written with or without leading zeros) count once; a
+// company counts as filed only when every listing is, as illustrative when any is; a symbol outside the
+// catalog is its own company.
+func TestCompanySources(t *testing.T) {
+	cat := shariah.NewCatalog([]shariah.Asset{
+		{Symbol: "GOOG", Type: shariah.Equity, CIK: "0001652044"}, {Symbol: "GOOGL", Type: shariah.Equity, CIK: "1652044"},
+		{Symbol: "BRK-A", Type: shariah.Equity, CIK: "1067983"}, {Symbol: "BRK-B", Type: shariah.Equity, CIK: "0001067983"},
+		{Symbol: "SAP.DE", Type: shariah.Equity}, {Symbol: "AAPL", Type: shariah.Equity, CIK: "320193"}})
+	res := func(illus bool, sources ...string) *shariah.Result {
+		return &shariah.Result{DataQuality: shariah.DataQuality{Illustrative: illus, Sources: sources}}
+	}
+	filed, illus, none := res(false, "filing"), res(true, "illustrative"), res(false)
+	run := []shariah.RunItem{{Symbol: "GOOG", Result: filed}, {Symbol: "GOOGL", Result: filed}, {Symbol: "BRK-A", Result: filed},
+		{Symbol: "BRK-B", Result: illus}, {Symbol: "SAP.DE", Result: illus}, {Symbol: "AAPL", Result: filed}, {Symbol: "NEW", Result: none},
+		{Symbol: "ERR", HasError: true}}
+	s := shariah.Summarize(run, cat)
+	if s.DataSources != (shariah.SourceCounts{Filed: 4, Illustrative: 2, NoFundamentals: 1}) {
+		t.Errorf("results %+v", s.DataSources)
+	}
+	if s.CompanyDataSources != (shariah.SourceCounts{Filed: 2, Illustrative: 2, NoFundamentals: 1}) {
+		t.Errorf("companies %+v", s.CompanyDataSources)
+	}
+	// Without a catalog every symbol is a company.
+	if s := shariah.Summarize(run, nil); s.CompanyDataSources != s.DataSources {
+		t.Errorf("no catalog: %+v vs %+v", s.CompanyDataSources, s.DataSources)
+	}
+	if got := s.DataSources.String(); got != "4 filed, 2 illustrative, 1 without fundamentals" {
+		t.Errorf("String: %s", got)
+	}
+}
+
+func TestETFDisposition(t *testing.T) {
+	pos, zero := shariah.NewNumber(decimal.RequireFromString("0.012")), shariah.NewNumber(decimal.Zero)
+	for _, c := range []struct {
+		status string
+		rate   *shariah.Number
+		want   string
+	}{
+		{"COMPLIANT", &pos, "compliant_with_purification"}, {"COMPLIANT", &zero, "compliant"}, {"COMPLIANT", nil, "compliant"},
+		{"QUESTIONABLE", &pos, "mostly_compliant"}, {"NON_COMPLIANT", &pos, "non_compliant"}, {"INSUFFICIENT_DATA", nil, "insufficient_data"},
+	} {
+		if got := shariah.ETFDisposition(c.status, c.rate); got != c.want {
+			t.Errorf("ETFDisposition(%s, %v) = %s, want %s", c.status, c.rate, got, c.want)
+		}
+	}
+}
