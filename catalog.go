@@ -36,6 +36,8 @@ type CatalogStats struct {
 	EquitySectors    int `json:"sectors"`
 	EquityCountries  int `json:"countries"`
 	ScreeningResults int `json:"screening_results"`
+	// ScreeningResultsBySource counts the cached results by what their fundamentals stand on.
+	ScreeningResultsBySource SourceCounts `json:"screening_results_by_source"`
 	// Fundamentals counts the companies (symbols with fundamentals) by what those stand on: filed
 	// (from filings), illustrative (made up, labelled), and the equities with none.
 	Fundamentals SourceCounts `json:"fundamentals_by_source"`

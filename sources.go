@@ -54,14 +54,17 @@ type SourceCounts struct {
 }
 
 // Add counts one result of the given source (DataFiled, DataIllustrative, DataNoFundamentals).
-func (c *SourceCounts) Add(source string) {
+func (c *SourceCounts) Add(source string) { c.AddN(source, 1) }
+
+// AddN counts n results of the given source.
+func (c *SourceCounts) AddN(source string, n int) {
 	switch source {
 	case DataFiled:
-		c.Filed++
+		c.Filed += n
 	case DataIllustrative:
-		c.Illustrative++
+		c.Illustrative += n
 	default:
-		c.NoFundamentals++
+		c.NoFundamentals += n
 	}
 }
 

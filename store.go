@@ -115,6 +115,8 @@ type RefStore interface {
 	Trending(ctx context.Context) ([]Trending, error)
 	// ScreeningResultCount is the number of cached screening results (for the database stats).
 	ScreeningResultCount(ctx context.Context) (int64, error)
+	// ScreeningResultsBySource counts the cached screening results by DataSourceOf.
+	ScreeningResultsBySource(ctx context.Context) (SourceCounts, error)
 	// CompaniesBySource counts the symbols whose stored fundamentals are filed and those whose are only
 	// illustrative (FundamentalsSourceOf), kept up to date by PutFundamentals.
 	CompaniesBySource(ctx context.Context) (filed, illustrative int64, err error)

@@ -127,6 +127,9 @@ func (s *Server) databaseStats(c *fiber.Ctx) error {
 		return err
 	}
 	st.ScreeningResults = int(n)
+	if st.ScreeningResultsBySource, err = s.Ref.ScreeningResultsBySource(c.UserContext()); err != nil {
+		return err
+	}
 	filed, illus, err := s.Ref.CompaniesBySource(c.UserContext())
 	if err != nil {
 		return err

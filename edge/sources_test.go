@@ -80,6 +80,12 @@ func TestDataSourcesFiledIllustrativeAndCompanies(t *testing.T) {
 	if got := counts(sum["company_data_sources"]); got != [3]float64{2, 2, 1} {
 		t.Errorf("bulk companies by source %v, want filed 2, illustrative 2, no_fundamentals 1", got)
 	}
+	// The stats count the cached results the run wrote by the same classification.
+	if st := e.do(t, "GET", "/api/database/stats", nil, k).json(t); st["screening_results"] != 6.0 ||
+		counts(st["screening_results_by_source"]) != [3]float64{3, 2, 1} {
+		t.Errorf("stats after the run: results %v by source %v, want 6: filed 3, illustrative 2, no_fundamentals 1",
+			st["screening_results"], st["screening_results_by_source"])
+	}
 
 	// Portfolio: a symbol given twice and two share classes count once among the companies; the unknown
 	// symbol is not counted.
@@ -118,5 +124,9 @@ func TestDataSourcesFiledIllustrativeAndCompanies(t *testing.T) {
 	st := e.do(t, "GET", "/api/database/stats", nil, k).json(t)
 	if st["equities"] != 35.0 || counts(st["fundamentals_by_source"]) != [3]float64{3, 31, 1} {
 		t.Errorf("stats %v", st)
+	}
+	rs := counts(st["screening_results_by_source"])
+	if rs[0]+rs[1]+rs[2] != st["screening_results"].(float64) {
+		t.Errorf("results by source %v do not add up to %v results", rs, st["screening_results"])
 	}
 }

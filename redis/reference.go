@@ -30,10 +30,17 @@ func seriesSetKey() string            { return "shr:series" }
 
 // The symbols by what their stored fundamentals stand on (shariah.FundamentalsSourceOf).
 func fundSourceKey(source string) string { return "shr:fund-source:" + source }
-func indexSetKey() string                { return "shr:indices" }
-func fxKey() string                      { return "shr:fx" }
-func trendingKey() string                { return "shr:trending" }
-func holdingsSetKey() string             { return "shr:holdings:etfs" }
+
+// resultSourceKey is the set of cached results ("SYMBOL|ruleset") whose fundamentals stand on source.
+func resultSourceKey(source string) string { return "shr:results:source:" + source }
+
+// dataSources are the sources a screening result is counted under (shariah.DataSourceOf).
+var dataSources = []string{shariah.DataFiled, shariah.DataIllustrative, shariah.DataNoFundamentals}
+
+func indexSetKey() string    { return "shr:indices" }
+func fxKey() string          { return "shr:fx" }
+func trendingKey() string    { return "shr:trending" }
+func holdingsSetKey() string { return "shr:holdings:etfs" }
 
 // RefStore implements shariah.RefStore.
 type RefStore struct {
@@ -772,4 +779,22 @@ func (s *RefStore) Version(ctx context.Context) (int64, error) {
 // ScreeningResultCount counts the cached screening results.
 func (s *RefStore) ScreeningResultCount(ctx context.Context) (int64, error) {
 	return s.c.Do(ctx, s.c.B().Scard().Key(resultSetKey()).Build()).AsInt64()
+}
+
+// ScreeningResultsBySource counts the cached screening results by what their fundamentals stand on
+// (results written before the counts existed are in none of the sets until they are rescreened).
+func (s *RefStore) ScreeningResultsBySource(ctx context.Context) (shariah.SourceCounts, error) {
+	cmds := make(rueidis.Commands, len(dataSources))
+	for i, src := range dataSources {
+		cmds[i] = s.c.B().Scard().Key(resultSourceKey(src)).Build()
+	}
+	var out shariah.SourceCounts
+	for i, res := range s.c.DoMulti(ctx, cmds...) {
+		n, err := res.AsInt64()
+		if err != nil {
+			return out, err
+		}
+		out.AddN(dataSources[i], int(n))
+	}
+	return out, nil
 }

@@ -37,11 +37,22 @@ func (s *ResultStore) PutResult(ctx context.Context, r shariah.Result, version i
 		return err
 	}
 	ms := float64(r.ScreenedAt.UnixMilli())
-	for _, res := range s.c.DoMulti(ctx,
+	member := r.Symbol + "|" + r.Ruleset.Name
+	cmds := rueidis.Commands{
 		s.c.B().Set().Key(resultKey(r.Symbol, r.Ruleset.Name)).Value(rueidis.BinaryString(b)).Build(),
-		s.c.B().Sadd().Key(resultSetKey()).Member(r.Symbol+"|"+r.Ruleset.Name).Build(),
+		s.c.B().Sadd().Key(resultSetKey()).Member(member).Build(),
 		s.c.B().Zadd().Key(updatedKey(r.Ruleset.Name)).ScoreMember().ScoreMember(ms, r.Symbol).Build(),
-	) {
+	}
+	// The result is in exactly one of the per-source sets (for the database stats).
+	src := shariah.DataSourceOf(r)
+	for _, other := range dataSources {
+		if other == src {
+			cmds = append(cmds, s.c.B().Sadd().Key(resultSourceKey(other)).Member(member).Build())
+		} else {
+			cmds = append(cmds, s.c.B().Srem().Key(resultSourceKey(other)).Member(member).Build())
+		}
+	}
+	for _, res := range s.c.DoMulti(ctx, cmds...) {
 		if err := res.Error(); err != nil {
 			return err
 		}
