@@ -210,3 +210,30 @@ func TestPortfolioScanEcosystemShape(t *testing.T) {
 		}
 	}
 }
+
+// TestPortfolioScanDuplicateSymbol: a symbol given twice in different case ("KO", "ko") is one entry of
+// the keyed results, one holding of the report, and counts once in both summaries.
+func TestPortfolioScanDuplicateSymbol(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	syms := []string{"KO", "ko", " Ko ", "MSFT", "NOPE", "nope"}
+	m := e.do(t, "POST", "/api/portfolio/scan", map[string]any{"symbols": syms}, k).json(t)
+	res := m["results"].(map[string]any)
+	if len(res) != 3 || res["KO"] == nil || res["MSFT"] == nil || res["NOPE"] == nil {
+		t.Fatalf("results keys: %v", res)
+	}
+	sum := m["summary"].(map[string]any)
+	if sum["total"] != 3.0 || sum["not_found"] != 1.0 || sum["compliant"].(float64)+sum["non_compliant"].(float64)+sum["pending"].(float64) != 3 {
+		t.Fatalf("summary counts a duplicate twice: %v", sum)
+	}
+	if ko := res["KO"].(map[string]any); ko["input"] != "KO" || ko["symbol"] != "KO" {
+		t.Errorf("KO entry: input %v symbol %v", ko["input"], ko["symbol"])
+	}
+	rep := e.do(t, "POST", "/api/reports/portfolio", map[string]any{"symbols": syms}, k).json(t)
+	if h := rep["holdings"].([]any); len(h) != 3 {
+		t.Fatalf("report holdings %d: %v", len(h), h)
+	}
+	if rs := rep["summary"].(map[string]any); rs["total"] != 3.0 || rs["not_found"] != 1.0 || rs["pending"] != sum["pending"] {
+		t.Fatalf("report summary %v", rs)
+	}
+}
