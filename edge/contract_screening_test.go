@@ -179,7 +179,6 @@ func checkScreening(t *testing.T, where string, r map[string]any) map[string]any
 var bulkRatioFields = []string{"market_cap", "debt_to_market_cap_ratio", "cash_to_market_cap_ratio", "liquidity_to_market_cap_ratio",
 	"accounts_receivable_to_assets_ratio", "interest_income_to_revenue_ratio"}
 
-
 // checkByMethodology reads by_methodology as the agent does: keys AAOIFI, DJIM, FTSE, MSCI, SP, each
 // with verdict, is_compliant, status, disposition (the lower-case verdict), verified and reason.
 func checkByMethodology(t *testing.T, where string, r map[string]any) {
