@@ -123,9 +123,26 @@ func TestZakatEcosystemFields(t *testing.T) {
 	if m["is_above_nisab"] != false || m["total_zakat"] != 0.0 || m["holdings"].([]any)[0].(map[string]any)["zakat_amount"] != 0.0 {
 		t.Fatalf("below nisab: %v", m)
 	}
-	for _, bad := range []map[string]any{{"symbol": "AAPL", "market_value": -5}, {"symbol": "AAPL", "market_value": "lots"}} {
-		if r := e.do(t, "POST", "/api/zakat/calculate", map[string]any{"holdings": []map[string]any{bad}}, k); r.StatusCode != 422 && r.StatusCode != 400 {
-			t.Errorf("bad holding %v: %d %s", bad, r.StatusCode, r.body)
+	// A bad market_value, of either kind, is a 422 whose field detail names the holding by its index.
+	for _, c := range []struct {
+		bad  any
+		kind string
+	}{{-5, "value_error"}, {"lots", "type_error"}, {[]int{1}, "type_error"}, {1e16, "value_error"}} {
+		r := e.do(t, "POST", "/api/zakat/calculate", map[string]any{"holdings": []map[string]any{
+			{"symbol": "MSFT", "market_value": 10000}, {"symbol": "AAPL", "market_value": c.bad}}}, k)
+		if r.StatusCode != 422 {
+			t.Errorf("market_value %v: %d %s", c.bad, r.StatusCode, r.body)
+			continue
+		}
+		m := r.json(t)
+		errs, _ := m["detail"].(map[string]any)["errors"].([]any)
+		if m["code"] != "VALIDATION_ERROR" || len(errs) != 1 {
+			t.Errorf("market_value %v: envelope %v", c.bad, m)
+			continue
+		}
+		fe := errs[0].(map[string]any)
+		if loc := fmt.Sprint(fe["loc"]); loc != "[body holdings 1 market_value]" || !strings.HasPrefix(fe["type"].(string), c.kind) {
+			t.Errorf("market_value %v: loc %s type %v", c.bad, loc, fe["type"])
 		}
 	}
 }

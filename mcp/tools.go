@@ -95,7 +95,7 @@ func bind(raw json.RawMessage, dst any) error {
 		var te *json.UnmarshalTypeError
 		var v shariah.Validation
 		if errors.As(err, &te) {
-			v.Add("wrong type: expected "+te.Type.String(), "type_error", "arguments", te.Field)
+			v.Add("wrong type: expected "+te.Type.String(), "type_error", append([]any{"arguments"}, shariah.TypeErrorLoc(raw, dst, te)...)...)
 		} else {
 			v.Add("arguments are not a JSON object", "type_error", "arguments")
 		}
