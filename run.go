@@ -179,10 +179,7 @@ func (it RunItem) View(methodology string) ItemView {
 				}
 			}
 		}
-		if !it.HasError {
-			v.AbstainReason = r.AbstainReason
-		}
-		v.Industry, v.Methodologies, v.ByMethodology, v.FinancialRatios = r.Industry, r.Methodologies, r.ByMethodology, r.FinancialRatios
+		v.AbstainReason, v.Industry, v.Methodologies, v.ByMethodology, v.FinancialRatios = r.AbstainReason, r.Industry, r.Methodologies, r.ByMethodology, r.FinancialRatios
 		v.BusinessScreenPass, v.BusinessScreenReason, v.FinancialScreenPass = r.BusinessScreenPass, r.BusinessScreenReason, r.FinancialScreenPass
 		v.PurificationRate, v.PurificationFrac, v.MarketCap, v.MarketCapCcy = r.PurificationRate, r.PurificationFraction, r.MarketCap, r.MarketCapCurrency
 		v.DebtToMarketCap, v.CashToMarketCap, v.LiquidityToMarketCap = r.DebtToMarketCap, r.CashToMarketCap, r.LiquidityToMarketCap
