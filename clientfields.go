@@ -194,6 +194,15 @@ func (r *Result) deriveOverall() {
 	}
 }
 
+// setOverall makes status (upper case) the overall verdict, the verdict of the methodology named when
+// one is (its display name), and derives the fields that follow from it.
+func (r *Result) setOverall(status, methodology string) {
+	r.Methodology = methodology
+	r.ComplianceStatus, r.OverallStatus = status, status
+	r.IsCompliant = verdictBool(strings.ToLower(status))
+	r.deriveOverall()
+}
+
 // abstainReason says why there is no overall verdict: how many methodologies reached one against the
 // number needed, each methodology without one and why, and the inputs missing.
 func (r *Result) abstainReason(ms []MethodologyResult) string {

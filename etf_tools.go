@@ -133,6 +133,7 @@ type ETFComparisonItem struct {
 	HoldingsAsOf          string    `json:"holdings_as_of"`
 	TopHoldings           []Holding `json:"top_holdings"`
 	ComplianceStatus      string    `json:"compliance_status"`
+	Disposition           string    `json:"disposition"` // as in the ETF's screening (ETFDisposition)
 	CompliantWeightPct    string    `json:"compliant_weight_pct"`
 	NonCompliantWeightPct string    `json:"non_compliant_weight_pct"`
 	UnknownWeightPct      string    `json:"unknown_weight_pct"`
@@ -183,7 +184,8 @@ func (e *ETFs) Compare(ctx context.Context, syms []string, ruleset string) (ETFC
 		top := append([]Holding(nil), hs...)
 		sort.SliceStable(top, func(i, j int) bool { return top[i].Weight.GreaterThan(top[j].Weight.Decimal) })
 		out.Items = append(out.Items, ETFComparisonItem{Symbol: a.Symbol, Name: a.Name, HoldingsCount: len(hs), HoldingsAsOf: hs[0].AsOf,
-			TopHoldings: top[:min(5, len(top))], ComplianceStatus: r.ComplianceStatus, CompliantWeightPct: r.CompliantWeightPct,
+			TopHoldings: top[:min(5, len(top))], ComplianceStatus: r.ComplianceStatus,
+			Disposition: ETFDisposition(r.ComplianceStatus, r.PurificationFraction), CompliantWeightPct: r.CompliantWeightPct,
 			NonCompliantWeightPct: r.NonCompliantWeightPct, UnknownWeightPct: r.UnknownWeightPct, PurificationRate: r.PurificationRate,
 			PurificationFrac: r.PurificationFraction})
 	}

@@ -1,7 +1,10 @@
 package shariah
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -121,4 +124,96 @@ func forbiddenInName(r rune) string {
 		return "a line or paragraph separator"
 	}
 	return ""
+}
+
+// TypeErrorLoc is where a JSON type error lies in data (decoded into dst, a pointer): the object keys
+// and array indexes from the root down to the offending value, e.g. [holdings 1 market_value].
+// encoding/json names the keys (te.Field) but not the indexes; each array on the way is searched for
+// its first element that does not decode, which is the one the decoder reported (it reports the first
+// error in document order). Where the data cannot be followed the rest of te.Field is used as it is.
+func TypeErrorLoc(data []byte, dst any, te *json.UnmarshalTypeError) []any {
+	var segs []string
+	if te.Field != "" {
+		segs = strings.Split(te.Field, ".")
+	}
+	var loc []any
+	rest := func() []any {
+		for _, s := range segs {
+			loc = append(loc, s)
+		}
+		return loc
+	}
+	t := reflect.TypeOf(dst)
+	raw := json.RawMessage(data)
+	for {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t == nil {
+			return rest()
+		}
+		switch t.Kind() {
+		case reflect.Slice, reflect.Array:
+			var elems []json.RawMessage
+			if json.Unmarshal(raw, &elems) != nil {
+				return rest() // the array itself is of the wrong type
+			}
+			i := slices.IndexFunc(elems, func(e json.RawMessage) bool { return json.Unmarshal(e, reflect.New(t.Elem()).Interface()) != nil })
+			if i < 0 {
+				return rest()
+			}
+			loc, raw, t = append(loc, i), elems[i], t.Elem()
+		case reflect.Struct:
+			if len(segs) == 0 {
+				return loc
+			}
+			f, ok := jsonField(t, segs[0])
+			if !ok {
+				return rest()
+			}
+			if f.Anonymous && f.Tag.Get("json") == "" {
+				// An embedded struct: te.Field names it, the JSON object has no level for it.
+				t, segs = f.Type, segs[1:]
+				continue
+			}
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(raw, &obj) != nil {
+				return rest()
+			}
+			v, ok := obj[segs[0]]
+			for k, kv := range obj { // encoding/json matches keys without regard to case
+				if !ok && strings.EqualFold(k, segs[0]) {
+					v, ok = kv, true
+				}
+			}
+			if !ok {
+				return rest()
+			}
+			loc, raw, t, segs = append(loc, segs[0]), v, f.Type, segs[1:]
+		default:
+			return rest()
+		}
+	}
+}
+
+// jsonField is the field of struct type t whose JSON name is name, or the embedded struct of that
+// type name (as te.Field names it).
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() && !f.Anonymous {
+			continue
+		}
+		n, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if n == "-" {
+			continue
+		}
+		if n == "" {
+			n = f.Name
+		}
+		if n == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }

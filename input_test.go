@@ -244,3 +244,42 @@ func TestEmailRefusesControlAndBidi(t *testing.T) {
 		t.Errorf("a plain address: %q %v", got, ok)
 	}
 }
+
+// TestTypeErrorLoc: a JSON type error is located down to the array index (encoding/json names only the
+// keys), through nested arrays, keys written in another case and arrays of scalars; where the data
+// cannot be followed the decoder's own field path is kept.
+func TestTypeErrorLoc(t *testing.T) {
+	type inner struct {
+		X int `json:"x"`
+	}
+	type holding struct {
+		shariah.ZakatHolding
+		Sub []inner `json:"sub"`
+	}
+	type body struct {
+		Holdings []holding `json:"holdings"`
+		Tags     []string  `json:"tags"`
+		Cash     *shariah.Number
+	}
+	for _, c := range []struct{ in, want string }{
+		{`{"holdings":[{"symbol":"A","market_value":1},{"symbol":"B","market_value":"lots"}]}`, `["holdings",1,"market_value"]`},
+		{`{"holdings":[{"symbol":"A","market_value":"lots"},{"symbol":"B","market_value":"lots"}]}`, `["holdings",0,"market_value"]`},
+		{`{"holdings":[{"symbol":"A"},{"sub":[{"x":1},{"x":"y"}]}]}`, `["holdings",1,"sub",1,"x"]`},
+		{`{"HOLDINGS":[{"symbol":"A"},{"Market_Value":[]}]}`, `["holdings",1,"market_value"]`},
+		{`{"tags":["a",5]}`, `["tags",1]`},
+		{`{"holdings":"x"}`, `["holdings"]`},
+		{`{"Cash":"lots"}`, `["Cash"]`},
+		{`{"holdings":[{"symbol":7}]}`, `["holdings",0,"symbol"]`},
+	} {
+		var b body
+		err := json.Unmarshal([]byte(c.in), &b)
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		got, _ := json.Marshal(shariah.TypeErrorLoc([]byte(c.in), &b, te))
+		if string(got) != c.want {
+			t.Errorf("%s: loc %s, want %s", c.in, got, c.want)
+		}
+	}
+}

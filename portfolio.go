@@ -64,23 +64,33 @@ type PortfolioEntry struct {
 	DataSource  string `json:"data_source,omitempty"`
 }
 
-// PortfolioResults keys a scan's items by the symbol as the caller wrote it, upper-cased and trimmed
-// (a symbol given twice is one entry).
+// PortfolioKey is a symbol of a scan as the caller wrote it, upper-cased and trimmed: the key of its
+// entry in the results. Symbols with the same key are one holding, screened and counted once.
+func PortfolioKey(raw string) string { return strings.ToUpper(strings.TrimSpace(raw)) }
+
+// PortfolioResults keys a scan's items by PortfolioKey.
 func PortfolioResults(items []PortfolioItem) map[string]PortfolioEntry {
 	out := make(map[string]PortfolioEntry, len(items))
 	for _, it := range items {
-		out[strings.ToUpper(strings.TrimSpace(it.Input))] = PortfolioEntry{Result: it.Result, Input: it.Input, Symbol: it.Symbol,
+		out[PortfolioKey(it.Input)] = PortfolioEntry{Result: it.Result, Input: it.Input, Symbol: it.Symbol,
 			Status: it.Status, IsCompliant: it.IsCompliant, Explanation: it.Explanation, Cached: it.Cached, DataSource: it.DataSource}
 	}
 	return out
 }
 
 // ScanPortfolio screens each symbol (cached unless o.ForceRefresh), reporting unknown and unscreenable
-// ones as such instead of failing the whole scan; each item keeps its whole result.
+// ones as such instead of failing the whole scan; each item keeps its whole result. A symbol given
+// again under the same PortfolioKey ("KO", "ko") is skipped: the items, the keyed results and the
+// summary all count it once.
 func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms []string, o ScreenOptions) ([]PortfolioItem, error) {
 	out := make([]PortfolioItem, 0, len(syms))
+	seen := make(map[string]bool, len(syms))
 	for _, raw := range syms {
-		it := PortfolioItem{Input: raw, Symbol: strings.ToUpper(strings.TrimSpace(raw))}
+		if seen[PortfolioKey(raw)] {
+			continue
+		}
+		seen[PortfolioKey(raw)] = true
+		it := PortfolioItem{Input: raw, Symbol: PortfolioKey(raw)}
 		a, _, _, err := cats.lookupRaw(ctx, raw) // as cats.Resolve, keeping the record for its company
 		if err != nil {
 			return nil, err

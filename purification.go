@@ -173,7 +173,8 @@ type PurificationHoldingResult struct {
 	DividendIncome       *Number         `json:"dividend_income,omitempty"` // USD
 	DividendBasis        *DividendBasis  `json:"dividend_income_basis,omitempty"`
 	Shares               *Number         `json:"shares,omitempty"`
-	Rate                 *Number         `json:"rate,omitempty"` // fraction 0..1
+	Rate                 *Number         `json:"rate,omitempty"`              // the purification rate as a fraction 0..1 (what amount multiplies)
+	PurificationRate     *Number         `json:"purification_rate,omitempty"` // the same in percent (3.37 means 3.37%), as everywhere else
 	RateSource           *RateSource     `json:"rate_source,omitempty"`
 	ImpureIncomePerShare *Number         `json:"impure_income_per_share,omitempty"` // reporting currency
 	Period               *PeriodImpurity `json:"period,omitempty"`
@@ -305,7 +306,7 @@ func (p *Purifier) holding(ctx context.Context, req PurificationRequest, h Purif
 		hr.Message = "The purification rate is unknown (" + r.ComplianceExplanation + "): excluded from the total."
 		return hr, decimal.Zero, nil
 	}
-	hr.Rate = nump(r.PurificationFraction.Decimal) // the fraction: purification_rate is in percent
+	hr.Rate, hr.PurificationRate = nump(r.PurificationFraction.Decimal), PercentOf(r.PurificationFraction)
 	amount := income.Mul(r.PurificationFraction.Decimal)
 	hr.Amount = centsp(amount)
 	return hr, amount, nil

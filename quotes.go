@@ -79,8 +79,9 @@ func RefreshQuotes(ctx context.Context, st RefStore, symbols []string) (int, err
 
 // BatchQuotes answers several symbols at once: each input (upper-cased as given) maps to its quote, or
 // to nil when it is malformed, unknown or has no price data. count, when set, sees each known symbol
-// (the quote-request counter).
-func BatchQuotes(ctx context.Context, cats *CatalogCache, st RefStore, syms []string, count func(sym string)) (map[string]*Quote, error) {
+// (the quote-request counter). Each quote carries disclaimers (the market_data disclaimer, as a single
+// quote does).
+func BatchQuotes(ctx context.Context, cats *CatalogCache, st RefStore, syms []string, count func(sym string), disclaimers []Disclaimer) (map[string]*Quote, error) {
 	out := make(map[string]*Quote, len(syms))
 	canon := map[string]string{}
 	var want []string
@@ -106,8 +107,27 @@ func BatchQuotes(ctx context.Context, cats *CatalogCache, st RefStore, syms []st
 	}
 	for key, sym := range canon {
 		if q, ok := qs[sym]; ok {
+			q.Disclaimers = disclaimers
 			out[key] = &q
 		}
+	}
+	return out, nil
+}
+
+// TrendingList is the trending list as served (REST and MCP): at most limit items, each with the signed
+// change string, filled for items stored before the field existed.
+func TrendingList(ctx context.Context, st RefStore, limit int) ([]Trending, error) {
+	items, err := st.Trending(ctx)
+	if err != nil {
+		return nil, err
+	}
+	items = items[:min(max(limit, 0), len(items))]
+	out := make([]Trending, len(items)) // a copy: the store's slice is not changed
+	for i, it := range items {
+		if it.Change == "" {
+			it.Change = SignedPercent(it.ChangePercent.Decimal)
+		}
+		out[i] = it
 	}
 	return out, nil
 }

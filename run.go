@@ -114,28 +114,39 @@ type RunStore interface {
 	ReleaseIndex(ctx context.Context, index, runID string) error
 }
 
-// ItemView is the row of a run's results as listed (the full result is in the JSON export).
+// ItemView is the row of a run's results as listed (the full result is in the JSON export). The
+// screening fields are the result's (seen through a methodology when one is given), derived by the
+// same code as the screening result's; null (by_methodology empty) for an error.
 type ItemView struct {
-	Symbol           string             `json:"symbol"`
-	Name             string             `json:"name"`
-	Sector           string             `json:"sector"`
-	Status           string             `json:"status"`
-	ShariahStatus    string             `json:"shariah_compliance_status"` // status in lower case (error for an error)
-	IsCompliant      *bool              `json:"is_compliant"`
-	HasError         bool               `json:"has_error"`
-	Error            string             `json:"error,omitempty"`
-	PreviousStatus   string             `json:"previous_status,omitempty"`
-	StatusChanged    bool               `json:"status_changed"`
-	Methodologies    map[string]string  `json:"methodologies"`
-	FinancialRatios  map[string]*Number `json:"financial_ratios"`
-	PurificationRate *Number            `json:"purification_rate"`          // percent: 3.37 means 3.37%
-	PurificationFrac *Number            `json:"purification_rate_fraction"` // the same as a fraction
-	MarketCap        *Number            `json:"market_cap"`
-	MarketCapCcy     *string            `json:"market_cap_currency"`
-	DebtToMarketCap  *Number            `json:"debt_to_market_cap_ratio"`
-	CashToMarketCap  *Number            `json:"cash_to_market_cap_ratio"`
-	Explanation      string             `json:"compliance_explanation"`
-	Illustrative     bool               `json:"illustrative"`
+	Symbol               string                       `json:"symbol"`
+	Name                 string                       `json:"name"`
+	Sector               string                       `json:"sector"`
+	Industry             *string                      `json:"industry"`
+	Status               string                       `json:"status"`
+	ShariahStatus        string                       `json:"shariah_compliance_status"` // status in lower case (error for an error)
+	IsCompliant          *bool                        `json:"is_compliant"`
+	AbstainReason        string                       `json:"abstain_reason,omitempty"` // why, when INSUFFICIENT_DATA
+	HasError             bool                         `json:"has_error"`
+	Error                string                       `json:"error,omitempty"`
+	PreviousStatus       string                       `json:"previous_status,omitempty"`
+	StatusChanged        bool                         `json:"status_changed"`
+	Methodologies        map[string]string            `json:"methodologies"`
+	ByMethodology        map[string]MethodologyResult `json:"by_methodology"` // keyed by MethodologyKey (SP)
+	BusinessScreenPass   *bool                        `json:"business_screen_pass"`
+	BusinessScreenReason *string                      `json:"business_screen_reason"`
+	FinancialScreenPass  *bool                        `json:"financial_screen_pass"`
+	FinancialRatios      map[string]*Number           `json:"financial_ratios"`
+	PurificationRate     *Number                      `json:"purification_rate"`          // percent: 3.37 means 3.37%
+	PurificationFrac     *Number                      `json:"purification_rate_fraction"` // the same as a fraction
+	MarketCap            *Number                      `json:"market_cap"`
+	MarketCapCcy         *string                      `json:"market_cap_currency"`
+	DebtToMarketCap      *Number                      `json:"debt_to_market_cap_ratio"`
+	CashToMarketCap      *Number                      `json:"cash_to_market_cap_ratio"`
+	LiquidityToMarketCap *Number                      `json:"liquidity_to_market_cap_ratio"`
+	ReceivablesToAssets  *Number                      `json:"accounts_receivable_to_assets_ratio"`
+	InterestToRevenue    *Number                      `json:"interest_income_to_revenue_ratio"`
+	Explanation          string                       `json:"compliance_explanation"`
+	Illustrative         bool                         `json:"illustrative"`
 }
 
 // ItemQuery filters and orders a run's results.
@@ -157,27 +168,23 @@ var ItemSortKeys = []string{"symbol", "name", "sector", "status", "purification_
 func (it RunItem) View(methodology string) ItemView {
 	v := ItemView{Symbol: it.Symbol, Name: it.Name, Sector: it.Sector, Status: it.Status, IsCompliant: it.IsCompliant,
 		HasError: it.HasError, Error: it.Error, PreviousStatus: it.PreviousStatus, StatusChanged: it.StatusChanged,
-		Methodologies: map[string]string{}, FinancialRatios: map[string]*Number{}}
+		Methodologies: map[string]string{}, ByMethodology: map[string]MethodologyResult{}, FinancialRatios: map[string]*Number{}}
 	if it.Result != nil {
-		v.Methodologies, v.FinancialRatios, v.PurificationRate = it.Result.Methodologies, it.Result.FinancialRatios, it.Result.PurificationRate
-		v.PurificationFrac, v.MarketCap, v.MarketCapCcy = it.Result.PurificationFraction, it.Result.MarketCap, it.Result.MarketCapCurrency
-		v.DebtToMarketCap, v.CashToMarketCap = it.Result.DebtToMarketCap, it.Result.CashToMarketCap
-		v.Explanation, v.Illustrative = it.Result.ComplianceExplanation, it.Result.DataQuality.Illustrative
+		r := *it.Result // a copy: seeing it through a methodology changes only its own fields
 		if methodology != "" {
-			for name, mr := range it.Result.ByMethodology {
+			for name, mr := range r.ByMethodology {
 				if strings.EqualFold(name, methodology) || strings.EqualFold(mr.ID, methodology) || strings.EqualFold(mr.Methodology, methodology) {
-					v.Status = strings.ToUpper(mr.Verdict)
-					switch mr.Verdict {
-					case Compliant:
-						v.IsCompliant = boolp(true)
-					case NonCompliant, Questionable:
-						v.IsCompliant = boolp(false)
-					default:
-						v.IsCompliant = nil
-					}
+					r.setOverall(strings.ToUpper(mr.Verdict), mr.Methodology)
+					v.Status, v.IsCompliant = r.ComplianceStatus, r.IsCompliant
 				}
 			}
 		}
+		v.AbstainReason, v.Industry, v.Methodologies, v.ByMethodology, v.FinancialRatios = r.AbstainReason, r.Industry, r.Methodologies, r.ByMethodology, r.FinancialRatios
+		v.BusinessScreenPass, v.BusinessScreenReason, v.FinancialScreenPass = r.BusinessScreenPass, r.BusinessScreenReason, r.FinancialScreenPass
+		v.PurificationRate, v.PurificationFrac, v.MarketCap, v.MarketCapCcy = r.PurificationRate, r.PurificationFraction, r.MarketCap, r.MarketCapCurrency
+		v.DebtToMarketCap, v.CashToMarketCap, v.LiquidityToMarketCap = r.DebtToMarketCap, r.CashToMarketCap, r.LiquidityToMarketCap
+		v.ReceivablesToAssets, v.InterestToRevenue = r.ReceivablesToAssets, r.InterestToRevenue
+		v.Explanation, v.Illustrative = r.ComplianceExplanation, r.DataQuality.Illustrative
 	}
 	v.ShariahStatus = strings.ToLower(v.Status)
 	return v

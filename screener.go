@@ -223,17 +223,7 @@ func (r Result) View(rs *Ruleset, methodology string) Result {
 	if !ok {
 		return r
 	}
-	r.Methodology = m.Name
-	r.ComplianceStatus = overall(rs, r.ByMethodology, methodology)
-	r.OverallStatus = r.ComplianceStatus
-	r.IsCompliant = nil
-	switch r.ComplianceStatus {
-	case "COMPLIANT":
-		r.IsCompliant = boolp(true)
-	case "NON_COMPLIANT", "QUESTIONABLE":
-		r.IsCompliant = boolp(false)
-	}
+	r.setOverall(overall(rs, r.ByMethodology, methodology), m.Name)
 	r.ComplianceExplanation = explain(rs, r, methodology)
-	r.deriveOverall()
 	return r
 }

@@ -98,6 +98,12 @@ func TestPurificationOverHTTP(t *testing.T) {
 	if ex := m["excluded"].([]any); len(ex) != 1 || ex[0] != "NOPE123" {
 		t.Fatalf("excluded: %s", r.body)
 	}
+	// Each holding: rate is the fraction the amount multiplies, purification_rate the same in percent,
+	// both equal to the stock's own purification_rate_fraction and purification_rate.
+	h := m["holdings"].([]any)[0].(map[string]any)
+	if hr, hp := dec(t, h["rate"]), dec(t, h["purification_rate"]); !hr.Equal(rate) || !hp.Equal(rate.Mul(decimal.NewFromInt(100))) {
+		t.Fatalf("holding rate %s, purification_rate %s; the stock's fraction %s", hr, hp, rate)
+	}
 	r = e.do(t, "POST", "/api/purification/calculate", map[string]any{"method": "aaoifi", "holdings": []any{map[string]any{"symbol": "AAPL", "shares": 100}}}, k)
 	if m = r.json(t); r.StatusCode != 200 || m["method"] != "aaoifi" {
 		t.Fatalf("aaoifi: %d %s", r.StatusCode, r.body)

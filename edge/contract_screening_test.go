@@ -175,6 +175,40 @@ func checkScreening(t *testing.T, where string, r map[string]any) map[string]any
 	return r
 }
 
+// bulkRatioFields are the flat informational ratios a bulk row carries, as the screening result does.
+var bulkRatioFields = []string{"market_cap", "debt_to_market_cap_ratio", "cash_to_market_cap_ratio", "liquidity_to_market_cap_ratio",
+	"accounts_receivable_to_assets_ratio", "interest_income_to_revenue_ratio"}
+
+// checkByMethodology reads by_methodology as the agent does: keys AAOIFI, DJIM, FTSE, MSCI, SP, each
+// with verdict, is_compliant, status, disposition (the lower-case verdict), verified and reason.
+func checkByMethodology(t *testing.T, where string, r map[string]any) {
+	t.Helper()
+	by, _ := field(t, where, r, "by_methodology", "object").(map[string]any)
+	var keys []string
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if strings.Join(keys, ",") != strings.Join(methodologyKeys, ",") {
+		t.Errorf("%s: by_methodology keys %v, want %v", where, keys, methodologyKeys)
+	}
+	for _, k := range keys {
+		e, _ := by[k].(map[string]any)
+		w := where + " by_methodology." + k
+		v, _ := field(t, w, e, "verdict", "string").(string)
+		if !lowerVerdicts[v] || field(t, w, e, "status", "string") != v || field(t, w, e, "disposition", "string") != v {
+			t.Errorf("%s: verdict %q status %v disposition %v", w, v, e["status"], e["disposition"])
+		}
+		if want := map[string]any{"compliant": true, "non_compliant": false, "questionable": false, "insufficient_data": nil}[v]; field(t, w, e, "is_compliant", "boolean", "null") != want {
+			t.Errorf("%s: is_compliant %v for %s", w, e["is_compliant"], v)
+		}
+		if field(t, w, e, "verified", "boolean") != true {
+			t.Errorf("%s: verified %v", w, e["verified"])
+		}
+		field(t, w, e, "reason", "string")
+	}
+}
+
 // checkJPM checks the known values of JPMorgan: a bank, non-compliant on its business.
 func checkJPM(t *testing.T, where string, r map[string]any) {
 	t.Helper()
@@ -283,6 +317,7 @@ func TestContractScreeningResult(t *testing.T) {
 	id := run["run_id"].(string)
 	waitRun(t, e, k, id)
 	rows := e.do(t, "GET", "/api/screen-bulk/"+id+"/results", nil, k).json(t)["results"].([]any)
+	bulkRows := map[string]map[string]any{}
 	if len(rows) != 3 {
 		t.Fatalf("bulk rows: %v", rows)
 	}
@@ -297,23 +332,49 @@ func TestContractScreeningResult(t *testing.T) {
 		field(t, w, row, "sector", "string")
 		field(t, w, row, "market_cap", "number", "null")
 		field(t, w, row, "market_cap_currency", "string", "null")
-		field(t, w, row, "debt_to_market_cap_ratio", "number", "null")
-		field(t, w, row, "cash_to_market_cap_ratio", "number", "null")
-		if row["symbol"] == "JPM" && (row["shariah_compliance_status"] != "non_compliant" || row["purification_rate"].(float64) <= 1) {
+		field(t, w, row, "industry", "string", "null")
+		field(t, w, row, "business_screen_pass", "boolean", "null")
+		field(t, w, row, "business_screen_reason", "string", "null")
+		field(t, w, row, "financial_screen_pass", "boolean", "null")
+		for _, f := range bulkRatioFields {
+			field(t, w, row, f, "number", "null")
+		}
+		if ab, ok := row["abstain_reason"]; (st == "INSUFFICIENT_DATA") != ok {
+			t.Errorf("%s: abstain_reason %v for %s", w, ab, st)
+		} else if ok {
+			field(t, w, row, "abstain_reason", "string")
+		}
+		checkByMethodology(t, w, row)
+		if row["symbol"] == "JPM" && (row["shariah_compliance_status"] != "non_compliant" || row["purification_rate"].(float64) <= 1 ||
+			row["business_screen_pass"] != false || row["business_screen_reason"] != "conventional finance (SIC 6021)" || row["industry"] != "Diversified Banks") {
 			t.Errorf("bulk JPM: %v", row)
 		}
+		bulkRows[row["symbol"].(string)] = row
 	}
 	spRows := e.do(t, "GET", "/api/screen-bulk/"+id+"/results?methodology=sp", nil, k).json(t)["results"].([]any)
 	for _, row := range spRows {
 		row := row.(map[string]any)
-		if row["symbol"] == "JPM" && (row["status"] != "NON_COMPLIANT" || row["shariah_compliance_status"] != "non_compliant") {
+		if row["symbol"] == "JPM" && (row["status"] != "NON_COMPLIANT" || row["shariah_compliance_status"] != "non_compliant" ||
+			row["business_screen_pass"] != false || row["business_screen_reason"] != "conventional finance (SIC 6021)") {
 			t.Errorf("bulk methodology=sp JPM: %v", row)
 		}
+		checkByMethodology(t, "bulk methodology=sp row", row)
 	}
 	exp := e.do(t, "GET", "/api/screen-bulk/"+id+"/export/json", nil, k).json(t)
 	for _, it := range exp["results"].([]any) {
 		it := it.(map[string]any)
 		m := checkScreening(t, "bulk export "+it["symbol"].(string), it["result"].(map[string]any))
+		// The row carries the full result's client fields, with the same values.
+		row := bulkRows[it["symbol"].(string)]
+		for _, f := range append([]string{"industry", "business_screen_pass", "business_screen_reason", "financial_screen_pass",
+			"shariah_compliance_status", "purification_rate", "purification_rate_fraction", "abstain_reason"}, bulkRatioFields...) {
+			if a, b := string(mustJSON(row[f])), string(mustJSON(m[f])); a != b {
+				t.Errorf("bulk row %v: %s %s, result %s", it["symbol"], f, a, b)
+			}
+		}
+		if a, b := string(mustJSON(row["by_methodology"])), string(mustJSON(m["by_methodology"])); a != b {
+			t.Errorf("bulk row %v: by_methodology differs from the result's", it["symbol"])
+		}
 		if it["symbol"] == "JPM" {
 			checkJPM(t, "bulk export", m)
 		}

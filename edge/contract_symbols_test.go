@@ -1,12 +1,21 @@
 package edge_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/mcp"
+	"github.com/shariah-screen/shariah/rulesets"
 )
 
 // TestUnknownSymbolMessage: an unknown symbol on the screening routes is the 404 envelope whose
@@ -114,9 +123,26 @@ func TestZakatEcosystemFields(t *testing.T) {
 	if m["is_above_nisab"] != false || m["total_zakat"] != 0.0 || m["holdings"].([]any)[0].(map[string]any)["zakat_amount"] != 0.0 {
 		t.Fatalf("below nisab: %v", m)
 	}
-	for _, bad := range []map[string]any{{"symbol": "AAPL", "market_value": -5}, {"symbol": "AAPL", "market_value": "lots"}} {
-		if r := e.do(t, "POST", "/api/zakat/calculate", map[string]any{"holdings": []map[string]any{bad}}, k); r.StatusCode != 422 && r.StatusCode != 400 {
-			t.Errorf("bad holding %v: %d %s", bad, r.StatusCode, r.body)
+	// A bad market_value, of either kind, is a 422 whose field detail names the holding by its index.
+	for _, c := range []struct {
+		bad  any
+		kind string
+	}{{-5, "value_error"}, {"lots", "type_error"}, {[]int{1}, "type_error"}, {1e16, "value_error"}} {
+		r := e.do(t, "POST", "/api/zakat/calculate", map[string]any{"holdings": []map[string]any{
+			{"symbol": "MSFT", "market_value": 10000}, {"symbol": "AAPL", "market_value": c.bad}}}, k)
+		if r.StatusCode != 422 {
+			t.Errorf("market_value %v: %d %s", c.bad, r.StatusCode, r.body)
+			continue
+		}
+		m := r.json(t)
+		errs, _ := m["detail"].(map[string]any)["errors"].([]any)
+		if m["code"] != "VALIDATION_ERROR" || len(errs) != 1 {
+			t.Errorf("market_value %v: envelope %v", c.bad, m)
+			continue
+		}
+		fe := errs[0].(map[string]any)
+		if loc := fmt.Sprint(fe["loc"]); loc != "[body holdings 1 market_value]" || !strings.HasPrefix(fe["type"].(string), c.kind) {
+			t.Errorf("market_value %v: loc %s type %v", c.bad, loc, fe["type"])
 		}
 	}
 }
@@ -146,6 +172,113 @@ func TestQuoteEcosystemFields(t *testing.T) {
 	if q["change_percent"] != pct || q["changePercent"] != pct || q["marketCap"] != cap {
 		t.Fatalf("batch quote %v", q)
 	}
+	// The batch quotes carry the same market_data disclaimer as the single quote.
+	if bd, _ := q["disclaimers"].([]any); len(bd) != 1 || string(mustJSON(bd[0])) != string(mustJSON(ds[0])) {
+		t.Fatalf("batch quote disclaimers %v, single quote %v", q["disclaimers"], ds)
+	}
+	// The MCP get_quote tool too: on each quote and beside the quotes.
+	mc := mcpClient(t, e)
+	qm := callTool(t, mc, "get_quote", map[string]any{"symbols": []string{"MSFT", "NOPE"}})
+	quotes := qm["quotes"].(map[string]any)
+	mq, _ := quotes["MSFT"].(map[string]any)
+	if mq == nil || quotes["NOPE"] != nil || mq["changePercent"] != pct {
+		t.Fatalf("mcp get_quote %v", qm)
+	}
+	md, _ := mq["disclaimers"].([]any)
+	td, _ := qm["disclaimers"].([]any)
+	if len(md) != 1 || len(td) != 1 || string(mustJSON(md[0])) != string(mustJSON(ds[0])) || string(mustJSON(td[0])) != string(mustJSON(ds[0])) {
+		t.Fatalf("mcp get_quote disclaimers: quote %v, result %v", md, td)
+	}
+}
+
+// mcpClient is an in-process MCP client on the environment's stores.
+func mcpClient(t *testing.T, e *env) *client.Client {
+	t.Helper()
+	rs, err := rulesets.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edu, err := education.Load(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewInProcessClient(mcp.New(mcp.Deps{Education: edu, Plans: shariah.DefaultPlans(), Costs: shariah.DefaultTokenCosts(),
+		Screener: e.bulk.Screener, Ref: e.ref, Catalogs: &shariah.CatalogCache{Store: e.ref}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ini := mcpgo.InitializeRequest{}
+	ini.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	ini.Params.ClientInfo = mcpgo.Implementation{Name: "contract", Version: "1"}
+	if _, err := c.Initialize(ctx, ini); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// callTool calls an MCP tool and returns its structured content as a client decodes it.
+func callTool(t *testing.T, c *client.Client, name string, args map[string]any) map[string]any {
+	t.Helper()
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = name, args
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil || res.IsError {
+		t.Fatalf("%s: %v %+v", name, err, res)
+	}
+	var m map[string]any
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return m
+}
+
+// TestTrendingChangeOfOldItems: trending items stored before the signed change string existed get it
+// on REST and over MCP alike (one implementation, shariah.TrendingList).
+func TestTrendingChangeOfOldItems(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	ctx := context.Background()
+	old := []shariah.Trending{
+		{Symbol: "MSFT", Name: "Microsoft", ChangePercent: shariah.NewNumber(decimal.RequireFromString("1.234")), AsOf: "2026-01-02", Source: "history"},
+		{Symbol: "KO", Name: "Coca-Cola", ChangePercent: shariah.NewNumber(decimal.RequireFromString("-0.5")), AsOf: "2026-01-02", Source: "history"},
+		{Symbol: "JPM", Name: "JPMorgan", ChangePercent: shariah.NewNumber(decimal.Zero), AsOf: "2026-01-02", Source: "history"},
+	}
+	if err := e.ref.PutTrending(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"MSFT": "+1.23%", "KO": "-0.50%", "JPM": "0.00%"}
+	check := func(where string, items []any) {
+		t.Helper()
+		if len(items) != 3 {
+			t.Fatalf("%s: %v", where, items)
+		}
+		for _, it := range items {
+			m := it.(map[string]any)
+			if ch, _ := m["change"].(string); ch != want[m["symbol"].(string)] {
+				t.Errorf("%s %v: change %q, want %q", where, m["symbol"], ch, want[m["symbol"].(string)])
+			}
+		}
+	}
+	var rest []any
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := e.do(t, "GET", "/api/trending", nil, k)
+		if err := json.Unmarshal(r.body, &rest); err != nil || r.StatusCode != 200 {
+			t.Fatalf("trending: %d %s", r.StatusCode, r.body)
+		}
+		if len(rest) == 3 || time.Now().After(deadline) { // the server's store may cache the list briefly
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	check("REST", rest)
+	check("MCP", callTool(t, mcpClient(t, e), "get_trending_stocks", map[string]any{"limit": 16})["trending"].([]any))
 }
 
 // TestPortfolioScanEcosystemShape reads a scan as the bot and the tracker do: results keyed by the
@@ -208,5 +341,32 @@ func TestPortfolioScanEcosystemShape(t *testing.T) {
 		if rs[f] != sum[f] {
 			t.Errorf("report summary %s = %v, scan %v", f, rs[f], sum[f])
 		}
+	}
+}
+
+// TestPortfolioScanDuplicateSymbol: a symbol given twice in different case ("KO", "ko") is one entry of
+// the keyed results, one holding of the report, and counts once in both summaries.
+func TestPortfolioScanDuplicateSymbol(t *testing.T) {
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	syms := []string{"KO", "ko", " Ko ", "MSFT", "NOPE", "nope"}
+	m := e.do(t, "POST", "/api/portfolio/scan", map[string]any{"symbols": syms}, k).json(t)
+	res := m["results"].(map[string]any)
+	if len(res) != 3 || res["KO"] == nil || res["MSFT"] == nil || res["NOPE"] == nil {
+		t.Fatalf("results keys: %v", res)
+	}
+	sum := m["summary"].(map[string]any)
+	if sum["total"] != 3.0 || sum["not_found"] != 1.0 || sum["compliant"].(float64)+sum["non_compliant"].(float64)+sum["pending"].(float64) != 3 {
+		t.Fatalf("summary counts a duplicate twice: %v", sum)
+	}
+	if ko := res["KO"].(map[string]any); ko["input"] != "KO" || ko["symbol"] != "KO" {
+		t.Errorf("KO entry: input %v symbol %v", ko["input"], ko["symbol"])
+	}
+	rep := e.do(t, "POST", "/api/reports/portfolio", map[string]any{"symbols": syms}, k).json(t)
+	if h := rep["holdings"].([]any); len(h) != 3 {
+		t.Fatalf("report holdings %d: %v", len(h), h)
+	}
+	if rs := rep["summary"].(map[string]any); rs["total"] != 3.0 || rs["not_found"] != 1.0 || rs["pending"] != sum["pending"] {
+		t.Fatalf("report summary %v", rs)
 	}
 }

@@ -115,12 +115,7 @@ func bindJSON(c *fiber.Ctx, dst any) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		var v shariah.Validation
-		loc := []any{"body"}
-		if te.Field != "" {
-			for _, f := range strings.Split(te.Field, ".") {
-				loc = append(loc, f)
-			}
-		}
+		loc := append([]any{"body"}, shariah.TypeErrorLoc(body, dst, te)...)
 		v.Add(fmt.Sprintf("value must be of type %s", jsonType(te.Type.Kind().String())), "type_error", loc...)
 		return v.Err()
 	}

@@ -96,6 +96,14 @@ func TestETFLookThroughAndRoutes(t *testing.T) {
 	if ov["overlap_pct"] != "49.50" || len(cmp["items"].([]any)) != 2 {
 		t.Fatalf("overlap %v", ov)
 	}
+	// Each compared ETF has the disposition of its screening.
+	for _, it := range cmp["items"].([]any) {
+		it := it.(map[string]any)
+		sc := e.do(t, "GET", "/api/etf/"+it["symbol"].(string)+"/screening", nil, k).json(t)
+		if d, ok := it["disposition"].(string); !ok || d == "" || d != sc["disposition"] {
+			t.Errorf("compare %v: disposition %v, screening %v", it["symbol"], it["disposition"], sc["disposition"])
+		}
+	}
 	if r := e.do(t, "POST", "/api/etf/compare", map[string]any{"symbols": []string{"SPUS"}}, k); r.StatusCode != 400 {
 		t.Fatalf("compare of one: %d", r.StatusCode)
 	}

@@ -237,7 +237,11 @@ func (s *Server) quotesBatch(c *fiber.Ctx) error {
 	if s.Popular != nil {
 		count = s.Popular.Add
 	}
-	out, err := shariah.BatchQuotes(c.UserContext(), s.catalogs, s.Ref, syms, count)
+	var ds []shariah.Disclaimer
+	if d, ok := s.marketDataDisclaimer(); ok {
+		ds = []shariah.Disclaimer{d}
+	}
+	out, err := shariah.BatchQuotes(c.UserContext(), s.catalogs, s.Ref, syms, count, ds)
 	if err != nil {
 		return err
 	}
@@ -287,18 +291,9 @@ func (s *Server) trending(c *fiber.Ctx) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	items, err := s.Ref.Trending(c.UserContext())
+	items, err := shariah.TrendingList(c.UserContext(), s.Ref, limit)
 	if err != nil {
 		return err
-	}
-	if items == nil {
-		items = []shariah.Trending{}
-	}
-	items = items[:min(limit, len(items))]
-	for i := range items {
-		if items[i].Change == "" { // stored before the field existed
-			items[i].Change = shariah.SignedPercent(items[i].ChangePercent.Decimal)
-		}
 	}
 	return c.JSON(items)
 }

@@ -87,11 +87,11 @@ func TestDataSourcesFiledIllustrativeAndCompanies(t *testing.T) {
 			st["screening_results"], st["screening_results_by_source"])
 	}
 
-	// Portfolio: a symbol given twice and two share classes count once among the companies; the unknown
-	// symbol is not counted.
+	// Portfolio: a symbol given twice is one holding (AAPL counts once), two share classes count once
+	// among the companies; the unknown symbol is not counted.
 	scan := e.do(t, "POST", "/api/portfolio/scan", map[string]any{"symbols": []string{"GOOG", "googl", "MSFT", "AAPL", "aapl", "NOFU", "NOPE123"}}, k).json(t)
 	ps := scan["summary"].(map[string]any)
-	if got := counts(ps["data_sources"]); got != [3]float64{3, 2, 1} {
+	if got := counts(ps["data_sources"]); got != [3]float64{3, 1, 1} {
 		t.Errorf("portfolio results by source %v", got)
 	}
 	if got := counts(ps["company_data_sources"]); got != [3]float64{2, 1, 1} {

@@ -95,7 +95,7 @@ func bind(raw json.RawMessage, dst any) error {
 		var te *json.UnmarshalTypeError
 		var v shariah.Validation
 		if errors.As(err, &te) {
-			v.Add("wrong type: expected "+te.Type.String(), "type_error", "arguments", te.Field)
+			v.Add("wrong type: expected "+te.Type.String(), "type_error", append([]any{"arguments"}, shariah.TypeErrorLoc(raw, dst, te)...)...)
 		} else {
 			v.Add("arguments are not a JSON object", "type_error", "arguments")
 		}
@@ -219,7 +219,11 @@ func (d Deps) tools() []tool {
 					v.Add("give symbol or symbols", "value_error.missing", "arguments", "symbol")
 					return nil, "", v.Err()
 				}
-				out, err := shariah.BatchQuotes(ctx, d.Catalogs, d.Ref, in.Symbols, nil)
+				ds := []shariah.Disclaimer{}
+				if d.Education != nil {
+					ds = d.Education.DisclaimersFor("market_data")
+				}
+				out, err := shariah.BatchQuotes(ctx, d.Catalogs, d.Ref, in.Symbols, nil, ds)
 				if err != nil {
 					return nil, "", err
 				}
@@ -232,7 +236,10 @@ func (d Deps) tools() []tool {
 					lines = append(lines, fmt.Sprintf("%s: %s %s as of %s (%s)", q.Symbol, q.Price.String(), q.Currency, q.AsOf, q.Source))
 				}
 				sort.Strings(lines)
-				return map[string]any{"quotes": out}, strings.Join(lines, "\n"), nil
+				if len(ds) > 0 {
+					lines = append(lines, ds[0].Text)
+				}
+				return map[string]any{"quotes": out, "disclaimers": ds}, strings.Join(lines, "\n"), nil
 			}},
 			tool{name: "get_trending_stocks", readOnly: true, idempotent: true,
 				desc:   "The most active and moving stocks of the latest session.",
@@ -248,11 +255,10 @@ func (d Deps) tools() []tool {
 						v.Add("must be 1 to 16", "value_error.number", "arguments", "limit")
 						return nil, "", v.Err()
 					}
-					list, err := d.Ref.Trending(ctx)
+					list, err := shariah.TrendingList(ctx, d.Ref, in.Limit)
 					if err != nil {
 						return nil, "", err
 					}
-					list = list[:min(in.Limit, len(list))]
 					var syms []string
 					for _, t := range list {
 						syms = append(syms, t.Symbol)
