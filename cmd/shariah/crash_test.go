@@ -42,7 +42,7 @@ func TestRunResumesAfterWorkerKilled(t *testing.T) {
 	runs := sredis.NewRunStore(rc)
 	bulk := &shariah.Bulk{Runs: runs, Ref: ref, Queue: q,
 		Screener: &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs}}
-	run, err := bulk.StartRun(ctx, "SP500", 0, true, "", "api")
+	run, err := bulk.StartRun(ctx, shariah.Caller{UserID: "crash-test"}, "SP500", 0, true, "", "api")
 	if err != nil {
 		t.Fatal(err)
 	}
