@@ -296,3 +296,52 @@ func TestBulkRunDeletedUnderARealWorker(t *testing.T) {
 		t.Fatalf("keys left once the worker returned: %v", left)
 	}
 }
+
+// TestBulkRunWorkerStopsWhenItsLeaseIsTaken: a worker that stopped heartbeating long enough for another
+// to take its run over (frozen, cut off) stops at its next heartbeat instead of working the run twice,
+// and leaves the new holder's lease alone.
+func TestBulkRunWorkerStopsWhenItsLeaseIsTaken(t *testing.T) {
+	e := setup(t, options{})
+	ctx := context.Background()
+	e.bulk.Pause, e.bulk.Concurrency, e.bulk.Lease = 100*time.Millisecond, 1, time.Second
+	r, err := e.bulk.StartRun(ctx, shariah.Caller{UserID: "lease-test"}, "SP500", 0, true, "", "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- e.bulk.Execute(ctx, r.ID) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		cur, _, err := e.bulk.Runs.Run(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur.Processed >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("run made no progress")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Another worker holds the lease now (as after the first one's lease expired).
+	leaseKey := "shr:run:{" + r.ID + "}:lease"
+	if err := e.rc.Do(ctx, e.rc.B().Set().Key(leaseKey).Value("worker-2").Px(time.Minute).Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the displaced worker returned %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the displaced worker did not stop")
+	}
+	if holder, err := e.rc.Do(ctx, e.rc.B().Get().Key(leaseKey).Build()).ToString(); err != nil || holder != "worker-2" {
+		t.Fatalf("lease after the displaced worker stopped: %q %v", holder, err)
+	}
+	cur, err := e.bulk.Get(ctx, shariah.Caller{UserID: "lease-test"}, r.ID)
+	if err != nil || cur.Status != shariah.RunRunning || cur.Processed >= cur.Total {
+		t.Fatalf("run after the displaced worker stopped: %+v %v", cur, err)
+	}
+}
