@@ -209,7 +209,10 @@ func (b *Bulk) History(ctx context.Context, by Caller, f RunFilter, offset, limi
 	if offset >= total {
 		return []Run{}, total, nil
 	}
-	return out[offset:min(offset+limit, total)], total, nil
+	if limit < total-offset {
+		return out[offset : offset+limit], total, nil
+	}
+	return out[offset:], total, nil
 }
 
 // Current returns the caller's active run (the latest queued, running or stalled one it may read) or

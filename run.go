@@ -134,6 +134,7 @@ type RunItem struct {
 type RunFilter struct {
 	IndexName string
 	Status    string
+	Since     time.Time // created at or after (zero: any time)
 }
 
 // RunStore holds bulk runs, their constituents and their per-symbol results.

@@ -25,6 +25,8 @@ const (
 	// reclaimGiveUp is how many takeovers of one run in a row may fail in a worker before the run is
 	// marked failed (a run that cannot make progress must not be retried for ever).
 	reclaimGiveUp = 25
+	// reclaimWindow bounds the runs the reclaim loop reads by their creation time.
+	reclaimWindow = 48 * time.Hour
 )
 
 func (b *Bulk) lease() time.Duration {
@@ -111,7 +113,9 @@ func (b *Bulk) Reclaim(ctx context.Context, log *slog.Logger) error {
 			return nil
 		case <-t.C:
 		}
-		runs, _, err := b.Runs.Runs(ctx, RunFilter{Status: RunRunning}, 0, 1000)
+		// Runs created in the last two days (the history keeps every run; older stuck runs are left to the
+		// queue's own recovery of their task, which resumes them the same way).
+		runs, _, err := b.Runs.Runs(ctx, RunFilter{Status: RunRunning, Since: b.now().Add(-reclaimWindow)}, 0, 1000)
 		if err != nil {
 			continue // the store is unavailable: the next tick tries again
 		}

@@ -203,7 +203,11 @@ func (s *RunStore) DoneSymbols(ctx context.Context, id string) (map[string]bool,
 // Runs lists runs newest first with filters; runs are few (one per index per schedule), so the
 // filtering reads every record.
 func (s *RunStore) Runs(ctx context.Context, f shariah.RunFilter, offset, limit int) ([]shariah.Run, int, error) {
-	ids, err := s.c.Do(ctx, s.c.B().Zrevrange().Key(runsKey()).Start(0).Stop(-1).Build()).AsStrSlice()
+	since := "-inf"
+	if !f.Since.IsZero() {
+		since = strconv.FormatInt(f.Since.UnixMilli(), 10)
+	}
+	ids, err := s.c.Do(ctx, s.c.B().Zrevrangebyscore().Key(runsKey()).Max("+inf").Min(since).Build()).AsStrSlice()
 	if err != nil {
 		return nil, 0, err
 	}
@@ -232,7 +236,10 @@ func (s *RunStore) Runs(ctx context.Context, f shariah.RunFilter, offset, limit 
 	if offset >= total {
 		return []shariah.Run{}, total, nil
 	}
-	return all[offset:min(offset+limit, total)], total, nil
+	if limit < total-offset {
+		return all[offset : offset+limit], total, nil
+	}
+	return all[offset:], total, nil
 }
 
 // DeleteRun removes every key of the run: its record, symbols, items and lease (one DEL: they share a
