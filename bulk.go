@@ -3,6 +3,7 @@ package shariah
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -28,6 +29,11 @@ type Bulk struct {
 	Concurrency int           // symbols screened at once within a run; 0: 4
 	Pause       time.Duration // after each symbol (spreads a run's load); 0: none
 	Now         func() time.Time
+	// Lease is how long a worker's claim on a run lasts without a heartbeat (0: DefaultRunLease); the
+	// worker renews it every Lease/5. StallAfter without a heartbeat, a running run reads as stalled
+	// (0: DefaultStallAfter); at Lease another worker's reclaim loop takes it over (takeover.go).
+	Lease      time.Duration
+	StallAfter time.Duration
 }
 
 func (b *Bulk) now() time.Time {
@@ -86,9 +92,11 @@ func (b *Bulk) Indices(ctx context.Context) ([]IndexListing, map[string][]string
 	return out, members, nil
 }
 
-// StartRun validates and queues a run of an index: an unknown index is EINVALID naming the valid
-// ones; an index with a run already active is ECONFLICT naming it.
-func (b *Bulk) StartRun(ctx context.Context, index string, limit int, force bool, ruleset, trigger string) (Run, error) {
+// StartRun validates and queues a run of an index for the caller, who owns it (the service owns
+// runs started by ServiceCaller: the scheduled rescreens). An unknown index is EINVALID naming the
+// valid ones; an index with a run already active is ECONFLICT (naming the active run when the caller
+// may read it).
+func (b *Bulk) StartRun(ctx context.Context, by Caller, index string, limit int, force bool, ruleset, trigger string) (Run, error) {
 	index = strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(index), " ", ""))
 	listing, members, err := b.Indices(ctx)
 	if err != nil {
@@ -120,11 +128,15 @@ func (b *Bulk) StartRun(ctx context.Context, index string, limit int, force bool
 	}
 	now := b.now()
 	r := Run{ID: uuid.Must(uuid.NewV7()).String(), IndexName: index, Status: RunQueued, Ruleset: rs.Name, Limit: limit,
-		ForceRefresh: force, Trigger: trigger, Total: len(syms), CreatedAt: now, UpdatedAt: now}
+		ForceRefresh: force, Trigger: trigger, Total: len(syms), CreatedAt: now, UpdatedAt: now, Owner: by.UserID}
 	if holder, ok, err := b.Runs.ClaimIndex(ctx, index, r.ID, 6*time.Hour); err != nil {
 		return Run{}, err
 	} else if !ok {
-		return Run{}, &Error{Code: ECONFLICT, Message: fmt.Sprintf("A run of %s is already active.", index), Detail: map[string]any{"run_id": holder}}
+		e := &Error{Code: ECONFLICT, Message: fmt.Sprintf("A run of %s is already active.", index)}
+		if h, err := b.Get(ctx, by, holder); err == nil {
+			e.Detail = map[string]any{"run_id": h.ID}
+		}
+		return Run{}, e
 	}
 	if prev, _, err := b.Runs.Runs(ctx, RunFilter{IndexName: index, Status: RunCompleted}, 0, 1); err == nil && len(prev) > 0 {
 		r.PreviousRunID = prev[0].ID
@@ -138,35 +150,82 @@ func (b *Bulk) StartRun(ctx context.Context, index string, limit int, force bool
 		_ = b.Runs.ReleaseIndex(ctx, index, r.ID)
 		return Run{}, err
 	}
-	return r, nil
+	return b.view(r), nil
 }
 
-// Get reads a run or ENOTFOUND.
-func (b *Bulk) Get(ctx context.Context, id string) (Run, error) {
+// view is a run as callers read it: scheduled runs stored before runs had owners belong to the
+// service, and a running run whose worker has not heartbeaten for StallAfter reads as stalled.
+func (b *Bulk) view(r Run) Run {
+	if r.Owner == "" && r.Trigger == "schedule" {
+		r.Owner = ServiceOwner
+	}
+	r.Scheduled = r.Owner == ServiceOwner
+	if r.Status == RunRunning && r.LeaseLeft < b.lease()-b.stallAfter() {
+		r.Status = RunStalled
+	}
+	return r
+}
+
+// Get reads a run the caller may read; any other run is ENOTFOUND, as an unknown one is.
+func (b *Bulk) Get(ctx context.Context, by Caller, id string) (Run, error) {
 	r, ok, err := b.Runs.Run(ctx, id)
 	if err != nil {
 		return Run{}, err
 	}
-	if !ok {
+	if r = b.view(r); !ok || !by.CanRead(r) {
 		return Run{}, Errorf(ENOTFOUND, "No run %q.", id)
 	}
 	return r, nil
 }
 
-// Current returns the active run (the latest queued or running one) or else the most recent run.
-func (b *Bulk) Current(ctx context.Context) (Run, error) {
-	for _, st := range []string{RunRunning, RunQueued} {
-		rs, _, err := b.Runs.Runs(ctx, RunFilter{Status: st}, 0, 1)
-		if err != nil {
-			return Run{}, err
-		}
-		if len(rs) > 0 {
-			return rs[0], nil
+// Items reads the results of a run the caller may read (ENOTFOUND otherwise).
+func (b *Bulk) Items(ctx context.Context, by Caller, id string) (Run, []RunItem, error) {
+	r, err := b.Get(ctx, by, id)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	items, err := b.Runs.Items(ctx, id)
+	return r, items, err
+}
+
+// History lists the runs the caller may read (its own and the scheduled ones; operators: all), newest
+// first, filtered (status may be stalled), with the total before paging.
+func (b *Bulk) History(ctx context.Context, by Caller, f RunFilter, offset, limit int) ([]Run, int, error) {
+	stored := f
+	if f.Status == RunStalled {
+		stored.Status = RunRunning
+	}
+	all, _, err := b.Runs.Runs(ctx, stored, 0, math.MaxInt)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []Run
+	for _, r := range all {
+		if r = b.view(r); by.CanRead(r) && (f.Status == "" || r.Status == f.Status) {
+			out = append(out, r)
 		}
 	}
-	rs, _, err := b.Runs.Runs(ctx, RunFilter{}, 0, 1)
+	total := len(out)
+	if offset >= total {
+		return []Run{}, total, nil
+	}
+	if limit < total-offset {
+		return out[offset : offset+limit], total, nil
+	}
+	return out[offset:], total, nil
+}
+
+// Current returns the caller's active run (the latest queued, running or stalled one it may read) or
+// else the most recent one it may read.
+func (b *Bulk) Current(ctx context.Context, by Caller) (Run, error) {
+	rs, _, err := b.History(ctx, by, RunFilter{}, 0, math.MaxInt)
 	if err != nil {
 		return Run{}, err
+	}
+	for _, r := range rs {
+		if !r.Finished() {
+			return r, nil
+		}
 	}
 	if len(rs) == 0 {
 		return Run{}, Errorf(ENOTFOUND, "No bulk run yet: POST /api/screen-bulk starts one.")
@@ -174,9 +233,22 @@ func (b *Bulk) Current(ctx context.Context) (Run, error) {
 	return rs[0], nil
 }
 
-// Cancel stops a queued or running run; what it collected is kept. A finished run is EINVALID.
-func (b *Bulk) Cancel(ctx context.Context, id string) (Run, error) {
-	r, err := b.Get(ctx, id)
+// manageable reads a run the caller may cancel or delete: another account's run is ENOTFOUND; a
+// scheduled run, which every key may read, is EFORBIDDEN to all but operators.
+func (b *Bulk) manageable(ctx context.Context, by Caller, id string) (Run, error) {
+	r, err := b.Get(ctx, by, id)
+	if err != nil {
+		return Run{}, err
+	}
+	if !by.CanManage(r) {
+		return Run{}, Errorf(EFORBIDDEN, "Run %s is a scheduled rescreen: only operators can cancel or delete it.", id)
+	}
+	return r, nil
+}
+
+// Cancel stops a queued, running or stalled run; what it collected is kept. A finished run is EINVALID.
+func (b *Bulk) Cancel(ctx context.Context, by Caller, id string) (Run, error) {
+	r, err := b.manageable(ctx, by, id)
 	if err != nil {
 		return Run{}, err
 	}
@@ -189,35 +261,34 @@ func (b *Bulk) Cancel(ctx context.Context, id string) (Run, error) {
 	}
 	_ = b.Queue.DropRun(ctx, id)
 	_ = b.Runs.ReleaseIndex(ctx, r.IndexName, id)
-	return b.Get(ctx, id)
+	return b.Get(ctx, by, id)
 }
 
-// Delete removes a run and all its results (cancelling it first if it is active).
-func (b *Bulk) Delete(ctx context.Context, id string) error {
-	r, err := b.Get(ctx, id)
+// Delete removes a completed, cancelled or failed run and every key of it (its queue task too). A
+// queued, running or stalled run is ECONFLICT naming its state: cancel it first.
+func (b *Bulk) Delete(ctx context.Context, by Caller, id string) error {
+	r, err := b.manageable(ctx, by, id)
 	if err != nil {
 		return err
 	}
 	if !r.Finished() {
-		_, _ = b.Runs.SetStatus(ctx, id, RunCancelled, []string{RunQueued, RunRunning}, b.now(), "deleted")
-		_ = b.Queue.DropRun(ctx, id)
-		_ = b.Runs.ReleaseIndex(ctx, r.IndexName, id)
+		return &Error{Code: ECONFLICT, Message: fmt.Sprintf("Run %s is %s; only completed, cancelled or failed runs can be deleted (cancel it first).", id, r.Status),
+			Detail: map[string]any{"run_id": id, "status": r.Status}}
 	}
+	// A finished run's task is done, or at worst still returning from its last symbol; a task left
+	// active deletes itself when it returns (runs keep no finished tasks).
+	_ = b.Queue.DropRun(ctx, id)
+	_ = b.Runs.ReleaseIndex(ctx, r.IndexName, id)
 	return b.Runs.DeleteRun(ctx, id)
 }
 
-// Execute runs a queued (or interrupted) run to its end: it screens the constituents not screened yet
-// with bounded concurrency, writing each outcome once and the progress as it goes, stops between
-// symbols when the run is cancelled or deleted, and records per-symbol errors without failing the run.
-// It is idempotent: a run resumed after a crash skips what is already written.
-func (b *Bulk) Execute(ctx context.Context, id string) error {
-	r, ok, err := b.Runs.Run(ctx, id)
-	if err != nil {
-		return err
-	}
-	if !ok || r.Finished() {
-		return nil // deleted, cancelled or already done: nothing to do
-	}
+// execute runs a queued (or interrupted) run to its end under the caller's lease (Execute): it screens
+// the constituents not screened yet with bounded concurrency, writing each outcome once and the
+// progress as it goes, stops between symbols when the run is cancelled or deleted, and records
+// per-symbol errors without failing the run. It is idempotent: a run resumed after a crash skips what
+// is already written.
+func (b *Bulk) execute(ctx context.Context, r Run) error {
+	id := r.ID
 	if _, err := b.Runs.SetStatus(ctx, id, RunRunning, []string{RunQueued, RunRunning}, b.now(), ""); err != nil {
 		return err
 	}

@@ -16,7 +16,42 @@ const (
 	RunCompleted = "completed"
 	RunCancelled = "cancelled"
 	RunFailed    = "failed"
+	// RunStalled is how a running run reads while its worker has stopped heartbeating (crashed, frozen
+	// or cut off): it is stored as running, stays cancellable and is not deletable; another worker takes
+	// it over when the worker's lease expires (takeover.go).
+	RunStalled = "stalled"
 )
+
+// RunStates are the states a run reads as, for filters and documentation.
+var RunStates = []string{RunQueued, RunRunning, RunStalled, RunCompleted, RunCancelled, RunFailed}
+
+// ServiceOwner owns the scheduled rescreens: every key may read them, only operators manage them.
+const ServiceOwner = "service"
+
+// Caller is who acts on runs: the account (the user id shared by its API keys, or the local MCP user)
+// and whether it is an operator (a key of the internal plan), who may read and manage every run.
+type Caller struct {
+	UserID   string
+	Operator bool
+}
+
+// ServiceCaller starts the scheduled rescreens.
+var ServiceCaller = Caller{UserID: ServiceOwner, Operator: true}
+
+// CallerOf is the caller an API key identifies.
+func CallerOf(k APIKey) Caller { return Caller{UserID: k.UserID, Operator: k.Plan == PlanInternal} }
+
+// CanRead reports whether the caller may see the run: its own runs, the scheduled ones, and for
+// operators every run. A run stored before runs had owners (Owner "") and not scheduled is the
+// operators' only: its owner is unknown.
+func (c Caller) CanRead(r Run) bool {
+	return c.Operator || r.Owner == ServiceOwner || (r.Owner != "" && r.Owner == c.UserID)
+}
+
+// CanManage reports whether the caller may cancel or delete the run: its own runs; operators every run.
+func (c Caller) CanManage(r Run) bool {
+	return c.Operator || (r.Owner != "" && r.Owner != ServiceOwner && r.Owner == c.UserID)
+}
 
 // Run is a bulk screening of an index.
 type Run struct {
@@ -26,7 +61,7 @@ type Run struct {
 	Ruleset       string     `json:"ruleset"`
 	Limit         int        `json:"limit"` // 0: every constituent
 	ForceRefresh  bool       `json:"force_refresh"`
-	Trigger       string     `json:"trigger"` // api or schedule
+	Trigger       string     `json:"trigger"` // api, mcp or schedule
 	Total         int        `json:"total"`
 	Processed     int        `json:"processed"`
 	Errors        int        `json:"errors"`
@@ -37,6 +72,14 @@ type Run struct {
 	FinishedAt    *time.Time `json:"finished_at"`
 	Error         string     `json:"error,omitempty"`
 	PreviousRunID string     `json:"previous_run_id,omitempty"` // the index's last completed run when this one was created
+	// Scheduled is true for the service's rescreens (readable by every key).
+	Scheduled bool `json:"scheduled"`
+	// Owner is the user id of the account that started the run (ServiceOwner for rescreens; "" for runs
+	// stored before runs had owners). It is not shown: user ids stay internal.
+	Owner string `json:"-"`
+	// LeaseLeft is what is left of the executing worker's lease, as read with the run (negative: no
+	// worker holds it).
+	LeaseLeft time.Duration `json:"-"`
 }
 
 // Finished reports whether the run can no longer change state.
@@ -91,6 +134,7 @@ type RunItem struct {
 type RunFilter struct {
 	IndexName string
 	Status    string
+	Since     time.Time // created at or after (zero: any time)
 }
 
 // RunStore holds bulk runs, their constituents and their per-symbol results.
@@ -99,19 +143,28 @@ type RunStore interface {
 	Run(ctx context.Context, id string) (Run, bool, error)
 	// SetStatus moves a run to status if its current status is one of from; it reports whether it did.
 	SetStatus(ctx context.Context, id, status string, from []string, at time.Time, errMsg string) (bool, error)
-	// SetProgress records the current symbol and counts (never the status).
+	// SetProgress records the current symbol and counts (never the status) of an existing run.
 	SetProgress(ctx context.Context, id, current string, processed, errors int, at time.Time) error
 	RunSymbols(ctx context.Context, id string) ([]string, error)
-	// PutItem stores a symbol's outcome once: a second write of the same symbol is ignored (false).
+	// PutItem stores a symbol's outcome once: a second write of the same symbol is ignored (false), and
+	// so is a write to a deleted run (nothing of it is recreated).
 	PutItem(ctx context.Context, id string, it RunItem) (bool, error)
 	Items(ctx context.Context, id string) ([]RunItem, error)
 	DoneSymbols(ctx context.Context, id string) (map[string]bool, error)
 	// Runs lists runs newest first, filtered, with the total before paging.
 	Runs(ctx context.Context, f RunFilter, offset, limit int) ([]Run, int, error)
+	// DeleteRun removes every key of the run: record, constituents, results, lease and history entry.
 	DeleteRun(ctx context.Context, id string) error
 	// ClaimIndex marks runID as the index's active run unless another is; ReleaseIndex frees it.
 	ClaimIndex(ctx context.Context, index, runID string, ttl time.Duration) (string, bool, error)
 	ReleaseIndex(ctx context.Context, index, runID string) error
+	// AcquireLease makes token the executor of an existing run for ttl unless another token holds it.
+	AcquireLease(ctx context.Context, id, token string, ttl time.Duration) (bool, error)
+	// RenewLease extends token's lease to ttl; false when the lease is no longer token's (it expired
+	// and another worker took the run over, or the run was deleted).
+	RenewLease(ctx context.Context, id, token string, ttl time.Duration) (bool, error)
+	// ReleaseLease frees the lease if token holds it.
+	ReleaseLease(ctx context.Context, id, token string) error
 }
 
 // ItemView is the row of a run's results as listed (the full result is in the JSON export). The

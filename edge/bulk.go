@@ -26,12 +26,29 @@ func (s *Server) view(r shariah.Run) runView {
 
 var runIDRE = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
 
-// runParam reads {run_id} (or a query parameter): malformed ids are 404 like unknown ones.
+// caller is the account of the request's key (bulk routes are authenticated, so it is charged).
+func caller(c *fiber.Ctx) shariah.Caller {
+	if ch := chargeOf(c); ch != nil {
+		return shariah.CallerOf(ch.Key)
+	}
+	return shariah.Caller{}
+}
+
+// runParam reads {run_id} (or a query parameter) of a run the caller may read: malformed ids and other
+// accounts' runs are 404 like unknown ones.
 func (s *Server) runParam(c *fiber.Ctx, id string) (shariah.Run, error) {
 	if !runIDRE.MatchString(id) {
 		return shariah.Run{}, shariah.Errorf(shariah.ENOTFOUND, "No run %q.", id)
 	}
-	return s.Bulk.Get(c.UserContext(), id)
+	return s.Bulk.Get(c.UserContext(), caller(c), id)
+}
+
+// runItems reads a run the caller may read and its results.
+func (s *Server) runItems(c *fiber.Ctx, id string) (shariah.Run, []shariah.RunItem, error) {
+	if !runIDRE.MatchString(id) {
+		return shariah.Run{}, nil, shariah.Errorf(shariah.ENOTFOUND, "No run %q.", id)
+	}
+	return s.Bulk.Items(c.UserContext(), caller(c), id)
 }
 
 func (s *Server) bulkIndices(c *fiber.Ctx) error {
@@ -72,7 +89,7 @@ func (s *Server) startBulk(c *fiber.Ctx) error {
 		ruleset = *in.Ruleset
 	}
 	force := in.ForceRefresh != nil && *in.ForceRefresh
-	r, err := s.Bulk.StartRun(c.UserContext(), *in.IndexName, limit, force, ruleset, "api")
+	r, err := s.Bulk.StartRun(c.UserContext(), caller(c), *in.IndexName, limit, force, ruleset, "api")
 	if err != nil {
 		return err
 	}
@@ -87,7 +104,7 @@ func (s *Server) bulkStatus(c *fiber.Ctx) error {
 	if id := c.Query("run_id"); id != "" {
 		r, err = s.runParam(c, id)
 	} else {
-		r, err = s.Bulk.Current(c.UserContext())
+		r, err = s.Bulk.Current(c.UserContext(), caller(c))
 	}
 	if err != nil {
 		return err
@@ -100,14 +117,13 @@ func (s *Server) bulkRuns(c *fiber.Ctx) error {
 	page := intQuery(c, &v, "page", 1, 1, 100000)
 	size := intQuery(c, &v, "page_size", 20, 1, 200)
 	status := c.Query("status")
-	if status != "" && status != shariah.RunQueued && status != shariah.RunRunning && status != shariah.RunCompleted &&
-		status != shariah.RunCancelled && status != shariah.RunFailed {
-		v.Add("must be one of queued, running, completed, cancelled, failed", "value_error.enum", "query", "status")
+	if status != "" && !oneOf(status, shariah.RunStates) {
+		v.Add("must be one of "+strings.Join(shariah.RunStates, ", "), "value_error.enum", "query", "status")
 	}
 	if err := v.Err(); err != nil {
 		return err
 	}
-	runs, total, err := s.Bulk.Runs.Runs(c.UserContext(), shariah.RunFilter{IndexName: strings.ToUpper(c.Query("index_name")), Status: status}, (page-1)*size, size)
+	runs, total, err := s.Bulk.History(c.UserContext(), caller(c), shariah.RunFilter{IndexName: strings.ToUpper(c.Query("index_name")), Status: status}, (page-1)*size, size)
 	if err != nil {
 		return err
 	}
@@ -130,17 +146,11 @@ func (s *Server) bulkCompare(c *fiber.Ctx) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	if _, err := s.runParam(c, a); err != nil {
-		return err
-	}
-	if _, err := s.runParam(c, b); err != nil {
-		return err
-	}
-	ia, err := s.Bulk.Runs.Items(c.UserContext(), a)
+	_, ia, err := s.runItems(c, a)
 	if err != nil {
 		return err
 	}
-	ib, err := s.Bulk.Runs.Items(c.UserContext(), b)
+	_, ib, err := s.runItems(c, b)
 	if err != nil {
 		return err
 	}
@@ -151,7 +161,7 @@ func (s *Server) bulkCancel(c *fiber.Ctx) error {
 	if _, err := s.runParam(c, c.Params("run_id")); err != nil {
 		return err
 	}
-	r, err := s.Bulk.Cancel(c.UserContext(), c.Params("run_id"))
+	r, err := s.Bulk.Cancel(c.UserContext(), caller(c), c.Params("run_id"))
 	if err != nil {
 		return err
 	}
@@ -162,7 +172,7 @@ func (s *Server) bulkDelete(c *fiber.Ctx) error {
 	if _, err := s.runParam(c, c.Params("run_id")); err != nil {
 		return err
 	}
-	if err := s.Bulk.Delete(c.UserContext(), c.Params("run_id")); err != nil {
+	if err := s.Bulk.Delete(c.UserContext(), caller(c), c.Params("run_id")); err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"deleted": true, "run_id": c.Params("run_id")})
@@ -170,7 +180,7 @@ func (s *Server) bulkDelete(c *fiber.Ctx) error {
 
 // bulkResults answers GET /api/screen-bulk/{run_id}/results with filters, sorting and pages.
 func (s *Server) bulkResults(c *fiber.Ctx) error {
-	r, err := s.runParam(c, c.Params("run_id"))
+	r, items, err := s.runItems(c, c.Params("run_id"))
 	if err != nil {
 		return err
 	}
@@ -207,20 +217,12 @@ func (s *Server) bulkResults(c *fiber.Ctx) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	items, err := s.Bulk.Runs.Items(c.UserContext(), r.ID)
-	if err != nil {
-		return err
-	}
 	rows, total := shariah.QueryItems(items, q)
 	return c.JSON(fiber.Map{"run_id": r.ID, "status": r.Status, "results": rows, "total": total, "page": q.Page, "page_size": q.PageSize})
 }
 
 func (s *Server) bulkSummary(c *fiber.Ctx) error {
-	r, err := s.runParam(c, c.Params("run_id"))
-	if err != nil {
-		return err
-	}
-	items, err := s.Bulk.Runs.Items(c.UserContext(), r.ID)
+	r, items, err := s.runItems(c, c.Params("run_id"))
 	if err != nil {
 		return err
 	}
@@ -233,11 +235,7 @@ func (s *Server) bulkSummary(c *fiber.Ctx) error {
 
 // bulkExportCSV streams every symbol of a run as RFC 4180 CSV.
 func (s *Server) bulkExportCSV(c *fiber.Ctx) error {
-	r, err := s.runParam(c, c.Params("run_id"))
-	if err != nil {
-		return err
-	}
-	items, err := s.Bulk.Runs.Items(c.UserContext(), r.ID)
+	r, items, err := s.runItems(c, c.Params("run_id"))
 	if err != nil {
 		return err
 	}
@@ -290,11 +288,7 @@ func (s *Server) bulkExportCSV(c *fiber.Ctx) error {
 
 // bulkExportJSON streams the complete dataset of a run: the run and every full result.
 func (s *Server) bulkExportJSON(c *fiber.Ctx) error {
-	r, err := s.runParam(c, c.Params("run_id"))
-	if err != nil {
-		return err
-	}
-	items, err := s.Bulk.Runs.Items(c.UserContext(), r.ID)
+	r, items, err := s.runItems(c, c.Params("run_id"))
 	if err != nil {
 		return err
 	}

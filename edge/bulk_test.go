@@ -184,10 +184,11 @@ func TestBulkBadInput(t *testing.T) {
 // TestCancelMidRunKeepsWhatWasCollected runs a paced run and cancels it part-way.
 func TestCancelMidRunKeepsWhatWasCollected(t *testing.T) {
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	owner := e.newKey(t, shariah.PlanEnterprise)
+	k := key(owner)
 	e.bulk.Pause, e.bulk.Concurrency = 150*time.Millisecond, 1
 	ctx := context.Background()
-	r, err := e.bulk.StartRun(ctx, "SP500", 0, true, "", "api")
+	r, err := e.bulk.StartRun(ctx, shariah.CallerOf(owner.Record), "SP500", 0, true, "", "api")
 	if err != nil {
 		t.Fatal(err)
 	}

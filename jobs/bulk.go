@@ -51,11 +51,13 @@ func (q *Queue) Close() {
 var _ shariah.RunQueue = (*Queue)(nil)
 
 // EnqueueRun queues a run as one task whose id is the run id, so the same run cannot be queued twice.
-// A run survives its worker: killed mid-run, the task comes back after its lease expires and resumes.
+// A run survives its worker: killed mid-run, another worker's reclaim loop resumes it when the run's
+// lease expires (shariah.Bulk.Reclaim; asynq's own recovery, after its 30 s lease, finds it taken).
+// A finished task is not retained: a deleted run leaves no key behind, its task included.
 func (q *Queue) EnqueueRun(ctx context.Context, runID string) error {
 	b, _ := json.Marshal(RunPayload{RunID: runID})
 	_, err := q.Client.EnqueueContext(ctx, asynq.NewTask(TypeIndexScreen, b), asynq.TaskID(runID), asynq.Queue("bulk"),
-		asynq.MaxRetry(25), asynq.Timeout(3*time.Hour), asynq.Retention(24*time.Hour))
+		asynq.MaxRetry(25), asynq.Timeout(3*time.Hour))
 	if errors.Is(err, asynq.ErrTaskIDConflict) {
 		return shariah.Errorf(shariah.ECONFLICT, "Run %s is already queued.", runID)
 	}
@@ -138,7 +140,7 @@ func NewRescreens(b *shariah.Bulk, schedules map[string]string, log *slog.Logger
 	for index, spec := range schedules {
 		index := index
 		if _, err := c.AddFunc(spec, func() {
-			r, err := b.StartRun(context.Background(), index, 0, false, "", "schedule")
+			r, err := b.StartRun(context.Background(), shariah.ServiceCaller, index, 0, false, "", "schedule")
 			switch shariah.ErrorCode(err) {
 			case "":
 				log.Info("rescreen queued", "index", index, "run_id", r.ID)

@@ -39,14 +39,18 @@ func (d Deps) bulkTool() tool {
 			if in.PageSize < 1 || in.PageSize > 500 {
 				return nil, "", invalid("must be 1 to 500", "page_size")
 			}
+			by, err := d.bulkCaller(ctx)
+			if err != nil {
+				return nil, "", err
+			}
 			run := func() (shariah.Run, error) {
 				if in.RunID == "" {
 					if in.Action == "status" {
-						return d.Bulk.Current(ctx)
+						return d.Bulk.Current(ctx, by)
 					}
 					return shariah.Run{}, invalid("run_id is required for "+in.Action, "run_id")
 				}
-				return d.Bulk.Get(ctx, in.RunID)
+				return d.Bulk.Get(ctx, by, in.RunID)
 			}
 			out := map[string]any{"action": in.Action}
 			switch in.Action {
@@ -65,7 +69,7 @@ func (d Deps) bulkTool() tool {
 				if in.IndexName == "" {
 					return nil, "", invalid("index_name is required to trigger a run", "index_name")
 				}
-				r, err := d.Bulk.StartRun(ctx, strings.ToUpper(strings.TrimSpace(in.IndexName)), 0, false, "", "mcp")
+				r, err := d.Bulk.StartRun(ctx, by, strings.ToUpper(strings.TrimSpace(in.IndexName)), 0, false, "", "mcp")
 				if err != nil {
 					return nil, "", err
 				}
@@ -77,14 +81,14 @@ func (d Deps) bulkTool() tool {
 					return nil, "", err
 				}
 				if in.Action == "cancel" {
-					if r, err = d.Bulk.Cancel(ctx, r.ID); err != nil {
+					if r, err = d.Bulk.Cancel(ctx, by, r.ID); err != nil {
 						return nil, "", err
 					}
 				}
 				out["run"] = r
 				return out, fmt.Sprintf("Run %s of %s: %s, %d of %d processed.", r.ID, r.IndexName, r.Status, r.Processed, r.Total), nil
 			case "list_runs":
-				rs, total, err := d.Bulk.Runs.Runs(ctx, shariah.RunFilter{IndexName: strings.ToUpper(in.IndexName)}, 0, in.PageSize)
+				rs, total, err := d.Bulk.History(ctx, by, shariah.RunFilter{IndexName: strings.ToUpper(in.IndexName)}, 0, in.PageSize)
 				if err != nil {
 					return nil, "", err
 				}
@@ -95,7 +99,7 @@ func (d Deps) bulkTool() tool {
 				if err != nil {
 					return nil, "", err
 				}
-				items, err := d.Bulk.Runs.Items(ctx, r.ID)
+				_, items, err := d.Bulk.Items(ctx, by, r.ID)
 				if err != nil {
 					return nil, "", err
 				}
@@ -126,17 +130,11 @@ func (d Deps) bulkTool() tool {
 					return nil, "", invalid(`compare takes run_id "id1,id2"`, "run_id")
 				}
 				a, b = strings.TrimSpace(a), strings.TrimSpace(b)
-				if _, err := d.Bulk.Get(ctx, a); err != nil {
-					return nil, "", err
-				}
-				if _, err := d.Bulk.Get(ctx, b); err != nil {
-					return nil, "", err
-				}
-				ia, err := d.Bulk.Runs.Items(ctx, a)
+				_, ia, err := d.Bulk.Items(ctx, by, a)
 				if err != nil {
 					return nil, "", err
 				}
-				ib, err := d.Bulk.Runs.Items(ctx, b)
+				_, ib, err := d.Bulk.Items(ctx, by, b)
 				if err != nil {
 					return nil, "", err
 				}
@@ -211,6 +209,20 @@ func (d Deps) watchlistTool() tool {
 
 // userKey carries the user of an authenticated MCP session (HTTP with a key).
 type userKey struct{}
+
+// bulkCaller is who acts on runs through the bulk tool: the account of the session's key (an operator
+// for a key of the internal plan), else the local user, as the watchlists are.
+func (d Deps) bulkCaller(ctx context.Context) (shariah.Caller, error) {
+	by := shariah.Caller{UserID: userOf(ctx)}
+	if k, ok := ctx.Value(keyCtx{}).(keyInfo); ok && d.Auth != nil && d.Auth.Keys != nil {
+		rec, err := d.Auth.Keys.KeyByHash(ctx, k.hash)
+		if err != nil {
+			return shariah.Caller{}, err
+		}
+		by = shariah.CallerOf(rec)
+	}
+	return by, nil
+}
 
 func userOf(ctx context.Context) string {
 	if u, ok := ctx.Value(userKey{}).(string); ok && u != "" {

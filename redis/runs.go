@@ -13,11 +13,15 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// Run keys share the run id's hash tag; the history is a sorted set by creation time; an index's
-// active run is a string with a TTL (a crashed scheduler cannot hold an index forever).
+// Run keys share the run id's hash tag (so one script may touch several in Redis Cluster); the
+// history is a sorted set by creation time; an index's active run is a string with a TTL (a crashed
+// scheduler cannot hold an index forever); the lease is the executing worker's token with a short TTL.
+// A run's keys are: its record, symbols, items and lease, its member of the history, and (while it is
+// active) its index's active-run claim.
 func runKey(id string) string         { return "shr:run:{" + id + "}" }
 func runSymbolsKey(id string) string  { return "shr:run:{" + id + "}:symbols" }
 func runItemsKey(id string) string    { return "shr:run:{" + id + "}:items" }
+func runLeaseKey(id string) string    { return "shr:run:{" + id + "}:lease" }
 func runsKey() string                 { return "shr:runs" }
 func indexActiveKey(ix string) string { return "shr:runs:active:" + ix }
 
@@ -27,9 +31,21 @@ var runStatusSrc string
 //go:embed lua/release_index.lua
 var releaseIndexSrc string
 
+//go:embed lua/run_put_item.lua
+var runPutItemSrc string
+
+//go:embed lua/run_progress.lua
+var runProgressSrc string
+
+//go:embed lua/run_lease.lua
+var runLeaseSrc string
+
 var (
 	runStatusScript    = rueidis.NewLuaScript(runStatusSrc)
 	releaseIndexScript = rueidis.NewLuaScript(releaseIndexSrc)
+	runPutItemScript   = rueidis.NewLuaScript(runPutItemSrc)
+	runProgressScript  = rueidis.NewLuaScript(runProgressSrc)
+	runLeaseScript     = rueidis.NewLuaScript(runLeaseSrc)
 )
 
 // RunStore implements shariah.RunStore.
@@ -62,7 +78,7 @@ func (s *RunStore) CreateRun(ctx context.Context, r shariah.Run, symbols []strin
 			FieldValue("force_refresh", strconv.FormatBool(r.ForceRefresh)).FieldValue("trigger", r.Trigger).
 			FieldValue("total", strconv.Itoa(len(symbols))).FieldValue("processed", "0").FieldValue("errors", "0").
 			FieldValue("created_at", tstr(r.CreatedAt)).FieldValue("updated_at", tstr(r.CreatedAt)).
-			FieldValue("previous_run_id", r.PreviousRunID).Build(),
+			FieldValue("previous_run_id", r.PreviousRunID).FieldValue("owner", r.Owner).Build(),
 		s.c.B().Zadd().Key(runsKey()).ScoreMember().ScoreMember(float64(r.CreatedAt.UnixMilli()), r.ID).Build(),
 	}
 	if len(symbols) > 0 {
@@ -85,7 +101,7 @@ func runFromMap(m map[string]string) shariah.Run {
 	r := shariah.Run{ID: m["run_id"], IndexName: m["index_name"], Status: m["status"], Ruleset: m["ruleset"], Limit: atoi("limit"),
 		ForceRefresh: m["force_refresh"] == "true", Trigger: m["trigger"], Total: atoi("total"), Processed: atoi("processed"),
 		Errors: atoi("errors"), CurrentSymbol: m["current_symbol"], StartedAt: tparse(m["started_at"]), FinishedAt: tparse(m["finished_at"]),
-		Error: m["error"], PreviousRunID: m["previous_run_id"]}
+		Error: m["error"], PreviousRunID: m["previous_run_id"], Owner: m["owner"]}
 	if t := tparse(m["created_at"]); t != nil {
 		r.CreatedAt = *t
 	}
@@ -95,16 +111,31 @@ func runFromMap(m map[string]string) shariah.Run {
 	return r
 }
 
-// Run reads a run.
+// Run reads a run and what is left of its lease (one round trip).
 func (s *RunStore) Run(ctx context.Context, id string) (shariah.Run, bool, error) {
-	m, err := s.c.Do(ctx, s.c.B().Hgetall().Key(runKey(id)).Build()).AsStrMap()
+	res := s.c.DoMulti(ctx, s.c.B().Hgetall().Key(runKey(id)).Build(), s.c.B().Pttl().Key(runLeaseKey(id)).Build())
+	return runOf(res[0], res[1])
+}
+
+// runOf reads a run from its HGETALL and its lease's PTTL.
+func runOf(rec, pttl rueidis.RedisResult) (shariah.Run, bool, error) {
+	m, err := rec.AsStrMap()
 	if err != nil {
 		return shariah.Run{}, false, err
 	}
 	if m["run_id"] == "" {
 		return shariah.Run{}, false, nil
 	}
-	return runFromMap(m), true, nil
+	ms, err := pttl.AsInt64()
+	if err != nil {
+		return shariah.Run{}, false, err
+	}
+	r := runFromMap(m)
+	r.LeaseLeft = -1
+	if ms >= 0 {
+		r.LeaseLeft = time.Duration(ms) * time.Millisecond
+	}
+	return r, true, nil
 }
 
 // SetStatus implements shariah.RunStore with the run_status script.
@@ -114,16 +145,9 @@ func (s *RunStore) SetStatus(ctx context.Context, id, status string, from []stri
 	return n == 1, err
 }
 
-// SetProgress records the current symbol and the counts; it never touches the status.
+// SetProgress records the current symbol and the counts of an existing run; it never touches the status.
 func (s *RunStore) SetProgress(ctx context.Context, id, current string, processed, errors int, at time.Time) error {
-	// HSET on a deleted run would resurrect a stub: only an existing record is updated.
-	exists, err := s.c.Do(ctx, s.c.B().Exists().Key(runKey(id)).Build()).AsInt64()
-	if err != nil || exists == 0 {
-		return err
-	}
-	return s.c.Do(ctx, s.c.B().Hset().Key(runKey(id)).FieldValue().FieldValue("current_symbol", current).
-		FieldValue("processed", strconv.Itoa(processed)).FieldValue("errors", strconv.Itoa(errors)).
-		FieldValue("updated_at", tstr(at)).Build()).Error()
+	return runProgressScript.Exec(ctx, s.c, []string{runKey(id)}, []string{current, strconv.Itoa(processed), strconv.Itoa(errors), tstr(at)}).Error()
 }
 
 // RunSymbols reads the constituent snapshot.
@@ -131,13 +155,15 @@ func (s *RunStore) RunSymbols(ctx context.Context, id string) ([]string, error) 
 	return s.c.Do(ctx, s.c.B().Lrange().Key(runSymbolsKey(id)).Start(0).Stop(-1).Build()).AsStrSlice()
 }
 
-// PutItem stores a symbol's outcome once (HSETNX): a resumed run never writes a symbol twice.
+// PutItem stores a symbol's outcome once (HSETNX) while the run exists: a resumed run never writes a
+// symbol twice, and a worker finishing after the run was deleted writes nothing.
 func (s *RunStore) PutItem(ctx context.Context, id string, it shariah.RunItem) (bool, error) {
 	b, err := json.Marshal(it)
 	if err != nil {
 		return false, err
 	}
-	return s.c.Do(ctx, s.c.B().Hsetnx().Key(runItemsKey(id)).Field(it.Symbol).Value(rueidis.BinaryString(b)).Build()).AsBool()
+	n, err := runPutItemScript.Exec(ctx, s.c, []string{runKey(id), runItemsKey(id)}, []string{it.Symbol, string(b)}).AsInt64()
+	return n == 1, err
 }
 
 // Items reads every outcome of a run, by symbol.
@@ -177,26 +203,30 @@ func (s *RunStore) DoneSymbols(ctx context.Context, id string) (map[string]bool,
 // Runs lists runs newest first with filters; runs are few (one per index per schedule), so the
 // filtering reads every record.
 func (s *RunStore) Runs(ctx context.Context, f shariah.RunFilter, offset, limit int) ([]shariah.Run, int, error) {
-	ids, err := s.c.Do(ctx, s.c.B().Zrevrange().Key(runsKey()).Start(0).Stop(-1).Build()).AsStrSlice()
+	since := "-inf"
+	if !f.Since.IsZero() {
+		since = strconv.FormatInt(f.Since.UnixMilli(), 10)
+	}
+	ids, err := s.c.Do(ctx, s.c.B().Zrevrangebyscore().Key(runsKey()).Max("+inf").Min(since).Build()).AsStrSlice()
 	if err != nil {
 		return nil, 0, err
 	}
 	var all []shariah.Run
 	for start := 0; start < len(ids); start += chunk {
 		part := ids[start:min(start+chunk, len(ids))]
-		cmds := make(rueidis.Commands, len(part))
-		for i, id := range part {
-			cmds[i] = s.c.B().Hgetall().Key(runKey(id)).Build()
+		cmds := make(rueidis.Commands, 0, 2*len(part))
+		for _, id := range part {
+			cmds = append(cmds, s.c.B().Hgetall().Key(runKey(id)).Build(), s.c.B().Pttl().Key(runLeaseKey(id)).Build())
 		}
-		for _, r := range s.c.DoMulti(ctx, cmds...) {
-			m, err := r.AsStrMap()
+		res := s.c.DoMulti(ctx, cmds...)
+		for i := 0; i < len(res); i += 2 {
+			run, ok, err := runOf(res[i], res[i+1])
 			if err != nil {
 				return nil, 0, err
 			}
-			if m["run_id"] == "" {
+			if !ok {
 				continue
 			}
-			run := runFromMap(m)
 			if (f.IndexName == "" || run.IndexName == f.IndexName) && (f.Status == "" || run.Status == f.Status) {
 				all = append(all, run)
 			}
@@ -206,13 +236,18 @@ func (s *RunStore) Runs(ctx context.Context, f shariah.RunFilter, offset, limit 
 	if offset >= total {
 		return []shariah.Run{}, total, nil
 	}
-	return all[offset:min(offset+limit, total)], total, nil
+	if limit < total-offset {
+		return all[offset : offset+limit], total, nil
+	}
+	return all[offset:], total, nil
 }
 
-// DeleteRun removes the run and everything it collected.
+// DeleteRun removes every key of the run: its record, symbols, items and lease (one DEL: they share a
+// slot), then its history entry. A worker still finishing the run afterwards recreates nothing
+// (run_put_item, run_progress, run_status and run_lease all require the record).
 func (s *RunStore) DeleteRun(ctx context.Context, id string) error {
 	return s.doAll(ctx, rueidis.Commands{
-		s.c.B().Del().Key(runKey(id), runSymbolsKey(id), runItemsKey(id)).Build(),
+		s.c.B().Del().Key(runKey(id), runSymbolsKey(id), runItemsKey(id), runLeaseKey(id)).Build(),
 		s.c.B().Zrem().Key(runsKey()).Member(id).Build(),
 	})
 }
@@ -236,4 +271,24 @@ func (s *RunStore) ClaimIndex(ctx context.Context, index, runID string, ttl time
 // ReleaseIndex frees the index if runID holds it (compare and delete in one script).
 func (s *RunStore) ReleaseIndex(ctx context.Context, index, runID string) error {
 	return releaseIndexScript.Exec(ctx, s.c, []string{indexActiveKey(index)}, []string{runID}).Error()
+}
+
+// AcquireLease implements shariah.RunStore with the run_lease script.
+func (s *RunStore) AcquireLease(ctx context.Context, id, token string, ttl time.Duration) (bool, error) {
+	return s.lease(ctx, id, token, ttl, "acquire")
+}
+
+// RenewLease implements shariah.RunStore with the run_lease script.
+func (s *RunStore) RenewLease(ctx context.Context, id, token string, ttl time.Duration) (bool, error) {
+	return s.lease(ctx, id, token, ttl, "renew")
+}
+
+func (s *RunStore) lease(ctx context.Context, id, token string, ttl time.Duration, mode string) (bool, error) {
+	n, err := runLeaseScript.Exec(ctx, s.c, []string{runKey(id), runLeaseKey(id)}, []string{token, strconv.FormatInt(ttl.Milliseconds(), 10), mode}).AsInt64()
+	return n == 1, err
+}
+
+// ReleaseLease frees the lease if the token holds it (compare and delete, as release_index does).
+func (s *RunStore) ReleaseLease(ctx context.Context, id, token string) error {
+	return releaseIndexScript.Exec(ctx, s.c, []string{runLeaseKey(id)}, []string{token}).Error()
 }

@@ -259,6 +259,8 @@ func (e *env) addWorker(g *run.Group) error {
 		return err
 	}
 	ctxActor(g, rescreens.Run)
+	// Runs whose worker died are resumed by any live worker once their lease expires.
+	ctxActor(g, func(ctx context.Context) error { return svc.bulk.Reclaim(ctx, e.log) })
 	done := make(chan struct{})
 	g.Add(func() error {
 		if err := srv.Start(mux); err != nil {

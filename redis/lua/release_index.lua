@@ -1,7 +1,8 @@
--- release_index: free an index's active-run claim only if the given run holds it.
+-- release_index: free an index's active-run claim (or a run's lease) only if the given run (or worker
+-- token) holds it.
 --
--- KEYS[1]  shr:runs:active:<index>
--- ARGV[1]  run id
+-- KEYS[1]  shr:runs:active:<index>  (or shr:run:{<id>}:lease)
+-- ARGV[1]  run id (or worker token)
 --
 -- Returns 1 when released, 0 otherwise.
 if redis.call('GET', KEYS[1]) == ARGV[1] then
