@@ -1,6 +1,7 @@
 package shariah
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -86,4 +87,24 @@ type APIKey struct {
 type IssuedKey struct {
 	Key    string // the full key, shown once
 	Record APIKey
+}
+
+// ActiveKey resolves a key presented by a client (full text) to its record: INVALID_API_KEY when it is
+// malformed or unknown, API_KEY_DEACTIVATED when revoked; any other error is the store's (unavailable).
+// The REST edge and the MCP port both authenticate with it.
+func ActiveKey(ctx context.Context, store KeyStore, full string) (APIKey, error) {
+	if !WellFormedKey(full) {
+		return APIKey{}, Errorf(EBADKEY, "Invalid API key.")
+	}
+	k, err := store.KeyByHash(ctx, HashKey(full))
+	if ErrorCode(err) == ENOTFOUND {
+		return APIKey{}, Errorf(EBADKEY, "Invalid API key.")
+	}
+	if err != nil {
+		return APIKey{}, err
+	}
+	if !k.Active {
+		return APIKey{}, Errorf(EKEYINACTIVE, "This API key has been deactivated.")
+	}
+	return k, nil
 }

@@ -3,6 +3,7 @@ package shariah
 import (
 	"context"
 	"net/mail"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -29,10 +30,32 @@ type IssueLimits struct {
 	Window     time.Duration
 }
 
-// WindowCounter counts hits of a bucket in fixed windows, shared by every edge (Redis).
+// WindowCounter counts hits in fixed windows, shared by every edge (Redis).
 type WindowCounter interface {
-	// Hit counts one hit and returns the window's count so far and the time until it ends.
-	Hit(ctx context.Context, bucket string, window time.Duration) (int64, time.Duration, error)
+	// Take counts one hit in every bucket of the group when each is below its limit, atomically; when
+	// one is at its limit it counts none and returns that bucket's index and the time until its window
+	// ends. refused is -1 when the hit was counted.
+	Take(ctx context.Context, group string, window time.Duration, limits ...WindowLimit) (refused int, left time.Duration, err error)
+}
+
+// WindowLimit is one bucket of a take and its limit per window (0: none).
+type WindowLimit struct {
+	Bucket string
+	Limit  int
+}
+
+// AddressBucket groups client addresses for per-address limits: an IPv4 address alone, an IPv6 address
+// by its /64 (one subscriber's allocation, whose addresses a client can rotate through freely).
+func AddressBucket(addr string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	if a = a.Unmap(); a.Is4() {
+		return a.String()
+	}
+	p, _ := a.WithZone("").Prefix(64)
+	return p.String()
 }
 
 func (k *Keys) now() time.Time {
@@ -92,28 +115,25 @@ func (k *Keys) GenerateFree(ctx context.Context, email string) (IssuedKey, error
 
 // GenerateFreeFrom is GenerateFree for a client at an address, within the IssueLimits: past either
 // bound it answers 429 RATE_LIMITED naming the bound, with the seconds until its window ends
-// (detail.retry_after_seconds).
+// (detail.retry_after_seconds). Both bounds are checked and counted together: a request one refuses
+// counts against neither. IPv6 addresses count by /64 (AddressBucket).
 func (k *Keys) GenerateFreeFrom(ctx context.Context, email, address string) (IssuedKey, error) {
 	norm, ok := NormalizeEmail(email)
 	if ok && k.Counter != nil && k.Limits.Window > 0 {
 		domain := norm[strings.LastIndexByte(norm, '@')+1:]
-		for _, b := range []struct {
-			scope, value string
-			limit        int
-		}{{"address", address, k.Limits.PerAddress}, {"email_domain", domain, k.Limits.PerDomain}} {
-			if b.limit <= 0 {
-				continue
-			}
-			n, left, err := k.Counter.Hit(ctx, "keygen:"+b.scope+":"+b.value, k.Limits.Window)
-			if err != nil {
-				return IssuedKey{}, err
-			}
-			if n > int64(b.limit) {
-				return IssuedKey{}, &Error{Code: ERATELIMITED,
-					Message: "Too many free keys requested from this " + strings.ReplaceAll(b.scope, "_", " ") + ". Try again later.",
-					Detail: map[string]any{"scope": b.scope, "limit": b.limit, "window_seconds": int64(k.Limits.Window.Seconds()),
-						"retry_after_seconds": max(int64(left.Seconds()+0.999), 1)}}
-			}
+		scopes := []string{"address", "email_domain"}
+		limits := []int{k.Limits.PerAddress, k.Limits.PerDomain}
+		refused, left, err := k.Counter.Take(ctx, "keygen", k.Limits.Window,
+			WindowLimit{Bucket: "address:" + AddressBucket(address), Limit: max(limits[0], 0)},
+			WindowLimit{Bucket: "email_domain:" + domain, Limit: max(limits[1], 0)})
+		if err != nil {
+			return IssuedKey{}, err
+		}
+		if refused >= 0 {
+			return IssuedKey{}, &Error{Code: ERATELIMITED,
+				Message: "Too many free keys requested from this " + strings.ReplaceAll(scopes[refused], "_", " ") + ". Try again later.",
+				Detail: map[string]any{"scope": scopes[refused], "limit": limits[refused], "window_seconds": int64(k.Limits.Window.Seconds()),
+					"retry_after_seconds": max(int64(left.Seconds()+0.999), 1)}}
 		}
 	}
 	return k.GenerateFree(ctx, email)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"regexp"
@@ -25,12 +26,23 @@ import (
 type Config struct {
 	HTTPAddr string `env:"SHARIAH_HTTP_ADDR" envDefault:":8000"`
 	MCPAddr  string `env:"SHARIAH_MCP_ADDR" envDefault:":8001"`
-	// MCPRequireKey makes the MCP HTTP transports require X-API-Key and meter tool calls (stdio never does).
-	MCPRequireKey bool   `env:"SHARIAH_MCP_REQUIRE_KEY" envDefault:"false"`
-	RedisURL      string `env:"SHARIAH_REDIS_URL" envDefault:"redis://127.0.0.1:6379/0"`
-	ClickHouseURL string `env:"SHARIAH_CLICKHOUSE_URL" envDefault:"clickhouse://127.0.0.1:9000/shariah"`
-	DataDir       string `env:"SHARIAH_DATA_DIR"`
-	WebhookSecret string `env:"SHARIAH_WEBHOOK_SECRET"`
+	// MCPRequireKey makes the MCP HTTP transports require X-API-Key on every request (stdio never does).
+	// Without it an X-API-Key is still honoured (identifies and meters the caller; a bad one is refused).
+	MCPRequireKey bool `env:"SHARIAH_MCP_REQUIRE_KEY" envDefault:"false"`
+	// MCPKeyless is what an MCP HTTP caller without a key may run: "readonly" (the tools whose
+	// readOnlyHint is true, and the read actions of the others; no force_refresh) or "full" (every tool
+	// but the watchlists, for trusted local setups). stdio always runs every tool.
+	MCPKeyless string `env:"SHARIAH_MCP_KEYLESS" envDefault:"readonly"`
+	// HTTP bounds every request of the API and of the MCP port alike.
+	HTTP HTTPLimits
+	// TrustedProxies are the addresses (CIDR or single IPs, comma-separated) of reverse proxies whose
+	// X-Forwarded-For names the client (key-generation limits per address); empty: none, the peer
+	// address is the client.
+	TrustedProxies string `env:"SHARIAH_TRUSTED_PROXIES"`
+	RedisURL       string `env:"SHARIAH_REDIS_URL" envDefault:"redis://127.0.0.1:6379/0"`
+	ClickHouseURL  string `env:"SHARIAH_CLICKHOUSE_URL" envDefault:"clickhouse://127.0.0.1:9000/shariah"`
+	DataDir        string `env:"SHARIAH_DATA_DIR"`
+	WebhookSecret  string `env:"SHARIAH_WEBHOOK_SECRET"`
 	// Billing through Stripe's API (checkout, portal); without the secret key the billing routes answer 503.
 	StripeSecretKey       string `env:"SHARIAH_STRIPE_SECRET_KEY"`
 	StripeAPIURL          string `env:"SHARIAH_STRIPE_API_URL" envDefault:"https://api.stripe.com"`
@@ -76,6 +88,81 @@ type Usage struct {
 	// SpoolMaxBytes caps the spool (about 150 bytes an event: 1 GiB holds about 7 million); past it,
 	// events are dropped, counted, logged and shown in health.
 	SpoolMaxBytes int64 `env:"SHARIAH_USAGE_SPOOL_MAX_BYTES" envDefault:"1073741824"`
+}
+
+// HTTPLimits bound every HTTP request, on the API port and the MCP port: the body size (larger is 413
+// before it is read), the time to read a whole request (headers and body: a slow body is cut), the time
+// to write a response (on MCP streams, SSE and Streamable HTTP GET, each write), and how long an idle
+// keep-alive connection stays open.
+type HTTPLimits struct {
+	BodyLimit    int           `env:"SHARIAH_HTTP_BODY_LIMIT" envDefault:"1048576"`
+	ReadTimeout  time.Duration `env:"SHARIAH_HTTP_READ_TIMEOUT" envDefault:"30s"`
+	WriteTimeout time.Duration `env:"SHARIAH_HTTP_WRITE_TIMEOUT" envDefault:"60s"`
+	IdleTimeout  time.Duration `env:"SHARIAH_HTTP_IDLE_TIMEOUT" envDefault:"120s"`
+}
+
+// DefaultHTTPLimits are the limits of an empty environment (the envDefault tags above: one definition).
+func DefaultHTTPLimits() HTTPLimits {
+	var l HTTPLimits
+	if err := env.ParseWithOptions(&l, env.Options{Environment: map[string]string{}}); err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// OrDefault returns the limits, or the defaults when they are unset (the zero value).
+func (l HTTPLimits) OrDefault() HTTPLimits {
+	if l == (HTTPLimits{}) {
+		return DefaultHTTPLimits()
+	}
+	return l
+}
+
+func (l HTTPLimits) validate() []error {
+	var errs []error
+	if l.BodyLimit < 1024 || l.BodyLimit > 1<<30 {
+		errs = append(errs, fmt.Errorf("SHARIAH_HTTP_BODY_LIMIT: %d is out of 1024..1073741824 bytes", l.BodyLimit))
+	}
+	for name, d := range map[string]time.Duration{"SHARIAH_HTTP_READ_TIMEOUT": l.ReadTimeout, "SHARIAH_HTTP_WRITE_TIMEOUT": l.WriteTimeout,
+		"SHARIAH_HTTP_IDLE_TIMEOUT": l.IdleTimeout} {
+		if d < 100*time.Millisecond || d > time.Hour {
+			errs = append(errs, fmt.Errorf("%s: %s is out of 100ms..1h", name, d))
+		}
+	}
+	return errs
+}
+
+// MCP keyless modes (SHARIAH_MCP_KEYLESS).
+const (
+	KeylessReadOnly = "readonly"
+	KeylessFull     = "full"
+)
+
+// TrustedProxyList parses SHARIAH_TRUSTED_PROXIES into CIDR prefixes (a single IP is a /32 or /128).
+func (c Config) TrustedProxyList() ([]netip.Prefix, error) {
+	return ParseProxies(c.TrustedProxies)
+}
+
+// ParseProxies parses a comma-separated list of CIDR prefixes or IP addresses.
+func ParseProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	var errs []error
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(part); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		if a, err := netip.ParseAddr(part); err == nil {
+			a = a.Unmap()
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+			continue
+		}
+		errs = append(errs, fmt.Errorf("SHARIAH_TRUSTED_PROXIES: %q is not a CIDR prefix or an IP address", part))
+	}
+	return out, errors.Join(errs...)
 }
 
 // Ingest configures the ingesters (shariah ingest).
@@ -296,6 +383,13 @@ func (c Config) Validate() error {
 	}
 	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Errorf("SHARIAH_BASE_URL: %q is not an http(s) URL", c.BaseURL))
+	}
+	errs = append(errs, c.HTTP.validate()...)
+	if c.MCPKeyless != KeylessReadOnly && c.MCPKeyless != KeylessFull {
+		errs = append(errs, fmt.Errorf("SHARIAH_MCP_KEYLESS: %q is not readonly or full", c.MCPKeyless))
+	}
+	if _, err := c.TrustedProxyList(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Usage.BatchSize < 1 || c.Usage.BatchSize > 1_000_000 {
 		errs = append(errs, fmt.Errorf("SHARIAH_USAGE_BATCH_SIZE: %d is out of 1..1000000", c.Usage.BatchSize))

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"net/netip"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLoadDefaults(t *testing.T) {
@@ -114,6 +116,46 @@ func TestRateLimitSettings(t *testing.T) {
 		c, _ = Load()
 		if _, err := c.Plans(); err == nil || !strings.Contains(err.Error(), "SHARIAH_RATE_LIMITS") {
 			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+// TestHTTPLimitsKeylessAndProxies: one definition of the HTTP limits (the API's and the MCP port's), the
+// MCP keyless mode and the trusted proxies are read and checked.
+func TestHTTPLimitsKeylessAndProxies(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTP != DefaultHTTPLimits() || c.HTTP.BodyLimit != 1<<20 || c.HTTP.ReadTimeout != 30*time.Second || c.HTTP.WriteTimeout != time.Minute ||
+		c.HTTP.IdleTimeout != 2*time.Minute || (HTTPLimits{}).OrDefault() != c.HTTP {
+		t.Fatalf("default limits %+v", c.HTTP)
+	}
+	if c.MCPKeyless != KeylessReadOnly || c.TrustedProxies != "" {
+		t.Fatalf("defaults: keyless %q, proxies %q", c.MCPKeyless, c.TrustedProxies)
+	}
+	t.Setenv("SHARIAH_HTTP_READ_TIMEOUT", "2s")
+	t.Setenv("SHARIAH_MCP_KEYLESS", "full")
+	t.Setenv("SHARIAH_TRUSTED_PROXIES", "10.0.0.0/8, 192.168.1.7 ,fd00::/8")
+	c, err = Load()
+	if err != nil || c.HTTP.ReadTimeout != 2*time.Second || c.MCPKeyless != KeylessFull {
+		t.Fatalf("%v %+v %q", err, c.HTTP, c.MCPKeyless)
+	}
+	ps, err := c.TrustedProxyList()
+	if err != nil || len(ps) != 3 || ps[1].String() != "192.168.1.7/32" || !ps[0].Contains(netip.MustParseAddr("10.1.2.3")) {
+		t.Fatalf("proxies %v %v", ps, err)
+	}
+
+	t.Setenv("SHARIAH_HTTP_BODY_LIMIT", "10")
+	t.Setenv("SHARIAH_HTTP_WRITE_TIMEOUT", "0s")
+	t.Setenv("SHARIAH_HTTP_IDLE_TIMEOUT", "3h")
+	t.Setenv("SHARIAH_MCP_KEYLESS", "anything")
+	t.Setenv("SHARIAH_TRUSTED_PROXIES", "10.0.0.0/8,proxy.example.com")
+	_, err = Load()
+	for _, want := range []string{"SHARIAH_HTTP_BODY_LIMIT", "SHARIAH_HTTP_WRITE_TIMEOUT", "SHARIAH_HTTP_IDLE_TIMEOUT", "SHARIAH_MCP_KEYLESS",
+		`SHARIAH_TRUSTED_PROXIES: "proxy.example.com"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not name %s: %v", want, err)
 		}
 	}
 }

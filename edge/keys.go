@@ -3,7 +3,9 @@ package edge
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -45,32 +47,62 @@ func (s *Server) generateKey(c *fiber.Ctx) error {
 		v.Add("field required", "value_error.missing", "body", "email")
 		return v.Err()
 	}
-	k, err := s.Keys.GenerateFreeFrom(c.UserContext(), *in.Email, c.IP())
+	k, err := s.Keys.GenerateFreeFrom(c.UserContext(), *in.Email, s.clientAddress(c))
 	if de, ok := err.(*shariah.Error); ok && de.Code == shariah.ERATELIMITED {
 		if d, ok := de.Detail.(map[string]any); ok {
 			c.Set(fiber.HeaderRetryAfter, fmt.Sprint(d["retry_after_seconds"]))
 		}
 	}
+	if shariah.ErrorCode(err) == shariah.EINTERNAL {
+		// Keys and their limits live in Redis: its failure is an outage to retry, not a server error.
+		s.deps.failed(DepRedis, err)
+		c.Set(fiber.HeaderRetryAfter, "1")
+		return shariah.Errorf(shariah.EUNAVAILABLE, "The key service is unavailable. Retry shortly.")
+	}
 	if err != nil {
 		return err
 	}
+	s.deps.succeeded(DepRedis)
 	return c.JSON(s.issuedBody(k, ""))
+}
+
+// clientAddress is the client's address: the peer's, or, when the peer is a trusted proxy, the
+// right-most X-Forwarded-For entry that is not itself a trusted proxy (entries left of it are whatever
+// the client sent and could be forged; a malformed entry stops the walk).
+func (s *Server) clientAddress(c *fiber.Ctx) string {
+	addr, _ := netip.AddrFromSlice(c.Context().RemoteIP())
+	addr = addr.Unmap()
+	if !s.trustedProxy(addr) {
+		return addr.String()
+	}
+	hops := strings.Split(c.Get(fiber.HeaderXForwardedFor), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		addr = a.Unmap()
+		if !s.trustedProxy(addr) {
+			break
+		}
+	}
+	return addr.String()
+}
+
+func (s *Server) trustedProxy(a netip.Addr) bool {
+	for _, p := range s.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // callerKey resolves a key presented by the client to its (active) record.
 func (s *Server) callerKey(c *fiber.Ctx, full string) (*shariah.APIKey, error) {
-	if !shariah.WellFormedKey(full) {
-		return nil, shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
-	}
-	k, err := s.store.KeyByHash(c.UserContext(), shariah.HashKey(full))
-	if shariah.ErrorCode(err) == shariah.ENOTFOUND {
-		return nil, shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
-	}
+	k, err := shariah.ActiveKey(c.UserContext(), s.store, full)
 	if err != nil {
 		return nil, err
-	}
-	if !k.Active {
-		return nil, shariah.Errorf(shariah.EKEYINACTIVE, "This API key has been deactivated.")
 	}
 	return &k, nil
 }

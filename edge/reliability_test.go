@@ -25,14 +25,14 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) 
 	}
 }
 
-// services reads /api/health's services map; it also fails the test when health took longer than a
-// second to answer (it answered in about 5 s while ClickHouse hung, before the checks ran concurrently
-// with their own timeouts).
+// services reads /api/health's services map. Health must answer without waiting on a hung check: the
+// functional bound here (3 s) only catches waiting on one (health took about 5 s when it did); the 50 ms
+// target is shown by BenchmarkHealthWithHungClickHouse.
 func services(t *testing.T, e *env) (map[string]any, map[string]any) {
 	t.Helper()
 	start := time.Now()
 	h := e.do(t, "GET", "/api/health", nil, nil)
-	if took := time.Since(start); took > time.Second || h.StatusCode != 200 {
+	if took := time.Since(start); took > 3*time.Second || h.StatusCode != 200 {
 		t.Fatalf("health: %d after %s: %s", h.StatusCode, took, h.body)
 	}
 	m := h.json(t)
@@ -69,9 +69,11 @@ func TestHealthReadinessAndUsageUnderOutages(t *testing.T) {
 		metered++
 		return e.do(t, "GET", path, nil, key(k))
 	}
-	if svc, _ := services(t, e); svc["redis"] != "ok" || svc["clickhouse"] != "ok" {
-		t.Fatalf("services at start: %v", svc)
-	}
+	// The first health call starts the checks and waits only briefly for them: poll until both answered.
+	waitFor(t, 10*time.Second, "health reports redis and clickhouse ok at start", func() bool {
+		svc, _ := services(t, e)
+		return svc["redis"] == "ok" && svc["clickhouse"] == "ok"
+	})
 	if r := e.do(t, "GET", "/readyz", nil, nil); r.StatusCode != 200 || r.json(t)["ready"] != true {
 		t.Fatalf("readyz at start: %d %s", r.StatusCode, r.body)
 	}

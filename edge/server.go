@@ -6,6 +6,7 @@ package edge
 import (
 	"context"
 	"log/slog"
+	"net/netip"
 	"regexp"
 	"sort"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/billing"
+	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/jobs"
 )
@@ -72,6 +74,11 @@ type Deps struct {
 	Checks map[string]func(context.Context) error
 	// UsageHealth reports the usage spool in /api/health (optional).
 	UsageHealth func() shariah.UsageSpoolStats
+	// Limits bound every request (body size, read, write and idle timeouts); zero: config.DefaultHTTPLimits.
+	Limits config.HTTPLimits
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client (clientAddress);
+	// none: the peer address is the client.
+	TrustedProxies []netip.Prefix
 	// BenchRoutes adds GET /bench/constant, a bare constant-JSON route for load-test comparisons.
 	BenchRoutes bool
 	Now         func() time.Time // nil: time.Now
@@ -146,16 +153,25 @@ func New(d Deps) (*Server, error) {
 	if d.Health != nil {
 		d.Registry.MustRegister(ingestCollector{d.Health})
 	}
-	s.app = fiber.New(fiber.Config{
+	limits := d.Limits.OrDefault()
+	fc := fiber.Config{
 		ErrorHandler:          s.errorHandler,
 		DisableStartupMessage: true,
 		AppName:               "shariah",
-		BodyLimit:             1 << 20,
-		ReadTimeout:           30 * time.Second,
-		WriteTimeout:          60 * time.Second,
-		IdleTimeout:           120 * time.Second,
+		BodyLimit:             limits.BodyLimit,
+		ReadTimeout:           limits.ReadTimeout,
+		WriteTimeout:          limits.WriteTimeout,
+		IdleTimeout:           limits.IdleTimeout,
 		CaseSensitive:         true,
-	})
+	}
+	if len(d.TrustedProxies) > 0 {
+		// c.IP() reads X-Forwarded-For only from a trusted peer; clientAddress picks the right entry.
+		fc.EnableTrustedProxyCheck, fc.ProxyHeader, fc.EnableIPValidation = true, fiber.HeaderXForwardedFor, true
+		for _, p := range d.TrustedProxies {
+			fc.TrustedProxies = append(fc.TrustedProxies, p.String())
+		}
+	}
+	s.app = fiber.New(fc)
 	s.app.Use(s.outer)
 	s.routes = s.routeTable()
 	for i := range s.routes {

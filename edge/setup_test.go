@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -102,19 +103,21 @@ type env struct {
 }
 
 type options struct {
-	costs         map[string]int // "METHOD path" to tokens, overriding the default table
-	plans         shariah.Plans
-	redisURL      string
-	db            *analytics.DB // share a database between edges
-	logs          *syncBuffer
-	noMigrate     bool
-	spoolMax      int64               // the usage spool's cap (0: the default)
-	keygenLimits  shariah.IssueLimits // bounds on POST /api/keys/generate (zero: none)
-	worker        bool                // run an asynq worker in process (bulk runs, ETF screens)
-	etfWait       time.Duration       // how long POST /api/etf/{symbol}/screen waits (default 10s)
-	agentLLM      *agent.LLM          // the terminal agent's model (nil: rules only)
-	stripeURL     string              // the payment processor API (empty: billing not configured)
-	webhookSecret string
+	costs          map[string]int // "METHOD path" to tokens, overriding the default table
+	plans          shariah.Plans
+	redisURL       string
+	db             *analytics.DB // share a database between edges
+	logs           *syncBuffer
+	noMigrate      bool
+	spoolMax       int64               // the usage spool's cap (0: the default)
+	keygenLimits   shariah.IssueLimits // bounds on POST /api/keys/generate (zero: none)
+	worker         bool                // run an asynq worker in process (bulk runs, ETF screens)
+	etfWait        time.Duration       // how long POST /api/etf/{symbol}/screen waits (default 10s)
+	agentLLM       *agent.LLM          // the terminal agent's model (nil: rules only)
+	stripeURL      string              // the payment processor API (empty: billing not configured)
+	webhookSecret  string
+	trustedProxies []netip.Prefix // peers whose X-Forwarded-For names the client
+	benchRoutes    bool           // GET /bench/constant
 	// eventRelevance rates 8-K items (nil: every event is unrated)
 	eventRelevance func(items []string) (level, reason string)
 }
@@ -138,7 +141,7 @@ func (s *syncBuffer) String() string {
 
 var dbSeq atomic.Int64
 
-func setup(t *testing.T, o options) *env {
+func setup(t testing.TB, o options) *env {
 	t.Helper()
 	if o.redisURL == "" {
 		o.redisURL = redisSrv.RedisURL()
@@ -247,6 +250,7 @@ func setup(t *testing.T, o options) *env {
 		Bulk:        bulk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
 		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
 		UsageReader: analytics.UsageReader{DB: db}, Log: log, AccessLog: true, BaseURL: "http://example.com",
+		TrustedProxies: o.trustedProxies, BenchRoutes: o.benchRoutes,
 		Checks: map[string]func(context.Context) error{
 			edge.DepRedis:      func(ctx context.Context) error { return sredis.Ping(ctx, rc) },
 			edge.DepClickHouse: func(ctx context.Context) error { return db.Conn.Ping(ctx) },

@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -10,12 +12,18 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/config"
 )
 
-// Auth, when Required, makes the HTTP transports demand an X-API-Key and meters every tool call with
-// the REST token cost of the route it mirrors. stdio and local HTTP need no key by default.
+// Auth is the MCP port's access policy. Over HTTP an X-API-Key, when sent, must be valid (else 401, or
+// 403 when revoked) and identifies the caller: its tool calls are metered at the REST cost of the route
+// each tool mirrors, and its watchlists are its user's. Required demands a key on every HTTP request.
+// Without a key, Keyless decides: "readonly" (the default) runs only the tools whose readOnlyHint is
+// true and the read actions of the others, without force_refresh; "full" runs every tool but the
+// watchlists. stdio (no HTTP request) runs every tool, unmetered, as the local user.
 type Auth struct {
 	Required bool
+	Keyless  string // config.KeylessReadOnly ("" too) or config.KeylessFull
 	Keys     shariah.KeyStore
 	Meter    shariah.Meter
 	Costs    shariah.TokenCosts
@@ -53,44 +61,74 @@ func (a *Auth) cost(req mcp.CallToolRequest) int {
 	return 0
 }
 
-type keyInfo struct{ hash, user string }
-type keyCtx struct{}
-
-// withKey resolves the request's X-API-Key into the context (nothing when absent or invalid).
-func (a *Auth) withKey(ctx context.Context, r *http.Request) context.Context {
-	full := r.Header.Get("X-API-Key")
-	if !shariah.WellFormedKey(full) {
-		return ctx
-	}
-	k, err := a.Keys.KeyByHash(ctx, shariah.HashKey(full))
-	if err != nil || !k.Active {
-		return ctx
-	}
-	ctx = context.WithValue(ctx, keyCtx{}, keyInfo{hash: k.Hash, user: k.UserID})
-	return context.WithValue(ctx, userKey{}, k.UserID)
+// readActions are the actions of a tool whose readOnlyHint is false that only read: a keyless
+// read-only caller may run them.
+var readActions = map[string]map[string]bool{
+	"bulk_screen": {"list_indices": true, "status": true, "list_runs": true, "results": true, "summary": true, "compare": true},
 }
 
-// guard refuses HTTP requests without a valid key (401, the REST error envelope).
+// userTools keep data per user: over HTTP they need a key (no shared local user).
+var userTools = map[string]bool{"manage_watchlist": true}
+
+type keyInfo struct{ hash, user string }
+type keyCtx struct{}
+type httpCtx struct{} // set on every request that came over HTTP
+
+// guard checks the X-API-Key of every HTTP request and puts the caller in the request's context (which
+// both transports hand to the tool handlers). No key: 401 when keys are required, else keyless.
 func (a *Auth) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := a.withKey(r.Context(), r).Value(keyCtx{}).(keyInfo); !ok {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnauthorized)
-			_ = json.NewEncoder(w).Encode(map[string]any{"code": shariah.EKEYREQUIRED, "message": "A valid API key is required in the X-API-Key header.", "detail": nil})
+		ctx := context.WithValue(r.Context(), httpCtx{}, true)
+		full := r.Header.Get("X-API-Key")
+		if full == "" {
+			if a.Required {
+				writeError(w, http.StatusUnauthorized, shariah.EKEYREQUIRED, "A valid API key is required in the X-API-Key header.")
+				return
+			}
+			next.ServeHTTP(w, r.WithContext(ctx))
 			return
 		}
-		next.ServeHTTP(w, r)
+		var k shariah.APIKey
+		err := errors.New("no key store")
+		if a.Keys != nil {
+			k, err = shariah.ActiveKey(ctx, a.Keys, full)
+		}
+		if err != nil {
+			code, msg := shariah.ErrorCode(err), err.Error()
+			if de := (*shariah.Error)(nil); errors.As(err, &de) && code != shariah.EINTERNAL {
+				msg = de.Message
+			}
+			if _, ok := statusOf[code]; !ok || code == shariah.EINTERNAL {
+				code, msg = shariah.EUNAVAILABLE, "The key service is unavailable. Retry shortly."
+				w.Header().Set("Retry-After", "1")
+			}
+			writeError(w, statusOf[code], code, msg)
+			return
+		}
+		ctx = context.WithValue(ctx, keyCtx{}, keyInfo{hash: k.Hash, user: k.UserID})
+		ctx = context.WithValue(ctx, userKey{}, k.UserID)
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
-// meter charges each tool call before it runs and refunds calls that fail; a refusal (quota, key)
-// is a tool result with isError.
-func (a *Auth) meter() server.ToolHandlerMiddleware {
+// policy runs each tool call under the access policy: a call with a key is charged before it runs and
+// refunded when it fails; a keyless HTTP call to what needs a key is refused. A refusal (no key, quota)
+// is a tool result with isError (the model sees why), not a JSON-RPC error.
+func (a *Auth) policy(lookup func(name string) *server.ServerTool) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			k, ok := ctx.Value(keyCtx{}).(keyInfo)
-			if !ok {
-				return mcp.NewToolResultError(shariah.EKEYREQUIRED + ": a valid API key is required in the X-API-Key header."), nil
+			k, keyed := ctx.Value(keyCtx{}).(keyInfo)
+			if !keyed {
+				if ctx.Value(httpCtx{}) == nil {
+					return next(ctx, req) // stdio or in process: the local user, every tool
+				}
+				if why := a.keylessRefusal(req, lookup(req.Params.Name)); why != "" {
+					return mcp.NewToolResultError(shariah.EKEYREQUIRED + ": " + why + " Send an API key in the X-API-Key header (get a free one with POST /api/keys/generate)."), nil
+				}
+				return next(ctx, req)
+			}
+			if a.Meter == nil {
+				return next(ctx, req)
 			}
 			ch, err := a.Meter.Charge(ctx, k.hash, a.cost(req), time.Now())
 			if err != nil {
@@ -103,4 +141,28 @@ func (a *Auth) meter() server.ToolHandlerMiddleware {
 			return res, err
 		}
 	}
+}
+
+// keylessRefusal says why a keyless HTTP call may not run ("" when it may).
+func (a *Auth) keylessRefusal(req mcp.CallToolRequest, t *server.ServerTool) string {
+	name := req.Params.Name
+	if a.Required {
+		return "A valid API key is required."
+	}
+	if userTools[name] {
+		return name + " keeps data per user: it needs an API key over HTTP."
+	}
+	if a.Keyless == config.KeylessFull {
+		return ""
+	}
+	args := req.GetArguments()
+	if t != nil && (t.Tool.Annotations.ReadOnlyHint == nil || !*t.Tool.Annotations.ReadOnlyHint) {
+		if action, _ := args["action"].(string); !readActions[name][action] {
+			return fmt.Sprintf("%s changes state (action %q): without a key only read-only tools run.", name, args["action"])
+		}
+	}
+	if fresh, _ := args["force_refresh"].(bool); fresh {
+		return "force_refresh recomputes at the fresh price: it needs an API key."
+	}
+	return ""
 }

@@ -12,6 +12,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
@@ -27,7 +28,7 @@ func TestHTTPKeyRequirementAndMetering(t *testing.T) {
 	keys := &shariah.Keys{Store: store, Plans: plans}
 	d := h.d
 	d.Auth = &mcp.Auth{Required: true, Keys: store, Meter: sredis.NewMeter(rc, plans), Costs: shariah.DefaultTokenCosts()}
-	srv := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth))
+	srv := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth, config.HTTPLimits{}))
 	defer srv.Close()
 
 	resp, err := http.Post(srv.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
@@ -87,5 +88,155 @@ func TestHTTPKeyRequirementAndMetering(t *testing.T) {
 	}
 	if refused == nil || !strings.Contains(text(refused), shariah.EQUOTA) || used() > 50 {
 		t.Fatalf("past the allowance: %v, used %d", refused, used())
+	}
+}
+
+// httpClient connects an MCP client over Streamable HTTP (or SSE) with the given headers and initializes.
+func httpClient(t *testing.T, url string, sse bool, headers map[string]string) *client.Client {
+	t.Helper()
+	var c *client.Client
+	var err error
+	if sse {
+		c, err = client.NewSSEMCPClient(url+"/sse", transport.WithHeaders(headers))
+	} else {
+		c, err = client.NewStreamableHttpClient(url+"/mcp", transport.WithHTTPHeaders(headers))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "test", Version: "0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func callTool(t *testing.T, c *client.Client, name string, args map[string]any) *mcpgo.CallToolResult {
+	t.Helper()
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = name, args
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+// TestHTTPKeylessIsReadOnlyAndKeysMeter: with keys not required (the default), a keyless HTTP caller
+// (Streamable HTTP and SSE) runs read-only tools but not bulk triggers, cancels, force_refresh or
+// watchlists; an X-API-Key still identifies the caller: its calls are metered at the REST cost and its
+// watchlists are its user's; an unknown key is 401 and a revoked one 403. With SHARIAH_MCP_KEYLESS=full
+// a keyless caller may also change state, except the watchlists.
+func TestHTTPKeylessIsReadOnlyAndKeysMeter(t *testing.T) {
+	h := start(t)
+	ctx := context.Background()
+	plans := shariah.DefaultPlans()
+	store := sredis.NewKeyStore(h.rc)
+	keys := &shariah.Keys{Store: store, Plans: plans}
+	d := h.d
+	d.Auth = &mcp.Auth{Keyless: config.KeylessReadOnly, Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: shariah.DefaultTokenCosts()}
+	srv := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth, config.HTTPLimits{}))
+	t.Cleanup(srv.Close) // after the clients' cleanups (LIFO): their streams end first
+
+	refused := func(res *mcpgo.CallToolResult) bool {
+		return res.IsError && strings.Contains(text(res), shariah.EKEYREQUIRED)
+	}
+	for _, sse := range []bool{false, true} {
+		c := httpClient(t, srv.URL, sse, nil)
+		if res := callTool(t, c, "get_quote", map[string]any{"symbol": "AAPL"}); res.IsError {
+			t.Fatalf("keyless read-only tool (sse %v): %s", sse, text(res))
+		}
+		if res := callTool(t, c, "bulk_screen", map[string]any{"action": "list_indices"}); res.IsError {
+			t.Fatalf("keyless read action of bulk_screen (sse %v): %s", sse, text(res))
+		}
+		for _, call := range []struct {
+			name string
+			args map[string]any
+		}{
+			{"bulk_screen", map[string]any{"action": "trigger", "index_name": "SP500"}},
+			{"bulk_screen", map[string]any{"action": "cancel", "run_id": "whatever"}},
+			{"screen_stock", map[string]any{"symbol": "MSFT", "force_refresh": true}},
+			{"manage_watchlist", map[string]any{"action": "create", "name": "Mine", "symbols": []any{"AAPL"}}},
+			{"manage_watchlist", map[string]any{"action": "list"}},
+		} {
+			if res := callTool(t, c, call.name, call.args); !refused(res) {
+				t.Fatalf("keyless %s %v (sse %v) ran: %s", call.name, call.args, sse, text(res))
+			}
+		}
+	}
+	if runs, _, err := d.Bulk.Runs.Runs(ctx, shariah.RunFilter{}, 0, 10); err != nil || len(runs) != 0 {
+		t.Fatalf("a keyless caller started a run: %v %v", runs, err)
+	}
+	if lists, err := d.Watchlists.Store.Watchlists(ctx, mcp.LocalUser); err != nil || len(lists) != 0 {
+		t.Fatalf("keyless watchlists stored for the shared local user: %v %v", lists, err)
+	}
+
+	// With a key: metered at the REST cost, watchlists of the key's user.
+	k, err := keys.GenerateFree(ctx, "keyless-mode@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := func() int64 {
+		st, err := store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(timeNow()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Used
+	}
+	for _, sse := range []bool{false, true} {
+		c := httpClient(t, srv.URL, sse, map[string]string{"X-API-Key": k.Key})
+		before := used()
+		if res := callTool(t, c, "get_quote", map[string]any{"symbol": "AAPL"}); res.IsError || used() != before+2 {
+			t.Fatalf("keyed get_quote (sse %v): %s, used %d -> %d, want +2 (POST /api/quotes/batch, one symbol)", sse, text(res), before, used())
+		}
+	}
+	c := httpClient(t, srv.URL, false, map[string]string{"X-API-Key": k.Key})
+	if res := callTool(t, c, "manage_watchlist", map[string]any{"action": "create", "name": "Keyed", "symbols": []any{"AAPL"}}); res.IsError {
+		t.Fatalf("keyed watchlist: %s", text(res))
+	}
+	if lists, err := d.Watchlists.Store.Watchlists(ctx, k.Record.UserID); err != nil || len(lists) != 1 || lists[0].Name != "Keyed" {
+		t.Fatalf("the key's user's watchlists: %v %v", lists, err)
+	}
+
+	post := func(key string) *http.Response {
+		req, _ := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-API-Key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	for _, bad := range []string{"nonsense", "shr_" + strings.Repeat("A", 40)} {
+		if resp := post(bad); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("bad key %q in keyless mode: %d", bad, resp.StatusCode)
+		}
+	}
+	if _, err := keys.Revoke(ctx, k.Record.Prefix, &k.Record); err != nil {
+		t.Fatal(err)
+	}
+	if resp := post(k.Key); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("revoked key: %d", resp.StatusCode)
+	}
+
+	// Keyless full: state changes run, watchlists still need a key.
+	d.Auth = &mcp.Auth{Keyless: config.KeylessFull, Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: shariah.DefaultTokenCosts()}
+	full := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth, config.HTTPLimits{}))
+	t.Cleanup(full.Close)
+	c = httpClient(t, full.URL, false, nil)
+	if res := callTool(t, c, "screen_stock", map[string]any{"symbol": "MSFT", "force_refresh": true}); res.IsError {
+		t.Fatalf("keyless force_refresh in full mode: %s", text(res))
+	}
+	if res := callTool(t, c, "manage_watchlist", map[string]any{"action": "list"}); !refused(res) {
+		t.Fatalf("keyless watchlists in full mode: %s", text(res))
 	}
 }

@@ -6,6 +6,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"os"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/config"
 )
 
 // Instructions tell an assistant what the service is and what its verdicts are not.
@@ -21,36 +23,52 @@ sukuk under AAOIFI, DJIM, FTSE, MSCI and S&P rules from public financial data, a
 dividend purification estimates. Its verdicts are automated analysis of public financial data; they are
 not a religious ruling (fatwa). Data marked illustrative is not from filings.`
 
-// New returns the MCP server with its resources.
+// New returns the MCP server with its resources and tools, every tool call going through the access
+// policy of d.Auth (metering with a key; over HTTP without one, read-only tools only unless Keyless is
+// full). A nil Auth is the keyless read-only policy without metering.
 func New(d Deps) *server.MCPServer {
+	a := d.Auth
+	if a == nil {
+		a = &Auth{}
+	}
+	var s *server.MCPServer
 	opts := []server.ServerOption{
 		server.WithInstructions(Instructions),
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
+		server.WithToolHandlerMiddleware(a.policy(func(name string) *server.ServerTool { return s.GetTool(name) })),
 	}
-	if d.Auth != nil && d.Auth.Required {
-		opts = append(opts, server.WithToolHandlerMiddleware(d.Auth.meter()))
-	}
-	s := server.NewMCPServer("shariah", shariah.APIVersion, opts...)
+	s = server.NewMCPServer("shariah", shariah.APIVersion, opts...)
 	AddResources(s, d)
 	addTools(s, d)
 	return s
 }
 
-// HTTP serves Streamable HTTP at /mcp and SSE at /sse (+ /message) on addr until ctx ends.
-// With auth required, every request needs a valid X-API-Key (else 401) and tool calls are metered.
-func HTTP(ctx context.Context, s *server.MCPServer, addr string, auth *Auth) error {
-	hs := &http.Server{Addr: addr, Handler: Handler(s, auth), ReadHeaderTimeout: 10 * time.Second}
-	sse := hs.Handler.(*authMux).sse
+// HTTP serves Streamable HTTP at /mcp and SSE at /sse (+ /message) on addr until ctx ends, within the
+// same limits as the REST API (body size, read, write and idle timeouts).
+func HTTP(ctx context.Context, s *server.MCPServer, addr string, auth *Auth, limits config.HTTPLimits) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return Serve(ctx, s, l, auth, limits)
+}
+
+// Serve is HTTP on a listener.
+func Serve(ctx context.Context, s *server.MCPServer, l net.Listener, auth *Auth, limits config.HTTPLimits) error {
+	limits = limits.OrDefault()
+	h := Handler(s, auth, limits)
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: limits.ReadTimeout, ReadTimeout: limits.ReadTimeout,
+		WriteTimeout: limits.WriteTimeout, IdleTimeout: limits.IdleTimeout, MaxHeaderBytes: 64 << 10}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.ListenAndServe() }()
+	go func() { errc <- hs.Serve(l) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_ = sse.Shutdown(sctx)
+		_ = h.(*transports).sse.Shutdown(sctx)
 		if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
@@ -63,28 +81,27 @@ func Stdio(ctx context.Context, s *server.MCPServer) error {
 	return server.NewStdioServer(s).Listen(ctx, os.Stdin, os.Stdout)
 }
 
-// authMux serves the MCP transports, behind the key guard when auth is required.
-type authMux struct {
+// transports serves the MCP transports behind the body limit and the key guard.
+type transports struct {
 	http.Handler
 	sse *server.SSEServer
 }
 
-// Handler returns the HTTP handler of the MCP transports (/mcp, /sse, /message).
-func Handler(s *server.MCPServer, auth *Auth) http.Handler {
-	var httpOpts []server.StreamableHTTPOption
-	var sseOpts []server.SSEOption
-	if auth != nil && auth.Required {
-		httpOpts = append(httpOpts, server.WithHTTPContextFunc(auth.withKey))
-		sseOpts = append(sseOpts, server.WithSSEContextFunc(auth.withKey))
+// Handler returns the HTTP handler of the MCP transports (/mcp, /sse, /message): bodies above the
+// limit are 413 before they are read, an X-API-Key is checked (401/403, or 503 when the key store is
+// down) and identifies the caller, and streams (GET) get a write deadline per write instead of one for
+// the whole response.
+func Handler(s *server.MCPServer, auth *Auth, limits config.HTTPLimits) http.Handler {
+	if auth == nil {
+		auth = &Auth{}
 	}
+	limits = limits.OrDefault()
+	// Keep-alive events on idle streams, so a peer that went away is noticed by the write deadline.
+	keepAlive := min(limits.WriteTimeout/2, 15*time.Second)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(s, httpOpts...))
-	sse := server.NewSSEServer(s, sseOpts...)
+	mux.Handle("/mcp", server.NewStreamableHTTPServer(s, server.WithHeartbeatInterval(keepAlive)))
+	sse := server.NewSSEServer(s, server.WithKeepAliveInterval(keepAlive))
 	mux.Handle("/sse", sse)
 	mux.Handle("/message", sse)
-	var h http.Handler = mux
-	if auth != nil && auth.Required {
-		h = auth.guard(mux)
-	}
-	return &authMux{Handler: h, sse: sse}
+	return &transports{Handler: limitRequests(limits, auth.guard(mux)), sse: sse}
 }

@@ -14,7 +14,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// LocalUser owns the watchlists of an assistant connected without a key (stdio, local HTTP).
+// LocalUser owns the watchlists of an assistant on stdio (over HTTP watchlists need a key).
 const LocalUser = "mcp-local"
 
 // tool is one MCP tool: its schemas (JSON Schema text), annotations and implementation. run returns the

@@ -148,7 +148,7 @@ func (d Deps) bulkTool() tool {
 
 func (d Deps) watchlistTool() tool {
 	return tool{name: "manage_watchlist", destructive: true,
-		desc: "Watchlists of the connected user (without a key: the local user): create (name, symbols), list, get, add_symbol, remove_symbol, delete (watchlist_id).",
+		desc: "Watchlists of the connected user (over HTTP, the user of the X-API-Key; on stdio, the local user): create (name, symbols), list, get, add_symbol, remove_symbol, delete (watchlist_id).",
 		input: `{"type":"object","properties":{"action":{"type":"string","enum":["create","list","get","add_symbol","remove_symbol","delete"]},"name":{"type":"string","maxLength":100,"description":"No control characters (NUL, ESC, ...) or bidirectional formatting characters."},` +
 			`"watchlist_id":{"type":"string"},"symbol":{"type":"string"},"symbols":{"type":"array","items":{"type":"string"},"maxItems":200}},"required":["action"],"additionalProperties":false}`,
 		output: objectOut("action"),

@@ -11,12 +11,14 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-//go:embed lua/window_hit.lua
-var windowHitSrc string
+//go:embed lua/window_take.lua
+var windowTakeSrc string
 
-var windowHitScript = rueidis.NewLuaScript(windowHitSrc)
+var windowTakeScript = rueidis.NewLuaScript(windowTakeSrc)
 
-// WindowCounter implements shariah.WindowCounter: one counter per bucket and window, in one script.
+// WindowCounter implements shariah.WindowCounter: the buckets of one take are checked and counted in one
+// script, so a refusal by one bucket charges none. The counters of a group share a hash tag ({group}),
+// so a take touches one slot (valid on a cluster too).
 type WindowCounter struct{ c rueidis.Client }
 
 var _ shariah.WindowCounter = WindowCounter{}
@@ -24,13 +26,19 @@ var _ shariah.WindowCounter = WindowCounter{}
 // NewWindowCounter returns a counter over the client.
 func NewWindowCounter(c rueidis.Client) WindowCounter { return WindowCounter{c: c} }
 
-func windowKey(bucket string) string { return "shr:window:{" + bucket + "}" }
+func windowKey(group, bucket string) string { return "shr:window:{" + group + "}:" + bucket }
 
-// Hit implements shariah.WindowCounter.
-func (w WindowCounter) Hit(ctx context.Context, bucket string, window time.Duration) (int64, time.Duration, error) {
-	vals, err := windowHitScript.Exec(ctx, w.c, []string{windowKey(bucket)}, []string{strconv.FormatInt(window.Milliseconds(), 10)}).AsIntSlice()
+// Take implements shariah.WindowCounter.
+func (w WindowCounter) Take(ctx context.Context, group string, window time.Duration, limits ...shariah.WindowLimit) (int, time.Duration, error) {
+	keys := make([]string, len(limits))
+	args := []string{strconv.FormatInt(window.Milliseconds(), 10)}
+	for i, l := range limits {
+		keys[i] = windowKey(group, l.Bucket)
+		args = append(args, strconv.Itoa(l.Limit))
+	}
+	vals, err := windowTakeScript.Exec(ctx, w.c, keys, args).AsIntSlice()
 	if err != nil {
 		return 0, 0, err
 	}
-	return vals[0], time.Duration(vals[1]) * time.Millisecond, nil
+	return int(vals[0]) - 1, time.Duration(vals[1]) * time.Millisecond, nil
 }

@@ -77,12 +77,34 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// meteredLoad sends metered requests from a few clients until stop is closed, counting the answers (each
-// answered request is a usage event); wait returns when every client has stopped.
-func meteredLoad(t *testing.T, base, key string, stop <-chan struct{}) (n *atomic.Int64, wait func()) {
-	n = &atomic.Int64{}
+// answered is the set of request ids the edge answered (each answered metered request is one usage event).
+type answered struct {
+	mu  sync.Mutex
+	ids map[string]bool
+}
+
+func (a *answered) add(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.ids[id] = true
+}
+
+func (a *answered) Load() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return int64(len(a.ids))
+}
+
+var loadSeq atomic.Int64
+
+// meteredLoad sends metered requests from a few clients until stop is closed, each with its own request
+// id, and records the ids the edge answered; wait returns when every client has stopped. The accounting
+// is exact: a request whose answer the client did not get (the edge may have recorded it) fails the test
+// at once, and the client waits a minute before giving up on an answer, far beyond any answer under load.
+func meteredLoad(t *testing.T, base, key string, stop <-chan struct{}) (a *answered, wait func()) {
+	a = &answered{ids: map[string]bool{}}
 	var wg sync.WaitGroup
-	client := &http.Client{Timeout: 10 * time.Second}
+	client := &http.Client{Timeout: time.Minute}
 	for range 4 {
 		wg.Add(1)
 		go func() {
@@ -93,24 +115,28 @@ func meteredLoad(t *testing.T, base, key string, stop <-chan struct{}) (n *atomi
 					return
 				default:
 				}
+				id := fmt.Sprintf("load-%d-%d", time.Now().UnixNano(), loadSeq.Add(1))
 				req, _ := http.NewRequest("GET", base+"/api/auth/me", nil)
 				req.Header.Set("X-API-Key", key)
+				req.Header.Set("X-Request-ID", id)
 				resp, err := client.Do(req)
 				if err != nil {
-					continue
+					t.Errorf("request %s got no answer (%v): the edge may have recorded it, the count would be inexact", id, err)
+					return
 				}
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
-				if resp.StatusCode != 200 {
-					t.Errorf("request under load: %d", resp.StatusCode)
+				if resp.StatusCode != 200 || resp.Header.Get("X-Request-ID") != id {
+					t.Errorf("request %s under load: %d, id %q", id, resp.StatusCode, resp.Header.Get("X-Request-ID"))
+					return
 				}
-				n.Add(1)
+				a.add(id)
 				time.Sleep(2 * time.Millisecond)
 			}
 		}()
 	}
 	t.Cleanup(wg.Wait)
-	return n, wg.Wait
+	return a, wg.Wait
 }
 
 func usageOf(t *testing.T, base string) map[string]any {
@@ -181,6 +207,7 @@ func TestUsageSurvivesClickHouseOutageAndKill(t *testing.T) {
 		t.Fatalf("only %d requests served under load", want)
 	}
 	waitCount(t, distinct, want, "after a %s outage", outage)
+	sameIDs(t, db, served)
 	t.Logf("%d requests served across a %s ClickHouse outage, every one in the usage history", want, outage)
 
 	// 2. ClickHouse down again; the edge is killed holding events. A second edge, started before the
@@ -201,6 +228,10 @@ func TestUsageSurvivesClickHouseOutageAndKill(t *testing.T) {
 	}
 	want += more.Load()
 	waitCount(t, distinct, want, "after a kill -9 with ClickHouse down")
+	for id := range more.ids {
+		served.add(id)
+	}
+	sameIDs(t, db, served)
 	if !strings.Contains(second.logs.String(), "adopted the events of a process that stopped") {
 		t.Fatalf("the second edge did not adopt the first one's spool:\n%s", second.logs.String())
 	}
@@ -222,6 +253,36 @@ func TestUsageSurvivesClickHouseOutageAndKill(t *testing.T) {
 	}
 	if n := strings.Count(first.logs.String()+second.logs.String(), `"level":"ERROR"`); n > 6 {
 		t.Fatalf("%d ERROR lines for two ClickHouse outages:\n%s", n, first.logs.String())
+	}
+}
+
+// sameIDs checks that the usage history holds exactly the request ids the edge answered.
+func sameIDs(t *testing.T, db *analytics.DB, a *answered) {
+	t.Helper()
+	rows, err := db.Conn.Query(context.Background(), "SELECT DISTINCT request_id FROM outage.usage_events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	stored := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		stored[id] = true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id := range a.ids {
+		if !stored[id] {
+			t.Fatalf("answered request %s is not in the usage history", id)
+		}
+	}
+	for id := range stored {
+		if !a.ids[id] {
+			t.Fatalf("usage history holds %s, which no client got an answer for", id)
+		}
 	}
 }
 

@@ -96,7 +96,7 @@ func runProcesses(which string) error {
 		}
 		defer closeMCP()
 		addr := e.cfg.MCPAddr
-		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, addr, auth) })
+		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, addr, auth, e.cfg.HTTP) })
 		e.log.Info("mcp listening", "addr", addr, "path", "/mcp")
 	}
 	return stopped(e.log, g.Run())
@@ -123,6 +123,7 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 		rc.Close()
 		return nil, err
 	}
+	proxies, _ := e.cfg.TrustedProxyList() // validated by Load
 	reg := prometheus.NewRegistry()
 	edge.RegisterRuntimeCollectors(reg)
 	writer, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: e.cfg.Usage.SpoolDir, SpoolMaxBytes: e.cfg.Usage.SpoolMaxBytes,
@@ -170,7 +171,7 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 		SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules, Billing: bill, Processor: processor, WebhookSecret: e.cfg.WebhookSecret, AgentLLM: llm, Popular: popular, Bulk: svc.bulk, ETFs: svc.etfs, ETFQueue: svc.queue, ETFWait: e.cfg.ETFWait, QueueHealth: queueHealth(svc.queue), Usage: writer,
 		WatchlistStore: sredis.NewWatchlistStore(rc), Filings: sredis.NewIngestStore(rc), News: sredis.NewNewsStore(rc), Trajectory: analytics.Trajectory{DB: db},
 		Health: sredis.NewIngestStore(rc), NewsSources: newsSources(e.cfg.Ingest), EventRelevance: eventRelevance, UsageReader: analytics.UsageReader{DB: db},
-		Log: e.log, AccessLog: e.cfg.AccessLog, BaseURL: e.cfg.BaseURL, Registry: reg,
+		Log: e.log, AccessLog: e.cfg.AccessLog, BaseURL: e.cfg.BaseURL, Registry: reg, Limits: e.cfg.HTTP, TrustedProxies: proxies,
 		BenchRoutes: os.Getenv("SHARIAH_BENCH_ROUTES") == "true",
 		Checks: map[string]func(context.Context) error{
 			edge.DepRedis:      func(ctx context.Context) error { return sredis.Ping(ctx, rc) },
@@ -297,7 +298,7 @@ func runMCP(args []string) error {
 	}
 	defer closeMCP()
 	if *httpMode {
-		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, e.cfg.MCPAddr, auth) })
+		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, e.cfg.MCPAddr, auth, e.cfg.HTTP) })
 	} else {
 		ctxActor(&g, func(ctx context.Context) error { return mcp.Stdio(ctx, s) })
 	}
@@ -396,7 +397,7 @@ func mcpServer(e *env) (*server.MCPServer, *mcp.Auth, func(), error) {
 		rc.Close()
 		return nil, nil, nil, err
 	}
-	auth := &mcp.Auth{Required: e.cfg.MCPRequireKey, Keys: sredis.NewKeyStore(rc), Meter: sredis.NewMeter(rc, e.plans), Costs: shariah.DefaultTokenCosts()}
+	auth := &mcp.Auth{Required: e.cfg.MCPRequireKey, Keyless: e.cfg.MCPKeyless, Keys: sredis.NewKeyStore(rc), Meter: sredis.NewMeter(rc, e.plans), Costs: shariah.DefaultTokenCosts()}
 	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
 	cats := &shariah.CatalogCache{Store: ref}
 	d := mcp.Deps{Education: svc.edu, Plans: e.plans, Costs: shariah.DefaultTokenCosts(), Bulk: svc.bulk, ETFs: svc.etfs, Screener: svc.screener,
