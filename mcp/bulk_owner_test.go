@@ -12,6 +12,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
@@ -29,7 +30,7 @@ func TestBulkToolRunOwnership(t *testing.T) {
 	keys := &shariah.Keys{Store: store, Plans: plans}
 	d := h.d
 	d.Auth = &mcp.Auth{Required: true, Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: shariah.DefaultTokenCosts()}
-	srv := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth))
+	srv := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth, config.HTTPLimits{}))
 	defer srv.Close()
 	session := func(plan string) func(args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
 		k, err := keys.Create(ctx, plan+"-owner@example.com", plan)
