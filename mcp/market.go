@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,192 +9,105 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// moreTools are the stock, ETF and dividend tools.
-func (d Deps) moreTools() []tool {
-	var ts []tool
-	if d.Screener != nil {
-		ts = append(ts, tool{name: "get_all_screening_results", readOnly: true, idempotent: true,
-			desc:   "Every cached screening under a ruleset (newest first), up to limit.",
-			input:  `{"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":1000,"default":100},"ruleset":{"type":"string"}},"additionalProperties":false}`,
-			output: objectOut("results", "total"),
-			run: func(ctx context.Context, raw json.RawMessage) (any, string, error) {
-				in := struct {
-					Limit   int
-					Ruleset string
-				}{Limit: 100}
-				if err := bind(raw, &in); err != nil {
-					return nil, "", err
-				}
-				if in.Limit < 1 || in.Limit > 1000 {
-					return nil, "", invalid("must be 1 to 1000", "limit")
-				}
-				rs, _, err := d.Screener.Rulesets.Resolve(in.Ruleset, "")
-				if err != nil {
-					return nil, "", err
-				}
-				all, err := d.Screener.Results.Results(ctx, rs.Name)
-				if err != nil {
-					return nil, "", err
-				}
-				sort.SliceStable(all, func(i, j int) bool { return all[i].ScreenedAt.After(all[j].ScreenedAt) })
-				total := len(all)
-				all = all[:min(in.Limit, total)]
-				if all == nil {
-					all = []shariah.Result{}
-				}
-				var lines []string
-				for _, r := range all {
-					lines = append(lines, r.Symbol+": "+r.ComplianceStatus)
-				}
-				return map[string]any{"results": all, "total": total}, fmt.Sprintf("%d cached screenings under %s.\n%s", total, rs.Name, strings.Join(lines, "\n")), nil
-			}})
+func (d Deps) marketTools() []tool {
+	return []tool{
+		newTool("get_quote", "Latest end-of-day quote of a symbol, or of several (symbols wins over symbol); unknown symbols map to null.",
+			lookup, objectOut("quotes"), d.getQuote),
+		newTool("get_trending_stocks", "The most active and moving stocks of the latest session.", lookup, objectOut("trending"), d.getTrendingStocks),
 	}
-	if d.Ref != nil && d.Catalogs != nil {
-		ts = append(ts, tool{name: "get_stock_info", readOnly: true, idempotent: true,
-			desc:   "A symbol's database record and fundamentals with provenance; full adds the quote and the screening.",
-			input:  `{"type":"object","properties":{` + symbolArg + `,"full":{"type":"boolean","default":false}},"required":["symbol"],"additionalProperties":false}`,
-			output: objectOut("record"),
-			run: func(ctx context.Context, raw json.RawMessage) (any, string, error) {
-				var in struct {
-					Symbol string
-					Full   bool
-				}
-				if err := bind(raw, &in); err != nil {
-					return nil, "", err
-				}
-				a, err := d.resolve(ctx, in.Symbol)
-				if err != nil {
-					return nil, "", err
-				}
-				fs, err := d.Ref.Fundamentals(ctx, a.Symbol)
-				if err != nil {
-					return nil, "", err
-				}
-				out := map[string]any{"record": a, "fundamentals": fs}
-				text := fmt.Sprintf("%s %s (%s, %s, %s): %d reporting periods on file.", a.Symbol, a.Name, a.Type, a.Country, a.Sector, len(fs))
-				if in.Full {
-					if q, ok, err := d.Ref.Quote(ctx, a.Symbol); err != nil {
-						return nil, "", err
-					} else if ok {
-						out["quote"] = q
-						text += fmt.Sprintf(" Price %s %s as of %s.", q.Price.String(), q.Currency, q.AsOf)
-					}
-					if a.Type == shariah.Equity && d.Screener != nil {
-						r, _, err := d.Screener.Screen(ctx, a.Symbol, shariah.ScreenOptions{})
-						if err != nil {
-							return nil, "", err
-						}
-						out["screening"] = r
-						text += " " + verdict(r)
-					}
-				}
-				return out, text, nil
-			}},
-			tool{name: "get_dividends", readOnly: true, idempotent: true,
-				desc:   "Dividend history; include_purification adds the purification rate and the amount to purify per share of each payment.",
-				input:  `{"type":"object","properties":{` + symbolArg + `,"include_purification":{"type":"boolean","default":false}},"required":["symbol"],"additionalProperties":false}`,
-				output: objectOut("symbol", "dividends"),
-				run: func(ctx context.Context, raw json.RawMessage) (any, string, error) {
-					var in struct {
-						Symbol              string
-						IncludePurification bool `json:"include_purification"`
-					}
-					if err := bind(raw, &in); err != nil {
-						return nil, "", err
-					}
-					a, err := d.resolve(ctx, in.Symbol)
-					if err != nil {
-						return nil, "", err
-					}
-					ds, err := d.Ref.Dividends(ctx, a.Symbol)
-					if err != nil {
-						return nil, "", err
-					}
-					if ds == nil {
-						ds = []shariah.Dividend{}
-					}
-					out := map[string]any{"symbol": a.Symbol, "dividends": ds}
-					text := fmt.Sprintf("%d dividends on file for %s.", len(ds), a.Symbol)
-					if in.IncludePurification && d.Screener != nil {
-						r, _, err := d.Screener.Screen(ctx, a.Symbol, shariah.ScreenOptions{})
-						if err != nil {
-							return nil, "", err
-						}
-						out["purification_rate"] = r.PurificationRate // percent
-						out["purification_rate_fraction"] = r.PurificationFraction
-						out["purification"] = shariah.PurifyPayments(ds, r.PurificationFraction, nil)
-						if r.PurificationRate != nil {
-							text += fmt.Sprintf(" Purification rate %s%% (%s).", r.PurificationRate.Decimal.String(), r.Ruleset.Name)
-						} else {
-							text += " Purification rate unknown: " + r.ComplianceExplanation
-						}
-					}
-					return out, text, nil
-				}})
+}
+
+type quoteArgs struct {
+	optionalSymbol
+	Symbols []string `json:"symbols" schema:"maxItems=50"`
+}
+
+func (d Deps) getQuote(ctx context.Context, in quoteArgs) (any, string, error) {
+	if len(in.Symbols) == 0 && in.Symbol != "" {
+		in.Symbols = []string{in.Symbol}
 	}
-	if d.ETFs != nil {
-		ts = append(ts, tool{name: "screen_etf", readOnly: true, idempotent: true,
-			desc:   "Screen an ETF through its holdings (look-through); cached unless force_refresh.",
-			input:  `{"type":"object","properties":{` + symbolArg + `,"force_refresh":{"type":"boolean","default":false},"ruleset":{"type":"string"}},"required":["symbol"],"additionalProperties":false}`,
-			output: objectOut("symbol", "compliance_status"),
-			run: func(ctx context.Context, raw json.RawMessage) (any, string, error) {
-				var in struct {
-					Symbol       string
-					ForceRefresh bool `json:"force_refresh"`
-					Ruleset      string
-				}
-				if err := bind(raw, &in); err != nil {
-					return nil, "", err
-				}
-				a, err := d.ETFs.ETFAsset(ctx, in.Symbol)
-				if err != nil {
-					return nil, "", err
-				}
-				var r shariah.ETFResult
-				if !in.ForceRefresh {
-					r, err = d.ETFs.Cached(ctx, a.Symbol, in.Ruleset)
-				}
-				if in.ForceRefresh || shariah.ErrorCode(err) == shariah.ENOTFOUND {
-					r, err = d.ETFs.Screen(ctx, a.Symbol, in.Ruleset, in.ForceRefresh)
-				}
-				if err != nil {
-					return nil, "", err
-				}
-				return r, fmt.Sprintf("%s (%s): %s; %s%% of the weight compliant, %s%% non-compliant, %s%% unknown (%d holdings as of %s).",
-					r.Symbol, r.Name, r.ComplianceStatus, r.CompliantWeightPct, r.NonCompliantWeightPct, r.UnknownWeightPct, r.HoldingsCount, r.HoldingsAsOf), nil
-			}},
-			tool{name: "get_etf_info", readOnly: true, idempotent: true,
-				desc:   "An ETF's holdings or its fund record.",
-				input:  `{"type":"object","properties":{` + symbolArg + `,"data_type":{"type":"string","enum":["holdings","fund_info"],"default":"holdings"}},"required":["symbol"],"additionalProperties":false}`,
-				output: objectOut("symbol"),
-				run: func(ctx context.Context, raw json.RawMessage) (any, string, error) {
-					var in struct {
-						Symbol   string
-						DataType string `json:"data_type"`
-					}
-					if err := bind(raw, &in); err != nil {
-						return nil, "", err
-					}
-					a, err := d.ETFs.ETFAsset(ctx, in.Symbol)
-					if err != nil {
-						return nil, "", err
-					}
-					switch in.DataType {
-					case "", "holdings":
-						hs, err := d.ETFs.Holdings(ctx, a)
-						if err != nil {
-							return nil, "", err
-						}
-						var top []string
-						for _, h := range hs[:min(10, len(hs))] {
-							top = append(top, h.Symbol)
-						}
-						return map[string]any{"symbol": a.Symbol, "holdings": hs, "count": len(hs)}, fmt.Sprintf("%s holds %d positions; largest: %s.", a.Symbol, len(hs), strings.Join(top, ", ")), nil
-					case "fund_info":
-						return map[string]any{"symbol": a.Symbol, "record": a}, fmt.Sprintf("%s %s (%s, %s).", a.Symbol, a.Name, a.Exchange, a.Currency), nil
-					}
-					return nil, "", invalid("must be holdings or fund_info", "data_type")
-				}})
+	if len(in.Symbols) == 0 {
+		var v shariah.Validation
+		v.Add("give symbol or symbols", "value_error.missing", "arguments", "symbol")
+		return nil, "", v.Err()
 	}
-	return ts
+	ds := []shariah.Disclaimer{}
+	if d.Education != nil {
+		ds = d.Education.DisclaimersFor("market_data")
+	}
+	out, err := shariah.BatchQuotes(ctx, d.Catalogs, d.Ref, in.Symbols, nil, ds)
+	if err != nil {
+		return nil, "", err
+	}
+	var lines []string
+	for key, q := range out {
+		if q == nil {
+			lines = append(lines, key+": no quote (unknown symbol or no price data)")
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("%s: %s %s as of %s (%s)", q.Symbol, q.Price.String(), q.Currency, q.AsOf, q.Source))
+	}
+	sort.Strings(lines)
+	if len(ds) > 0 {
+		lines = append(lines, ds[0].Text)
+	}
+	return map[string]any{"quotes": out, "disclaimers": ds}, strings.Join(lines, "\n"), nil
+}
+
+type trendingArgs struct {
+	Limit int `json:"limit" schema:"minimum=1,maximum=16,default=10"`
+}
+
+func (d Deps) getTrendingStocks(ctx context.Context, in trendingArgs) (any, string, error) {
+	if in.Limit < 1 || in.Limit > 16 {
+		var v shariah.Validation
+		v.Add("must be 1 to 16", "value_error.number", "arguments", "limit")
+		return nil, "", v.Err()
+	}
+	list, err := shariah.TrendingList(ctx, d.Ref, in.Limit)
+	if err != nil {
+		return nil, "", err
+	}
+	var syms []string
+	for _, t := range list {
+		syms = append(syms, t.Symbol)
+	}
+	return map[string]any{"trending": list}, "Trending: " + strings.Join(syms, ", "), nil
+}
+
+type priceHistoryArgs struct {
+	symbolArg
+	Period   string `json:"period" schema:"enum=1d|5d|1mo|3mo|6mo|1y|2y|5y|10y|max,default=1y"`
+	Interval string `json:"interval" schema:"enum=1m|5m|15m|1h|1d|1wk|1mo,default=1d"`
+}
+
+func (d Deps) getPriceHistory(ctx context.Context, in priceHistoryArgs) (any, string, error) {
+	if err := shariah.ValidatePriceHistory(in.Period, in.Interval, "arguments"); err != nil {
+		return nil, "", err
+	}
+	a, err := d.resolve(ctx, in.Symbol)
+	if err != nil {
+		return nil, "", err
+	}
+	bars, source, err := shariah.PriceHistory(ctx, d.Ref, a.Symbol, in.Period, in.Interval)
+	if err != nil {
+		return nil, "", err
+	}
+	type candle struct {
+		Date string `json:"date"`
+		shariah.Bar
+	}
+	out := make([]candle, len(bars))
+	for i, b := range bars {
+		out[i] = candle{b.Date.Format("2006-01-02"), b}
+	}
+	first, last := bars[0], bars[len(bars)-1]
+	return map[string]any{"symbol": a.Symbol, "period": in.Period, "interval": in.Interval, "source": source, "candles": out},
+		fmt.Sprintf("%s: %d candles from %s (close %s) to %s (close %s), source %s.", a.Symbol, len(bars),
+			first.Date.Format("2006-01-02"), first.Close.String(), last.Date.Format("2006-01-02"), last.Close.String(), source), nil
+}
+
+func (d Deps) priceHistoryTools() []tool {
+	return []tool{newTool("get_price_history", "Daily, weekly or monthly candles of a period, counted back from the latest candle (intraday intervals are not held).",
+		lookup, objectOut("symbol", "candles"), d.getPriceHistory)}
 }
