@@ -27,20 +27,16 @@ type searchArgs struct {
 }
 
 func (d Deps) searchStocks(ctx context.Context, in searchArgs) (any, string, error) {
+	typ, ok := shariah.ParseAssetFilter(in.AssetType)
+	if !ok {
+		var v shariah.Validation
+		v.Add(shariah.AssetFilterMessage, "value_error.enum", "arguments", "asset_type")
+		return nil, "", v.Err()
+	}
+	q := shariah.SearchQuery{Q: in.Query, Type: typ, Sector: in.Sector, Country: in.Country, Exchange: in.Exchange, Limit: in.Limit}
 	cat, err := d.Catalogs.Get(ctx)
 	if err != nil {
 		return nil, "", err
-	}
-	q := shariah.SearchQuery{Q: in.Query, Sector: in.Sector, Country: in.Country, Exchange: in.Exchange, Limit: in.Limit}
-	switch in.AssetType {
-	case "equities":
-		q.Type = shariah.Equity
-	case "etf":
-		q.Type = shariah.ETF
-	case "fund":
-		q.Type = shariah.Fund
-	case "index":
-		q.Type = shariah.Index
 	}
 	hits, total := cat.Search(q)
 	var syms []string
