@@ -291,7 +291,7 @@ func (a *Agent) run(ctx context.Context, cmd command, ans *Answer) error {
 			return err
 		}
 		if ok {
-			lines = append(lines, verdictLine(r))
+			lines = append(lines, shariah.VerdictSentence(r))
 		} else {
 			lines = append(lines, ans.ToolCalls[len(ans.ToolCalls)-1].Error.Message)
 		}
@@ -309,7 +309,7 @@ func (a *Agent) run(ctx context.Context, cmd command, ans *Answer) error {
 				return err
 			}
 			if ok {
-				lines = append(lines, verdictLine(r))
+				lines = append(lines, shariah.VerdictSentence(r))
 			} else {
 				lines = append(lines, sym+": "+ans.ToolCalls[len(ans.ToolCalls)-1].Error.Message)
 			}
@@ -415,15 +415,4 @@ func (a *Agent) run(ctx context.Context, cmd command, ans *Answer) error {
 	}
 	ans.Answer = strings.Join(lines, "\n")
 	return nil
-}
-
-func verdictLine(r shariah.Result) string {
-	line := fmt.Sprintf("%s (%s): %s under %s", r.Symbol, r.Name, r.ComplianceStatus, r.Ruleset.Name)
-	if r.ComplianceExplanation != "" {
-		line += ". " + r.ComplianceExplanation
-	}
-	if r.DataQuality.Illustrative {
-		line += " [illustrative data]"
-	}
-	return line
 }

@@ -179,15 +179,9 @@ func (d Deps) resolve(ctx context.Context, raw string) (shariah.Asset, error) {
 	return d.Catalogs.Find(ctx, raw, "arguments", "symbol")
 }
 
+// verdict is the verdict sentence of a screening with the disclaimer every screening answer carries.
 func verdict(r shariah.Result) string {
-	s := fmt.Sprintf("%s (%s): %s under %s.", r.Symbol, r.Name, r.ComplianceStatus, r.Ruleset.Name)
-	if r.ComplianceExplanation != "" {
-		s += " " + r.ComplianceExplanation
-	}
-	if r.DataQuality.Illustrative {
-		s += " [illustrative data]"
-	}
-	return s + " Automated analysis of public data, not a religious ruling."
+	return shariah.VerdictSentence(r) + " Automated analysis of public data, not a religious ruling."
 }
 
 // invalid is a validation error of one argument.
