@@ -45,7 +45,7 @@ func TestToolsListWithSchemasAndAnnotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(list.Tools) != 25 {
-		t.Errorf("%d tools, want the 25 of mcp.md", len(list.Tools))
+		t.Errorf("%d tools, want the 25 tools", len(list.Tools))
 	}
 	have := map[string]bool{}
 	for _, tl := range list.Tools {
