@@ -129,7 +129,19 @@ func (a *Agent) parse(ctx context.Context, input string) (command, error) {
 	for i, w := range words {
 		lower[i] = strings.ToLower(strings.TrimPrefix(w, "$"))
 	}
-	cmd := command{intent: "unknown"}
+	cmd := command{intent: intentOf(lower)}
+	if cmd.intent == "help" || cmd.intent == "unknown" {
+		return cmd, nil
+	}
+	p := &parser{a: a, ctx: ctx, words: words, lower: lower, cmd: &cmd}
+	for i := 0; i < len(words); i++ {
+		i = p.word(i)
+	}
+	return cmd, p.err
+}
+
+// intentOf is the intent of a command's (lower-case) words.
+func intentOf(lower []string) string {
 	has := func(w string) bool {
 		for _, l := range lower {
 			if l == w {
@@ -140,93 +152,105 @@ func (a *Agent) parse(ctx context.Context, input string) (command, error) {
 	}
 	switch {
 	case lower[0] == "help":
-		return command{intent: "help"}, nil
+		return "help"
 	case lower[0] == "zakat" || has("zakat"):
-		cmd.intent = "zakat"
+		return "zakat"
 	case lower[0] == "compare":
-		cmd.intent = "compare"
+		return "compare"
 	case lower[0] == "screen" || lower[0] == "is" && (has("halal") || has("compliant") || has("shariah") || has("sharia")):
-		cmd.intent = "screen"
+		return "screen"
 	case lower[0] == "quote" || lower[0] == "price":
-		cmd.intent = "quote"
+		return "quote"
 	case lower[0] == "news":
-		cmd.intent = "news"
+		return "news"
 	case lower[0] == "alternatives" || lower[0] == "alternative":
-		cmd.intent = "alternatives"
-	default:
-		return cmd, nil
+		return "alternatives"
 	}
-	var rerr error
-	resolve := func(w string) string {
-		sym, err := a.Tools.Catalogs.Resolve(ctx, strings.TrimPrefix(w, "$"))
-		if err != nil {
-			rerr = err
-		}
-		return sym
+	return "unknown"
+}
+
+// parser reads the words of one command into cmd; err is the last failure to resolve a symbol.
+type parser struct {
+	a            *Agent
+	ctx          context.Context
+	words, lower []string
+	cmd          *command
+	err          error
+}
+
+func (p *parser) resolve(w string) string {
+	sym, err := p.a.Tools.Catalogs.Resolve(p.ctx, strings.TrimPrefix(w, "$"))
+	if err != nil {
+		p.err = err
 	}
-	for i := 0; i < len(words); i++ {
-		w, l := words[i], lower[i]
-		if (l == "under" || l == "with" || l == "using" || l == "per") && i+1 < len(words) {
-			name := lower[i+1]
-			if _, ok := a.Tools.Screener.Rulesets[name]; ok {
-				cmd.ruleset = name
-			} else {
-				cmd.methodology = name
-			}
-			i++
-			continue
-		}
-		if cmd.intent == "zakat" && numberRe.MatchString(w) {
-			amount, err := decimal.NewFromString(strings.ReplaceAll(w, ",", ""))
-			if err != nil || i+1 >= len(words) {
-				continue
-			}
-			next := lower[i+1]
-			switch {
-			case next == "cash":
-				cmd.zakat.Cash = shariah.NewNumber(cmd.zakat.Cash.Add(amount))
-			case next == "debt" || next == "debts":
-				cmd.zakat.Debts = shariah.NewNumber(cmd.zakat.Debts.Add(amount))
-			case next == "receivable" || next == "receivables":
-				cmd.zakat.Receivables = shariah.NewNumber(cmd.zakat.Receivables.Add(amount))
-			default:
-				j := i + 1
-				if (next == "shares" || next == "share") && j+1 < len(words) {
-					j++
-					if lower[j] == "of" && j+1 < len(words) {
-						j++
-					}
-				}
-				if sym := resolve(words[j]); sym != "" {
-					shares := shariah.NewNumber(amount)
-					cmd.zakat.Holdings = append(cmd.zakat.Holdings, shariah.ZakatHolding{Symbol: sym, Shares: &shares})
-				} else {
-					cmd.unknown = append(cmd.unknown, strings.ToUpper(words[j]))
-				}
-				i = j
-				continue
-			}
-			i++
-			continue
-		}
-		if cmd.intent == "zakat" && (l == "gold" || l == "silver" || l == "lower") {
-			cmd.zakat.NisabMetal = l
-			continue
-		}
-		if stop[l] || numberRe.MatchString(w) {
-			continue
-		}
-		symbolPlace := i == 1 || cmd.intent == "compare" || i == 2 && lower[1] == "to"
-		if !symbolPlace && !strings.HasPrefix(w, "$") && w != strings.ToUpper(w) {
-			continue
-		}
-		if sym := resolve(w); sym != "" {
-			cmd.symbols = append(cmd.symbols, sym)
+	return sym
+}
+
+// word reads the word at i (and the words it takes) and returns the index of the last word read.
+func (p *parser) word(i int) int {
+	w, l, cmd := p.words[i], p.lower[i], p.cmd
+	if (l == "under" || l == "with" || l == "using" || l == "per") && i+1 < len(p.words) {
+		name := p.lower[i+1]
+		if _, ok := p.a.Tools.Screener.Rulesets[name]; ok {
+			cmd.ruleset = name
 		} else {
-			cmd.unknown = append(cmd.unknown, strings.ToUpper(strings.TrimPrefix(w, "$")))
+			cmd.methodology = name
 		}
+		return i + 1
 	}
-	return cmd, rerr
+	if cmd.intent == "zakat" && numberRe.MatchString(w) {
+		return p.amount(i)
+	}
+	if cmd.intent == "zakat" && (l == "gold" || l == "silver" || l == "lower") {
+		cmd.zakat.NisabMetal = l
+		return i
+	}
+	if stop[l] || numberRe.MatchString(w) {
+		return i
+	}
+	symbolPlace := i == 1 || cmd.intent == "compare" || i == 2 && p.lower[1] == "to"
+	if !symbolPlace && !strings.HasPrefix(w, "$") && w != strings.ToUpper(w) {
+		return i
+	}
+	if sym := p.resolve(w); sym != "" {
+		cmd.symbols = append(cmd.symbols, sym)
+	} else {
+		cmd.unknown = append(cmd.unknown, strings.ToUpper(strings.TrimPrefix(w, "$")))
+	}
+	return i
+}
+
+// amount reads a zakat amount at i: of cash, debts, receivables, or shares of a symbol.
+func (p *parser) amount(i int) int {
+	z := &p.cmd.zakat
+	amount, err := decimal.NewFromString(strings.ReplaceAll(p.words[i], ",", ""))
+	if err != nil || i+1 >= len(p.words) {
+		return i
+	}
+	switch next := p.lower[i+1]; {
+	case next == "cash":
+		z.Cash = shariah.NewNumber(z.Cash.Add(amount))
+	case next == "debt" || next == "debts":
+		z.Debts = shariah.NewNumber(z.Debts.Add(amount))
+	case next == "receivable" || next == "receivables":
+		z.Receivables = shariah.NewNumber(z.Receivables.Add(amount))
+	default:
+		j := i + 1
+		if (next == "shares" || next == "share") && j+1 < len(p.words) {
+			j++
+			if p.lower[j] == "of" && j+1 < len(p.words) {
+				j++
+			}
+		}
+		if sym := p.resolve(p.words[j]); sym != "" {
+			shares := shariah.NewNumber(amount)
+			z.Holdings = append(z.Holdings, shariah.ZakatHolding{Symbol: sym, Shares: &shares})
+		} else {
+			p.cmd.unknown = append(p.cmd.unknown, strings.ToUpper(p.words[j]))
+		}
+		return j
+	}
+	return i + 1
 }
 
 // call runs one tool and records it; a domain error is the call's error, anything else fails the request.
@@ -251,179 +275,213 @@ func call(ans *Answer, tool string, args map[string]any, f func() (any, error)) 
 	return res, err == nil, nil
 }
 
+// turn is one command being answered: its tool calls go to ans, its answer lines to lines.
+type turn struct {
+	a     *Agent
+	ctx   context.Context
+	cmd   command
+	ans   *Answer
+	lines []string
+}
+
+// intents answer the commands that call tools.
+var intents = map[string]func(*turn) error{
+	"screen": (*turn).screen, "compare": (*turn).compare, "quote": (*turn).quote,
+	"news": (*turn).news, "alternatives": (*turn).alternatives, "zakat": (*turn).zakat,
+}
+
 func (a *Agent) run(ctx context.Context, cmd command, ans *Answer) error {
-	var lines []string
+	t := &turn{a: a, ctx: ctx, cmd: cmd, ans: ans}
 	if len(cmd.unknown) > 0 {
-		lines = append(lines, "Not in the database: "+strings.Join(cmd.unknown, ", ")+".")
+		t.say("Not in the database: " + strings.Join(cmd.unknown, ", ") + ".")
 	}
-	need := func(n int, what string) bool {
-		if len(cmd.symbols) < n {
-			lines = append(lines, "Name "+what+". "+Help)
-			return false
-		}
-		return true
-	}
-	opts := shariah.ScreenOptions{Ruleset: cmd.ruleset, Methodology: cmd.methodology}
-	screen := func(sym string) (shariah.Result, bool, error) {
-		args := map[string]any{"symbol": sym}
-		if cmd.ruleset != "" {
-			args["ruleset"] = cmd.ruleset
-		}
-		if cmd.methodology != "" {
-			args["methodology"] = cmd.methodology
-		}
-		res, ok, err := call(ans, "screen_stock", args, func() (any, error) {
-			r, _, err := a.Tools.Screener.Screen(ctx, sym, opts)
-			return r, err
-		})
-		if !ok || err != nil {
-			return shariah.Result{}, false, err
-		}
-		return res.(shariah.Result), true, nil
-	}
-	switch cmd.intent {
-	case "screen":
-		if !need(1, "a symbol to screen") {
-			break
-		}
-		r, ok, err := screen(cmd.symbols[0])
-		if err != nil {
+	if f, ok := intents[cmd.intent]; ok {
+		if err := f(t); err != nil {
 			return err
-		}
-		if ok {
-			lines = append(lines, verdictLine(r))
-		} else {
-			lines = append(lines, ans.ToolCalls[len(ans.ToolCalls)-1].Error.Message)
-		}
-	case "compare":
-		if len(cmd.symbols) > 5 {
-			cmd.symbols = cmd.symbols[:5]
-			lines = append(lines, "Compared the first 5 symbols.")
-		}
-		if !need(2, "two to five symbols to compare") {
-			break
-		}
-		for _, sym := range cmd.symbols {
-			r, ok, err := screen(sym)
-			if err != nil {
-				return err
-			}
-			if ok {
-				lines = append(lines, verdictLine(r))
-			} else {
-				lines = append(lines, sym+": "+ans.ToolCalls[len(ans.ToolCalls)-1].Error.Message)
-			}
-		}
-	case "quote":
-		if !need(1, "a symbol") {
-			break
-		}
-		sym := cmd.symbols[0]
-		res, ok, err := call(ans, "get_quote", map[string]any{"symbol": sym}, func() (any, error) {
-			q, found, err := a.Tools.Ref.Quote(ctx, sym)
-			if err == nil && !found {
-				err = shariah.Errorf(shariah.ENOTFOUND, "No price data for %s.", sym)
-			}
-			return q, err
-		})
-		if err != nil {
-			return err
-		}
-		if ok {
-			q := res.(shariah.Quote)
-			line := fmt.Sprintf("%s: %s %s as of %s (%s)", q.Symbol, q.Price.String(), q.Currency, q.AsOf, q.Source)
-			if q.ChangePercent != nil {
-				line += ", " + q.ChangePercent.StringFixed(2) + "% on the day"
-			}
-			lines = append(lines, line+".")
-		} else {
-			lines = append(lines, ans.ToolCalls[len(ans.ToolCalls)-1].Error.Message)
-		}
-	case "news":
-		if a.Tools.News == nil {
-			lines = append(lines, "News is not available here.")
-			break
-		}
-		if !need(1, "a symbol") {
-			break
-		}
-		sym := cmd.symbols[0]
-		res, _, err := call(ans, "get_news", map[string]any{"symbol": sym, "limit": 5}, func() (any, error) {
-			list, _, err := a.Tools.News.News(ctx, shariah.NewsQuery{Symbol: sym, Limit: 5})
-			if list == nil {
-				list = []shariah.Article{}
-			}
-			return list, err
-		})
-		if err != nil {
-			return err
-		}
-		list := res.([]shariah.Article)
-		if len(list) == 0 {
-			lines = append(lines, "No news on file for "+sym+".")
-		}
-		for _, art := range list {
-			lines = append(lines, fmt.Sprintf("%s %s [%s relevance]", art.Published.Format("2006-01-02"), art.Title, art.ComplianceRelevance))
-		}
-	case "alternatives":
-		if !need(1, "a symbol") {
-			break
-		}
-		sym := cmd.symbols[0]
-		res, ok, err := call(ans, "get_alternatives", map[string]any{"symbol": sym, "limit": 5}, func() (any, error) {
-			return a.Tools.Insights.Alternatives(ctx, sym, opts, 5)
-		})
-		if err != nil {
-			return err
-		}
-		if !ok {
-			lines = append(lines, ans.ToolCalls[len(ans.ToolCalls)-1].Error.Message)
-			break
-		}
-		alts := res.(shariah.AlternativesResult)
-		var syms []string
-		for _, alt := range alts.Alternatives {
-			syms = append(syms, alt.Symbol)
-		}
-		if len(syms) == 0 {
-			lines = append(lines, alts.Note)
-		} else {
-			lines = append(lines, fmt.Sprintf("Compliant alternatives to %s (%s): %s.", sym, alts.Sector, strings.Join(syms, ", ")))
-		}
-	case "zakat":
-		req := cmd.zakat
-		args := map[string]any{"holdings": req.Holdings, "cash": req.Cash, "receivables": req.Receivables, "debts": req.Debts, "nisab_metal": req.NisabMetal}
-		res, ok, err := call(ans, "calculate_zakat", args, func() (any, error) { return a.Tools.Zakat.Calculate(ctx, req) })
-		if err != nil {
-			return err
-		}
-		if !ok {
-			lines = append(lines, ans.ToolCalls[len(ans.ToolCalls)-1].Error.Message)
-			break
-		}
-		z := res.(shariah.ZakatResult)
-		if z.ZakatDue {
-			lines = append(lines, fmt.Sprintf("Zakat due: %s USD (2.5%% of %s USD zakatable wealth, above the %s nisab of %s USD).",
-				z.AmountOwed.StringFixed(2), z.ZakatableWealth.StringFixed(2), z.Nisab.Metal, z.Nisab.Threshold.StringFixed(2)))
-		} else {
-			lines = append(lines, fmt.Sprintf("No zakat due: zakatable wealth %s USD does not exceed the %s nisab of %s USD.",
-				z.ZakatableWealth.StringFixed(2), z.Nisab.Metal, z.Nisab.Threshold.StringFixed(2)))
-		}
-		if len(z.Excluded) > 0 {
-			lines = append(lines, "Excluded (no value): "+strings.Join(z.Excluded, ", ")+".")
 		}
 	}
-	ans.Answer = strings.Join(lines, "\n")
+	ans.Answer = strings.Join(t.lines, "\n")
 	return nil
 }
 
-func verdictLine(r shariah.Result) string {
-	line := fmt.Sprintf("%s (%s): %s under %s", r.Symbol, r.Name, r.ComplianceStatus, r.Ruleset.Name)
-	if r.ComplianceExplanation != "" {
-		line += ". " + r.ComplianceExplanation
+func (t *turn) say(line string) { t.lines = append(t.lines, line) }
+
+// failed is the message of the last tool call's error.
+func (t *turn) failed() string { return t.ans.ToolCalls[len(t.ans.ToolCalls)-1].Error.Message }
+
+// need says what is missing when the command names fewer than n symbols.
+func (t *turn) need(n int, what string) bool {
+	if len(t.cmd.symbols) < n {
+		t.say("Name " + what + ". " + Help)
+		return false
 	}
-	if r.DataQuality.Illustrative {
-		line += " [illustrative data]"
+	return true
+}
+
+func (t *turn) opts() shariah.ScreenOptions {
+	return shariah.ScreenOptions{Ruleset: t.cmd.ruleset, Methodology: t.cmd.methodology}
+}
+
+// screenOne runs screen_stock on one symbol.
+func (t *turn) screenOne(sym string) (shariah.Result, bool, error) {
+	args := map[string]any{"symbol": sym}
+	if t.cmd.ruleset != "" {
+		args["ruleset"] = t.cmd.ruleset
 	}
-	return line
+	if t.cmd.methodology != "" {
+		args["methodology"] = t.cmd.methodology
+	}
+	res, ok, err := call(t.ans, "screen_stock", args, func() (any, error) {
+		r, _, err := t.a.Tools.Screener.Screen(t.ctx, sym, t.opts())
+		return r, err
+	})
+	if !ok || err != nil {
+		return shariah.Result{}, false, err
+	}
+	return res.(shariah.Result), true, nil
+}
+
+func (t *turn) screen() error {
+	if !t.need(1, "a symbol to screen") {
+		return nil
+	}
+	r, ok, err := t.screenOne(t.cmd.symbols[0])
+	if err != nil {
+		return err
+	}
+	if ok {
+		t.say(shariah.VerdictSentence(r))
+	} else {
+		t.say(t.failed())
+	}
+	return nil
+}
+
+func (t *turn) compare() error {
+	if len(t.cmd.symbols) > 5 {
+		t.cmd.symbols = t.cmd.symbols[:5]
+		t.say("Compared the first 5 symbols.")
+	}
+	if !t.need(2, "two to five symbols to compare") {
+		return nil
+	}
+	for _, sym := range t.cmd.symbols {
+		r, ok, err := t.screenOne(sym)
+		if err != nil {
+			return err
+		}
+		if ok {
+			t.say(shariah.VerdictSentence(r))
+		} else {
+			t.say(sym + ": " + t.failed())
+		}
+	}
+	return nil
+}
+
+func (t *turn) quote() error {
+	if !t.need(1, "a symbol") {
+		return nil
+	}
+	sym := t.cmd.symbols[0]
+	res, ok, err := call(t.ans, "get_quote", map[string]any{"symbol": sym}, func() (any, error) {
+		q, found, err := t.a.Tools.Ref.Quote(t.ctx, sym)
+		if err == nil && !found {
+			err = shariah.Errorf(shariah.ENOTFOUND, "No price data for %s.", sym)
+		}
+		return q, err
+	})
+	if err != nil || !ok {
+		if err == nil {
+			t.say(t.failed())
+		}
+		return err
+	}
+	q := res.(shariah.Quote)
+	line := fmt.Sprintf("%s: %s %s as of %s (%s)", q.Symbol, q.Price.String(), q.Currency, q.AsOf, q.Source)
+	if q.ChangePercent != nil {
+		line += ", " + q.ChangePercent.StringFixed(2) + "% on the day"
+	}
+	t.say(line + ".")
+	return nil
+}
+
+func (t *turn) news() error {
+	if t.a.Tools.News == nil {
+		t.say("News is not available here.")
+		return nil
+	}
+	if !t.need(1, "a symbol") {
+		return nil
+	}
+	sym := t.cmd.symbols[0]
+	res, _, err := call(t.ans, "get_news", map[string]any{"symbol": sym, "limit": 5}, func() (any, error) {
+		list, _, err := t.a.Tools.News.News(t.ctx, shariah.NewsQuery{Symbol: sym, Limit: 5})
+		if list == nil {
+			list = []shariah.Article{}
+		}
+		return list, err
+	})
+	if err != nil {
+		return err
+	}
+	list := res.([]shariah.Article)
+	if len(list) == 0 {
+		t.say("No news on file for " + sym + ".")
+	}
+	for _, art := range list {
+		t.say(fmt.Sprintf("%s %s [%s relevance]", art.Published.Format("2006-01-02"), art.Title, art.ComplianceRelevance))
+	}
+	return nil
+}
+
+func (t *turn) alternatives() error {
+	if !t.need(1, "a symbol") {
+		return nil
+	}
+	sym := t.cmd.symbols[0]
+	res, ok, err := call(t.ans, "get_alternatives", map[string]any{"symbol": sym, "limit": 5}, func() (any, error) {
+		return t.a.Tools.Insights.Alternatives(t.ctx, sym, t.opts(), 5)
+	})
+	if err != nil || !ok {
+		if err == nil {
+			t.say(t.failed())
+		}
+		return err
+	}
+	alts := res.(shariah.AlternativesResult)
+	var syms []string
+	for _, alt := range alts.Alternatives {
+		syms = append(syms, alt.Symbol)
+	}
+	if len(syms) == 0 {
+		t.say(alts.Note)
+	} else {
+		t.say(fmt.Sprintf("Compliant alternatives to %s (%s): %s.", sym, alts.Sector, strings.Join(syms, ", ")))
+	}
+	return nil
+}
+
+func (t *turn) zakat() error {
+	req := t.cmd.zakat
+	args := map[string]any{"holdings": req.Holdings, "cash": req.Cash, "receivables": req.Receivables, "debts": req.Debts, "nisab_metal": req.NisabMetal}
+	res, ok, err := call(t.ans, "calculate_zakat", args, func() (any, error) { return t.a.Tools.Zakat.Calculate(t.ctx, req) })
+	if err != nil || !ok {
+		if err == nil {
+			t.say(t.failed())
+		}
+		return err
+	}
+	z := res.(shariah.ZakatResult)
+	if z.ZakatDue {
+		t.say(fmt.Sprintf("Zakat due: %s USD (2.5%% of %s USD zakatable wealth, above the %s nisab of %s USD).",
+			z.AmountOwed.StringFixed(2), z.ZakatableWealth.StringFixed(2), z.Nisab.Metal, z.Nisab.Threshold.StringFixed(2)))
+	} else {
+		t.say(fmt.Sprintf("No zakat due: zakatable wealth %s USD does not exceed the %s nisab of %s USD.",
+			z.ZakatableWealth.StringFixed(2), z.Nisab.Metal, z.Nisab.Threshold.StringFixed(2)))
+	}
+	if len(z.Excluded) > 0 {
+		t.say("Excluded (no value): " + strings.Join(z.Excluded, ", ") + ".")
+	}
+	return nil
 }

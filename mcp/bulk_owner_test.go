@@ -33,28 +33,7 @@ func TestBulkToolRunOwnership(t *testing.T) {
 	srv := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth, config.HTTPLimits{}))
 	defer srv.Close()
 	session := func(plan string) func(args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
-		k, err := keys.Create(ctx, plan+"-owner@example.com", plan)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := client.NewStreamableHttpClient(srv.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{"X-API-Key": k.Key}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		if err := c.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		init := mcpgo.InitializeRequest{}
-		init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-		init.Params.ClientInfo = mcpgo.Implementation{Name: "test", Version: "0"}
-		if _, err := c.Initialize(ctx, init); err != nil {
-			t.Fatal(err)
-		}
-		return func(args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
-			hh := &harness{c: c, ctx: ctx}
-			return hh.call(t, "bulk_screen", args)
-		}
+		return bulkSession(t, ctx, srv.URL, keys, plan)
 	}
 	a, b, op := session(shariah.PlanEnterprise), session(shariah.PlanPro), session(shariah.PlanInternal)
 	local := func(args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
@@ -115,6 +94,32 @@ func TestBulkToolRunOwnership(t *testing.T) {
 	}
 	if res, m := op(map[string]any{"action": "cancel", "run_id": sched2.ID}); res.IsError || m["run"].(map[string]any)["status"] != "cancelled" {
 		t.Fatalf("operator cancel: %s", text(res))
+	}
+}
+
+// bulkSession is a Streamable HTTP session with a new key of the plan, calling bulk_screen.
+func bulkSession(t *testing.T, ctx context.Context, url string, keys *shariah.Keys, plan string) func(args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
+	k, err := keys.Create(ctx, plan+"-owner@example.com", plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewStreamableHttpClient(url+"/mcp", transport.WithHTTPHeaders(map[string]string{"X-API-Key": k.Key}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "test", Version: "0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return func(args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
+		hh := &harness{c: c, ctx: ctx}
+		return hh.call(t, "bulk_screen", args)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The contract tests of issue 13 for the MCP tools: each tool's structured result is read the way the
+// The contract tests of the MCP tools: each tool's structured result is read the way the
 // ecosystem's agents and bots read it, by field name and JSON type, never through this repository's
 // Go types.
 

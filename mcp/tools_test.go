@@ -45,7 +45,7 @@ func TestToolsListWithSchemasAndAnnotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(list.Tools) != 25 {
-		t.Errorf("%d tools, want the 25 of mcp.md", len(list.Tools))
+		t.Errorf("%d tools, want the 25 tools", len(list.Tools))
 	}
 	have := map[string]bool{}
 	for _, tl := range list.Tools {
@@ -133,6 +133,12 @@ func TestToolsCallTheSameDomainCode(t *testing.T) {
 	if res, _ = h.call(t, "compare_stocks", map[string]any{"symbols": []any{"MSFT"}}); !res.IsError {
 		t.Fatal("compare with one symbol")
 	}
+	everyToolAnswers(t, h)
+}
+
+// everyToolAnswers calls the remaining tools with good arguments (after the calls above, which cached
+// MSFT's screening): none is an error.
+func everyToolAnswers(t *testing.T, h *harness) {
 	for _, c := range []struct {
 		name string
 		args map[string]any

@@ -387,7 +387,8 @@ func mcpServer(e *env) (*server.MCPServer, *mcp.Auth, func(), error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	svc, err := newServices(e, rc, sredis.NewRefStore(rc).Cached(30*time.Second))
+	ref := sredis.NewRefStore(rc).Cached(30 * time.Second) // one cache for the services and the tools
+	svc, err := newServices(e, rc, ref)
 	if err != nil {
 		rc.Close()
 		return nil, nil, nil, err
@@ -398,8 +399,7 @@ func mcpServer(e *env) (*server.MCPServer, *mcp.Auth, func(), error) {
 		return nil, nil, nil, err
 	}
 	auth := &mcp.Auth{Required: e.cfg.MCPRequireKey, Keyless: e.cfg.MCPKeyless, Keys: sredis.NewKeyStore(rc), Meter: sredis.NewMeter(rc, e.plans), Costs: shariah.DefaultTokenCosts()}
-	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
-	cats := &shariah.CatalogCache{Store: ref}
+	cats := svc.etfs.Catalogs
 	d := mcp.Deps{Education: svc.edu, Plans: e.plans, Costs: shariah.DefaultTokenCosts(), Bulk: svc.bulk, ETFs: svc.etfs, Screener: svc.screener,
 		Ref: ref, Catalogs: cats, Insights: &shariah.Insights{Ref: ref, Screener: svc.screener, Catalogs: cats},
 		Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},

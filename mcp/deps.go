@@ -1,0 +1,28 @@
+package mcp
+
+import (
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/education"
+)
+
+// Deps are the domain services the MCP tools and resources use (the REST API's own).
+type Deps struct {
+	Education  *education.Registry
+	Plans      shariah.Plans
+	Costs      shariah.TokenCosts
+	Bulk       *shariah.Bulk
+	ETFs       *shariah.ETFs
+	Screener   *shariah.Screener
+	Ref        shariah.RefStore
+	Catalogs   *shariah.CatalogCache
+	Insights   *shariah.Insights
+	Watchlists *shariah.Watchlists
+	News       shariah.NewsStore
+	Filings    shariah.FilingStore
+	Trajectory shariah.TrajectoryStore
+	SukukStore shariah.SukukStore
+	SukukRules *shariah.SukukRules
+	Auth       *Auth // HTTP key requirement and metering (nil: none)
+	// EventRelevance rates 8-K items (news.RelevanceFor8K), for staleness.
+	EventRelevance func(items []string) (string, string)
+}

@@ -1,0 +1,50 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+func (d Deps) portfolioTools() []tool {
+	return []tool{newTool("scan_portfolio", "Screen up to 100 symbols; unknown and unscreenable ones are reported, not fatal.",
+		lookup, objectOut("results", "summary"), d.scanPortfolio)}
+}
+
+type portfolioArgs struct {
+	Symbols      []string `json:"symbols" schema:"required,minItems=1,maxItems=100"`
+	ForceRefresh bool     `json:"force_refresh" schema:"default=false"`
+}
+
+func (d Deps) scanPortfolio(ctx context.Context, in portfolioArgs) (any, string, error) {
+	items, sum, err := d.scan(ctx, in.Symbols)
+	if err != nil {
+		return nil, "", err
+	}
+	out := map[string]any{"results": shariah.PortfolioResults(items), "summary": sum, "force_refresh_applied": false}
+	if d.Education != nil {
+		out["disclaimers"] = d.Education.DisclaimersFor("screening", "purification")
+	}
+	return out, renderPortfolio(items, sum), nil
+}
+
+// scan screens 1 to 100 symbols. force_refresh is honoured, as on REST, only for enterprise and internal
+// keys: never over MCP.
+func (d Deps) scan(ctx context.Context, syms []string) ([]shariah.PortfolioItem, shariah.PortfolioSummary, error) {
+	if len(syms) == 0 || len(syms) > 100 {
+		return nil, shariah.PortfolioSummary{}, invalid("give 1 to 100 symbols", "symbols")
+	}
+	items, err := d.Screener.ScanPortfolio(ctx, d.Catalogs, syms, shariah.ScreenOptions{})
+	return items, shariah.SummarizePortfolio(items), err
+}
+
+func renderPortfolio(items []shariah.PortfolioItem, s shariah.PortfolioSummary) string {
+	var lines []string
+	for _, it := range items {
+		lines = append(lines, it.Symbol+": "+it.Status)
+	}
+	return fmt.Sprintf("%d symbols, %d compliant (%s%% of those with a verdict). Fundamentals of the screened symbols: %s (companies: %s).\n%s",
+		s.Total, s.Compliant, s.ComplianceRatePct, s.DataSources, s.CompanyDataSources, strings.Join(lines, "\n"))
+}
