@@ -49,7 +49,29 @@ type nameEntry struct {
 // NewTagger indexes the assets' symbols and the short names of their equities.
 func NewTagger(assets []shariah.Asset) *Tagger {
 	t := &Tagger{symbols: make(map[string]string, 2*len(assets)), names: map[string][]*nameEntry{}}
-	// Exact symbols first, so a variant never shadows a real symbol.
+	t.indexSymbols(assets)
+	for k, cs := range t.nameCandidates(assets) {
+		keep := chooseNameSymbols(cs)
+		if len(keep) == 0 {
+			continue
+		}
+		toks := strings.Split(k, "\x00")
+		t.names[toks[0]] = append(t.names[toks[0]], &nameEntry{tokens: toks, symbols: keep})
+	}
+	for _, es := range t.names {
+		sort.Slice(es, func(i, j int) bool {
+			if len(es[i].tokens) != len(es[j].tokens) {
+				return len(es[i].tokens) > len(es[j].tokens)
+			}
+			return strings.Join(es[i].tokens, " ") < strings.Join(es[j].tokens, " ")
+		})
+	}
+	return t
+}
+
+// indexSymbols maps every symbol to itself and a share-class dash written as a dot or a slash (BRK.B,
+// BRK/B) to the dashed symbol; exact symbols first, so a variant never shadows a real symbol.
+func (t *Tagger) indexSymbols(assets []shariah.Asset) {
 	for _, a := range assets {
 		if s, ok := shariah.NormalizeSymbol(a.Symbol); ok {
 			t.symbols[s] = s
@@ -67,14 +89,20 @@ func NewTagger(assets []shariah.Asset) *Tagger {
 			}
 		}
 	}
+}
 
-	type cand struct {
-		symbol string
-		prio   int // 0 alias, 1 short name, 2 short name without industry words
-		class  bool
-	}
-	cands := map[string][]cand{} // name tokens joined by \x00
-	add := func(name string, c cand, check bool) {
+// nameCand is a symbol a name may stand for.
+type nameCand struct {
+	symbol string
+	prio   int  // 0 alias, 1 short name, 2 short name without industry words
+	class  bool // the name is a share class's (or an alias): kept even when another symbol is a prefix
+}
+
+// nameCandidates lists, per name (tokens joined by \x00), the symbols it may stand for: the short
+// names of the equities and the well-known aliases of indexed symbols.
+func (t *Tagger) nameCandidates(assets []shariah.Asset) map[string][]nameCand {
+	cands := map[string][]nameCand{}
+	add := func(name string, c nameCand, check bool) {
 		for _, toks := range nameVariants(name) {
 			if check && !usableName(strings.Join(toks, " ")) {
 				continue
@@ -94,66 +122,57 @@ func NewTagger(assets []shariah.Asset) *Tagger {
 		lname := strings.ToLower(a.Name)
 		class := strings.Contains(lname, "class ") || strings.Contains(lname, "series ")
 		for i, n := range shortNames(a.Name) {
-			add(n, cand{symbol: s, prio: 1 + i, class: class}, true)
+			add(n, nameCand{symbol: s, prio: 1 + i, class: class}, true)
 		}
 	}
 	for alias, syms := range wellKnownAliases {
 		for _, s := range syms {
 			if _, ok := t.symbols[s]; ok && t.symbols[s] == s {
-				add(alias, cand{symbol: s, prio: 0, class: true}, false)
+				add(alias, nameCand{symbol: s, prio: 0, class: true}, false)
 			}
 		}
 	}
+	return cands
+}
 
-	for k, cs := range cands {
-		best := cs[0].prio
-		for _, c := range cs {
-			best = min(best, c.prio)
+// chooseNameSymbols picks the symbols a name stands for among its candidates: those of the best
+// priority, domestic listings over foreign ones (a dot suffix), and not a symbol that merely extends
+// another candidate (GOOGL beside GOOG) unless it is a share class's; sorted.
+func chooseNameSymbols(cs []nameCand) []string {
+	best := cs[0].prio
+	for _, c := range cs {
+		best = min(best, c.prio)
+	}
+	var top []nameCand
+	domestic := false
+	for _, c := range cs {
+		if c.prio == best {
+			top = append(top, c)
+			domestic = domestic || !strings.Contains(c.symbol, ".")
 		}
-		var top []cand
-		domestic := false
-		for _, c := range cs {
-			if c.prio == best {
-				top = append(top, c)
-				domestic = domestic || !strings.Contains(c.symbol, ".")
-			}
-		}
-		syms := map[string]bool{}
-		for _, c := range top {
-			if domestic && strings.Contains(c.symbol, ".") {
-				continue
-			}
-			syms[c.symbol] = c.class
-		}
-		var keep []string
-		for s, class := range syms {
-			extends := false
-			for o := range syms {
-				if o != s && strings.HasPrefix(s, o) {
-					extends = true
-					break
-				}
-			}
-			if !extends || class {
-				keep = append(keep, s)
-			}
-		}
-		if len(keep) == 0 {
+	}
+	syms := map[string]bool{}
+	for _, c := range top {
+		if domestic && strings.Contains(c.symbol, ".") {
 			continue
 		}
-		sort.Strings(keep)
-		toks := strings.Split(k, "\x00")
-		t.names[toks[0]] = append(t.names[toks[0]], &nameEntry{tokens: toks, symbols: keep})
+		syms[c.symbol] = c.class
 	}
-	for _, es := range t.names {
-		sort.Slice(es, func(i, j int) bool {
-			if len(es[i].tokens) != len(es[j].tokens) {
-				return len(es[i].tokens) > len(es[j].tokens)
+	var keep []string
+	for s, class := range syms {
+		extends := false
+		for o := range syms {
+			if o != s && strings.HasPrefix(s, o) {
+				extends = true
+				break
 			}
-			return strings.Join(es[i].tokens, " ") < strings.Join(es[j].tokens, " ")
-		})
+		}
+		if !extends || class {
+			keep = append(keep, s)
+		}
 	}
-	return t
+	sort.Strings(keep)
+	return keep
 }
 
 var (
