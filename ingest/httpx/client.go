@@ -67,15 +67,13 @@ func (c *Client) Get(ctx context.Context, raw string) (Response, error) {
 		}
 		return Response{Body: b, Status: 200}, nil
 	}
-	retries := c.MaxRetries
+	retries, backoff, hc := c.MaxRetries, c.Backoff, c.HTTP
 	if retries <= 0 {
 		retries = 3
 	}
-	backoff := c.Backoff
 	if backoff <= 0 {
 		backoff = 500 * time.Millisecond
 	}
-	hc := c.HTTP
 	if hc == nil {
 		hc = &http.Client{Timeout: 60 * time.Second}
 	}
@@ -86,56 +84,17 @@ func (c *Client) Get(ctx context.Context, raw string) (Response, error) {
 				return Response{}, err
 			}
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
-		if err != nil {
-			return Response{}, err
+		res, final, retryAfter, err := c.try(ctx, hc, raw)
+		if final {
+			return res, err
 		}
-		req.Header.Set("User-Agent", c.UserAgent)
-		req.Header.Set("Accept-Encoding", "gzip")
-		c.mu.Lock()
-		prev, hasPrev := c.cache[raw]
-		c.mu.Unlock()
-		if hasPrev {
-			if prev.etag != "" {
-				req.Header.Set("If-None-Match", prev.etag)
-			}
-			if prev.lastModified != "" {
-				req.Header.Set("If-Modified-Since", prev.lastModified)
-			}
-		}
-		resp, err := hc.Do(req)
-		wait := backoff << attempt
-		if err != nil {
-			lastErr = err
-		} else {
-			body, rerr := readBody(resp, c.MaxBody)
-			resp.Body.Close()
-			switch {
-			case resp.StatusCode == http.StatusNotModified && hasPrev:
-				return Response{Body: prev.body, NotModified: true, Status: 304}, nil
-			case resp.StatusCode == http.StatusOK && rerr == nil:
-				c.mu.Lock()
-				if c.cache == nil {
-					c.cache = map[string]cached{}
-				}
-				if et, lm := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"); et != "" || lm != "" {
-					c.cache[raw] = cached{etag: et, lastModified: lm, body: body}
-				}
-				c.mu.Unlock()
-				return Response{Body: body, Status: 200}, nil
-			case rerr != nil:
-				lastErr = rerr
-			case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-				lastErr = &StatusError{URL: raw, Status: resp.StatusCode}
-				if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
-					wait = min(time.Duration(s)*time.Second, time.Minute)
-				}
-			default:
-				return Response{Status: resp.StatusCode}, &StatusError{URL: raw, Status: resp.StatusCode}
-			}
-		}
+		lastErr = err
 		if attempt == retries {
 			break
+		}
+		wait := backoff << attempt
+		if retryAfter > 0 {
+			wait = retryAfter
 		}
 		wait += time.Duration(rand.Int64N(int64(wait)/2 + 1))
 		select {
@@ -145,6 +104,58 @@ func (c *Client) Get(ctx context.Context, raw string) (Response, error) {
 		}
 	}
 	return Response{}, fmt.Errorf("after %d attempts: %w", retries+1, lastErr)
+}
+
+// try makes one conditional request. final reports an answer to return as it is (a body, a 304 with
+// the cached body, or a status that retrying cannot change); otherwise err is worth a retry, after
+// retryAfter when the server said how long (capped at a minute).
+func (c *Client) try(ctx context.Context, hc *http.Client, raw string) (res Response, final bool, retryAfter time.Duration, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return Response{}, true, 0, err
+	}
+	req.Header.Set("User-Agent", c.UserAgent)
+	req.Header.Set("Accept-Encoding", "gzip")
+	c.mu.Lock()
+	prev, hasPrev := c.cache[raw]
+	c.mu.Unlock()
+	if hasPrev {
+		if prev.etag != "" {
+			req.Header.Set("If-None-Match", prev.etag)
+		}
+		if prev.lastModified != "" {
+			req.Header.Set("If-Modified-Since", prev.lastModified)
+		}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return Response{}, false, 0, err
+	}
+	body, rerr := readBody(resp, c.MaxBody)
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotModified && hasPrev:
+		return Response{Body: prev.body, NotModified: true, Status: 304}, true, 0, nil
+	case resp.StatusCode == http.StatusOK && rerr == nil:
+		c.mu.Lock()
+		if c.cache == nil {
+			c.cache = map[string]cached{}
+		}
+		if et, lm := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"); et != "" || lm != "" {
+			c.cache[raw] = cached{etag: et, lastModified: lm, body: body}
+		}
+		c.mu.Unlock()
+		return Response{Body: body, Status: 200}, true, 0, nil
+	case rerr != nil:
+		return Response{}, false, 0, rerr
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+			retryAfter = min(time.Duration(s)*time.Second, time.Minute)
+		}
+		return Response{}, false, retryAfter, &StatusError{URL: raw, Status: resp.StatusCode}
+	default:
+		return Response{Status: resp.StatusCode}, true, 0, &StatusError{URL: raw, Status: resp.StatusCode}
+	}
 }
 
 // ErrTooLarge is a body over the limit.
