@@ -47,6 +47,17 @@ type BulkReport struct {
 	Elapsed  time.Duration `json:"elapsed_ns"`
 }
 
+// memberSymbols are the symbols a filer's data is stored under: its index symbols and its primary
+// ticker, sorted (none: a filer without a ticker, skipped).
+func memberSymbols(tm TickerMap, inIndex map[string][]string, cik string) []string {
+	syms := inIndex[cik]
+	if p, ok := tm.Primary(cik); ok && !slices.Contains(syms, p) {
+		syms = append(slices.Clone(syms), p)
+	}
+	slices.Sort(syms)
+	return syms
+}
+
 // IngestZip ingests every filer of a companyfacts.zip with a ticker: src is a path, a file:// URL or an
 // http(s) URL (CompanyFactsZipURL). Each member is mapped and stored as the per-company path stores
 // companyfacts (storeFacts), under the filer's primary symbol and any index constituent sharing its
@@ -99,15 +110,11 @@ func (s *Source) IngestZip(ctx context.Context, src string) (BulkReport, error) 
 			continue
 		}
 		rep.Members++
-		syms := inIndex[cik]
-		if p, ok := tm.Primary(cik); ok && !slices.Contains(syms, p) {
-			syms = append(slices.Clone(syms), p)
-		}
+		syms := memberSymbols(tm, inIndex, cik)
 		if len(syms) == 0 {
 			rep.NoTicker++
 			continue
 		}
-		slices.Sort(syms)
 		if err := s.zipMember(ctx, f, cik, syms, &buf, batch); err != nil {
 			rep.Failed = append(rep.Failed, f.Name+": "+err.Error())
 			continue

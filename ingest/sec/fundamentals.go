@@ -294,6 +294,30 @@ func newBook(cf CompanyFacts) (*book, error) {
 		return nil, fmt.Errorf("cik %s: %w", cf.CIK, ErrNoUSGAAP)
 	}
 	b := &book{cik: string(cf.CIK), gaap: map[string][]obs{}, filings: map[string]*filing{}, byEnd: map[string][]*filing{}}
+	if err := b.readObs(cf); err != nil {
+		return nil, err
+	}
+	b.readFilings(cf)
+	b.readYearToDate(gaap)
+	for _, fl := range b.filings {
+		if isPeriodForm(fl.form) && fl.end != "" {
+			b.byEnd[fl.end] = append(b.byEnd[fl.end], fl)
+		}
+	}
+	for _, fls := range b.byEnd {
+		sort.Slice(fls, func(i, j int) bool {
+			if fls[i].filed != fls[j].filed {
+				return fls[i].filed < fls[j].filed
+			}
+			return fls[i].accn < fls[j].accn
+		})
+	}
+	return b, nil
+}
+
+// readObs reads the USD facts of the tags the recipes use and the cover page's shares outstanding.
+func (b *book) readObs(cf CompanyFacts) error {
+	gaap := cf.Facts["us-gaap"]
 	for _, tag := range usedTags() {
 		if _, done := b.gaap[tag]; done {
 			continue
@@ -302,7 +326,7 @@ func newBook(cf CompanyFacts) (*book, error) {
 		for _, f := range gaap[tag].Units["USD"] {
 			o, err := parseObs(tag, f)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			list = append(list, o)
 		}
@@ -311,12 +335,16 @@ func newBook(cf CompanyFacts) (*book, error) {
 	for _, f := range cf.Facts["dei"]["EntityCommonStockSharesOutstanding"].Units["shares"] {
 		o, err := parseObs(SharesTag, f)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.cover = append(b.cover, o)
 	}
+	return nil
+}
 
-	// Filings: every accession of any taxonomy, with its own period end from its us-gaap facts.
+// readFilings lists every accession of any taxonomy, with its own period end from its us-gaap facts:
+// the latest Assets instant, else the latest duration end.
+func (b *book) readFilings(cf CompanyFacts) {
 	for taxonomy, concepts := range cf.Facts {
 		for tag, c := range concepts {
 			for unit, facts := range c.Units {
@@ -345,7 +373,11 @@ func newBook(cf CompanyFacts) (*book, error) {
 			fl.end = fl.durEnd
 		}
 	}
-	// The year-to-date of each filing: the longest us-gaap duration of at most a year ending at its end.
+}
+
+// readYearToDate sets the year-to-date start of each filing: the longest us-gaap duration of at most
+// a year ending at its end.
+func (b *book) readYearToDate(gaap map[string]Concept) {
 	for _, c := range gaap {
 		for _, facts := range c.Units {
 			for _, f := range facts {
@@ -364,20 +396,6 @@ func newBook(cf CompanyFacts) (*book, error) {
 			}
 		}
 	}
-	for _, fl := range b.filings {
-		if isPeriodForm(fl.form) && fl.end != "" {
-			b.byEnd[fl.end] = append(b.byEnd[fl.end], fl)
-		}
-	}
-	for _, fls := range b.byEnd {
-		sort.Slice(fls, func(i, j int) bool {
-			if fls[i].filed != fls[j].filed {
-				return fls[i].filed < fls[j].filed
-			}
-			return fls[i].accn < fls[j].accn
-		})
-	}
-	return b, nil
 }
 
 // calibrate returns the filer's fiscal-year naming offset against fiscalYear's calendar rule, read

@@ -482,43 +482,7 @@ func (p *ixParser) start(kind tagKind) error {
 		p.sawHeader = true
 		p.header++
 	case tagNonFraction, tagNonNumeric:
-		f := openFact{numeric: kind == tagNonFraction}
-		p.attrs(func(k, v []byte) {
-			switch string(k) {
-			case "name":
-				f.concept = p.intern(v)
-			case "contextref":
-				f.context = p.intern(v)
-			case "unitref":
-				f.unit = p.intern(v)
-			case "decimals":
-				f.decimals = p.intern(v)
-			case "scale":
-				f.scale = p.intern(v)
-			case "sign":
-				f.sign = p.intern(v)
-			case "format":
-				f.format = p.intern(v)
-			case "id":
-				f.id = string(v)
-			default:
-				if bytes.HasSuffix(k, []byte(":nil")) {
-					f.nil = string(bytes.TrimSpace(v)) == "true"
-				}
-			}
-		})
-		f.capture = f.numeric || strings.HasPrefix(f.concept, "dei:")
-		if f.concept == "" {
-			return p.factErr("(no name)", f.id, "ix fact without a name attribute")
-		}
-		// Reuse the text buffer of the stack slot left by an earlier fact at this depth.
-		if n := len(p.open); n < cap(p.open) {
-			f.text = p.open[:n+1][n].text[:0]
-		}
-		p.open = append(p.open, f)
-		if f.capture {
-			p.capturing++
-		}
+		return p.openFactTag(kind == tagNonFraction)
 	case tagExclude:
 		p.exclude++
 	case tagContext:
@@ -559,6 +523,49 @@ func (p *ixParser) start(kind tagKind) error {
 	return nil
 }
 
+// openFactTag opens an ix:nonFraction (numeric) or ix:nonNumeric element: its attributes, and the
+// capture of its text when it is numeric or a cover-page (dei) fact.
+func (p *ixParser) openFactTag(numeric bool) error {
+	f := openFact{numeric: numeric}
+	p.attrs(func(k, v []byte) {
+		switch string(k) {
+		case "name":
+			f.concept = p.intern(v)
+		case "contextref":
+			f.context = p.intern(v)
+		case "unitref":
+			f.unit = p.intern(v)
+		case "decimals":
+			f.decimals = p.intern(v)
+		case "scale":
+			f.scale = p.intern(v)
+		case "sign":
+			f.sign = p.intern(v)
+		case "format":
+			f.format = p.intern(v)
+		case "id":
+			f.id = string(v)
+		default:
+			if bytes.HasSuffix(k, []byte(":nil")) {
+				f.nil = string(bytes.TrimSpace(v)) == "true"
+			}
+		}
+	})
+	f.capture = f.numeric || strings.HasPrefix(f.concept, "dei:")
+	if f.concept == "" {
+		return p.factErr("(no name)", f.id, "ix fact without a name attribute")
+	}
+	// Reuse the text buffer of the stack slot left by an earlier fact at this depth.
+	if n := len(p.open); n < cap(p.open) {
+		f.text = p.open[:n+1][n].text[:0]
+	}
+	p.open = append(p.open, f)
+	if f.capture {
+		p.capturing++
+	}
+	return nil
+}
+
 func (p *ixParser) end(kind tagKind) error {
 	switch kind {
 	case tagHeader:
@@ -579,58 +586,9 @@ func (p *ixParser) end(kind tagKind) error {
 			p.exclude--
 		}
 	case tagIdentifier, tagStartDate, tagEndDate, tagInstant, tagExplicitMember, tagTypedMember, tagMeasure:
-		if p.leaf != kind {
-			return nil
-		}
-		p.leaf = tagOther
-		text := string(bytes.TrimSpace(p.leafText))
-		if kind == tagMeasure {
-			if p.unit != nil {
-				p.unit.measures[p.unitPart] = append(p.unit.measures[p.unitPart], text)
-			}
-			return nil
-		}
-		if p.ctx == nil {
-			return nil
-		}
-		switch kind {
-		case tagIdentifier:
-			p.ctx.entity = text
-		case tagStartDate:
-			p.ctx.start = text
-		case tagEndDate:
-			p.ctx.end = text
-		case tagInstant:
-			p.ctx.instant = text
-		case tagExplicitMember:
-			p.ctx.dims = append(p.ctx.dims, Dimension{Axis: p.dimAxis, Member: p.intern([]byte(text))})
-		case tagTypedMember:
-			p.ctx.dims = append(p.ctx.dims, Dimension{Axis: p.dimAxis, Member: text, Typed: true})
-		}
+		p.endLeaf(kind)
 	case tagContext:
-		if c := p.ctx; c != nil {
-			sort.Slice(c.dims, func(i, j int) bool { return c.dims[i].Axis < c.dims[j].Axis })
-			var b strings.Builder
-			for _, d := range c.dims {
-				b.WriteString(d.Axis)
-				if d.Typed {
-					b.WriteString("~")
-				} else {
-					b.WriteString("=")
-				}
-				b.WriteString(d.Member)
-				b.WriteString(";")
-			}
-			c.dimKey = b.String()
-			for _, d := range c.dims {
-				if !d.Typed {
-					c.members = append(c.members, d.Member)
-				}
-			}
-			sort.Strings(c.members)
-			p.contexts[c.id] = c
-			p.ctx = nil
-		}
+		p.closeContext()
 	case tagUnit:
 		if u := p.unit; u != nil {
 			p.units[u.id] = ixUnitName(u.measures)
@@ -640,6 +598,68 @@ func (p *ixParser) end(kind tagKind) error {
 		p.unitPart = 0
 	}
 	return nil
+}
+
+// endLeaf stores the text of a context's or unit's leaf element (identifier, dates, members, measure).
+func (p *ixParser) endLeaf(kind tagKind) {
+	if p.leaf != kind {
+		return
+	}
+	p.leaf = tagOther
+	text := string(bytes.TrimSpace(p.leafText))
+	if kind == tagMeasure {
+		if p.unit != nil {
+			p.unit.measures[p.unitPart] = append(p.unit.measures[p.unitPart], text)
+		}
+		return
+	}
+	if p.ctx == nil {
+		return
+	}
+	switch kind {
+	case tagIdentifier:
+		p.ctx.entity = text
+	case tagStartDate:
+		p.ctx.start = text
+	case tagEndDate:
+		p.ctx.end = text
+	case tagInstant:
+		p.ctx.instant = text
+	case tagExplicitMember:
+		p.ctx.dims = append(p.ctx.dims, Dimension{Axis: p.dimAxis, Member: p.intern([]byte(text))})
+	case tagTypedMember:
+		p.ctx.dims = append(p.ctx.dims, Dimension{Axis: p.dimAxis, Member: text, Typed: true})
+	}
+}
+
+// closeContext files the context being read under its id, with its dimensions in axis order as a key
+// (explicit "axis=member;", typed "axis~value;") and its explicit members sorted.
+func (p *ixParser) closeContext() {
+	c := p.ctx
+	if c == nil {
+		return
+	}
+	sort.Slice(c.dims, func(i, j int) bool { return c.dims[i].Axis < c.dims[j].Axis })
+	var b strings.Builder
+	for _, d := range c.dims {
+		b.WriteString(d.Axis)
+		if d.Typed {
+			b.WriteString("~")
+		} else {
+			b.WriteString("=")
+		}
+		b.WriteString(d.Member)
+		b.WriteString(";")
+	}
+	c.dimKey = b.String()
+	for _, d := range c.dims {
+		if !d.Typed {
+			c.members = append(c.members, d.Member)
+		}
+	}
+	sort.Strings(c.members)
+	p.contexts[c.id] = c
+	p.ctx = nil
 }
 
 // addText appends text to every open fact that collects it.
