@@ -3,8 +3,6 @@ package edge_test
 import (
 	"context"
 	"fmt"
-	"math"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,9 +10,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/ingest/httpx"
-	"github.com/shariah-screen/shariah/ingest/news"
 	"github.com/shariah-screen/shariah/ingest/sec"
-	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // ingestEXA runs the SEC ingester over the recorded EDGAR documents in ingest/sec/testdata (Example
@@ -196,185 +192,5 @@ func TestFilingsListsReportsByDefault(t *testing.T) {
 		if r := e.do(t, "GET", "/api/filings/AAPL?"+q, nil, k); r.StatusCode != 422 || r.errCode(t) != "VALIDATION_ERROR" {
 			t.Errorf("%s: %d %s", q, r.StatusCode, r.body)
 		}
-	}
-}
-
-func TestTrajectoryAndStaleness(t *testing.T) {
-	e := setup(t, options{eventRelevance: news.RelevanceFor8K})
-	ingestEXA(t, e)
-	k := key(e.newKey(t, shariah.PlanPro))
-
-	r := e.do(t, "GET", "/api/insights/EXA/trajectory", nil, k)
-	m := r.json(t)
-	qs := m["quarters"].([]any)
-	if r.StatusCode != 200 || len(qs) == 0 || len(qs) > 8 || m["summary"] == "" {
-		t.Fatalf("trajectory: %d %s", r.StatusCode, r.body)
-	}
-	prev := ""
-	for _, q := range qs {
-		pe := q.(map[string]any)["period_end"].(string)
-		if pe <= prev {
-			t.Fatalf("quarters not oldest first: %s", r.body)
-		}
-		prev = pe
-	}
-	// A symbol without filings has an empty trajectory.
-	if r = e.do(t, "GET", "/api/insights/MSFT/trajectory", nil, k); r.StatusCode != 200 || len(r.json(t)["quarters"].([]any)) != 0 {
-		t.Fatalf("no trajectory: %d %s", r.StatusCode, r.body)
-	}
-
-	// Never screened: nothing to be stale.
-	if r = e.do(t, "GET", "/api/insights/EXA/staleness", nil, k); r.StatusCode != 404 {
-		t.Fatalf("staleness before a screening: %d %s", r.StatusCode, r.body)
-	}
-	if r = e.do(t, "GET", "/api/screen/EXA", nil, k); r.StatusCode != 200 {
-		t.Fatalf("screen: %d %s", r.StatusCode, r.body)
-	}
-	r = e.do(t, "GET", "/api/insights/EXA/staleness", nil, k)
-	m = r.json(t)
-	if r.StatusCode != 200 || m["stale"] != false {
-		t.Fatalf("fresh screening: %d %s", r.StatusCode, r.body)
-	}
-	// A material 8-K filed after the screening makes it stale.
-	ctx := context.Background()
-	fs, _ := e.ingest.Filings(ctx, "EXA")
-	tomorrow := time.Now().UTC().AddDate(0, 0, 1).Format("2006-01-02")
-	fs = append([]shariah.Filing{{Accession: "0001234567-26-000099", Form: "8-K", FilingDate: tomorrow, ReportDate: tomorrow,
-		Items: []string{"1.03"}, URL: "https://www.sec.gov/Archives/edgar/data/1234567/000123456726000099/x.htm"}}, fs...)
-	if err := e.ingest.PutFilings(ctx, "EXA", fs); err != nil {
-		t.Fatal(err)
-	}
-	r = e.do(t, "GET", "/api/insights/EXA/staleness", nil, k)
-	m = r.json(t)
-	if m["stale"] != true || len(m["material_filings_since_screening"].([]any)) != 1 {
-		t.Fatalf("after a bankruptcy 8-K: %s", r.body)
-	}
-}
-
-func TestDividendsAndPurification(t *testing.T) {
-	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
-
-	r := e.do(t, "GET", "/api/dividends/AAPL", nil, k)
-	m := r.json(t)
-	ds := m["dividends"].([]any)
-	if r.StatusCode != 200 || len(ds) == 0 || int(m["count"].(float64)) != len(ds) {
-		t.Fatalf("dividends: %d %s", r.StatusCode, r.body)
-	}
-	r = e.do(t, "GET", "/api/dividends/AAPL/purification-rate", nil, k)
-	m = r.json(t)
-	rate, ok := m["purification_rate_fraction"].(float64)
-	if pct, _ := m["purification_rate"].(float64); r.StatusCode != 200 || !ok || rate < 0 || rate > 0.05 || math.Abs(pct-rate*100) > 1e-9 {
-		t.Fatalf("purification rate: %d %s", r.StatusCode, r.body)
-	}
-	r = e.do(t, "GET", "/api/dividends/AAPL/purification?shares=100", nil, k)
-	m = r.json(t)
-	pays := m["payments"].([]any)
-	if len(pays) != len(ds) {
-		t.Fatalf("payments: %s", r.body)
-	}
-	p := pays[0].(map[string]any)
-	dps, per, amt := p["dividend_per_share"].(float64), p["purify_per_share"].(float64), p["amount"].(float64)
-	if d := per - dps*rate; d > 1e-6 || d < -1e-6 {
-		t.Fatalf("purify per share %v != %v x %v", per, dps, rate)
-	}
-	if d := amt - per*100; d > 0.006 || d < -0.006 {
-		t.Fatalf("amount %v != 100 x %v", amt, per)
-	}
-	r = e.do(t, "GET", "/api/dividends/AAPL/purification?method=aaoifi&shares=10", nil, k)
-	if m = r.json(t); r.StatusCode != 200 || m["method"] != "aaoifi" || m["periods"] == nil {
-		t.Fatalf("aaoifi method: %d %s", r.StatusCode, r.body)
-	}
-	for _, bad := range []string{"?shares=-1", "?shares=abc", "?method=zakat"} {
-		if r = e.do(t, "GET", "/api/dividends/AAPL/purification"+bad, nil, k); r.StatusCode != 422 {
-			t.Fatalf("%s: %d", bad, r.StatusCode)
-		}
-	}
-}
-
-func TestNewsRoutes(t *testing.T) {
-	e := setup(t, options{})
-	ctx := context.Background()
-	now := time.Now().UTC().Truncate(time.Second)
-	arts := []shariah.Article{
-		{ID: "a1", Title: "Apple beats estimates", URL: "https://news.example.com/a1", Source: "example", Published: now.Add(-time.Hour),
-			Symbols: []string{"AAPL"}, Category: "earnings", ComplianceRelevance: "medium", Sentiment: 0.6, SentimentLabel: "bullish"},
-		{ID: "a2", Title: "Microsoft issues bonds", URL: "https://news.example.com/a2", Source: "example", Published: now.Add(-2 * time.Hour),
-			Symbols: []string{"MSFT"}, Category: "debt", ComplianceRelevance: "high", Sentiment: 0, SentimentLabel: "neutral"},
-	}
-	for i := range arts {
-		arts[i].TitleKey = arts[i].Title
-	}
-	if _, err := e.news.PutArticles(ctx, arts); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.ingest.PutHealth(ctx, shariah.SourceHealth{Name: "news:example", Status: "ok", LastRunAt: &now, LastSuccessAt: &now, Items: 2}); err != nil {
-		t.Fatal(err)
-	}
-	k := key(e.newKey(t, shariah.PlanPro))
-
-	r := e.do(t, "GET", "/api/news", nil, k)
-	m := r.json(t)
-	if r.StatusCode != 200 || m["total"].(float64) != 2 || m["articles"].([]any)[0].(map[string]any)["id"] != "a1" {
-		t.Fatalf("news, newest first: %s", r.body)
-	}
-	r = e.do(t, "GET", "/api/news?compliance_relevance=high", nil, k)
-	if m = r.json(t); m["total"].(float64) != 1 {
-		t.Fatalf("relevance filter: %s", r.body)
-	}
-	r = e.do(t, "GET", "/api/news?symbol=msft&page_size=1", nil, k)
-	if m = r.json(t); m["total"].(float64) != 1 || m["articles"].([]any)[0].(map[string]any)["id"] != "a2" {
-		t.Fatalf("symbol filter: %s", r.body)
-	}
-	for _, bad := range []string{"?compliance_relevance=urgent", "?page=0", "?page_size=101", "?symbol=%24%24%24"} {
-		if r = e.do(t, "GET", "/api/news"+bad, nil, k); r.StatusCode != 422 {
-			t.Fatalf("%s: %d", bad, r.StatusCode)
-		}
-	}
-	r = e.do(t, "GET", "/api/news/AAPL", nil, k)
-	if m = r.json(t); m["total"].(float64) != 1 {
-		t.Fatalf("symbol news: %s", r.body)
-	}
-	if r = e.do(t, "GET", "/api/news/NOPE123", nil, k); r.StatusCode != 404 {
-		t.Fatalf("unknown symbol news: %d", r.StatusCode)
-	}
-	r = e.do(t, "GET", "/api/news/sources", nil, k)
-	srcs := r.json(t)["sources"].([]any)
-	if len(srcs) != 2 || srcs[1].(map[string]any)["health"] == nil || srcs[0].(map[string]any)["health"] != nil {
-		t.Fatalf("sources with health: %s", r.body)
-	}
-	// News costs a light read: 1 token; a 422 keeps no charge.
-	if r = e.do(t, "GET", "/api/news", nil, k); r.Header.Get("X-Tokens-Charged") != "1" {
-		t.Fatalf("news charged %q", r.Header.Get("X-Tokens-Charged"))
-	}
-	if r = e.do(t, "GET", "/api/news?page=0", nil, k); r.Header.Get("X-Tokens-Charged") != "0" {
-		t.Fatalf("a 422 charged %q", r.Header.Get("X-Tokens-Charged"))
-	}
-	if r = e.do(t, "GET", "/api/news", nil, hdr{}); r.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("no key: %d", r.StatusCode)
-	}
-}
-
-// TestQuoteRequestsAreCountedForTheRefresh checks that single and batch quotes count their symbols
-// (canonical form) for the refresh of the most requested.
-func TestQuoteRequestsAreCountedForTheRefresh(t *testing.T) {
-	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
-	for _, p := range []string{"/api/quote/MSFT", "/api/quote/msft", "/api/quote/BRK.B", "/api/quote/AAPL"} {
-		if r := e.do(t, "GET", p, nil, k); r.StatusCode != 200 {
-			t.Fatalf("%s: %d", p, r.StatusCode)
-		}
-	}
-	if r := e.do(t, "POST", "/api/quotes/batch", map[string]any{"symbols": []string{"brk-b", "MSFT", "NOPE123"}}, k); r.StatusCode != 200 {
-		t.Fatalf("batch: %d %s", r.StatusCode, r.body)
-	}
-	pop := sredis.NewPopularityStore(e.rc)
-	now := time.Now()
-	if err := e.popular.Flush(context.Background(), pop, now); err != nil {
-		t.Fatal(err)
-	}
-	top, err := pop.MostRequested(context.Background(), 10, 1, now)
-	if err != nil || len(top) != 3 || top[0] != "MSFT" || top[1] != "BRK-B" || top[2] != "AAPL" {
-		t.Fatalf("most requested: %v %v", top, err)
 	}
 }

@@ -3,80 +3,14 @@ package edge
 import (
 	"bytes"
 	"encoding/json"
-	"net/url"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
 )
-
-// symbolParam reads and checks the {symbol} path parameter: trimmed, upper-cased, plausible (else 422,
-// before any store is asked), then resolved in the catalog, also through its canonical forms (BRK.B,
-// AAPL.US, 700.HK); unknown is 404.
-func (s *Server) symbolParam(c *fiber.Ctx) (shariah.Asset, error) {
-	// fiber hands path parameters over still percent-encoded ("%5EGSPC", "%20msft").
-	raw, err := url.PathUnescape(c.Params("symbol"))
-	if err != nil {
-		raw = c.Params("symbol")
-	}
-	return s.catalogs.Find(c.UserContext(), raw, "path", "symbol")
-}
-
-// searchQuery parses the database search parameters.
-func searchQuery(c *fiber.Ctx) (shariah.SearchQuery, error) {
-	var v shariah.Validation
-	q := shariah.SearchQuery{Q: c.Query("q"), Sector: c.Query("sector"), Country: c.Query("country"), Exchange: c.Query("exchange")}
-	if len(q.Q) > 100 {
-		v.Add("at most 100 characters", "value_error.any_str.max_length", "query", "q")
-	}
-	switch at := c.Query("asset_type", "equities"); strings.ToLower(at) {
-	case "all", "any":
-	default:
-		t, ok := shariah.ParseAssetType(at)
-		if !ok {
-			v.Add("must be one of equities, etfs, funds, indices, all", "value_error.enum", "query", "asset_type")
-		}
-		q.Type = t
-	}
-	q.Limit = intQuery(c, &v, "limit", 100, 1, 500)
-	q.Offset = intQuery(c, &v, "offset", 0, 0, 1_000_000)
-	return q, v.Err()
-}
-
-func (s *Server) databaseSearch(c *fiber.Ctx) error {
-	q, err := searchQuery(c)
-	if err != nil {
-		return err
-	}
-	cat, err := s.catalogs.Get(c.UserContext())
-	if err != nil {
-		return err
-	}
-	hits, total := cat.Search(q)
-	return c.JSON(fiber.Map{"total": total, "limit": q.Limit, "offset": q.Offset, "results": hits})
-}
-
-func (s *Server) suggest(c *fiber.Ctx) error {
-	var v shariah.Validation
-	q := c.Query("q")
-	if len(q) > 100 {
-		v.Add("at most 100 characters", "value_error.any_str.max_length", "query", "q")
-	}
-	limit := intQuery(c, &v, "limit", 10, 1, 50)
-	if err := v.Err(); err != nil {
-		return err
-	}
-	cat, err := s.catalogs.Get(c.UserContext())
-	if err != nil {
-		return err
-	}
-	return c.JSON(cat.Suggest(q, limit))
-}
 
 // stockRecord is the database record with the latest fundamentals on file and their provenance.
 type stockRecord struct {
@@ -90,53 +24,6 @@ type dataQuality struct {
 	Sources []string `json:"sources"` // filing, live, illustrative
 	AsOf    string   `json:"as_of"`   // period end of the latest fundamentals
 	Note    string   `json:"note,omitempty"`
-}
-
-func (s *Server) databaseStock(c *fiber.Ctx) error {
-	a, err := s.symbolParam(c)
-	if err != nil {
-		return err
-	}
-	fs, err := s.Ref.Fundamentals(c.UserContext(), a.Symbol)
-	if err != nil {
-		return err
-	}
-	rec := stockRecord{Asset: a, Periods: len(fs), DataQuality: dataQuality{Sources: []string{}}}
-	if len(fs) > 0 {
-		latest := shariah.LatestFundamentals(fs)
-		rec.Fundamentals = &latest
-		rec.DataQuality.Sources = latest.Sources()
-		rec.DataQuality.AsOf = latest.PeriodEnd
-		for _, src := range rec.DataQuality.Sources {
-			if src == shariah.SourceIllustrative {
-				rec.DataQuality.Note = "Illustrative figures: not from filings."
-			}
-		}
-	}
-	return sendCacheable(c, rec, time.Hour)
-}
-
-func (s *Server) databaseStats(c *fiber.Ctx) error {
-	cat, err := s.catalogs.Get(c.UserContext())
-	if err != nil {
-		return err
-	}
-	st := cat.Stats()
-	n, err := s.Ref.ScreeningResultCount(c.UserContext())
-	if err != nil {
-		return err
-	}
-	st.ScreeningResults = int(n)
-	if st.ScreeningResultsBySource, err = s.Ref.ScreeningResultsBySource(c.UserContext()); err != nil {
-		return err
-	}
-	filed, illus, err := s.Ref.CompaniesBySource(c.UserContext())
-	if err != nil {
-		return err
-	}
-	st.Fundamentals = shariah.SourceCounts{Filed: int(filed), Illustrative: int(illus),
-		NoFundamentals: max(0, st.Equities-int(filed)-int(illus))}
-	return c.JSON(st)
 }
 
 // quote serves the stored quote JSON as it is (it is the marshalled shariah.Quote): the hot path of the
@@ -192,40 +79,6 @@ type symbolsBody struct {
 	Symbols []string `json:"symbols"`
 }
 
-// bindSymbols reads {symbols: [...]} with 1..max entries, each a string of at most 40 characters.
-func bindSymbols(c *fiber.Ctx, lo, max int) ([]string, error) {
-	var in struct {
-		Symbols *[]json.RawMessage `json:"symbols"`
-	}
-	if err := bindJSON(c, &in); err != nil {
-		return nil, err
-	}
-	var v shariah.Validation
-	if in.Symbols == nil {
-		v.Add("field required", "value_error.missing", "body", "symbols")
-		return nil, v.Err()
-	}
-	list := *in.Symbols
-	if len(list) < lo || len(list) > max {
-		v.Add("must hold between "+strconv.Itoa(lo)+" and "+strconv.Itoa(max)+" symbols", "value_error.list.size", "body", "symbols")
-		return nil, v.Err()
-	}
-	out := make([]string, 0, len(list))
-	for i, raw := range list {
-		var sym string
-		if err := json.Unmarshal(raw, &sym); err != nil {
-			v.Add("must be a string", "type_error.str", "body", "symbols", i)
-			continue
-		}
-		if len(sym) > 40 || strings.TrimSpace(sym) == "" {
-			v.Add("must be a non-empty string of at most 40 characters", "value_error.symbol", "body", "symbols", i)
-			continue
-		}
-		out = append(out, sym)
-	}
-	return out, v.Err()
-}
-
 // quotesBatch answers POST /api/quotes/batch: each requested symbol (as given, trimmed and upper-cased)
 // maps to its quote, or null when it is malformed, unknown or has no price data.
 func (s *Server) quotesBatch(c *fiber.Ctx) error {
@@ -253,15 +106,6 @@ type ohlcPoint struct {
 	Date string `json:"date"`
 	shariah.Bar
 	Source string `json:"source"`
-}
-
-func oneOf(v string, set []string) bool {
-	for _, s := range set {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }
 
 // ohlc answers GET /api/ohlc/{symbol}?period=1y&interval=1d (shariah.PriceHistory).
@@ -394,41 +238,6 @@ func currencyCode(s string) bool {
 		}
 	}
 	return true
-}
-
-// canonical answers POST /api/symbols/canonical {symbols: [...]} or {symbol: "..."}.
-func (s *Server) canonical(c *fiber.Ctx) error {
-	var in struct {
-		Symbol  *json.RawMessage `json:"symbol"`
-		Symbols *json.RawMessage `json:"symbols"`
-	}
-	if err := bindJSON(c, &in); err != nil {
-		return err
-	}
-	var inputs []string
-	if in.Symbols == nil && in.Symbol != nil {
-		var v shariah.Validation
-		var sym string
-		if err := json.Unmarshal(*in.Symbol, &sym); err != nil || len(sym) > 40 || strings.TrimSpace(sym) == "" {
-			v.Add("must be a non-empty string of at most 40 characters", "value_error.symbol", "body", "symbol")
-			return v.Err()
-		}
-		inputs = []string{sym}
-	} else {
-		var err error
-		if inputs, err = bindSymbols(c, 1, 50); err != nil {
-			return err
-		}
-	}
-	cat, err := s.catalogs.Get(c.UserContext())
-	if err != nil {
-		return err
-	}
-	out := make([]shariah.Resolution, len(inputs))
-	for i, in := range inputs {
-		out[i] = cat.Canonical(in)
-	}
-	return c.JSON(fiber.Map{"results": out})
 }
 
 // cachedScreening returns the cached screening result of a symbol (default ruleset), or nil when it
