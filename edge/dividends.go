@@ -86,17 +86,7 @@ func (s *Server) dividendPurification(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		periods := []fiber.Map{}
-		for _, p := range shariah.ImpureIncomePerShare(fs) {
-			m := fiber.Map{"period_end": p.PeriodEnd, "impure_income_per_share": p.PerShare, "source": p.Source, "source_ref": p.Ref}
-			if p.Currency != "" {
-				m["currency"] = p.Currency
-			}
-			if shares != nil {
-				m["amount"] = shariah.NewNumber(p.PerShare.Mul(*shares).Round(2))
-			}
-			periods = append(periods, m)
-		}
+		periods := shariah.PurifyPeriods(fs, shares)
 		out["periods"] = periods
 		if len(periods) == 0 {
 			out["note"] = "No fiscal year on file with both interest income and shares outstanding."

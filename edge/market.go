@@ -3,11 +3,9 @@ package edge
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
 )
@@ -187,42 +185,9 @@ func (s *Server) fx(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	per := map[string]shariah.FXRate{"USD": {Currency: "USD", PerUSD: shariah.NewNumber(decimal.NewFromInt(1)), Source: "definition"}}
-	for _, r := range rates {
-		per[r.Currency] = r
-	}
-	b, ok := per[base]
-	if !ok {
-		return shariah.Errorf(shariah.ENOTFOUND, "No rate for %s.", base)
-	}
-	type rate struct {
-		Currency string         `json:"currency"`
-		Rate     shariah.Number `json:"rate"`
-		AsOf     string         `json:"as_of"`
-		Source   string         `json:"source"`
-	}
-	cross := func(q shariah.FXRate) rate {
-		r := q.PerUSD.Decimal.DivRound(b.PerUSD.Decimal, 8)
-		asOf := q.AsOf
-		if b.AsOf > asOf {
-			asOf = b.AsOf
-		}
-		return rate{Currency: q.Currency, Rate: shariah.NewNumber(r), AsOf: asOf, Source: q.Source}
-	}
-	out := []rate{}
-	if quote != "" {
-		q, ok := per[quote]
-		if !ok {
-			return shariah.Errorf(shariah.ENOTFOUND, "No rate for %s.", quote)
-		}
-		out = append(out, cross(q))
-	} else {
-		for cur, q := range per {
-			if cur != base {
-				out = append(out, cross(q))
-			}
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Currency < out[j].Currency })
+	out, err := shariah.CrossRates(rates, base, quote)
+	if err != nil {
+		return err
 	}
 	return c.JSON(fiber.Map{"base": base, "rates": out,
 		"note": "Units of each currency per one " + base + "; monthly averages of the Federal Reserve's H.10 series where loaded."})

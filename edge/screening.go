@@ -206,8 +206,10 @@ func (s *Server) portfolioScan(c *fiber.Ctx) error {
 		return err
 	}
 	if in.ForceRefresh != nil && *in.ForceRefresh {
-		if ch := chargeOf(c); ch != nil && (ch.Key.Plan == shariah.PlanEnterprise || ch.Key.Plan == shariah.PlanInternal) {
-			o.ForceRefresh = true
+		if ch := chargeOf(c); ch != nil {
+			if p, ok := s.plans.Lookup(ch.Key.Plan); ok && p.MayForceRefresh() {
+				o.ForceRefresh = true
+			}
 		}
 	}
 	items, err := s.Screener.ScanPortfolio(c.UserContext(), s.catalogs, syms, o)
