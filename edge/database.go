@@ -142,3 +142,17 @@ func (s *Server) canonical(c *fiber.Ctx) error {
 	}
 	return c.JSON(fiber.Map{"results": out})
 }
+
+// stockRecord is the database record with the latest fundamentals on file and their provenance.
+type stockRecord struct {
+	shariah.Asset
+	Fundamentals *shariah.Fundamentals `json:"fundamentals"` // latest period; null when none
+	Periods      int                   `json:"fundamentals_periods"`
+	DataQuality  dataQuality           `json:"data_quality"`
+}
+
+type dataQuality struct {
+	Sources []string `json:"sources"` // filing, live, illustrative
+	AsOf    string   `json:"as_of"`   // period end of the latest fundamentals
+	Note    string   `json:"note,omitempty"`
+}

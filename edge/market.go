@@ -10,20 +10,6 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// stockRecord is the database record with the latest fundamentals on file and their provenance.
-type stockRecord struct {
-	shariah.Asset
-	Fundamentals *shariah.Fundamentals `json:"fundamentals"` // latest period; null when none
-	Periods      int                   `json:"fundamentals_periods"`
-	DataQuality  dataQuality           `json:"data_quality"`
-}
-
-type dataQuality struct {
-	Sources []string `json:"sources"` // filing, live, illustrative
-	AsOf    string   `json:"as_of"`   // period end of the latest fundamentals
-	Note    string   `json:"note,omitempty"`
-}
-
 // quote serves the stored quote JSON as it is (it is the marshalled shariah.Quote): the hot path of the
 // service decodes nothing, and the ETag and as-of date are memoised per symbol until the bytes change.
 func (s *Server) quote(c *fiber.Ctx) error {
@@ -70,11 +56,6 @@ type rawMemo struct {
 	body []byte
 	etag string
 	asOf string
-}
-
-// symbolsBody is the body of the batch routes: a list of symbols.
-type symbolsBody struct {
-	Symbols []string `json:"symbols"`
 }
 
 // quotesBatch answers POST /api/quotes/batch: each requested symbol (as given, trimmed and upper-cased)

@@ -152,7 +152,7 @@ func parseSince(s string) (time.Time, bool) {
 }
 
 // resultsUpdates answers GET /api/results/updates?since=ISO8601[&run_id=]: results written after since,
-// oldest first, from the time-ordered index. Bad parameters are 400, as the spec says.
+// oldest first, from the time-ordered index. Bad parameters are 400 (not 422), as openapi.yaml documents.
 func (s *Server) resultsUpdates(c *fiber.Ctx) error {
 	var v shariah.Validation
 	raw := c.Query("since")
@@ -189,7 +189,8 @@ func (s *Server) resultsUpdates(c *fiber.Ctx) error {
 }
 
 // portfolioScan answers POST /api/portfolio/scan {symbols (1-100), force_refresh}. force_refresh is
-// honoured only for the enterprise and internal plans, and silently false for the others (spec).
+// honoured only for the enterprise and internal plans, and silently false for the others
+// (shariah.Plan.MayForceRefresh).
 func (s *Server) portfolioScan(c *fiber.Ctx) error {
 	var in struct {
 		ForceRefresh *bool `json:"force_refresh"`
@@ -220,7 +221,8 @@ func (s *Server) portfolioScan(c *fiber.Ctx) error {
 		"force_refresh_applied": o.ForceRefresh, "disclaimers": s.Education.DisclaimersFor("screening", "purification")})
 }
 
-// compare answers POST /api/compare {symbols: 2-5}; another count is 400 as the spec says.
+// compare answers POST /api/compare {symbols: 2-5}; another count is 400 (not 422), as openapi.yaml
+// documents.
 func (s *Server) compare(c *fiber.Ctx) error {
 	syms, err := bindSymbols(c, 1, 1000)
 	if err != nil {

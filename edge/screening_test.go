@@ -16,7 +16,7 @@ func TestScreenRouteCachingAndCosts(t *testing.T) {
 	if first.StatusCode != 200 || r["symbol"] != "TCS.NS" || first.Header.Get("X-Cache") != "MISS" || first.Header.Get("X-Tokens-Charged") != "10" {
 		t.Fatalf("first screen: %d %v %s", first.StatusCode, first.Header, first.body)
 	}
-	// every field the spec names is present
+	// every field of the contract (openapi.yaml) is present
 	for _, f := range []string{"symbol", "name", "is_compliant", "compliance_status", "overall_status", "methodologies", "by_methodology",
 		"aaoifi_compliant", "djim_compliant", "ftse_compliant", "msci_compliant", "sp_compliant", "revenue_breakdown", "financial_ratios",
 		"purification_rate", "purification_rate_pct", "compliance_explanation", "disclaimers", "screened_at", "ruleset", "data_quality"} {
