@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -110,7 +109,7 @@ func (s *Server) filingProvenance(c *fiber.Ctx) error {
 		// document whose accession is not known has the document's name as its reference instead.
 		if fact.Source == shariah.SourceFiling && cik != "" && shariah.IsAccession(fact.Ref) {
 			entry["accession"] = fact.Ref
-			entry["url"] = fmt.Sprintf("https://www.sec.gov/Archives/edgar/data/%s/%s/%s", cik, strings.ReplaceAll(fact.Ref, "-", ""), fact.Document)
+			entry["url"] = shariah.EDGARFilingURL(cik, fact.Ref, fact.Document)
 		}
 		inputs[string(f)] = entry
 	}
