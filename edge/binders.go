@@ -85,3 +85,21 @@ func csvSafe(s string) string {
 	}
 	return s
 }
+
+// intQuery reads an optional integer query parameter within [lo, hi].
+func intQuery(c *fiber.Ctx, v *shariah.Validation, name string, def, lo, hi int) int {
+	raw := c.Query(name)
+	if raw == "" {
+		return def
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil {
+		v.Add("value is not a valid integer", "type_error.integer", "query", name)
+		return def
+	}
+	if n < lo || n > hi {
+		v.Add("value must be between "+strconv.Itoa(lo)+" and "+strconv.Itoa(hi), "value_error.number.range", "query", name)
+		return def
+	}
+	return n
+}

@@ -23,12 +23,12 @@ func (s *Server) routeTable() []route {
 		{Method: P, Path: "/api/keys/revoke", Handler: s.revokeKey},
 		{Method: G, Path: "/api/keys/plans", Auth: authHeader, Handler: s.listPlans},
 		{Method: G, Path: "/api/keys/token-costs", Auth: authHeader, Handler: s.tokenCosts},
-		// account: the calling key's usage and regeneration (keys.go)
+		// account: the calling key's usage and regeneration (account.go)
 		{Method: G, Path: "/api/auth/me", Auth: authHeader, Handler: s.me},
 		{Method: G, Path: "/api/auth/me/usage/daily", Auth: authHeader, Handler: s.usageDaily},
 		{Method: G, Path: "/api/auth/me/usage/recent", Auth: authHeader, Handler: s.usageRecent},
 		{Method: P, Path: "/api/auth/me/regenerate", Auth: authHeader, Handler: s.regenerate},
-		// account, deprecated key-in-path routes: same behaviour as their successors (keys.go)
+		// account, deprecated key-in-path routes: same behaviour as their successors (account.go)
 		{Method: G, Path: "/api/keys/{api_key}/usage", Auth: authPathKey, Handler: s.me, Successor: "/api/auth/me"},
 		{Method: G, Path: "/api/keys/{api_key}/usage/daily", Auth: authPathKey, Handler: s.usageDaily, Successor: "/api/auth/me/usage/daily"},
 		{Method: G, Path: "/api/keys/{api_key}/usage/recent", Auth: authPathKey, Handler: s.usageRecent, Successor: "/api/auth/me/usage/recent"},
