@@ -156,27 +156,9 @@ func (s *Server) etfScreenBulk(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var out []fiber.Map
-	counts := map[string]int{}
-	for _, raw := range syms {
-		item := fiber.Map{"input": raw}
-		res := cat.Canonical(raw)
-		if res.Symbol == "" {
-			item["status"], item["error"] = "NOT_FOUND", "Symbol is not in the database."
-		} else {
-			item["symbol"] = res.Symbol
-			r, err := s.ETFs.CachedOrScreen(ctx, res.Symbol, c.Query("ruleset"))
-			switch shariah.ErrorCode(err) {
-			case "":
-				item["status"], item["result"] = r.ComplianceStatus, r
-			case shariah.EINTERNAL:
-				return err
-			default:
-				item["status"], item["error"] = "NOT_SCREENABLE", err.(*shariah.Error).Message
-			}
-		}
-		counts[item["status"].(string)]++
-		out = append(out, item)
+	out, counts, err := s.ETFs.ScreenMany(ctx, cat, syms, c.Query("ruleset"))
+	if err != nil {
+		return err
 	}
 	return c.JSON(fiber.Map{"results": out, "summary": counts})
 }

@@ -2,7 +2,6 @@ package edge
 
 import (
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -240,26 +239,9 @@ func (s *Server) compare(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	items := make([]fiber.Map, 0, len(syms))
-	for _, raw := range syms {
-		r := cat.Canonical(raw)
-		if _, ok := shariah.NormalizeSymbol(raw); !ok || r.Symbol == "" {
-			return shariah.UnknownSymbol(strings.ToUpper(strings.TrimSpace(raw)))
-		}
-		a, _ := cat.Lookup(r.Symbol)
-		res, _, err := s.Screener.Screen(c.UserContext(), r.Symbol, o)
-		if err != nil {
-			return err
-		}
-		q, ok, err := s.Ref.Quote(c.UserContext(), r.Symbol)
-		if err != nil {
-			return err
-		}
-		var quote *shariah.Quote
-		if ok {
-			quote = &q
-		}
-		items = append(items, fiber.Map{"symbol": r.Symbol, "status": res.ComplianceStatus, "screening": res, "quote": quote, "database": a})
+	items, err := s.Screener.CompareStocks(c.UserContext(), cat, s.Ref, syms, o)
+	if err != nil {
+		return err
 	}
 	return c.JSON(fiber.Map{"items": items})
 }
