@@ -70,18 +70,7 @@ func (s *Server) databaseStock(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rec := stockRecord{Asset: a, Periods: len(fs), DataQuality: dataQuality{Sources: []string{}}}
-	if len(fs) > 0 {
-		latest := shariah.LatestFundamentals(fs)
-		rec.Fundamentals = &latest
-		rec.DataQuality.Sources = latest.Sources()
-		rec.DataQuality.AsOf = latest.PeriodEnd
-		for _, src := range rec.DataQuality.Sources {
-			if src == shariah.SourceIllustrative {
-				rec.DataQuality.Note = "Illustrative figures: not from filings."
-			}
-		}
-	}
+	rec := shariah.StockRecordOf(a, fs)
 	return sendCacheable(c, rec, time.Hour)
 }
 
@@ -141,18 +130,4 @@ func (s *Server) canonical(c *fiber.Ctx) error {
 		out[i] = cat.Canonical(in)
 	}
 	return c.JSON(fiber.Map{"results": out})
-}
-
-// stockRecord is the database record with the latest fundamentals on file and their provenance.
-type stockRecord struct {
-	shariah.Asset
-	Fundamentals *shariah.Fundamentals `json:"fundamentals"` // latest period; null when none
-	Periods      int                   `json:"fundamentals_periods"`
-	DataQuality  dataQuality           `json:"data_quality"`
-}
-
-type dataQuality struct {
-	Sources []string `json:"sources"` // filing, live, illustrative
-	AsOf    string   `json:"as_of"`   // period end of the latest fundamentals
-	Note    string   `json:"note,omitempty"`
 }

@@ -1,8 +1,6 @@
 package edge
 
 import (
-	"strings"
-
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
@@ -92,26 +90,6 @@ func (s *Server) filingProvenance(c *fiber.Ctx) error {
 		return shariah.Errorf(shariah.ENOTFOUND, "No fundamentals on file for %s.", a.Symbol)
 	}
 	p := shariah.LatestFundamentals(fs)
-	inputs := fiber.Map{}
-	cik := strings.TrimLeft(a.CIK, "0")
-	for _, f := range shariah.Fields {
-		fact, ok := p.Facts[f]
-		if !ok {
-			inputs[string(f)] = fiber.Map{"available": false, "reason": p.Missing[f]}
-			continue
-		}
-		entry := fiber.Map{"available": true, "value": fact.Value, "source": fact.Source, "source_ref": fact.Ref, "form": fact.Form,
-			"filed": fact.Filed, "tag": fact.Tag, "note": fact.Note, "document": fact.Document, "cik": fact.CIK, "accession": nil}
-		if fact.CIK != "" {
-			cik = strings.TrimLeft(fact.CIK, "0")
-		}
-		// The filing's EDGAR address only when the accession number is known: a filing read from a
-		// document whose accession is not known has the document's name as its reference instead.
-		if fact.Source == shariah.SourceFiling && cik != "" && shariah.IsAccession(fact.Ref) {
-			entry["accession"] = fact.Ref
-			entry["url"] = shariah.EDGARFilingURL(cik, fact.Ref, fact.Document)
-		}
-		inputs[string(f)] = entry
-	}
+	inputs := shariah.InputProvenances(p, a.CIK)
 	return c.JSON(fiber.Map{"symbol": a.Symbol, "period_end": p.PeriodEnd, "period": p.Period, "sources": p.Sources(), "inputs": inputs})
 }
