@@ -334,11 +334,7 @@ func (s *Server) sourceHealth(c *fiber.Ctx) error {
 	}
 	prices := fiber.Map{"name": "prices", "status": "missing", "detail": fiber.Map{}}
 	if len(tr) > 0 {
-		age := "ok"
-		if t, err := time.Parse("2006-01-02", tr[0].AsOf); err == nil && s.Now().Sub(t) > 7*24*time.Hour {
-			age = "stale"
-		}
-		prices = fiber.Map{"name": "prices", "status": age, "detail": fiber.Map{"latest_session": tr[0].AsOf, "source": tr[0].Source}}
+		prices = fiber.Map{"name": "prices", "status": shariah.PricesStatus(tr[0].AsOf, s.Now()), "detail": fiber.Map{"latest_session": tr[0].AsOf, "source": tr[0].Source}}
 	}
 	sources = append(sources, prices)
 	if s.QueueHealth != nil {

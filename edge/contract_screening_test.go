@@ -62,7 +62,7 @@ func field(t *testing.T, where string, m map[string]any, name string, types ...s
 var (
 	lowerVerdicts   = map[string]bool{"compliant": true, "non_compliant": true, "questionable": true, "insufficient_data": true}
 	methodologyKeys = []string{"AAOIFI", "DJIM", "FTSE", "MSCI", "SP"}
-	// The fields the interface spec's Screening result section names (interface-spec.md).
+	// The fields of a screening result clients rely on (the ScreeningResult of openapi.yaml).
 	specFields = []string{"symbol", "name", "is_compliant", "compliance_status", "overall_status", "methodologies", "by_methodology",
 		"aaoifi_compliant", "djim_compliant", "ftse_compliant", "msci_compliant", "sp_compliant", "revenue_breakdown",
 		"financial_ratios", "purification_rate", "compliance_explanation", "disclaimers"}
@@ -91,7 +91,7 @@ func checkScreening(t *testing.T, where string, r map[string]any) map[string]any
 	t.Helper()
 	for _, f := range specFields {
 		if _, ok := r[f]; !ok {
-			t.Errorf("%s: the spec's field %q is gone", where, f)
+			t.Errorf("%s: the contract's field %q is gone", where, f)
 		}
 	}
 	field(t, where, r, "symbol", "string")

@@ -13,7 +13,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// ErrorBody is the error envelope of every error response (interface-spec.md, Errors).
+// ErrorBody is the error envelope of every error response (the Error schema of openapi.yaml).
 type ErrorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
@@ -38,7 +38,7 @@ var statusOf = map[string]int{
 }
 
 // errorHandler is fiber's ErrorHandler and the only writer of error bodies. Domain errors keep their
-// code and message; fiber's own errors (unknown route, wrong method, body too large) get the spec's
+// code and message; fiber's own errors (unknown route, wrong method, body too large) get
 // HTTP_<status> codes; anything else is a 500 that shows nothing of its cause, only the request id.
 func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	status, body := s.errorBody(c, err)

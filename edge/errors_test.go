@@ -11,8 +11,8 @@ import (
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
-// TestEveryErrorCodeOverHTTP reaches each code of the spec's error table (and the codes decisions.md
-// adds) through HTTP, each in the envelope.
+// TestEveryErrorCodeOverHTTP reaches each code of the error table (statusOf in errors.go) through
+// HTTP, each in the envelope.
 func TestEveryErrorCodeOverHTTP(t *testing.T) {
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 10}})
 	free := e.newKey(t, shariah.PlanFree)

@@ -1,11 +1,9 @@
 package edge
 
 import (
-	"sort"
-	"time"
+	"context"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/jobs"
@@ -20,14 +18,6 @@ func (s *Server) etfParam(c *fiber.Ctx) (shariah.Asset, error) {
 	return s.ETFs.ETFAsset(c.UserContext(), a.Symbol)
 }
 
-func weightTotalPct(hs []shariah.Holding) string {
-	t := decimal.Zero
-	for _, h := range hs {
-		t = t.Add(h.Weight.Decimal)
-	}
-	return t.Mul(decimal.NewFromInt(100)).StringFixed(2)
-}
-
 func (s *Server) etfHoldings(c *fiber.Ctx) error {
 	a, err := s.etfParam(c)
 	if err != nil {
@@ -38,7 +28,7 @@ func (s *Server) etfHoldings(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(fiber.Map{"symbol": a.Symbol, "name": a.Name, "as_of": hs[0].AsOf, "source": hs[0].Source, "count": len(hs),
-		"weight_total_pct": weightTotalPct(hs), "holdings": hs})
+		"weight_total_pct": shariah.HoldingsWeightPct(hs), "holdings": hs})
 }
 
 func (s *Server) etfInfo(c *fiber.Ctx) error {
@@ -59,19 +49,13 @@ func (s *Server) etfInfo(c *fiber.Ctx) error {
 	if ok {
 		quote = &q
 	}
-	top := hs
-	if len(top) > 10 {
-		top = append([]shariah.Holding(nil), hs...)
-		sort.SliceStable(top, func(i, j int) bool { return top[i].Weight.GreaterThan(top[j].Weight.Decimal) })
-		top = top[:10]
-	}
 	asOf := ""
 	if len(hs) > 0 {
 		asOf = hs[0].AsOf
 	}
 	_, screenErr := s.ETFs.Cached(ctx, a.Symbol, "")
 	return c.JSON(fiber.Map{"symbol": a.Symbol, "record": a, "quote": quote, "holdings_count": len(hs), "holdings_as_of": asOf,
-		"top_holdings": top, "has_screening": screenErr == nil})
+		"top_holdings": shariah.TopHoldings(hs, 10), "has_screening": screenErr == nil})
 }
 
 func (s *Server) etfScreening(c *fiber.Ctx) error {
@@ -106,27 +90,15 @@ func (s *Server) etfScreen(c *fiber.Ctx) error {
 	if _, err := s.ETFs.Holdings(ctx, a); err != nil {
 		return err
 	}
-	start := s.Now().UTC()
-	if err := s.ETFQueue.EnqueueETF(ctx, jobs.ETFPayload{Symbol: a.Symbol, Ruleset: rs.Name, Force: force}); err != nil {
+	enqueue := func(ctx context.Context) error {
+		return s.ETFQueue.EnqueueETF(ctx, jobs.ETFPayload{Symbol: a.Symbol, Ruleset: rs.Name, Force: force})
+	}
+	r, ok, err := shariah.AwaitETFScreening(ctx, enqueue, s.ETFs.Results, a.Symbol, rs.Name, s.Now().UTC(), s.ETFWait)
+	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(s.ETFWait)
-	for {
-		r, ok, err := s.ETFs.Results.ETFResult(ctx, a.Symbol, rs.Name)
-		if err != nil {
-			return err
-		}
-		if ok && !r.ScreenedAt.Before(start.Truncate(time.Millisecond)) {
-			return c.JSON(r)
-		}
-		if time.Now().After(deadline) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
+	if ok {
+		return c.JSON(r)
 	}
 	loc := "/api/etf/" + a.Symbol + "/screening?ruleset=" + rs.Name
 	c.Set(fiber.HeaderLocation, loc)
@@ -184,30 +156,9 @@ func (s *Server) etfScreenBulk(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var out []fiber.Map
-	counts := map[string]int{}
-	for _, raw := range syms {
-		item := fiber.Map{"input": raw}
-		res := cat.Canonical(raw)
-		if res.Symbol == "" {
-			item["status"], item["error"] = "NOT_FOUND", "Symbol is not in the database."
-		} else {
-			item["symbol"] = res.Symbol
-			r, err := s.ETFs.Cached(ctx, res.Symbol, c.Query("ruleset"))
-			if shariah.ErrorCode(err) == shariah.ENOTFOUND {
-				r, err = s.ETFs.Screen(ctx, res.Symbol, c.Query("ruleset"), false)
-			}
-			switch shariah.ErrorCode(err) {
-			case "":
-				item["status"], item["result"] = r.ComplianceStatus, r
-			case shariah.EINTERNAL:
-				return err
-			default:
-				item["status"], item["error"] = "NOT_SCREENABLE", err.(*shariah.Error).Message
-			}
-		}
-		counts[item["status"].(string)]++
-		out = append(out, item)
+	out, counts, err := s.ETFs.ScreenMany(ctx, cat, syms, c.Query("ruleset"))
+	if err != nil {
+		return err
 	}
 	return c.JSON(fiber.Map{"results": out, "summary": counts})
 }
@@ -234,24 +185,9 @@ func (s *Server) etfDirectory(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	has := map[string]bool{}
-	for _, w := range with {
-		has[w] = true
-	}
 	hits, _ := cat.Search(shariah.SearchQuery{Q: c.Query("q"), Type: shariah.ETF})
-	type entry struct {
-		shariah.Asset
-		HasHoldings bool `json:"has_holdings"`
-	}
-	var all []entry
-	for _, h := range hits {
-		if onlyHoldings && !has[h.Symbol] {
-			continue
-		}
-		all = append(all, entry{Asset: h.Asset, HasHoldings: has[h.Symbol]})
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].HasHoldings && !all[j].HasHoldings })
-	page := []entry{}
+	all := shariah.ETFDirectory(hits, with, onlyHoldings)
+	page := []shariah.ETFDirectoryEntry{}
 	if offset < len(all) {
 		page = all[offset:min(offset+limit, len(all))]
 	}

@@ -56,3 +56,37 @@ func (s *Server) cashflow(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"symbol": a.Symbol, "cik": a.CIK, "available": res.Available, "reason": res.Reason, "years": res.Years,
 		"trend": res.Trend, "summary": res.Summary})
 }
+
+// trajectory answers the last 8 quarters of the screening ratios and a one-line direction.
+func (s *Server) trajectory(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	pts, err := s.Trajectory.Trajectory(c.UserContext(), a.Symbol, 8)
+	if err != nil {
+		return err
+	}
+	if pts == nil {
+		pts = []shariah.TrajectoryPoint{}
+	}
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "quarters": pts, "summary": shariah.TrajectorySummary(pts)})
+}
+
+// staleness compares the cached screening with the filings since: a material 8-K after the screening
+// (or after the fundamentals it used) may have changed what the verdict rests on.
+func (s *Server) staleness(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	r, err := s.Screener.Cached(c.UserContext(), a.Symbol, shariah.ScreenOptions{Ruleset: c.Query("ruleset")})
+	if err != nil {
+		return err
+	}
+	all, err := s.Filings.Filings(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	return c.JSON(shariah.StalenessOf(r, all, s.EventRelevance))
+}

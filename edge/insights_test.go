@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/ingest/news"
 )
 
 // widgets builds a small sector of hand-made companies: WTGT (the one asked about, US, cap 10B, too
@@ -135,6 +136,94 @@ func TestAlternativesRankingOnAHandBuiltSector(t *testing.T) {
 		time.Sleep(100 * time.Millisecond) // the edge's reference cache may lag a few seconds
 	}
 	if r = e.do(t, "GET", "/api/insights/NOPE123/peer-percentiles", nil, k); r.StatusCode != 404 {
+		t.Fatalf("unknown symbol: %d", r.StatusCode)
+	}
+}
+
+func TestTrajectoryAndStaleness(t *testing.T) {
+	e := setup(t, options{eventRelevance: news.RelevanceFor8K})
+	ingestEXA(t, e)
+	k := key(e.newKey(t, shariah.PlanPro))
+
+	r := e.do(t, "GET", "/api/insights/EXA/trajectory", nil, k)
+	m := r.json(t)
+	qs := m["quarters"].([]any)
+	if r.StatusCode != 200 || len(qs) == 0 || len(qs) > 8 || m["summary"] == "" {
+		t.Fatalf("trajectory: %d %s", r.StatusCode, r.body)
+	}
+	prev := ""
+	for _, q := range qs {
+		pe := q.(map[string]any)["period_end"].(string)
+		if pe <= prev {
+			t.Fatalf("quarters not oldest first: %s", r.body)
+		}
+		prev = pe
+	}
+	// A symbol without filings has an empty trajectory.
+	if r = e.do(t, "GET", "/api/insights/MSFT/trajectory", nil, k); r.StatusCode != 200 || len(r.json(t)["quarters"].([]any)) != 0 {
+		t.Fatalf("no trajectory: %d %s", r.StatusCode, r.body)
+	}
+
+	// Never screened: nothing to be stale.
+	if r = e.do(t, "GET", "/api/insights/EXA/staleness", nil, k); r.StatusCode != 404 {
+		t.Fatalf("staleness before a screening: %d %s", r.StatusCode, r.body)
+	}
+	if r = e.do(t, "GET", "/api/screen/EXA", nil, k); r.StatusCode != 200 {
+		t.Fatalf("screen: %d %s", r.StatusCode, r.body)
+	}
+	r = e.do(t, "GET", "/api/insights/EXA/staleness", nil, k)
+	m = r.json(t)
+	if r.StatusCode != 200 || m["stale"] != false {
+		t.Fatalf("fresh screening: %d %s", r.StatusCode, r.body)
+	}
+	// A material 8-K filed after the screening makes it stale.
+	ctx := context.Background()
+	fs, _ := e.ingest.Filings(ctx, "EXA")
+	tomorrow := time.Now().UTC().AddDate(0, 0, 1).Format("2006-01-02")
+	fs = append([]shariah.Filing{{Accession: "0001234567-26-000099", Form: "8-K", FilingDate: tomorrow, ReportDate: tomorrow,
+		Items: []string{"1.03"}, URL: "https://www.sec.gov/Archives/edgar/data/1234567/000123456726000099/x.htm"}}, fs...)
+	if err := e.ingest.PutFilings(ctx, "EXA", fs); err != nil {
+		t.Fatal(err)
+	}
+	r = e.do(t, "GET", "/api/insights/EXA/staleness", nil, k)
+	m = r.json(t)
+	if m["stale"] != true || len(m["material_filings_since_screening"].([]any)) != 1 {
+		t.Fatalf("after a bankruptcy 8-K: %s", r.body)
+	}
+}
+
+func TestCashflowInsight(t *testing.T) {
+	e := setup(t, options{})
+	ingestEXA(t, e)
+	k := key(e.newKey(t, shariah.PlanPro))
+	r := e.do(t, "GET", "/api/insights/EXA/cashflow", nil, k)
+	if m := r.json(t); r.StatusCode != 200 || m["available"] != false || m["reason"] == "" {
+		t.Fatalf("no cash-flow facts: %d %s", r.StatusCode, r.body)
+	}
+	ctx := context.Background()
+	facts, _ := e.ingest.Facts(ctx, "EXA")
+	add := func(concept, start, end string, v int64, acc string) {
+		facts = append(facts, shariah.XBRLFact{Concept: "us-gaap:" + concept, Unit: "USD", Start: start, End: end,
+			Value: shariah.NewNumber(decimal.NewFromInt(v)), Accession: acc, Form: "10-K", Filed: end[:4] + "-11-01"})
+	}
+	add("NetCashProvidedByUsedInOperatingActivities", "2023-01-01", "2023-12-31", 1000, "0001234567-24-000001")
+	add("PaymentsToAcquirePropertyPlantAndEquipment", "2023-01-01", "2023-12-31", 300, "0001234567-24-000001")
+	add("NetCashProvidedByUsedInOperatingActivities", "2024-01-01", "2024-12-31", 1500, "0001234567-25-000005")
+	add("PaymentsToAcquirePropertyPlantAndEquipment", "2024-01-01", "2024-12-31", 400, "0001234567-25-000005")
+	if err := e.ingest.PutFacts(ctx, "EXA", facts); err != nil {
+		t.Fatal(err)
+	}
+	r = e.do(t, "GET", "/api/insights/EXA/cashflow", nil, k)
+	m := r.json(t)
+	years := m["years"].([]any)
+	if m["available"] != true || len(years) != 2 || m["trend"] != "improving" {
+		t.Fatalf("cash flow: %s", r.body)
+	}
+	last := years[1].(map[string]any)
+	if dec(t, last["free_cash_flow"]).String() != "1100" || last["sources"].(map[string]any)["operating_cash_flow"].(map[string]any)["accession_number"] != "0001234567-25-000005" {
+		t.Fatalf("FY2024: %v", last)
+	}
+	if r = e.do(t, "GET", "/api/insights/NOPE123/cashflow", nil, k); r.StatusCode != 404 {
 		t.Fatalf("unknown symbol: %d", r.StatusCode)
 	}
 }

@@ -4,36 +4,41 @@ import shariah "github.com/shariah-screen/shariah"
 
 // routeTable is every route the edge serves. The OpenAPI document lists exactly these paths (a test
 // holds the two equal), and every /api route has a row in the token-cost table.
+// Each group's comment names the file holding its handlers; readers shared by several groups are in
+// binders.go.
 func (s *Server) routeTable() []route {
 	const G, P = "GET", "POST"
 	rs := []route{
+		// health and readiness (health.go)
 		{Method: G, Path: "/api/health", Handler: s.health},
 		{Method: G, Path: "/readyz", Handler: s.ready},
-		// docs and operations (outside /api, no key)
+		// docs and metrics (docs.go; outside /api, no key)
 		{Method: G, Path: "/openapi.json", Handler: s.openapiJSON},
 		{Method: G, Path: "/docs", Handler: s.swaggerPage},
 		{Method: G, Path: "/redoc", Handler: s.redocPage},
 		{Method: G, Path: "/docs/assets/{file}", Handler: s.docsAsset},
 		{Method: G, Path: "/metrics", Handler: s.metricsHandler},
-		// keys and account
+		// keys (keys.go)
 		{Method: P, Path: "/api/keys/generate", Handler: s.generateKey},
 		{Method: P, Path: "/api/keys/revoke", Handler: s.revokeKey},
 		{Method: G, Path: "/api/keys/plans", Auth: authHeader, Handler: s.listPlans},
 		{Method: G, Path: "/api/keys/token-costs", Auth: authHeader, Handler: s.tokenCosts},
+		// account: the calling key's usage and regeneration (account.go)
 		{Method: G, Path: "/api/auth/me", Auth: authHeader, Handler: s.me},
 		{Method: G, Path: "/api/auth/me/usage/daily", Auth: authHeader, Handler: s.usageDaily},
 		{Method: G, Path: "/api/auth/me/usage/recent", Auth: authHeader, Handler: s.usageRecent},
 		{Method: P, Path: "/api/auth/me/regenerate", Auth: authHeader, Handler: s.regenerate},
-		// deprecated key-in-path routes: same behaviour as their successors
+		// account, deprecated key-in-path routes: same behaviour as their successors (account.go)
 		{Method: G, Path: "/api/keys/{api_key}/usage", Auth: authPathKey, Handler: s.me, Successor: "/api/auth/me"},
 		{Method: G, Path: "/api/keys/{api_key}/usage/daily", Auth: authPathKey, Handler: s.usageDaily, Successor: "/api/auth/me/usage/daily"},
 		{Method: G, Path: "/api/keys/{api_key}/usage/recent", Auth: authPathKey, Handler: s.usageRecent, Successor: "/api/auth/me/usage/recent"},
 		{Method: P, Path: "/api/keys/{api_key}/regenerate", Auth: authPathKey, Handler: s.regenerate, Successor: "/api/auth/me/regenerate"},
-		// reference and market data
+		// database: search, suggestions, records, canonical symbols (database.go)
 		{Method: G, Path: "/api/database/search", Auth: authHeader, Handler: s.databaseSearch},
 		{Method: G, Path: "/api/suggest", Auth: authHeader, Handler: s.suggest},
 		{Method: G, Path: "/api/database/stock/{symbol}", Auth: authHeader, Handler: s.databaseStock},
 		{Method: G, Path: "/api/database/stats", Auth: authHeader, Handler: s.databaseStats},
+		// market data: quotes, OHLC, trending, FX (market.go)
 		{Method: G, Path: "/api/quote/{symbol}", Auth: authHeader, Handler: s.quote},
 		{Method: P, Path: "/api/quotes/batch", Auth: authHeader, Handler: s.quotesBatch},
 		{Method: G, Path: "/api/ohlc/{symbol}", Auth: authHeader, Handler: s.ohlc},
@@ -41,7 +46,7 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/asset/{symbol}/full", Auth: authHeader, Handler: s.assetFull},
 		{Method: G, Path: "/api/fx", Auth: authHeader, Handler: s.fx},
 		{Method: P, Path: "/api/symbols/canonical", Auth: authHeader, Handler: s.canonical},
-		// screening
+		// screening (screening.go)
 		{Method: G, Path: "/api/screen/{symbol}", Auth: authHeader, Handler: s.screen, Fresh: s.screenFresh},
 		{Method: P, Path: "/api/screen/{symbol}", Auth: authHeader, Handler: s.screen, Fresh: s.screenFresh},
 		{Method: G, Path: "/api/result/{symbol}", Auth: authHeader, Handler: s.result},
@@ -49,10 +54,11 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/results/updates", Auth: authHeader, Handler: s.resultsUpdates},
 		{Method: P, Path: "/api/portfolio/scan", Auth: authHeader, Handler: s.portfolioScan},
 		{Method: P, Path: "/api/compare", Auth: authHeader, Handler: s.compare},
+		// reports and CSV export (reports.go)
 		{Method: G, Path: "/api/reports/screening/{symbol}", Auth: authHeader, Handler: s.screeningReport},
 		{Method: P, Path: "/api/reports/portfolio", Auth: authHeader, Handler: s.portfolioReport},
 		{Method: G, Path: "/api/reports/export/csv", Auth: authHeader, Handler: s.exportCSV},
-		// education and disclaimers (disclaimers need no key)
+		// education and disclaimers (education.go; disclaimers need no key)
 		{Method: G, Path: "/api/education/glossary", Auth: authHeader, Handler: s.glossary},
 		{Method: G, Path: "/api/education/methodologies", Auth: authHeader, Handler: s.methodologies},
 		{Method: G, Path: "/api/education/methodologies/{name}", Auth: authHeader, Handler: s.methodologyDetail},
@@ -61,7 +67,7 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/disclaimers", Handler: s.disclaimers},
 		{Method: G, Path: "/api/disclaimers/{disclaimer_id}", Handler: s.disclaimer},
 		{Method: G, Path: "/legal/disclaimers", Handler: s.legalPage},
-		// bulk runs
+		// bulk runs (bulk.go)
 		{Method: G, Path: "/api/screen-bulk/indices", Auth: authHeader, Handler: s.bulkIndices},
 		{Method: G, Path: "/api/screen-bulk/status", Auth: authHeader, Handler: s.bulkStatus},
 		{Method: G, Path: "/api/screen-bulk/runs", Auth: authHeader, Handler: s.bulkRuns},
@@ -74,7 +80,7 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/screen-bulk/{run_id}/export/json", Auth: authHeader, Handler: s.bulkExportJSON},
 		{Method: "DELETE", Path: "/api/screen-bulk/{run_id}", Auth: authHeader, Handler: s.bulkDelete},
 		{Method: G, Path: "/api/screen-bulk/source-health", Auth: authHeader, Handler: s.sourceHealth},
-		// ETFs
+		// ETFs (etf.go)
 		{Method: G, Path: "/api/etf/{symbol}/holdings", Auth: authHeader, Handler: s.etfHoldings},
 		{Method: G, Path: "/api/etf/{symbol}/info", Auth: authHeader, Handler: s.etfInfo},
 		{Method: G, Path: "/api/etf/{symbol}/screening", Auth: authHeader, Handler: s.etfScreening},
@@ -83,37 +89,41 @@ func (s *Server) routeTable() []route {
 		{Method: P, Path: "/api/etf/compare", Auth: authHeader, Handler: s.etfCompare},
 		{Method: P, Path: "/api/etf/screen-bulk", Auth: authHeader, Handler: s.etfScreenBulk},
 		{Method: G, Path: "/api/etf/directory", Auth: authHeader, Handler: s.etfDirectory},
-		// watchlists (the calling key's user's)
+		// watchlists, the calling key's user's (watchlists.go)
 		{Method: G, Path: "/api/watchlists", Auth: authHeader, Handler: s.listWatchlists},
 		{Method: P, Path: "/api/watchlists", Auth: authHeader, Handler: s.createWatchlist},
 		{Method: G, Path: "/api/watchlists/{watchlist_id}", Auth: authHeader, Handler: s.getWatchlist},
 		{Method: "DELETE", Path: "/api/watchlists/{watchlist_id}", Auth: authHeader, Handler: s.deleteWatchlist},
 		{Method: P, Path: "/api/watchlists/{watchlist_id}/symbols", Auth: authHeader, Handler: s.addWatchlistSymbol},
 		{Method: "DELETE", Path: "/api/watchlists/{watchlist_id}/symbols/{symbol}", Auth: authHeader, Handler: s.removeWatchlistSymbol},
-		// sukuk
+		// sukuk (sukuk.go)
 		{Method: G, Path: "/api/sukuk/search", Auth: authHeader, Handler: s.sukukSearch},
 		{Method: G, Path: "/api/sukuk/issuer/{lei}", Auth: authHeader, Handler: s.sukukByIssuer},
 		{Method: P, Path: "/api/sukuk/portfolio-impact", Auth: authHeader, Handler: s.sukukImpact},
 		{Method: G, Path: "/api/sukuk/{isin}", Auth: authHeader, Handler: s.sukukByISIN},
-		// billing (exempt from the key requirement and free; checkout and portal name the key in X-API-Key)
+		// billing (billing.go; exempt from the key requirement and free; checkout and portal name the key in X-API-Key)
 		{Method: P, Path: "/api/billing/checkout", Handler: s.checkout},
 		{Method: P, Path: "/api/billing/portal", Handler: s.portal},
 		{Method: P, Path: "/api/billing/webhook", Handler: s.webhook},
-		// calculators and the terminal agent
+		// calculators (calculators.go)
 		{Method: P, Path: "/api/zakat/calculate", Auth: authHeader, Handler: s.zakatCalculate},
 		{Method: P, Path: "/api/purification/calculate", Auth: authHeader, Handler: s.purificationCalculate},
+		// the terminal agent (agent.go)
 		{Method: P, Path: "/api/terminal/agent", Auth: authHeader, Handler: s.terminalAgent},
-		// news, filings, dividends, insights from the ingesters
+		// news (news.go)
 		{Method: G, Path: "/api/news", Auth: authHeader, Handler: s.news},
 		{Method: G, Path: "/api/news/sources", Auth: authHeader, Handler: s.newsSources},
 		{Method: G, Path: "/api/news/{symbol}", Auth: authHeader, Handler: s.symbolNews},
+		// filings (filings.go)
 		{Method: G, Path: "/api/filings/{symbol}", Auth: authHeader, Handler: s.filings},
 		{Method: G, Path: "/api/filings/{symbol}/events", Auth: authHeader, Handler: s.filingEvents},
 		{Method: G, Path: "/api/filings/{symbol}/facts", Auth: authHeader, Handler: s.filingFacts},
 		{Method: G, Path: "/api/filings/{symbol}/provenance", Auth: authHeader, Handler: s.filingProvenance},
+		// dividends and their purification (dividends.go)
 		{Method: G, Path: "/api/dividends/{symbol}", Auth: authHeader, Handler: s.dividends},
 		{Method: G, Path: "/api/dividends/{symbol}/purification", Auth: authHeader, Handler: s.dividendPurification},
 		{Method: G, Path: "/api/dividends/{symbol}/purification-rate", Auth: authHeader, Handler: s.purificationRate},
+		// insights (insights.go)
 		{Method: G, Path: "/api/insights/{symbol}/trajectory", Auth: authHeader, Handler: s.trajectory},
 		{Method: G, Path: "/api/insights/{symbol}/alternatives", Auth: authHeader, Handler: s.alternatives},
 		{Method: G, Path: "/api/insights/{symbol}/peer-percentiles", Auth: authHeader, Handler: s.peerPercentiles},
@@ -121,7 +131,7 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/insights/{symbol}/staleness", Auth: authHeader, Handler: s.staleness},
 	}
 	if s.BenchRoutes {
-		// Load-test pair: the same constant body, bare and through the full key + meter path (1 token).
+		// Load-test pair (health.go): the same constant body, bare and through the full key + meter path (1 token).
 		rs = append(rs,
 			route{Method: G, Path: "/bench/constant", Handler: s.benchConstant},
 			route{Method: G, Path: "/bench/metered", Auth: authHeader, Handler: s.benchConstant,

@@ -1,28 +1,13 @@
 package edge
 
 import (
-	"encoding/csv"
 	"encoding/json"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
 )
-
-// boolQuery reads an optional boolean query parameter (true/false/1/0).
-func boolQuery(c *fiber.Ctx, v *shariah.Validation, name string) bool {
-	switch strings.ToLower(c.Query(name)) {
-	case "", "false", "0":
-		return false
-	case "true", "1":
-		return true
-	}
-	v.Add("value is not a valid boolean (true or false)", "type_error.bool", "query", name)
-	return false
-}
 
 // screenOptions reads ruleset, methodology and force_refresh; unknown names are 422 listing the valid ones.
 func (s *Server) screenOptions(c *fiber.Ctx) (shariah.ScreenOptions, error) {
@@ -166,7 +151,7 @@ func parseSince(s string) (time.Time, bool) {
 }
 
 // resultsUpdates answers GET /api/results/updates?since=ISO8601[&run_id=]: results written after since,
-// oldest first, from the time-ordered index. Bad parameters are 400, as the spec says.
+// oldest first, from the time-ordered index. Bad parameters are 400 (not 422), as openapi.yaml documents.
 func (s *Server) resultsUpdates(c *fiber.Ctx) error {
 	var v shariah.Validation
 	raw := c.Query("since")
@@ -203,7 +188,8 @@ func (s *Server) resultsUpdates(c *fiber.Ctx) error {
 }
 
 // portfolioScan answers POST /api/portfolio/scan {symbols (1-100), force_refresh}. force_refresh is
-// honoured only for the enterprise and internal plans, and silently false for the others (spec).
+// honoured only for the enterprise and internal plans, and silently false for the others
+// (shariah.Plan.MayForceRefresh).
 func (s *Server) portfolioScan(c *fiber.Ctx) error {
 	var in struct {
 		ForceRefresh *bool `json:"force_refresh"`
@@ -220,8 +206,10 @@ func (s *Server) portfolioScan(c *fiber.Ctx) error {
 		return err
 	}
 	if in.ForceRefresh != nil && *in.ForceRefresh {
-		if ch := chargeOf(c); ch != nil && (ch.Key.Plan == shariah.PlanEnterprise || ch.Key.Plan == shariah.PlanInternal) {
-			o.ForceRefresh = true
+		if ch := chargeOf(c); ch != nil {
+			if p, ok := s.plans.Lookup(ch.Key.Plan); ok && p.MayForceRefresh() {
+				o.ForceRefresh = true
+			}
 		}
 	}
 	items, err := s.Screener.ScanPortfolio(c.UserContext(), s.catalogs, syms, o)
@@ -232,7 +220,8 @@ func (s *Server) portfolioScan(c *fiber.Ctx) error {
 		"force_refresh_applied": o.ForceRefresh, "disclaimers": s.Education.DisclaimersFor("screening", "purification")})
 }
 
-// compare answers POST /api/compare {symbols: 2-5}; another count is 400 as the spec says.
+// compare answers POST /api/compare {symbols: 2-5}; another count is 400 (not 422), as openapi.yaml
+// documents.
 func (s *Server) compare(c *fiber.Ctx) error {
 	syms, err := bindSymbols(c, 1, 1000)
 	if err != nil {
@@ -250,124 +239,9 @@ func (s *Server) compare(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	items := make([]fiber.Map, 0, len(syms))
-	for _, raw := range syms {
-		r := cat.Canonical(raw)
-		if _, ok := shariah.NormalizeSymbol(raw); !ok || r.Symbol == "" {
-			return shariah.UnknownSymbol(strings.ToUpper(strings.TrimSpace(raw)))
-		}
-		a, _ := cat.Lookup(r.Symbol)
-		res, _, err := s.Screener.Screen(c.UserContext(), r.Symbol, o)
-		if err != nil {
-			return err
-		}
-		q, ok, err := s.Ref.Quote(c.UserContext(), r.Symbol)
-		if err != nil {
-			return err
-		}
-		var quote *shariah.Quote
-		if ok {
-			quote = &q
-		}
-		items = append(items, fiber.Map{"symbol": r.Symbol, "status": res.ComplianceStatus, "screening": res, "quote": quote, "database": a})
+	items, err := s.Screener.CompareStocks(c.UserContext(), cat, s.Ref, syms, o)
+	if err != nil {
+		return err
 	}
 	return c.JSON(fiber.Map{"items": items})
-}
-
-// screeningReport answers GET /api/reports/screening/{symbol}: the result with a readable account.
-func (s *Server) screeningReport(c *fiber.Ctx) error {
-	o, err := s.screenOptions(c)
-	if err != nil {
-		return err
-	}
-	a, err := s.symbolParam(c)
-	if err != nil {
-		return err
-	}
-	r, _, err := s.Screener.Screen(c.UserContext(), a.Symbol, o)
-	if err != nil {
-		return err
-	}
-	return c.JSON(fiber.Map{"report_type": "screening", "generated_at": s.Now().UTC().Format(time.RFC3339), "symbol": r.Symbol,
-		"name": r.Name, "summary": r.ComplianceExplanation, "sections": shariah.ReportSections(r), "result": r, "disclaimers": r.Disclaimers})
-}
-
-// portfolioReport answers POST /api/reports/portfolio {symbols}.
-func (s *Server) portfolioReport(c *fiber.Ctx) error {
-	syms, err := bindSymbols(c, 1, 100)
-	if err != nil {
-		return err
-	}
-	o, err := s.screenOptions(c)
-	if err != nil {
-		return err
-	}
-	items, err := s.Screener.ScanPortfolio(c.UserContext(), s.catalogs, syms, o)
-	if err != nil {
-		return err
-	}
-	return c.JSON(fiber.Map{"report_type": "portfolio", "generated_at": s.Now().UTC().Format(time.RFC3339), "holdings": items,
-		"summary": shariah.SummarizePortfolio(items), "disclaimers": s.Education.DisclaimersFor("screening", "purification")})
-}
-
-// csvSafe neutralises a cell a spreadsheet would run as a formula (= + - @, tab, carriage return).
-func csvSafe(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
-}
-
-// exportCSV answers GET /api/reports/export/csv: every cached result of the ruleset as RFC 4180 CSV.
-func (s *Server) exportCSV(c *fiber.Ctx) error {
-	o, err := s.screenOptions(c)
-	if err != nil {
-		return err
-	}
-	rs, m, _ := s.Screener.Rulesets.Resolve(o.Ruleset, o.Methodology)
-	all, err := s.Screener.Results.Results(c.UserContext(), rs.Name)
-	if err != nil {
-		return err
-	}
-	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
-	c.Set(fiber.HeaderContentDisposition, `attachment; filename="screening-results-`+rs.Name+"-"+s.Now().UTC().Format("20060102")+`.csv"`)
-	w := csv.NewWriter(c)
-	w.UseCRLF = true // RFC 4180
-	head := []string{"symbol", "name", "ruleset", "compliance_status", "is_compliant"}
-	for _, mm := range rs.Methodologies {
-		head = append(head, strings.ToLower(strings.ReplaceAll(mm.Name, "&", "")))
-	}
-	head = append(head, "debt_to_total_assets", "cash_to_total_assets", "receivables_to_total_assets", "impure_revenue_to_total_revenue",
-		"purification_rate", "purification_rate_fraction", "data_sources", "as_of", "screened_at", "explanation")
-	_ = w.Write(head)
-	ratio := func(r shariah.Result, k string) string {
-		if v := r.FinancialRatios[k]; v != nil {
-			return v.String()
-		}
-		return ""
-	}
-	for _, r := range all {
-		r = r.View(rs, m)
-		isc := ""
-		if r.IsCompliant != nil {
-			isc = strconv.FormatBool(*r.IsCompliant)
-		}
-		row := []string{r.Symbol, r.Name, rs.Name, r.ComplianceStatus, isc}
-		for _, mm := range rs.Methodologies {
-			row = append(row, r.Methodologies[mm.Name])
-		}
-		pr, pf := "", "" // purification_rate in percent, and as a fraction
-		if r.PurificationRate != nil && r.PurificationFraction != nil {
-			pr, pf = r.PurificationRate.String(), r.PurificationFraction.String()
-		}
-		row = append(row, ratio(r, "debt_to_total_assets"), ratio(r, "cash_to_total_assets"), ratio(r, "receivables_to_total_assets"),
-			ratio(r, "impure_revenue_to_total_revenue"), pr, pf, strings.Join(r.DataQuality.Sources, " "), r.DataQuality.AsOf,
-			r.ScreenedAt.Format(time.RFC3339), r.ComplianceExplanation)
-		for i := range row {
-			row[i] = csvSafe(row[i])
-		}
-		_ = w.Write(row)
-	}
-	w.Flush()
-	return w.Error()
 }

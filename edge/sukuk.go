@@ -23,11 +23,7 @@ func (s *Server) sukukSearch(c *fiber.Ctx) error {
 		return err
 	}
 	page, total := shariah.SearchSukuk(all, q)
-	out := make([]shariah.SukukView, 0, len(page))
-	for _, sk := range page {
-		out = append(out, s.SukukRules.View(sk))
-	}
-	return c.JSON(fiber.Map{"results": out, "total": total, "limit": q.Limit, "offset": q.Offset})
+	return c.JSON(fiber.Map{"results": s.SukukRules.Views(page), "total": total, "limit": q.Limit, "offset": q.Offset})
 }
 
 func (s *Server) sukukByISIN(c *fiber.Ctx) error {
@@ -58,21 +54,12 @@ func (s *Server) sukukByIssuer(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var mine []shariah.Sukuk
-	for _, sk := range all {
-		if sk.IssuerLEI == lei {
-			mine = append(mine, sk)
-		}
-	}
+	mine := shariah.SukukOfIssuer(all, lei)
 	if len(mine) == 0 {
 		return shariah.Errorf(shariah.ENOTFOUND, "No sukuk of issuer %s in the database.", lei)
 	}
 	page, total := shariah.SearchSukuk(mine, shariah.SukukQuery{Limit: shariah.MaxSukukLimit})
-	out := make([]shariah.SukukView, 0, len(page))
-	for _, sk := range page {
-		out = append(out, s.SukukRules.View(sk))
-	}
-	return c.JSON(fiber.Map{"lei": lei, "issuer": mine[0].Issuer, "country": mine[0].Country, "instruments": out, "total": total})
+	return c.JSON(fiber.Map{"lei": lei, "issuer": mine[0].Issuer, "country": mine[0].Country, "instruments": s.SukukRules.Views(page), "total": total})
 }
 
 func (s *Server) sukukImpact(c *fiber.Ctx) error {
@@ -83,18 +70,9 @@ func (s *Server) sukukImpact(c *fiber.Ctx) error {
 	if err := req.Validate(); err != nil {
 		return err
 	}
-	lookup := map[string]shariah.Sukuk{}
-	for _, h := range req.Holdings {
-		if _, done := lookup[h.ISIN]; done {
-			continue
-		}
-		sk, ok, err := s.SukukStore.Sukuk(c.UserContext(), h.ISIN)
-		if err != nil {
-			return err
-		}
-		if ok {
-			lookup[h.ISIN] = sk
-		}
+	out, err := s.SukukRules.ImpactFromStore(c.UserContext(), s.SukukStore, req.Holdings)
+	if err != nil {
+		return err
 	}
-	return c.JSON(s.SukukRules.PortfolioImpact(req.Holdings, lookup))
+	return c.JSON(out)
 }

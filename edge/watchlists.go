@@ -1,55 +1,15 @@
 package edge
 
 import (
-	"context"
 	"net/url"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// watchlistItem is a symbol of a watchlist with its latest compliance status.
-type watchlistItem struct {
-	Symbol           string     `json:"symbol"`
-	Name             string     `json:"name"`
-	ComplianceStatus string     `json:"compliance_status"`
-	IsCompliant      *bool      `json:"is_compliant"`
-	ScreenedAt       *time.Time `json:"screened_at"`
-	Illustrative     bool       `json:"illustrative"`
-}
-
-type watchlistBody struct {
-	shariah.Watchlist
-	Items []watchlistItem `json:"items"`
-}
-
 func (s *Server) watchlists() *shariah.Watchlists {
 	return &shariah.Watchlists{Store: s.WatchlistStore, Resolve: s.catalogs.Resolve, Now: s.Now}
-}
-
-// withStatuses adds each symbol's latest compliance status (the cached screening, computed on a miss,
-// under the default ruleset).
-func (s *Server) withStatuses(ctx context.Context, w shariah.Watchlist) (watchlistBody, error) {
-	out := watchlistBody{Watchlist: w, Items: make([]watchlistItem, 0, len(w.Symbols))}
-	for _, sym := range w.Symbols {
-		it := watchlistItem{Symbol: sym}
-		r, _, err := s.Screener.Screen(ctx, sym, shariah.ScreenOptions{})
-		switch code := shariah.ErrorCode(err); code {
-		case "":
-			at := r.ScreenedAt
-			it.Name, it.ComplianceStatus, it.IsCompliant, it.ScreenedAt, it.Illustrative = r.Name, r.ComplianceStatus, r.IsCompliant, &at, r.DataQuality.Illustrative
-		case shariah.EVALIDATION:
-			it.ComplianceStatus = "NOT_SCREENABLE" // an ETF, fund or index: see POST /api/etf/{symbol}/screen
-		case shariah.ENOTFOUND:
-			it.ComplianceStatus = "NOT_FOUND" // removed from the database since it was added
-		default:
-			return out, err
-		}
-		out.Items = append(out.Items, it)
-	}
-	return out, nil
 }
 
 func (s *Server) listWatchlists(c *fiber.Ctx) error {
@@ -57,9 +17,9 @@ func (s *Server) listWatchlists(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]watchlistBody, 0, len(ws))
+	out := make([]shariah.WatchlistWithStatuses, 0, len(ws))
 	for _, w := range ws {
-		b, err := s.withStatuses(c.UserContext(), w)
+		b, err := s.Screener.WatchlistStatuses(c.UserContext(), w)
 		if err != nil {
 			return err
 		}
@@ -84,7 +44,7 @@ func (s *Server) createWatchlist(c *fiber.Ctx) error {
 }
 
 func (s *Server) sendWatchlist(c *fiber.Ctx, w shariah.Watchlist) error {
-	b, err := s.withStatuses(c.UserContext(), w)
+	b, err := s.Screener.WatchlistStatuses(c.UserContext(), w)
 	if err != nil {
 		return err
 	}

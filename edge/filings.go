@@ -1,0 +1,95 @@
+package edge
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+func (s *Server) filings(c *fiber.Ctx) error {
+	var v shariah.Validation
+	limit := intQuery(c, &v, "limit", 20, 1, 200)
+	offset := intQuery(c, &v, "offset", 0, 0, 100000)
+	ft, ok := shariah.ParseFilingType(c.Query("filing_type"))
+	if !ok {
+		v.Add(shariah.FilingTypeMessage, "value_error.enum", "query", "filing_type")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	all, err := s.Filings.Filings(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	out, total := shariah.FilterFilings(all, ft, limit, offset)
+	res := fiber.Map{"symbol": a.Symbol, "cik": a.CIK, "filings": out, "total": total, "limit": limit, "offset": offset}
+	if len(all) == 0 {
+		res["note"] = "No filings ingested for this symbol (the SEC ingester covers US filers it is configured for)."
+	}
+	return c.JSON(res)
+}
+
+func (s *Server) filingEvents(c *fiber.Ctx) error {
+	var v shariah.Validation
+	limit := intQuery(c, &v, "limit", 50, 1, 500)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	all, err := s.Filings.Filings(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	evs := shariah.EventsOf(all, s.EventRelevance)
+	if evs == nil {
+		evs = []shariah.FilingEvent{}
+	}
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "events": evs[:min(limit, len(evs))], "total": len(evs)})
+}
+
+func (s *Server) filingFacts(c *fiber.Ctx) error {
+	var v shariah.Validation
+	limit := intQuery(c, &v, "limit", 200, 1, 5000)
+	concept := c.Query("concept")
+	if len(concept) > 120 {
+		v.Add("at most 120 characters", "value_error.any_str.max_length", "query", "concept")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	all, err := s.Filings.Facts(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	out, total := shariah.FilterFacts(all, concept, limit)
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "facts": out, "total": total})
+}
+
+// filingProvenance answers which filing each screening input of the latest period came from.
+func (s *Server) filingProvenance(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	fs, err := s.Ref.Fundamentals(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	if len(fs) == 0 {
+		return shariah.Errorf(shariah.ENOTFOUND, "No fundamentals on file for %s.", a.Symbol)
+	}
+	p := shariah.LatestFundamentals(fs)
+	inputs := shariah.InputProvenances(p, a.CIK)
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "period_end": p.PeriodEnd, "period": p.Period, "sources": p.Sources(), "inputs": inputs})
+}

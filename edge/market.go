@@ -1,0 +1,208 @@
+package edge
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// quote serves the stored quote JSON as it is (it is the marshalled shariah.Quote): the hot path of the
+// service decodes nothing, and the ETag and as-of date are memoised per symbol until the bytes change.
+func (s *Server) quote(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	if s.Popular != nil {
+		s.Popular.Add(a.Symbol)
+	}
+	raw, ok, err := s.Ref.QuoteJSON(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return shariah.Errorf(shariah.ENOTFOUND, "No price data for %s.", a.Symbol)
+	}
+	m, _ := s.quoteMemo.Load(a.Symbol)
+	memo, _ := m.(*rawMemo)
+	if memo == nil || !bytes.Equal(memo.raw, raw) {
+		// Once per stored version: the body served adds the market_data disclaimer, and re-encoding
+		// brings a quote stored in an earlier shape (change_percent as a string, no changePercent)
+		// to the current one.
+		var q shariah.Quote
+		if err := json.Unmarshal(raw, &q); err != nil {
+			return err
+		}
+		if d, ok := s.marketDataDisclaimer(); ok {
+			q.Disclaimers = []shariah.Disclaimer{d}
+		}
+		body, err := json.Marshal(q)
+		if err != nil {
+			return err
+		}
+		memo = &rawMemo{raw: bytes.Clone(raw), body: body, etag: etagOf(body), asOf: q.AsOf}
+		s.quoteMemo.Store(a.Symbol, memo)
+	}
+	return sendRaw(c, memo.body, memo.etag, ageMaxAge(memo.asOf, s.Now()))
+}
+
+// rawMemo is the body served for a stored version (raw), with its ETag and as-of date.
+type rawMemo struct {
+	raw  []byte
+	body []byte
+	etag string
+	asOf string
+}
+
+// quotesBatch answers POST /api/quotes/batch: each requested symbol (as given, trimmed and upper-cased)
+// maps to its quote, or null when it is malformed, unknown or has no price data.
+func (s *Server) quotesBatch(c *fiber.Ctx) error {
+	syms, err := bindSymbols(c, 1, 50)
+	if err != nil {
+		return err
+	}
+	var count func(string)
+	if s.Popular != nil {
+		count = s.Popular.Add
+	}
+	var ds []shariah.Disclaimer
+	if d, ok := s.marketDataDisclaimer(); ok {
+		ds = []shariah.Disclaimer{d}
+	}
+	out, err := shariah.BatchQuotes(c.UserContext(), s.catalogs, s.Ref, syms, count, ds)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+// ohlcPoint is one candle as served.
+type ohlcPoint struct {
+	Date string `json:"date"`
+	shariah.Bar
+	Source string `json:"source"`
+}
+
+// ohlc answers GET /api/ohlc/{symbol}?period=1y&interval=1d (shariah.PriceHistory).
+func (s *Server) ohlc(c *fiber.Ctx) error {
+	period, interval := c.Query("period", "1y"), c.Query("interval", "1d")
+	if err := shariah.ValidatePriceHistory(period, interval, "query"); err != nil {
+		return err
+	}
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	bars, source, err := shariah.PriceHistory(c.UserContext(), s.Ref, a.Symbol, period, interval)
+	if err != nil {
+		return err
+	}
+	out := make([]ohlcPoint, len(bars))
+	for i, b := range bars {
+		out[i] = ohlcPoint{Date: b.Date.Format("2006-01-02"), Bar: b, Source: source}
+	}
+	return sendCacheable(c, out, ageMaxAge(out[len(out)-1].Date, s.Now()))
+}
+
+func (s *Server) trending(c *fiber.Ctx) error {
+	var v shariah.Validation
+	limit := intQuery(c, &v, "limit", 10, 1, 50)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	items, err := shariah.TrendingList(c.UserContext(), s.Ref, limit)
+	if err != nil {
+		return err
+	}
+	return c.JSON(items)
+}
+
+// assetFull answers GET /api/asset/{symbol}/full: the database record, the latest quote (null without
+// price data) and the cached screening result (null until the symbol is screened).
+func (s *Server) assetFull(c *fiber.Ctx) error {
+	a, err := s.symbolParam(c)
+	if err != nil {
+		return err
+	}
+	q, ok, err := s.Ref.Quote(c.UserContext(), a.Symbol)
+	if err != nil {
+		return err
+	}
+	var quote *shariah.Quote
+	if ok {
+		quote = &q
+	}
+	screening, err := s.cachedScreening(c, a.Symbol)
+	if err != nil {
+		return err
+	}
+	out := fiber.Map{"symbol": a.Symbol, "record": a, "quote": quote, "screening": screening}
+	if screening == nil {
+		out["screening_note"] = "Not screened yet: POST /api/screen/" + a.Symbol + " computes it."
+	}
+	return c.JSON(out)
+}
+
+// fx answers GET /api/fx?base=USD&quote=EUR: the latest rate of every currency against base, or one
+// pair. Rates are units of the quote currency per one unit of base (cross rates through USD).
+func (s *Server) fx(c *fiber.Ctx) error {
+	var v shariah.Validation
+	base := strings.ToUpper(strings.TrimSpace(c.Query("base", "USD")))
+	quote := strings.ToUpper(strings.TrimSpace(c.Query("quote")))
+	if !currencyCode(base) {
+		v.Add("must be an ISO 4217 code such as USD", "value_error.currency", "query", "base")
+	}
+	if quote != "" && !currencyCode(quote) {
+		v.Add("must be an ISO 4217 code such as EUR", "value_error.currency", "query", "quote")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	rates, err := s.Ref.FX(c.UserContext())
+	if err != nil {
+		return err
+	}
+	out, err := shariah.CrossRates(rates, base, quote)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"base": base, "rates": out,
+		"note": "Units of each currency per one " + base + "; monthly averages of the Federal Reserve's H.10 series where loaded."})
+}
+
+func currencyCode(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for _, r := range s {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// cachedScreening returns the cached screening result of a symbol (default ruleset), or nil when it
+// was never screened.
+func (s *Server) cachedScreening(c *fiber.Ctx, symbol string) (*shariah.Result, error) {
+	r, err := s.Screener.Cached(c.UserContext(), symbol, shariah.ScreenOptions{})
+	if shariah.ErrorCode(err) == shariah.ENOTFOUND {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// marketDataDisclaimer is the market_data disclaimer of the registry (false without one).
+func (s *Server) marketDataDisclaimer() (shariah.Disclaimer, bool) {
+	if s.Education == nil {
+		return shariah.Disclaimer{}, false
+	}
+	return s.Education.Disclaimer("market_data")
+}

@@ -1,0 +1,32 @@
+package shariah
+
+import (
+	"testing"
+)
+
+func TestTopHoldingsAndWeight(t *testing.T) {
+	t.Parallel()
+	hs := []Holding{{Symbol: "A", Weight: numOf("0.1")}, {Symbol: "B", Weight: numOf("0.5")}, {Symbol: "C", Weight: numOf("0.3")}, {Symbol: "D", Weight: numOf("0.1")}}
+	if w := HoldingsWeightPct(hs); w != "100.00" {
+		t.Fatalf("weight %s", w)
+	}
+	top := TopHoldings(hs, 3)
+	if len(top) != 3 || top[0].Symbol != "B" || top[1].Symbol != "C" || top[2].Symbol != "A" || hs[0].Symbol != "A" {
+		t.Fatalf("top 3: %+v (input %+v)", top, hs)
+	}
+	if all := TopHoldings(hs, 4); all[0].Symbol != "A" || len(all) != 4 {
+		t.Fatalf("at most n keep file order: %+v", all)
+	}
+}
+
+func TestETFDirectoryOrder(t *testing.T) {
+	t.Parallel()
+	hits := []SearchHit{{Asset: Asset{Symbol: "X"}}, {Asset: Asset{Symbol: "Y"}}, {Asset: Asset{Symbol: "Z"}}}
+	d := ETFDirectory(hits, []string{"Z"}, false)
+	if len(d) != 3 || d[0].Symbol != "Z" || !d[0].HasHoldings || d[1].Symbol != "X" || d[2].Symbol != "Y" {
+		t.Fatalf("directory: %+v", d)
+	}
+	if d := ETFDirectory(hits, []string{"Y"}, true); len(d) != 1 || d[0].Symbol != "Y" {
+		t.Fatalf("only with holdings: %+v", d)
+	}
+}
