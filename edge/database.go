@@ -17,15 +17,11 @@ func searchQuery(c *fiber.Ctx) (shariah.SearchQuery, error) {
 	if len(q.Q) > 100 {
 		v.Add("at most 100 characters", "value_error.any_str.max_length", "query", "q")
 	}
-	switch at := c.Query("asset_type", "equities"); strings.ToLower(at) {
-	case "all", "any":
-	default:
-		t, ok := shariah.ParseAssetType(at)
-		if !ok {
-			v.Add("must be one of equities, etfs, funds, indices, all", "value_error.enum", "query", "asset_type")
-		}
-		q.Type = t
+	t, ok := shariah.ParseAssetFilter(c.Query("asset_type", "equities"))
+	if !ok {
+		v.Add(shariah.AssetFilterMessage, "value_error.enum", "query", "asset_type")
 	}
+	q.Type = t
 	q.Limit = intQuery(c, &v, "limit", 100, 1, 500)
 	q.Offset = intQuery(c, &v, "offset", 0, 0, 1_000_000)
 	return q, v.Err()

@@ -108,7 +108,7 @@ type Server struct {
 type authMode int
 
 const (
-	authNone    authMode = iota // exempt from the key (interface-spec.md, Authentication 2)
+	authNone    authMode = iota // no key checked by the middleware: system routes, key generation and revocation, disclaimers, billing (which checks its own)
 	authHeader                  // X-API-Key header, metered
 	authPathKey                 // deprecated key-in-path routes: the key in {api_key}, metered
 )
