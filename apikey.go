@@ -1,6 +1,7 @@
 package shariah
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -86,4 +87,21 @@ type APIKey struct {
 type IssuedKey struct {
 	Key    string // the full key, shown once
 	Record APIKey
+}
+
+// KeyStore holds API key records, indexed by hash, public prefix, user and email.
+type KeyStore interface {
+	// CreateKey stores a new key. carryFromHash, when set, names the key whose current-period meter
+	// is copied to the new key, so that replacing a key never resets a month's allowance.
+	CreateKey(ctx context.Context, k APIKey, carryFromHash string, now time.Time) error
+	KeyByHash(ctx context.Context, hash string) (APIKey, error)
+	KeyByPrefix(ctx context.Context, prefix string) (APIKey, error)
+	KeysOfUser(ctx context.Context, userID string) ([]APIKey, error)
+	// Deactivate marks the key inactive; it is refused on its next request. Idempotent.
+	Deactivate(ctx context.Context, hash string, at time.Time, replacedBy string) error
+	SetPlan(ctx context.Context, hash, plan string) error
+	// UserForEmail returns the user id of the email, creating it as newID when the email is new.
+	UserForEmail(ctx context.Context, email, newID string) (string, error)
+	// MeterState reads a key's meter for the period.
+	MeterState(ctx context.Context, hash string, p Period) (MeterState, error)
 }

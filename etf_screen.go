@@ -266,25 +266,11 @@ func (e *ETFs) Cached(ctx context.Context, symbol, ruleset string) (ETFResult, e
 	return r, nil
 }
 
-// Overlap is the weight two ETFs hold in common: the sum over shared holdings of the smaller weight.
-func Overlap(a, b []Holding) decimal.Decimal {
-	wa := map[string]decimal.Decimal{}
-	for _, h := range a {
-		if h.Symbol != "" {
-			wa[h.Symbol] = wa[h.Symbol].Add(h.Weight.Decimal)
-		}
+// CachedOrScreen returns the ETF's cached look-through, computing it when there is none.
+func (e *ETFs) CachedOrScreen(ctx context.Context, symbol, ruleset string) (ETFResult, error) {
+	r, err := e.Cached(ctx, symbol, ruleset)
+	if ErrorCode(err) == ENOTFOUND {
+		r, err = e.Screen(ctx, symbol, ruleset, false)
 	}
-	wb := map[string]decimal.Decimal{}
-	for _, h := range b {
-		if h.Symbol != "" {
-			wb[h.Symbol] = wb[h.Symbol].Add(h.Weight.Decimal)
-		}
-	}
-	sum := decimal.Zero
-	for s, w := range wa {
-		if v, ok := wb[s]; ok {
-			sum = sum.Add(decimal.Min(w, v))
-		}
-	}
-	return sum
+	return r, err
 }

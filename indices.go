@@ -44,3 +44,12 @@ func LookupIndex(name string) (KnownIndex, bool) {
 	}
 	return KnownIndex{}, false
 }
+
+// IndexInfo describes a stock index of the bulk-screening listing.
+type IndexInfo struct {
+	Name        string   `json:"index_name"` // upper case without spaces: SP500, DJIA, NASDAQ100, ...
+	Description string   `json:"description"`
+	Country     string   `json:"country"`
+	Symbols     []string `json:"-"` // constituents (canonical symbols)
+	Source      string   `json:"source"`
+}

@@ -55,9 +55,6 @@ var (
 // figure is the one stated and the one used, so grams x price reproduces the threshold exactly.
 const metalPerGramPlaces = 6
 
-// fxPlaces is the precision of a currency conversion (a division, so it cannot be exact).
-const fxPlaces = 12
-
 var zakatSkipped = []string{
 	"silver-nisab alternative when gold is used (silver gives a much lower threshold; nisab_metal=silver or lower applies it)",
 	"hawl: zakat is due only on wealth held for one full lunar year; the estimate assumes the holdings and cash have been held that long",
@@ -245,35 +242,6 @@ func (z *Zakat) metalPrice(ctx context.Context, metal string, given *Number, def
 		}
 	}
 	return def, "default (illustrative)", true, nil
-}
-
-// fxTable converts amounts to USD with the reference rates, read once per calculation.
-type fxTable struct {
-	ref   RefStore
-	rates map[string]FXRate
-}
-
-// toUSD converts an amount in currency to USD; ok is false when no rate is known.
-func (t *fxTable) toUSD(ctx context.Context, amount decimal.Decimal, currency string) (usd decimal.Decimal, rate *FXRate, ok bool, err error) {
-	currency = strings.ToUpper(strings.TrimSpace(currency))
-	if currency == "" || currency == "USD" {
-		return amount, nil, true, nil
-	}
-	if t.rates == nil {
-		rs, err := t.ref.FX(ctx)
-		if err != nil {
-			return decimal.Zero, nil, false, err
-		}
-		t.rates = map[string]FXRate{}
-		for _, r := range rs {
-			t.rates[strings.ToUpper(r.Currency)] = r
-		}
-	}
-	r, found := t.rates[currency]
-	if !found || !r.PerUSD.IsPositive() {
-		return decimal.Zero, nil, false, nil
-	}
-	return amount.DivRound(r.PerUSD.Decimal, fxPlaces), &r, true, nil
 }
 
 // zakatLine is a holding's unrounded figures.
