@@ -23,7 +23,7 @@ type RunQueue interface {
 // runs through it, and the workers execute them through it.
 type Bulk struct {
 	Runs        RunStore
-	Ref         RefStore
+	Ref         RefReader
 	Screener    *Screener
 	Queue       RunQueue
 	Concurrency int           // symbols screened at once within a run; 0: 4

@@ -10,7 +10,7 @@ import (
 // changes. Reading the version is a client-side-cached Redis GET, so checking it per request is cheap;
 // while one request rebuilds, others keep using the previous catalog.
 type CatalogCache struct {
-	Store RefStore
+	Store RefReader
 	mu    sync.Mutex
 	cur   atomic.Pointer[catalogEntry]
 }

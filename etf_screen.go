@@ -93,7 +93,7 @@ type ETFResultStore interface {
 // ETFs screens ETFs through their holdings with the Screener, so each holding gets the same verdict as
 // a single-stock screening.
 type ETFs struct {
-	Ref      RefStore
+	Ref      RefReader
 	Screener *Screener
 	Results  ETFResultStore
 	Catalogs *CatalogCache

@@ -20,7 +20,7 @@ const fxPlaces = 12
 
 // fxTable converts amounts to USD with the reference rates, read once per calculation.
 type fxTable struct {
-	ref   RefStore
+	ref   RefReader
 	rates map[string]FXRate
 }
 

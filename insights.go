@@ -67,7 +67,7 @@ func BasicRatios(f Fundamentals) map[string]float64 {
 
 // Insights derives per-symbol insights from the reference data and screenings.
 type Insights struct {
-	Ref      RefStore
+	Ref      RefReader
 	Screener *Screener
 	Catalogs *CatalogCache
 

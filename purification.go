@@ -141,7 +141,7 @@ func ImpureIncomePerShare(fs []Fundamentals) []PeriodImpurity {
 // Purifier is the purification calculator. Screener gives the purification rates of the dividend
 // method; Disclaimers may be nil.
 type Purifier struct {
-	Ref         RefStore
+	Ref         RefReader
 	Screener    *Screener
 	Disclaimers func(ids ...string) []Disclaimer
 }

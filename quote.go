@@ -10,7 +10,7 @@ import (
 )
 
 // QuoteFromStore builds a symbol's quote from its stored candles (daily, else monthly).
-func QuoteFromStore(ctx context.Context, st RefStore, sym string) (Quote, bool, error) {
+func QuoteFromStore(ctx context.Context, st RefReader, sym string) (Quote, bool, error) {
 	s, ok, err := st.Series(ctx, sym, "1d")
 	if err != nil {
 		return Quote{}, false, err
@@ -32,7 +32,7 @@ func QuoteFromStore(ctx context.Context, st RefStore, sym string) (Quote, bool, 
 
 // FinishQuote adds the record's name and currency, and the market cap from the latest shares
 // outstanding on file.
-func FinishQuote(ctx context.Context, st RefStore, q *Quote) error {
+func FinishQuote(ctx context.Context, st RefReader, q *Quote) error {
 	a, ok, err := st.Asset(ctx, q.Symbol)
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func RefreshQuotes(ctx context.Context, st RefStore, symbols []string) (int, err
 // to nil when it is malformed, unknown or has no price data. count, when set, sees each known symbol
 // (the quote-request counter). Each quote carries disclaimers (the market_data disclaimer, as a single
 // quote does).
-func BatchQuotes(ctx context.Context, cats *CatalogCache, st RefStore, syms []string, count func(sym string), disclaimers []Disclaimer) (map[string]*Quote, error) {
+func BatchQuotes(ctx context.Context, cats *CatalogCache, st RefReader, syms []string, count func(sym string), disclaimers []Disclaimer) (map[string]*Quote, error) {
 	out := make(map[string]*Quote, len(syms))
 	canon := map[string]string{}
 	var want []string

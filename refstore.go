@@ -4,15 +4,22 @@ import (
 	"context"
 )
 
-// RefStore holds the reference and market data. Puts merge with what is stored (loading the same data
-// twice changes nothing, and a partial load loses nothing); reads answer (zero, false, nil) when absent.
+// RefStore holds the reference and market data: the loaders write it (RefWriter), the services read it
+// (RefReader). A consumer declares the half it uses.
 type RefStore interface {
+	RefReader
+	RefWriter
+}
+
+// RefWriter is the loaders' half of the reference store. Puts merge with what is stored (loading the
+// same data twice changes nothing, and a partial load loses nothing).
+type RefWriter interface {
 	PutAssets(ctx context.Context, assets []Asset) error
 	// PutSeries merges candles by date (the new ones win on the same date). Daily candles also update
 	// the monthly series (last close of each month).
 	PutSeries(ctx context.Context, s Series) error
 	// PutFundamentals merges periods by (period end, period) and, within a period, facts by field,
-	// for many symbols at once.
+	// for many symbols at once (MergeFundamentals).
 	PutFundamentals(ctx context.Context, bySymbol map[string][]Fundamentals) error
 	PutDividends(ctx context.Context, symbol string, ds []Dividend) error
 	// PutIndex replaces an index's description and constituents.
@@ -25,7 +32,14 @@ type RefStore interface {
 	PutTrending(ctx context.Context, items []Trending) error
 	// BumpVersion marks the reference data changed, so caches of it (the edge's catalog) reload.
 	BumpVersion(ctx context.Context) (int64, error)
+	// MarkFundamentalsSources records what symbols' stored fundamentals stand on (DataFiled or
+	// DataIllustrative) for CompaniesBySource: a load marks the symbols it did not rewrite, so data
+	// stored before the counts existed is counted too.
+	MarkFundamentalsSources(ctx context.Context, bySymbol map[string]string) error
+}
 
+// RefReader is the serving half of the reference store. Reads answer (zero, false, nil) when absent.
+type RefReader interface {
 	Version(ctx context.Context) (int64, error)
 	Asset(ctx context.Context, symbol string) (Asset, bool, error)
 	AllAssets(ctx context.Context) ([]Asset, error)
@@ -54,8 +68,4 @@ type RefStore interface {
 	// CompaniesBySource counts the symbols whose stored fundamentals are filed and those whose are only
 	// illustrative (FundamentalsSourceOf), kept up to date by PutFundamentals.
 	CompaniesBySource(ctx context.Context) (filed, illustrative int64, err error)
-	// MarkFundamentalsSources records what symbols' stored fundamentals stand on (DataFiled or
-	// DataIllustrative) for CompaniesBySource: a load marks the symbols it did not rewrite, so data
-	// stored before the counts existed is counted too.
-	MarkFundamentalsSources(ctx context.Context, bySymbol map[string]string) error
 }

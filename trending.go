@@ -18,7 +18,7 @@ type Trending struct {
 
 // TrendingList is the trending list as served (REST and MCP): at most limit items, each with the signed
 // change string, filled for items stored before the field existed.
-func TrendingList(ctx context.Context, st RefStore, limit int) ([]Trending, error) {
+func TrendingList(ctx context.Context, st RefReader, limit int) ([]Trending, error) {
 	items, err := st.Trending(ctx)
 	if err != nil {
 		return nil, err

@@ -150,7 +150,7 @@ func (r *ZakatRequest) Validate() error {
 // Zakat is the zakat calculator. Ref is read only for what the request does not give (metal prices,
 // prices and fundamentals of holdings given as shares); Disclaimers may be nil.
 type Zakat struct {
-	Ref         RefStore
+	Ref         RefReader
 	Disclaimers func(ids ...string) []Disclaimer
 }
 
