@@ -13,7 +13,7 @@ import (
 
 // Sukuk (interface-spec.md, "Sukuk"): instruments identified by ISIN, issuers by LEI, searchable by
 // issuer, country, structure, documentation basis, currency and maturity. Their AAOIFI disposition before
-// and after Standard 62 (draft) comes from the rules files in sukukrules/ (sukuk_rules.go).
+// and after Standard 62 (draft) comes from the rules files in rules/sukuk/ (sukuk_rules.go).
 
 // Sukuk structures.
 const (

@@ -13,7 +13,7 @@ import (
 )
 
 // Sukuk dispositions (methodology.md, "Sukuk and AAOIFI Standard 62 (draft)"): data-driven rules, one file
-// per AAOIFI standard version in sukukrules/, tried in order, the first match deciding. A rule needing an
+// per AAOIFI standard version in rules/sukuk/, tried in order, the first match deciding. A rule needing an
 // attribute the instrument does not have cannot decide: the result is insufficient_data naming it.
 
 // Sukuk disposition statuses, and the grid status of a methodology without a sukuk rule.

@@ -9,7 +9,7 @@ import (
 	"testing/fstest"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/sukukrules"
+	"github.com/shariah-screen/shariah/rules"
 )
 
 func TestISINCheckDigits(t *testing.T) {
@@ -51,7 +51,7 @@ func TestLEICheckDigits(t *testing.T) {
 
 func sukukRules(t *testing.T) *shariah.SukukRules {
 	t.Helper()
-	r, err := sukukrules.Load()
+	r, err := rules.Sukuk()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,9 +162,9 @@ func TestSukukDispositions(t *testing.T) {
 
 func TestSukukRulesValidation(t *testing.T) {
 	base := fstest.MapFS{}
-	names, _ := fs.Glob(sukukrules.FS, "*.json")
+	names, _ := fs.Glob(rules.SukukFS, "*.json")
 	for _, n := range names {
-		b, _ := fs.ReadFile(sukukrules.FS, n)
+		b, _ := fs.ReadFile(rules.SukukFS, n)
 		base[n] = &fstest.MapFile{Data: b}
 	}
 	if _, err := shariah.LoadSukukRules(base); err != nil {
