@@ -12,35 +12,10 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// Reference-data keys. Per-symbol keys share the symbol's hash tag, so a symbol's record, candles,
-// quote and fundamentals live on one cluster slot.
-func assetKey(sym string) string      { return "shr:asset:{" + sym + "}" }
-func barsKey(sym string) string       { return "shr:bars:{" + sym + "}" }
-func fundKey(sym string) string       { return "shr:fund:{" + sym + "}" }
-func quoteKey(sym string) string      { return "shr:quote:{" + sym + "}" }
-func divKey(sym string) string        { return "shr:div:{" + sym + "}" }
-func holdingsKey(etf string) string   { return "shr:holdings:{" + etf + "}" }
-func indexKey(name string) string     { return "shr:index:{" + name + "}" }
-func metalKey(metal string) string    { return "shr:metal:" + metal }
 func srcField(interval string) string { return "src:" + interval }
-func resultSetKey() string            { return "shr:results" }
-func refVersionKey() string           { return "shr:ref:version" }
-func assetSetKey() string             { return "shr:assets" }
-func seriesSetKey() string            { return "shr:series" }
-
-// The symbols by what their stored fundamentals stand on (shariah.FundamentalsSourceOf).
-func fundSourceKey(source string) string { return "shr:fund-source:" + source }
-
-// resultSourceKey is the set of cached results ("SYMBOL|ruleset") whose fundamentals stand on source.
-func resultSourceKey(source string) string { return "shr:results:source:" + source }
 
 // dataSources are the sources a screening result is counted under (shariah.DataSourceOf).
 var dataSources = []string{shariah.DataFiled, shariah.DataIllustrative, shariah.DataNoFundamentals}
-
-func indexSetKey() string    { return "shr:indices" }
-func fxKey() string          { return "shr:fx" }
-func trendingKey() string    { return "shr:trending" }
-func holdingsSetKey() string { return "shr:holdings:etfs" }
 
 // RefStore implements shariah.RefStore.
 type RefStore struct {

@@ -24,8 +24,6 @@ var _ shariah.WindowCounter = WindowCounter{}
 // NewWindowCounter returns a counter over the client.
 func NewWindowCounter(c rueidis.Client) WindowCounter { return WindowCounter{c: c} }
 
-func windowKey(bucket string) string { return "shr:window:{" + bucket + "}" }
-
 // Hit implements shariah.WindowCounter.
 func (w WindowCounter) Hit(ctx context.Context, bucket string, window time.Duration) (int64, time.Duration, error) {
 	vals, err := windowHitScript.Exec(ctx, w.c, []string{windowKey(bucket)}, []string{strconv.FormatInt(window.Milliseconds(), 10)}).AsIntSlice()
