@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/analytics"
 )
 
 // Config is every setting of every process; each subcommand reads the part it needs.
@@ -270,8 +270,6 @@ func applyRateLimits(ps shariah.Plans, spec string) error {
 	return errors.Join(errs...)
 }
 
-var dbName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-
 // Validate reports every problem at once.
 func (c Config) Validate() error {
 	var errs []error
@@ -374,20 +372,7 @@ func (c Config) Validate() error {
 }
 
 // ClickHouseDatabase checks a clickhouse:// URL and returns its database name (default "shariah").
-func ClickHouseDatabase(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "clickhouse" || u.Host == "" {
-		return "", fmt.Errorf("%q is not a clickhouse://host:port/database URL (native protocol)", raw)
-	}
-	db := strings.Trim(u.Path, "/")
-	if db == "" {
-		db = "shariah"
-	}
-	if !dbName.MatchString(db) {
-		return "", fmt.Errorf("database name %q is not a plain identifier", db)
-	}
-	return db, nil
-}
+func ClickHouseDatabase(raw string) (string, error) { return analytics.DatabaseName(raw) }
 
 // ParseLevel maps SHARIAH_LOG_LEVEL to a slog level.
 func ParseLevel(s string) (slog.Level, error) {
