@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// API key format (decisions.md section 3): "shr_" then 40 base62 characters from crypto/rand. Only the
+// API key format: "shr_" then 40 base62 characters from crypto/rand. Only the
 // SHA-256 of a key is stored; its first 12 characters are its public prefix, used for revocation and logs.
 const (
 	KeyPrefix       = "shr_"

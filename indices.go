@@ -1,6 +1,6 @@
 package shariah
 
-// KnownIndex is one of the indices offered for bulk screening (decisions.md section 5): its canonical
+// KnownIndex is one of the indices offered for bulk screening: its canonical
 // name, description, country, Yahoo symbol and usual constituent count.
 type KnownIndex struct {
 	Name        string

@@ -112,7 +112,8 @@ type RulesetRef struct {
 	Source       string `json:"source"`
 }
 
-// Result is a screening result (interface-spec.md, Screening result; decisions.md section 1).
+// Result is a screening result: the verdict of each methodology of a ruleset, the overall verdict and the
+// data it stands on.
 type Result struct {
 	Symbol               string                       `json:"symbol"`
 	Name                 string                       `json:"name"`

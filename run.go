@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Run states (decisions.md section 5).
+// Run states of a bulk screening run.
 const (
 	RunQueued    = "queued"
 	RunRunning   = "running"

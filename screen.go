@@ -9,7 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Per-methodology verdicts (decisions.md section 1).
+// Per-methodology verdicts.
 const (
 	Compliant        = "compliant"
 	NonCompliant     = "non_compliant"
@@ -663,7 +663,7 @@ func (c *screenContext) revenue() (RevenueBreakdown, *Number) {
 	return rb, num(rate.Round(6))
 }
 
-// overall applies decisions.md's overall rule: COMPLIANT when every methodology with data passes (and
+// overall applies the overall rule: COMPLIANT when every methodology with data passes (and
 // at least three, or all of a smaller ruleset, have data); NON_COMPLIANT when every one with data fails;
 // QUESTIONABLE when they disagree; INSUFFICIENT_DATA otherwise. A chosen methodology decides alone.
 func overall(rs *Ruleset, by map[string]MethodologyResult, methodology string) string {

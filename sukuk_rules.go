@@ -12,7 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Sukuk dispositions (methodology.md, "Sukuk and AAOIFI Standard 62 (draft)"): data-driven rules, one file
+// Sukuk dispositions under AAOIFI Standard 62 (draft) and before it: data-driven rules, one file
 // per AAOIFI standard version in rules/sukuk/, tried in order, the first match deciding. A rule needing an
 // attribute the instrument does not have cannot decide: the result is insufficient_data naming it.
 

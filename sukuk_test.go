@@ -94,7 +94,7 @@ func TestSukukDispositions(t *testing.T) {
 		missingPre        []string
 		missingPost       []string
 	}{
-		// methodology.md table, row by row
+		// the disposition table of rules/sukuk, row by row
 		{"asset-backed (true sale, legal title)", sk("asset-backed", "legal", "", "", "", ""), C, C, "ss17-asset-backed", "ss62-asset-backed", nil, nil},
 		{"ijarah asset-based, undertaking at par", sk("ijarah", "beneficial", "par", "", "", ""), C, Q, "ss17-ijarah", "ss62-ijarah-par-undertaking", nil, nil},
 		{"ijarah legal title, undertaking at par", sk("ijarah", "legal", "par", "n", "", ""), C, Q, "ss17-ijarah", "ss62-ijarah-par-undertaking", nil, nil},

@@ -8,7 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Zakat estimate (interface-spec.md, "Zakat and purification rules"; decisions.md section 2).
+// Zakat estimate.
 //
 // Rate 2.5% of zakatable wealth when that wealth EXCEEDS the nisab. Nisab: 85 g of gold or 595 g of
 // silver at a price per gram (nisab_metal gold, the default, silver, or lower: the lower threshold).

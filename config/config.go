@@ -159,7 +159,7 @@ func (i Ingest) Feeds() ([]Feed, error) {
 	return out, nil
 }
 
-// PlanSettings override the default plans (decisions.md section 3).
+// PlanSettings override the default plans (shariah.DefaultPlans).
 type PlanSettings struct {
 	FreeTokens           int64  `env:"SHARIAH_PLAN_FREE_TOKENS" envDefault:"50"`
 	StarterTokens        int64  `env:"SHARIAH_PLAN_STARTER_TOKENS" envDefault:"2500"`

@@ -12,6 +12,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
+// srcField is the bars hash field naming the source of an interval's candles.
 func srcField(interval string) string { return "src:" + interval }
 
 // dataSources are the sources a screening result is counted under (shariah.DataSourceOf).
