@@ -534,53 +534,21 @@ func (c *screenContext) carries(rule RatioRule) bool {
 func (c *screenContext) applyBuffer(m MethodologyRule, rule RatioRule, cmp string, cur *RatioResult) *BufferState {
 	b := m.Buffer
 	st := &BufferState{Ratio: rule.ID, UpperPct: b.UpperBP.Div(d100).StringFixed(2)}
-	type point struct{ pass, inBand bool }
-	var pts []point
+	var pts []bufferPoint
 	seen := map[string]bool{}
 	for i := range c.in.Fundamentals {
 		f := &c.in.Fundamentals[i]
 		if seen[f.PeriodEnd] {
 			continue
 		}
-		end, err := time.Parse("2006-01-02", f.PeriodEnd)
-		if err != nil {
-			continue
-		}
-		var sum decimal.Decimal
-		ok := true
-		for _, fld := range rule.Numerator {
-			v, has := f.Facts[fld]
-			if !has {
-				ok = false
-				break
-			}
-			sum = sum.Add(v.Value.Decimal)
-		}
-		shares := c.shares
-		if s, has := f.Facts[SharesOutstanding]; has {
-			shares = &s
-		}
-		n := map[string]int{DenMcapAvg24: 24, DenMcapAvg36: 36, DenMcapLatest: 1}[rule.Denominator]
-		var den decimal.Decimal
-		if n > 0 {
-			den, _, ok = func() (decimal.Decimal, string, bool) {
-				if !ok {
-					return decimal.Zero, "", false
-				}
-				return c.mcap(n, end, shares)
-			}()
-		} else if v, has := f.Facts[Field(rule.Denominator)]; has && ok {
-			den = v.Value.Decimal
-		} else {
-			ok = false
-		}
+		sum, den, ok := c.periodRatio(f, rule)
 		if !ok || !den.IsPositive() {
 			continue
 		}
 		seen[f.PeriodEnd] = true
 		r := evalRatio(rule, cmp, sum, den)
 		inBand := !*r.Pass && sum.Mul(d10000).LessThan(b.UpperBP.Mul(den))
-		pts = append(pts, point{pass: *r.Pass, inBand: inBand})
+		pts = append(pts, bufferPoint{pass: *r.Pass, inBand: inBand})
 	}
 	// The current evaluation is the last point (the latest period with the current prices).
 	rawPass := *cur.Pass
@@ -588,33 +556,8 @@ func (c *screenContext) applyBuffer(m MethodologyRule, rule RatioRule, cmp strin
 	if len(pts) > 0 {
 		pts = pts[:len(pts)-1]
 	}
-	pts = append(pts, point{pass: rawPass, inBand: inBand})
-	compliant := pts[0].pass
-	breaches, passes := 0, 0
-	for _, p := range pts[1:] {
-		if compliant {
-			switch {
-			case p.pass:
-				breaches = 0
-			case p.inBand:
-				breaches++
-				if breaches >= b.Periods {
-					compliant, breaches = false, 0
-				}
-			default:
-				compliant, breaches = false, 0
-			}
-		} else {
-			if p.pass {
-				passes++
-				if passes >= b.Periods {
-					compliant, passes = true, 0
-				}
-			} else {
-				passes = 0
-			}
-		}
-	}
+	pts = append(pts, bufferPoint{pass: rawPass, inBand: inBand})
+	compliant, breaches, passes := walkBuffer(pts, b.Periods)
 	st.PeriodsEvaluated, st.BreachesInBand, st.PassingPeriods = len(pts), breaches, passes
 	st.Held = compliant != rawPass
 	if st.Held {
@@ -626,6 +569,72 @@ func (c *screenContext) applyBuffer(m MethodologyRule, rule RatioRule, cmp strin
 		}
 	}
 	return st
+}
+
+// bufferPoint is one period of a buffer evaluation: whether the ratio passed, and if not whether it
+// stayed within the buffer band.
+type bufferPoint struct{ pass, inBand bool }
+
+// periodRatio is a ratio's numerator and denominator on one period on file (market-cap denominators
+// at that period's end); ok is false when an input is missing.
+func (c *screenContext) periodRatio(f *Fundamentals, rule RatioRule) (sum, den decimal.Decimal, ok bool) {
+	end, err := time.Parse("2006-01-02", f.PeriodEnd)
+	if err != nil {
+		return sum, den, false
+	}
+	for _, fld := range rule.Numerator {
+		v, has := f.Facts[fld]
+		if !has {
+			return sum, den, false
+		}
+		sum = sum.Add(v.Value.Decimal)
+	}
+	shares := c.shares
+	if s, has := f.Facts[SharesOutstanding]; has {
+		shares = &s
+	}
+	if n := map[string]int{DenMcapAvg24: 24, DenMcapAvg36: 36, DenMcapLatest: 1}[rule.Denominator]; n > 0 {
+		den, _, ok = c.mcap(n, end, shares)
+		return sum, den, ok
+	}
+	v, has := f.Facts[Field(rule.Denominator)]
+	if !has {
+		return sum, den, false
+	}
+	return sum, v.Value.Decimal, true
+}
+
+// walkBuffer walks the periods oldest first from the first one's status: a compliant company turns
+// non-compliant after `periods` consecutive in-band breaches (at once on an out-of-band one), a
+// non-compliant one compliant again after `periods` consecutive passes. It returns the status and the
+// current run of breaches or passes.
+func walkBuffer(pts []bufferPoint, periods int) (compliant bool, breaches, passes int) {
+	compliant = pts[0].pass
+	for _, p := range pts[1:] {
+		if compliant {
+			switch {
+			case p.pass:
+				breaches = 0
+			case p.inBand:
+				breaches++
+				if breaches >= periods {
+					compliant, breaches = false, 0
+				}
+			default:
+				compliant, breaches = false, 0
+			}
+		} else {
+			if p.pass {
+				passes++
+				if passes >= periods {
+					compliant, passes = true, 0
+				}
+			} else {
+				passes = 0
+			}
+		}
+	}
+	return compliant, breaches, passes
 }
 
 // revenue builds the revenue breakdown and the purification rate of the screened period.
