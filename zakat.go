@@ -425,7 +425,8 @@ func (z *Zakat) holding(ctx context.Context, method string, h ZakatHolding, fx *
 		return hr, line, nil
 	}
 
-	return hr, line, z.zakatablePart(ctx, a, shares, fx, &hr, &line)
+	err = z.zakatablePart(ctx, a, shares, fx, &hr, &line)
+	return hr, line, err
 }
 
 // zakatablePart values a holding by the zakatable_assets method: the company's zakatable assets per
