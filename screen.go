@@ -423,59 +423,12 @@ func evalRatio(rule RatioRule, cmp string, n, d decimal.Decimal) RatioResult {
 
 func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts []Activity, known bool) MethodologyResult {
 	mr := MethodologyResult{Methodology: m.Name, ID: m.ID, Verified: true, Ruleset: rs.Name, Edition: rs.EditionDate,
-		Business: BusinessScreen{Prohibited: []Activity{}, Doubtful: []Activity{}}, Ratios: []RatioResult{}, AsOf: c.dq.AsOf}
-	listed := map[string]bool{}
-	for _, cat := range m.Business {
-		listed[cat] = true
-	}
-	for _, a := range acts {
-		if !listed[a.Category] {
-			continue
-		}
-		if a.Primary {
-			mr.Business.Prohibited = append(mr.Business.Prohibited, a)
-		} else {
-			mr.Business.Doubtful = append(mr.Business.Doubtful, a)
-		}
-	}
-	if known {
-		mr.Business.Pass = boolp(len(mr.Business.Prohibited) == 0)
-	}
+		Business: businessScreen(m, acts, known), Ratios: []RatioResult{}, AsOf: c.dq.AsOf}
 	var failed, unknown []string
 	for _, rule := range m.Ratios {
-		cmp := rs.Comparator
-		if rule.Comparator != "" {
-			cmp = rule.Comparator
-		}
-		carried := c.carries(rule)
-		screened := c.period
-		if carried {
-			c.period = c.carry // numerator and revenue of the fiscal year the interest income is from
-		}
-		n, nMiss, nOK := c.numerator(rule.Numerator, known && len(mr.Business.Prohibited) == 0, len(mr.Business.Doubtful) > 0)
-		d, dMiss, dOK := c.denominator(rule.Denominator)
-		c.period = screened
-		var rr RatioResult
-		if nOK && dOK {
-			rr = evalRatio(rule, cmp, n, d)
-		} else {
-			rr = RatioResult{ID: rule.ID, Label: labelOf(rule), DenominatorOf: rule.Denominator, ThresholdBP: NewNumber(rule.ThresholdBP),
-				ThresholdPct: rule.ThresholdBP.Div(d100).StringFixed(2), Comparator: cmp, Missing: append(nMiss, dMiss...)}
-			if nOK {
-				rr.Numerator = num(n)
-			}
-			if dOK {
-				rr.Denominator = num(d)
-			}
-			for _, f := range rr.Missing {
-				c.miss(f)
-			}
-		}
-		if carried {
-			rr.Note = fmt.Sprintf("on fiscal year %d (period ending %s): the screened period reports no interest income", c.carry.FiscalYear, c.carry.PeriodEnd)
-		}
-		if m.Buffer != nil && m.Buffer.Ratio == rule.ID && rr.Pass != nil {
-			mr.Buffer = c.applyBuffer(m, rule, cmp, &rr)
+		rr, buf := c.screenRatio(rs, m, rule, mr.Business, known)
+		if buf != nil {
+			mr.Buffer = buf
 		}
 		switch {
 		case rr.Pass == nil:
@@ -512,6 +465,71 @@ func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts [
 		mr.Reason = "business activity and every ratio pass"
 	}
 	return mr
+}
+
+// businessScreen sorts the activities a methodology excludes into prohibited (primary) and doubtful;
+// it passes when the activities are known and none is prohibited.
+func businessScreen(m MethodologyRule, acts []Activity, known bool) BusinessScreen {
+	bs := BusinessScreen{Prohibited: []Activity{}, Doubtful: []Activity{}}
+	listed := map[string]bool{}
+	for _, cat := range m.Business {
+		listed[cat] = true
+	}
+	for _, a := range acts {
+		if !listed[a.Category] {
+			continue
+		}
+		if a.Primary {
+			bs.Prohibited = append(bs.Prohibited, a)
+		} else {
+			bs.Doubtful = append(bs.Doubtful, a)
+		}
+	}
+	if known {
+		bs.Pass = boolp(len(bs.Prohibited) == 0)
+	}
+	return bs
+}
+
+// screenRatio evaluates one ratio of a methodology (on the carried fiscal year when it needs interest
+// income the screened period lacks), and the methodology's buffer when it applies to this ratio.
+func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRule, bs BusinessScreen, known bool) (RatioResult, *BufferState) {
+	cmp := rs.Comparator
+	if rule.Comparator != "" {
+		cmp = rule.Comparator
+	}
+	carried := c.carries(rule)
+	screened := c.period
+	if carried {
+		c.period = c.carry // numerator and revenue of the fiscal year the interest income is from
+	}
+	n, nMiss, nOK := c.numerator(rule.Numerator, known && len(bs.Prohibited) == 0, len(bs.Doubtful) > 0)
+	d, dMiss, dOK := c.denominator(rule.Denominator)
+	c.period = screened
+	var rr RatioResult
+	if nOK && dOK {
+		rr = evalRatio(rule, cmp, n, d)
+	} else {
+		rr = RatioResult{ID: rule.ID, Label: labelOf(rule), DenominatorOf: rule.Denominator, ThresholdBP: NewNumber(rule.ThresholdBP),
+			ThresholdPct: rule.ThresholdBP.Div(d100).StringFixed(2), Comparator: cmp, Missing: append(nMiss, dMiss...)}
+		if nOK {
+			rr.Numerator = num(n)
+		}
+		if dOK {
+			rr.Denominator = num(d)
+		}
+		for _, f := range rr.Missing {
+			c.miss(f)
+		}
+	}
+	if carried {
+		rr.Note = fmt.Sprintf("on fiscal year %d (period ending %s): the screened period reports no interest income", c.carry.FiscalYear, c.carry.PeriodEnd)
+	}
+	var buf *BufferState
+	if m.Buffer != nil && m.Buffer.Ratio == rule.ID && rr.Pass != nil {
+		buf = c.applyBuffer(m, rule, cmp, &rr)
+	}
+	return rr, buf
 }
 
 // carries reports whether a ratio is computed on the carried fiscal year: it needs interest income,
