@@ -115,32 +115,42 @@ func validPaid(plan string) bool {
 	return false
 }
 
-func (b *Billing) apply(ctx context.Context, ev BillingEvent) (string, error) {
-	var userID string
+// userOf finds the account an event is about: the key's user for a checkout, the customer's for a
+// subscription change. ignored is set (and userID empty) when the event is not for this service.
+func (b *Billing) userOf(ctx context.Context, ev BillingEvent) (userID, ignored string, err error) {
 	switch ev.Type {
 	case EventCheckoutCompleted:
 		if ev.KeyPrefix == "" || !validPaid(ev.Plan) {
-			return "", Errorf(EINVALID, "The checkout carries no key prefix (client_reference_id) or no paid plan (metadata.plan).")
+			return "", "", Errorf(EINVALID, "The checkout carries no key prefix (client_reference_id) or no paid plan (metadata.plan).")
 		}
 		k, err := b.Keys.Store.KeyByPrefix(ctx, ev.KeyPrefix)
 		if ErrorCode(err) == ENOTFOUND {
-			return "", Errorf(EINVALID, "The checkout's key %s is unknown.", ev.KeyPrefix)
+			return "", "", Errorf(EINVALID, "The checkout's key %s is unknown.", ev.KeyPrefix)
 		}
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		userID = k.UserID
+		return k.UserID, "", nil
 	case EventSubscriptionUpdated, EventSubscriptionDeleted:
 		id, ok, err := b.Store.UserOfCustomer(ctx, ev.Customer)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		if !ok {
-			return "ignored: no account for this customer", nil
+			return "", "ignored: no account for this customer", nil
 		}
-		userID = id
+		return id, "", nil
 	default:
-		return "ignored: event type not handled", nil
+		return "", "ignored: event type not handled", nil
+	}
+}
+
+// apply records a payment event on the account's subscription and changes its plan: a paid plan on
+// checkout or an active subscription, the free plan (now or at the period's end) when it ends.
+func (b *Billing) apply(ctx context.Context, ev BillingEvent) (string, error) {
+	userID, ignored, err := b.userOf(ctx, ev)
+	if err != nil || ignored != "" {
+		return ignored, err
 	}
 	sub, _, err := b.Store.Subscription(ctx, userID)
 	if err != nil {

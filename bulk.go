@@ -23,7 +23,7 @@ type RunQueue interface {
 // runs through it, and the workers execute them through it.
 type Bulk struct {
 	Runs        RunStore
-	Ref         RefStore
+	Ref         RefReader
 	Screener    *Screener
 	Queue       RunQueue
 	Concurrency int           // symbols screened at once within a run; 0: 4
@@ -292,75 +292,11 @@ func (b *Bulk) execute(ctx context.Context, r Run) error {
 	if _, err := b.Runs.SetStatus(ctx, id, RunRunning, []string{RunQueued, RunRunning}, b.now(), ""); err != nil {
 		return err
 	}
-	syms, err := b.Runs.RunSymbols(ctx, id)
+	todo, done, err := b.pending(ctx, id)
 	if err != nil {
 		return err
 	}
-	done, err := b.Runs.DoneSymbols(ctx, id)
-	if err != nil {
-		return err
-	}
-	previous := map[string]string{}
-	if r.PreviousRunID != "" {
-		if items, err := b.Runs.Items(ctx, r.PreviousRunID); err == nil {
-			for _, it := range items {
-				previous[it.Symbol] = it.Status
-			}
-		}
-	}
-	var todo []string
-	for _, s := range syms {
-		if !done[s] {
-			todo = append(todo, s)
-		}
-	}
-	var mu sync.Mutex
-	processed, errs := len(done), 0
-	stopped := false
-	workers := b.Concurrency
-	if workers <= 0 {
-		workers = 4
-	}
-	ch := make(chan string)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for sym := range ch {
-				it := b.screenOne(ctx, r, sym, previous)
-				if _, err := b.Runs.PutItem(ctx, id, it); err != nil {
-					continue
-				}
-				mu.Lock()
-				processed++
-				if it.HasError {
-					errs++
-				}
-				p, e := processed, errs
-				mu.Unlock()
-				_ = b.Runs.SetProgress(ctx, id, sym, p, e, b.now())
-				if b.Pause > 0 {
-					select {
-					case <-ctx.Done():
-					case <-time.After(b.Pause):
-					}
-				}
-			}
-		}()
-	}
-	for i, sym := range todo {
-		if i%workers == 0 { // between symbols: has the run been cancelled or deleted?
-			cur, ok, err := b.Runs.Run(ctx, id)
-			if err != nil || !ok || cur.Status != RunRunning || ctx.Err() != nil {
-				stopped = true
-				break
-			}
-		}
-		ch <- sym
-	}
-	close(ch)
-	wg.Wait()
+	stopped := b.screenAll(ctx, r, todo, done, b.previousStatuses(ctx, r))
 	// Progress writes from the workers may land out of order: write the final figures once.
 	if items, err := b.Runs.Items(ctx, id); err == nil {
 		n := 0
@@ -380,6 +316,92 @@ func (b *Bulk) execute(ctx context.Context, r Run) error {
 		}
 	}
 	return b.Runs.ReleaseIndex(ctx, r.IndexName, id)
+}
+
+// pending lists a run's symbols not yet screened (a resumed run carries on where it stopped) and
+// counts those done.
+func (b *Bulk) pending(ctx context.Context, id string) (todo []string, done int, err error) {
+	syms, err := b.Runs.RunSymbols(ctx, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	doneSet, err := b.Runs.DoneSymbols(ctx, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, s := range syms {
+		if !doneSet[s] {
+			todo = append(todo, s)
+		}
+	}
+	return todo, len(doneSet), nil
+}
+
+// previousStatuses are the statuses of the previous run of the index, by symbol (empty when there is
+// none or it cannot be read), for each item's status change.
+func (b *Bulk) previousStatuses(ctx context.Context, r Run) map[string]string {
+	previous := map[string]string{}
+	if r.PreviousRunID != "" {
+		if items, err := b.Runs.Items(ctx, r.PreviousRunID); err == nil {
+			for _, it := range items {
+				previous[it.Symbol] = it.Status
+			}
+		}
+	}
+	return previous
+}
+
+// screenAll screens the symbols with Concurrency workers, storing each item and the progress; between
+// symbols it checks the run is still running, and reports whether it stopped early (cancelled, deleted
+// or shut down).
+func (b *Bulk) screenAll(ctx context.Context, r Run, todo []string, done int, previous map[string]string) (stopped bool) {
+	var mu sync.Mutex
+	processed, errs := done, 0
+	workers := b.Concurrency
+	if workers <= 0 {
+		workers = 4
+	}
+	ch := make(chan string)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sym := range ch {
+				it := b.screenOne(ctx, r, sym, previous)
+				if _, err := b.Runs.PutItem(ctx, r.ID, it); err != nil {
+					continue
+				}
+				mu.Lock()
+				processed++
+				if it.HasError {
+					errs++
+				}
+				p, e := processed, errs
+				mu.Unlock()
+				_ = b.Runs.SetProgress(ctx, r.ID, sym, p, e, b.now())
+				if b.Pause > 0 {
+					select {
+					case <-ctx.Done():
+					case <-time.After(b.Pause):
+					}
+				}
+			}
+		}()
+	}
+	for i, sym := range todo {
+		if i%workers == 0 { // between symbols: has the run been cancelled or deleted?
+			cur, ok, err := b.Runs.Run(ctx, r.ID)
+			if err != nil || !ok || cur.Status != RunRunning || ctx.Err() != nil {
+				stopped = true
+				break
+			}
+		}
+		ch <- sym
+	}
+	close(ch)
+	wg.Wait()
+	return stopped
 }
 
 func (b *Bulk) screenOne(ctx context.Context, r Run, sym string, previous map[string]string) RunItem {

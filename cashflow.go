@@ -80,38 +80,7 @@ const (
 // flow when at least two of those years have it, else operating cash flow. A change within ±5% of
 // |earliest| is stable, above is improving, below declining; fewer than two values is insufficient_data.
 func CashflowOf(facts []XBRLFact, cik string) CashflowInsight {
-	best := map[string]map[string]XBRLFact{} // concept -> period end -> latest filed fact
-	for _, f := range facts {
-		if !isCashflowConcept(f.Concept) || f.Unit != "USD" || (f.Form != "10-K" && f.Form != "10-K/A") || f.Start == "" {
-			continue
-		}
-		start, err1 := time.Parse(time.DateOnly, f.Start)
-		end, err2 := time.Parse(time.DateOnly, f.End)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		if d := int(end.Sub(start).Hours() / 24); d < cashflowMinDays || d > cashflowMaxDays {
-			continue
-		}
-		m := best[f.Concept]
-		if m == nil {
-			m = map[string]XBRLFact{}
-			best[f.Concept] = m
-		}
-		// Latest filing wins; the accession breaks a tie of two filings on the same day.
-		if cur, ok := m[f.End]; !ok || f.Filed > cur.Filed || f.Filed == cur.Filed && f.Accession > cur.Accession {
-			m[f.End] = f
-		}
-	}
-	pick := func(concepts []string, end string) (XBRLFact, bool) {
-		for _, c := range concepts {
-			if f, ok := best[c][end]; ok {
-				return f, true
-			}
-		}
-		return XBRLFact{}, false
-	}
-
+	best := annualCashflowFacts(facts)
 	ends := map[string]bool{}
 	for _, m := range best {
 		for end := range m {
@@ -120,32 +89,11 @@ func CashflowOf(facts []XBRLFact, cik string) CashflowInsight {
 	}
 	byYear := map[int]CashflowYear{}
 	for end := range ends {
-		y := CashflowYear{FiscalYear: fiscalYearOfEnd(end), PeriodEnd: end, Sources: map[string]CashflowSource{}}
-		if prev, ok := byYear[y.FiscalYear]; ok && prev.PeriodEnd > end {
+		fy := fiscalYearOfEnd(end)
+		if prev, ok := byYear[fy]; ok && prev.PeriodEnd > end {
 			continue // a change of fiscal year end: the later period stands for the year
 		}
-		ocf, hasOCF := pick(ocfConcepts, end)
-		capex, hasCapex := pick(capexConcepts, end)
-		if hasOCF {
-			v := ocf.Value
-			y.OperatingCashFlow = &v
-			y.PeriodStart = ocf.Start
-			y.Sources[cashflowSourceOCF] = cashflowSource(ocf, cik)
-		}
-		if hasCapex {
-			v := capex.Value
-			y.CapitalExpenditure = &v
-			if y.PeriodStart == "" {
-				y.PeriodStart = capex.Start
-			}
-			y.Sources[cashflowSourceCapex] = cashflowSource(capex, cik)
-		}
-		if hasOCF && hasCapex {
-			// Capex is tagged as a positive payment, so free cash flow is the difference.
-			fcf := NewNumber(ocf.Value.Sub(capex.Value.Decimal))
-			y.FreeCashFlow = &fcf
-		}
-		byYear[y.FiscalYear] = y
+		byYear[fy] = cashflowYear(best, end, cik)
 	}
 
 	if len(byYear) == 0 {
@@ -169,6 +117,71 @@ func CashflowOf(facts []XBRLFact, cik string) CashflowInsight {
 	sort.Slice(years, func(i, j int) bool { return years[i].FiscalYear < years[j].FiscalYear })
 	trend, summary := cashflowTrend(years, latest)
 	return CashflowInsight{Years: years, Trend: trend, Summary: summary, Available: true}
+}
+
+// annualCashflowFacts keeps the USD cash-flow facts of 10-K filings spanning about a year, the latest
+// filed per concept and period end.
+func annualCashflowFacts(facts []XBRLFact) map[string]map[string]XBRLFact {
+	best := map[string]map[string]XBRLFact{} // concept -> period end -> latest filed fact
+	for _, f := range facts {
+		if !isCashflowConcept(f.Concept) || f.Unit != "USD" || (f.Form != "10-K" && f.Form != "10-K/A") || f.Start == "" {
+			continue
+		}
+		start, err1 := time.Parse(time.DateOnly, f.Start)
+		end, err2 := time.Parse(time.DateOnly, f.End)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if d := int(end.Sub(start).Hours() / 24); d < cashflowMinDays || d > cashflowMaxDays {
+			continue
+		}
+		m := best[f.Concept]
+		if m == nil {
+			m = map[string]XBRLFact{}
+			best[f.Concept] = m
+		}
+		// Latest filing wins; the accession breaks a tie of two filings on the same day.
+		if cur, ok := m[f.End]; !ok || f.Filed > cur.Filed || f.Filed == cur.Filed && f.Accession > cur.Accession {
+			m[f.End] = f
+		}
+	}
+	return best
+}
+
+// cashflowYear is one fiscal year's operating cash flow, capital expenditure and free cash flow, each
+// from the first concept of its list that is reported for the period end.
+func cashflowYear(best map[string]map[string]XBRLFact, end, cik string) CashflowYear {
+	pick := func(concepts []string) (XBRLFact, bool) {
+		for _, c := range concepts {
+			if f, ok := best[c][end]; ok {
+				return f, true
+			}
+		}
+		return XBRLFact{}, false
+	}
+	y := CashflowYear{FiscalYear: fiscalYearOfEnd(end), PeriodEnd: end, Sources: map[string]CashflowSource{}}
+	ocf, hasOCF := pick(ocfConcepts)
+	capex, hasCapex := pick(capexConcepts)
+	if hasOCF {
+		v := ocf.Value
+		y.OperatingCashFlow = &v
+		y.PeriodStart = ocf.Start
+		y.Sources[cashflowSourceOCF] = cashflowSource(ocf, cik)
+	}
+	if hasCapex {
+		v := capex.Value
+		y.CapitalExpenditure = &v
+		if y.PeriodStart == "" {
+			y.PeriodStart = capex.Start
+		}
+		y.Sources[cashflowSourceCapex] = cashflowSource(capex, cik)
+	}
+	if hasOCF && hasCapex {
+		// Capex is tagged as a positive payment, so free cash flow is the difference.
+		fcf := NewNumber(ocf.Value.Sub(capex.Value.Decimal))
+		y.FreeCashFlow = &fcf
+	}
+	return y
 }
 
 func isCashflowConcept(c string) bool {

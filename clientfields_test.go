@@ -10,7 +10,7 @@ import (
 )
 
 // TestMethodologyKeys: by_methodology keys are the display names without punctuation, upper-cased:
-// exactly AAOIFI, DJIM, FTSE, MSCI and SP for the spec's five, and distinct within every ruleset.
+// exactly AAOIFI, DJIM, FTSE, MSCI and SP for the default ruleset's five, and distinct within every ruleset.
 func TestMethodologyKeys(t *testing.T) {
 	for name, rs := range allRulesets(t) {
 		seen := map[string]bool{}

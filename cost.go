@@ -49,7 +49,7 @@ func (t TokenCosts) Lookup(method, path string) (TokenCost, bool) {
 	return TokenCost{}, false
 }
 
-// Cost classes (interface-spec.md, Limits; decisions.md section 3).
+// Cost classes: what a route costs in tokens (DefaultTokenCosts).
 const (
 	CostFree        = "free"
 	CostLightweight = "lightweight"
@@ -71,7 +71,7 @@ func perSymbol(m, p string) TokenCost {
 }
 func heavy(m, p string) TokenCost { return TokenCost{Method: m, Path: p, Tokens: 50, Class: CostHeavy} }
 
-// DefaultTokenCosts is the token-cost table of decisions.md section 3 for every route of the spec:
+// DefaultTokenCosts is the token-cost table for every route of the API:
 // 0 for health, education, disclaimers, keys, billing and auth/me; 1 for lightweight reads (search,
 // suggest, news, watchlists, listings); 2 for standard reads (quotes, OHLC, cached results, records);
 // 5 for a cached screen and 10 for a fresh one; 2 per symbol for batches, capped at 50; 50 for a bulk

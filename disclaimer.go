@@ -1,6 +1,6 @@
 package shariah
 
-// Disclaimer is one entry of the disclaimer registry (interface-spec.md, Disclaimer).
+// Disclaimer is one entry of the disclaimer registry (GET /api/disclaimers).
 type Disclaimer struct {
 	ID       string `json:"id"` // screening, market_data, purification, zakat, etf_lookthrough, educational
 	Version  string `json:"version"`

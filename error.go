@@ -6,7 +6,7 @@ import (
 )
 
 // Error codes. Each maps to one HTTP status and one wire code in the edge's error table; the MCP server
-// maps the same codes to tool errors. The wire codes are the spec's (HTTP_400, HTTP_404, ...).
+// maps the same codes to tool errors. The wire codes are those of the API contract (edge/openapi.yaml: HTTP_400, HTTP_404, ...).
 const (
 	EINVALID     = "HTTP_400"            // malformed request (unparseable body or parameters)
 	EVALIDATION  = "VALIDATION_ERROR"    // well-formed request whose fields are invalid (422)

@@ -1,6 +1,6 @@
 package shariah
 
-// KnownIndex is one of the indices offered for bulk screening (decisions.md section 5): its canonical
+// KnownIndex is one of the indices offered for bulk screening: its canonical
 // name, description, country, Yahoo symbol and usual constituent count.
 type KnownIndex struct {
 	Name        string
@@ -43,4 +43,13 @@ func LookupIndex(name string) (KnownIndex, bool) {
 		}
 	}
 	return KnownIndex{}, false
+}
+
+// IndexInfo describes a stock index of the bulk-screening listing.
+type IndexInfo struct {
+	Name        string   `json:"index_name"` // upper case without spaces: SP500, DJIA, NASDAQ100, ...
+	Description string   `json:"description"`
+	Country     string   `json:"country"`
+	Symbols     []string `json:"-"` // constituents (canonical symbols)
+	Source      string   `json:"source"`
 }

@@ -1,13 +1,10 @@
 package shariah
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/shopspring/decimal"
 )
 
 // Price is an amount in a currency's units with six decimal places, held as an integer: candles are
@@ -177,106 +174,3 @@ func WeeklyFromDaily(daily []Bar) []Bar {
 }
 
 func sameMonth(a, b time.Time) bool { return a.Year() == b.Year() && a.Month() == b.Month() }
-
-// Quote is the latest price of a symbol and its key metrics, derived from its latest candles.
-type Quote struct {
-	Symbol        string  `json:"symbol"`
-	Name          string  `json:"name"`
-	Currency      string  `json:"currency"`
-	Price         Price   `json:"price"`
-	PreviousClose *Price  `json:"previous_close"`
-	Change        *Price  `json:"change"`
-	ChangePercent *Number `json:"change_percent"` // percent, 2 places (older stored quotes hold a numeric string)
-	Open          Price   `json:"open"`
-	DayHigh       Price   `json:"day_high"`
-	DayLow        Price   `json:"day_low"`
-	Volume        int64   `json:"volume"`
-	// AvgVolume is the mean volume of the 20 sessions before the last (0 when unknown).
-	AvgVolume int64   `json:"avg_volume"`
-	High52W   Price   `json:"high_52w"`
-	Low52W    Price   `json:"low_52w"`
-	MarketCap *Number `json:"market_cap"` // price x shares outstanding; null when shares are unknown
-	// MarketCapSource is the provenance of the shares outstanding behind MarketCap (filing, illustrative).
-	MarketCapSource string `json:"market_cap_source,omitempty"`
-	SharesOut       *int64 `json:"shares_outstanding"`
-	AsOf            string `json:"as_of"`  // date of the last candle (YYYY-MM-DD)
-	Source          string `json:"source"` // history, live or illustrative
-	Delayed         bool   `json:"delayed"`
-	Description     string `json:"note,omitempty"`
-	// Disclaimers is the market_data disclaimer, set where a quote is served on its own.
-	Disclaimers []Disclaimer `json:"disclaimers,omitempty"`
-}
-
-// MarshalJSON writes the quote with changePercent and marketCap beside change_percent and market_cap:
-// the names the ecosystem's JavaScript clients read.
-func (q Quote) MarshalJSON() ([]byte, error) {
-	type plain Quote
-	return json.Marshal(struct {
-		plain
-		ChangePercentCamel *Number `json:"changePercent"`
-		MarketCapCamel     *Number `json:"marketCap"`
-	}{plain(q), q.ChangePercent, q.MarketCap})
-}
-
-// SignedPercent writes a percent change with its sign and two decimals: "+1.23%", "-0.50%", "0.00%".
-func SignedPercent(pct decimal.Decimal) string {
-	s := pct.StringFixed(2) + "%"
-	if pct.Round(2).IsPositive() {
-		s = "+" + s
-	}
-	return s
-}
-
-// QuoteFromBars builds a quote from daily bars (oldest first). It needs at least one bar.
-func QuoteFromBars(symbol string, bars []Bar, source string) (Quote, bool) {
-	if len(bars) == 0 {
-		return Quote{}, false
-	}
-	last := bars[len(bars)-1]
-	q := Quote{Symbol: symbol, Price: last.Close, Open: last.Open, DayHigh: last.High, DayLow: last.Low,
-		Volume: last.Volume, AsOf: last.Date.Format("2006-01-02"), Source: source, Delayed: true}
-	if len(bars) > 1 {
-		prev := bars[len(bars)-2].Close
-		ch := last.Close - prev
-		q.PreviousClose, q.Change = &prev, &ch
-		if prev != 0 {
-			pct := NewNumber(decimal.RequireFromString(RatioPercent(int64(ch), int64(prev))))
-			q.ChangePercent = &pct
-		}
-		// average volume of up to 20 sessions before the last
-		var sum, n int64
-		for i := len(bars) - 2; i >= 0 && n < 20; i-- {
-			sum += bars[i].Volume
-			n++
-		}
-		if n > 0 {
-			q.AvgVolume = sum / n
-		}
-	}
-	cut := last.Date.AddDate(-1, 0, 0)
-	q.High52W, q.Low52W = last.High, last.Low
-	for i := len(bars) - 1; i >= 0 && bars[i].Date.After(cut); i-- {
-		q.High52W = max(q.High52W, bars[i].High)
-		q.Low52W = min(q.Low52W, bars[i].Low)
-	}
-	return q, true
-}
-
-// RatioPercent formats num/den as a percentage with two decimals, rounded half away from zero, in
-// integer arithmetic.
-func RatioPercent(num, den int64) string {
-	if den < 0 {
-		num, den = -num, -den
-	}
-	// hundredths of a percent: num*10000/den, rounded
-	neg := num < 0
-	if neg {
-		num = -num
-	}
-	v := (num*10000*2 + den) / (2 * den)
-	s := fmt.Sprintf("%d.%02d", v/100, v%100)
-	if neg && v != 0 {
-		s = "-" + s
-	}
-	return s
-}

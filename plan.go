@@ -8,7 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Plan ids. Free, starter, pro and enterprise are the spec's plans; internal is for the operator's own
+// Plan ids. Free, starter, pro and enterprise are the plans sold; internal is for the operator's own
 // services (unlimited, never sold, issued only from the command line).
 const (
 	PlanFree       = "free"
@@ -56,7 +56,7 @@ func (p Plan) OverageCost(n int64) decimal.Decimal {
 // Plans is the set of plans in force, in display order.
 type Plans []Plan
 
-// DefaultPlans are the plans of decisions.md section 3; config can change allowances and prices.
+// DefaultPlans are the plans with their default allowances and prices; config can change them.
 func DefaultPlans() Plans {
 	return Plans{
 		{ID: PlanFree, Name: "Free", TokensPerMonth: 50, PriceUSDMonth: decimal.Zero, HardBlock: true, Public: true,

@@ -3,8 +3,6 @@ package shariah
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -171,73 +169,4 @@ func SummarizePortfolio(items []PortfolioItem) PortfolioSummary {
 		NotScreenable: counts["NOT_SCREENABLE"], ComplianceRatePct: rate, Pending: pending, AvgPurificationRate: avg,
 		AvgPurificationRateCount: rated, DataSources: sources, CompanyDataSources: companies.Counts(),
 		Note: "non_compliant counts every is_compliant false (questionable included), pending every is_compliant null; compliance_rate_pct counts compliant among symbols with a verdict (compliant, non-compliant, questionable); avg_purification_rate is in percent over the symbols with a rate."}
-}
-
-// ReportSection is a titled paragraph of a screening report.
-type ReportSection struct {
-	Title string `json:"title"`
-	Body  string `json:"body"`
-}
-
-// MethodologyNames lists a result's methodologies in a stable order.
-func MethodologyNames(r Result) []string {
-	out := make([]string, 0, len(r.ByMethodology))
-	for name := range r.ByMethodology {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// ReportSections renders a result as titled paragraphs (REST reports and the MCP report tool).
-func ReportSections(r Result) []ReportSection {
-	var biz []string
-	for _, a := range r.BusinessActivities {
-		kind := "doubtful"
-		if a.Primary {
-			kind = "prohibited"
-		}
-		biz = append(biz, fmt.Sprintf("%s (%s, from %s)", strings.ReplaceAll(a.Category, "_", " "), kind, a.Reason))
-	}
-	bizText := "Nothing prohibited or doubtful was found in the company's classification."
-	if len(biz) > 0 {
-		bizText = "Activities found: " + strings.Join(biz, "; ") + "."
-	}
-	var ratios []string
-	for _, m := range MethodologyNames(r) {
-		mr := r.ByMethodology[m]
-		for _, rr := range mr.Ratios {
-			val := "unknown (missing " + strings.Join(rr.Missing, ", ") + ")"
-			if rr.ValuePct != nil {
-				val = *rr.ValuePct + "%"
-			}
-			verdict := "unknown"
-			if rr.Pass != nil {
-				verdict = map[bool]string{true: "passes", false: "fails"}[*rr.Pass]
-			}
-			name := mr.Methodology // the display name (S&P), not the by_methodology key (SP)
-			if name == "" {
-				name = m
-			}
-			ratios = append(ratios, fmt.Sprintf("%s %s: %s against %s%% (%s)", name, rr.Label, val, rr.ThresholdPct, verdict))
-		}
-	}
-	pur := "Unknown: the impure-revenue ratio could not be computed."
-	if r.PurificationRatePct != nil {
-		pur = fmt.Sprintf("Purify %s%% of dividends (%s).", r.PurificationRatePct.String(), r.PurificationMethod)
-	}
-	dq := fmt.Sprintf("Fundamentals as of %s (%s) from %s.", r.DataQuality.AsOf, r.DataQuality.Period, strings.Join(r.DataQuality.Sources, ", "))
-	if len(r.DataQuality.MissingFields) > 0 {
-		dq += " Missing: " + strings.Join(r.DataQuality.MissingFields, ", ") + "."
-	}
-	if r.DataQuality.Illustrative {
-		dq += " Illustrative figures are not from filings."
-	}
-	return []ReportSection{
-		{"Verdict", r.ComplianceExplanation},
-		{"Business activity", bizText},
-		{"Financial ratios", strings.Join(ratios, "; ") + "."},
-		{"Purification", pur},
-		{"Data quality", dq},
-	}
 }

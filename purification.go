@@ -9,7 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Dividend purification (interface-spec.md, "Zakat and purification rules" 5): the part of a dividend
+// Dividend purification: the part of a dividend
 // to donate. Method dividend: dividend income x the company's purification rate (impure share of
 // revenue) under a ruleset. Method aaoifi (holding based): shares x the company's impure income per
 // share of its latest fiscal year. Amounts are USD, rounded to cents only when shown; the total is the
@@ -141,7 +141,7 @@ func ImpureIncomePerShare(fs []Fundamentals) []PeriodImpurity {
 // Purifier is the purification calculator. Screener gives the purification rates of the dividend
 // method; Disclaimers may be nil.
 type Purifier struct {
-	Ref         RefStore
+	Ref         RefReader
 	Screener    *Screener
 	Disclaimers func(ids ...string) []Disclaimer
 }

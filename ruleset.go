@@ -10,7 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// DefaultRuleset is the ruleset of every screening unless a request names another: the spec's table.
+// DefaultRuleset is the ruleset of every screening unless a request names another (rules/screening/spec.json).
 const DefaultRuleset = "spec"
 
 // Denominators of the financial ratios.
@@ -22,7 +22,7 @@ const (
 	DenMcapLatest   = "market_cap_latest" // the latest month-end market cap
 )
 
-// Comparators: the spec's strict "less than", or "does not exceed" as some published standards word it.
+// Comparators: the default table's strict "less than", or "does not exceed" as some published standards word it.
 const (
 	CmpLT = "lt"
 	CmpLE = "le"
@@ -79,7 +79,7 @@ type Buffer struct {
 	Periods int             `json:"periods"`
 }
 
-// Business-activity categories (decisions.md section 1, methodology.md).
+// Business-activity categories a ruleset may exclude (ClassifyActivities).
 var BusinessCategories = []string{"conventional_finance", "alcohol", "tobacco", "pork", "gambling", "adult_entertainment",
 	"weapons", "defense", "cannabis", "hotels", "music", "cinema", "online_dating"}
 

@@ -9,7 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Per-methodology verdicts (decisions.md section 1).
+// Per-methodology verdicts.
 const (
 	Compliant        = "compliant"
 	NonCompliant     = "non_compliant"
@@ -24,162 +24,6 @@ type ScreenInputs struct {
 	Monthly      []Bar          // month-end closes, oldest first
 	PriceSource  string         // provenance of the closes (history, live, illustrative)
 	Now          time.Time      // screened_at
-}
-
-// RatioResult is one ratio of one methodology.
-type RatioResult struct {
-	ID            string   `json:"id"`
-	Label         string   `json:"label"`
-	Numerator     *Number  `json:"numerator"`   // null when an input is missing
-	Denominator   *Number  `json:"denominator"` // null when an input is missing
-	DenominatorOf string   `json:"denominator_basis"`
-	Value         *Number  `json:"value"`     // fraction, 8 decimals; null when unknown
-	ValuePct      *string  `json:"value_pct"` // percent, 4 decimals
-	ThresholdBP   Number   `json:"threshold_bp"`
-	ThresholdPct  string   `json:"threshold_pct"`
-	Comparator    string   `json:"comparator"` // lt (strict) or le
-	Pass          *bool    `json:"pass"`       // null when unknown
-	MarginPct     *string  `json:"margin_pct"` // threshold minus value, percentage points (negative: failing)
-	Missing       []string `json:"missing,omitempty"`
-	Note          string   `json:"note,omitempty"`
-}
-
-// BusinessScreen is a methodology's business-activity screen.
-type BusinessScreen struct {
-	Pass       *bool      `json:"pass"` // null when the company has no classification to screen
-	Prohibited []Activity `json:"prohibited"`
-	Doubtful   []Activity `json:"doubtful"`
-}
-
-// MethodologyResult is one entry of by_methodology.
-type MethodologyResult struct {
-	Methodology string         `json:"methodology"` // display name: AAOIFI, DJIM, FTSE, MSCI, S&P
-	ID          string         `json:"id"`
-	Verdict     string         `json:"verdict"`
-	IsCompliant *bool          `json:"is_compliant"` // true: compliant; false: non-compliant or questionable; null: insufficient data
-	Status      string         `json:"status"`       // the verdict again (client ecosystem name)
-	Disposition string         `json:"disposition"`  // the verdict again (client ecosystem name)
-	Verified    bool           `json:"verified"`     // always true (spec rule 3): the verdict was computed here
-	Ruleset     string         `json:"ruleset"`
-	Edition     string         `json:"edition"`
-	Business    BusinessScreen `json:"business_screen"`
-	Ratios      []RatioResult  `json:"ratios"`
-	Buffer      *BufferState   `json:"buffer,omitempty"`
-	Reason      string         `json:"reason"` // what decided the verdict
-	AsOf        string         `json:"as_of"`
-	Source      []string       `json:"sources"`
-}
-
-// BufferState reports DJIM's buffer evaluation over the periods on file.
-type BufferState struct {
-	Ratio            string `json:"ratio"`
-	UpperPct         string `json:"upper_pct"`
-	PeriodsEvaluated int    `json:"periods_evaluated"`
-	BreachesInBand   int    `json:"consecutive_breaches_in_band"`
-	PassingPeriods   int    `json:"consecutive_passing_periods"`
-	Held             bool   `json:"status_held_by_buffer"` // the raw ratio fails but the buffer keeps the status
-}
-
-// RevenueBreakdown splits the period's revenue.
-type RevenueBreakdown struct {
-	TotalRevenue       *Number `json:"total_revenue"`
-	InterestIncome     *Number `json:"interest_income"`
-	ImpureRevenue      *Number `json:"impure_revenue"` // from prohibited activities, interest excluded
-	PermissibleRevenue *Number `json:"permissible_revenue"`
-	ImpureRatio        *Number `json:"impure_ratio"` // (interest + impure) / total, fraction
-	Period             string  `json:"period"`
-	Currency           string  `json:"currency"`
-}
-
-// DataQuality says where the inputs came from and what is missing.
-type DataQuality struct {
-	Sources       []string `json:"sources"` // filing, live, illustrative (fundamentals and prices)
-	MissingFields []string `json:"missing_fields"`
-	AsOf          string   `json:"as_of"` // period end of the fundamentals used
-	Period        string   `json:"period"`
-	PricesAsOf    string   `json:"prices_as_of,omitempty"`
-	SourceRefs    []string `json:"source_refs"` // e.g. the accession numbers of the filings used
-	Illustrative  bool     `json:"illustrative"`
-	Assumptions   []string `json:"assumptions"`
-	Notes         []string `json:"notes"`
-	// CarriedForward lists the inputs taken from an earlier period than the one screened.
-	CarriedForward []CarriedInput `json:"carried_forward"`
-	// MethodologiesInsufficient lists the by_methodology keys of the methodologies without a verdict
-	// (insufficient_data), in key order; empty when every methodology has one.
-	MethodologiesInsufficient []string `json:"methodologies_insufficient"`
-	// ShareClasses are the classes of common stock whose shares the market cap sums (multi-class
-	// issuers); absent for a single class.
-	ShareClasses []ShareClass `json:"share_classes,omitempty"`
-}
-
-// CarriedInput is an input the screened period does not report, taken from the latest fiscal year of
-// the last two that did report it; the ratios using it are computed on that year's figures alone.
-type CarriedInput struct {
-	Field      string `json:"field"`       // interest_income
-	Period     string `json:"period"`      // FY
-	PeriodEnd  string `json:"period_end"`  // of the fiscal year used
-	FiscalYear int    `json:"fiscal_year"` // of the fiscal year used
-	SourceRef  string `json:"source_ref"`  // the filing that reported it (accession number)
-	Form       string `json:"form,omitempty"`
-	Filed      string `json:"filed,omitempty"`
-	Tag        string `json:"tag,omitempty"`
-	Against    string `json:"computed_against"` // the denominator it is set against
-	Reason     string `json:"reason"`           // why the screened period has none
-}
-
-// RulesetRef names the ruleset a result used.
-type RulesetRef struct {
-	Name         string `json:"name"`
-	Title        string `json:"title"`
-	Edition      string `json:"edition"`
-	ReviewStatus string `json:"review_status"`
-	Source       string `json:"source"`
-}
-
-// Result is a screening result (interface-spec.md, Screening result; decisions.md section 1).
-type Result struct {
-	Symbol               string                       `json:"symbol"`
-	Name                 string                       `json:"name"`
-	IsCompliant          *bool                        `json:"is_compliant"`
-	ComplianceStatus     string                       `json:"compliance_status"`
-	OverallStatus        string                       `json:"overall_status"`
-	ShariahStatus        string                       `json:"shariah_compliance_status"` // compliance_status in lower case
-	AbstainReason        string                       `json:"abstain_reason,omitempty"`  // why, when INSUFFICIENT_DATA
-	Methodology          string                       `json:"methodology,omitempty"`     // when the overall verdict is one methodology's
-	Methodologies        map[string]string            `json:"methodologies"`             // display name (S&P) to verdict
-	ByMethodology        map[string]MethodologyResult `json:"by_methodology"`            // keyed by MethodologyKey (SP)
-	BusinessScreenPass   *bool                        `json:"business_screen_pass"`
-	BusinessScreenReason *string                      `json:"business_screen_reason"`
-	FinancialScreenPass  *bool                        `json:"financial_screen_pass"`
-	Sector               *string                      `json:"sector"`
-	Industry             *string                      `json:"industry"`
-	MarketCap            *Number                      `json:"market_cap"` // latest month-end close x shares outstanding
-	MarketCapCurrency    *string                      `json:"market_cap_currency"`
-	// Informational ratios (fractions) on the latest market cap; verdicts use each methodology's own
-	// denominators (by_methodology.*.ratios).
-	DebtToMarketCap       *Number            `json:"debt_to_market_cap_ratio"`
-	CashToMarketCap       *Number            `json:"cash_to_market_cap_ratio"`
-	LiquidityToMarketCap  *Number            `json:"liquidity_to_market_cap_ratio"` // (cash + receivables) / market cap
-	ReceivablesToAssets   *Number            `json:"accounts_receivable_to_assets_ratio"`
-	InterestToRevenue     *Number            `json:"interest_income_to_revenue_ratio"` // of the revenue breakdown's period
-	AAOIFICompliant       *bool              `json:"aaoifi_compliant"`
-	DJIMCompliant         *bool              `json:"djim_compliant"`
-	FTSECompliant         *bool              `json:"ftse_compliant"`
-	MSCICompliant         *bool              `json:"msci_compliant"`
-	SPCompliant           *bool              `json:"sp_compliant"`
-	BusinessActivities    []Activity         `json:"business_activities"`
-	RevenueBreakdown      RevenueBreakdown   `json:"revenue_breakdown"`
-	FinancialRatios       map[string]*Number `json:"financial_ratios"`
-	PurificationRate      *Number            `json:"purification_rate"`          // percent: 3.37 means 3.37%
-	PurificationFraction  *Number            `json:"purification_rate_fraction"` // the same as a fraction in [0, 1]
-	PurificationRatePct   *Number            `json:"purification_rate_pct"`      // percent (= purification_rate)
-	PurificationMethod    string             `json:"purification_method"`
-	ComplianceExplanation string             `json:"compliance_explanation"`
-	Disclaimers           []Disclaimer       `json:"disclaimers"`
-	ScreenedAt            time.Time          `json:"screened_at"`
-	Ruleset               RulesetRef         `json:"ruleset"`
-	DataQuality           DataQuality        `json:"data_quality"`
-	RunID                 string             `json:"run_id,omitempty"` // the bulk run that wrote it
 }
 
 var (
@@ -579,59 +423,12 @@ func evalRatio(rule RatioRule, cmp string, n, d decimal.Decimal) RatioResult {
 
 func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts []Activity, known bool) MethodologyResult {
 	mr := MethodologyResult{Methodology: m.Name, ID: m.ID, Verified: true, Ruleset: rs.Name, Edition: rs.EditionDate,
-		Business: BusinessScreen{Prohibited: []Activity{}, Doubtful: []Activity{}}, Ratios: []RatioResult{}, AsOf: c.dq.AsOf}
-	listed := map[string]bool{}
-	for _, cat := range m.Business {
-		listed[cat] = true
-	}
-	for _, a := range acts {
-		if !listed[a.Category] {
-			continue
-		}
-		if a.Primary {
-			mr.Business.Prohibited = append(mr.Business.Prohibited, a)
-		} else {
-			mr.Business.Doubtful = append(mr.Business.Doubtful, a)
-		}
-	}
-	if known {
-		mr.Business.Pass = boolp(len(mr.Business.Prohibited) == 0)
-	}
+		Business: businessScreen(m, acts, known), Ratios: []RatioResult{}, AsOf: c.dq.AsOf}
 	var failed, unknown []string
 	for _, rule := range m.Ratios {
-		cmp := rs.Comparator
-		if rule.Comparator != "" {
-			cmp = rule.Comparator
-		}
-		carried := c.carries(rule)
-		screened := c.period
-		if carried {
-			c.period = c.carry // numerator and revenue of the fiscal year the interest income is from
-		}
-		n, nMiss, nOK := c.numerator(rule.Numerator, known && len(mr.Business.Prohibited) == 0, len(mr.Business.Doubtful) > 0)
-		d, dMiss, dOK := c.denominator(rule.Denominator)
-		c.period = screened
-		var rr RatioResult
-		if nOK && dOK {
-			rr = evalRatio(rule, cmp, n, d)
-		} else {
-			rr = RatioResult{ID: rule.ID, Label: labelOf(rule), DenominatorOf: rule.Denominator, ThresholdBP: NewNumber(rule.ThresholdBP),
-				ThresholdPct: rule.ThresholdBP.Div(d100).StringFixed(2), Comparator: cmp, Missing: append(nMiss, dMiss...)}
-			if nOK {
-				rr.Numerator = num(n)
-			}
-			if dOK {
-				rr.Denominator = num(d)
-			}
-			for _, f := range rr.Missing {
-				c.miss(f)
-			}
-		}
-		if carried {
-			rr.Note = fmt.Sprintf("on fiscal year %d (period ending %s): the screened period reports no interest income", c.carry.FiscalYear, c.carry.PeriodEnd)
-		}
-		if m.Buffer != nil && m.Buffer.Ratio == rule.ID && rr.Pass != nil {
-			mr.Buffer = c.applyBuffer(m, rule, cmp, &rr)
+		rr, buf := c.screenRatio(rs, m, rule, mr.Business, known)
+		if buf != nil {
+			mr.Buffer = buf
 		}
 		switch {
 		case rr.Pass == nil:
@@ -670,6 +467,71 @@ func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts [
 	return mr
 }
 
+// businessScreen sorts the activities a methodology excludes into prohibited (primary) and doubtful;
+// it passes when the activities are known and none is prohibited.
+func businessScreen(m MethodologyRule, acts []Activity, known bool) BusinessScreen {
+	bs := BusinessScreen{Prohibited: []Activity{}, Doubtful: []Activity{}}
+	listed := map[string]bool{}
+	for _, cat := range m.Business {
+		listed[cat] = true
+	}
+	for _, a := range acts {
+		if !listed[a.Category] {
+			continue
+		}
+		if a.Primary {
+			bs.Prohibited = append(bs.Prohibited, a)
+		} else {
+			bs.Doubtful = append(bs.Doubtful, a)
+		}
+	}
+	if known {
+		bs.Pass = boolp(len(bs.Prohibited) == 0)
+	}
+	return bs
+}
+
+// screenRatio evaluates one ratio of a methodology (on the carried fiscal year when it needs interest
+// income the screened period lacks), and the methodology's buffer when it applies to this ratio.
+func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRule, bs BusinessScreen, known bool) (RatioResult, *BufferState) {
+	cmp := rs.Comparator
+	if rule.Comparator != "" {
+		cmp = rule.Comparator
+	}
+	carried := c.carries(rule)
+	screened := c.period
+	if carried {
+		c.period = c.carry // numerator and revenue of the fiscal year the interest income is from
+	}
+	n, nMiss, nOK := c.numerator(rule.Numerator, known && len(bs.Prohibited) == 0, len(bs.Doubtful) > 0)
+	d, dMiss, dOK := c.denominator(rule.Denominator)
+	c.period = screened
+	var rr RatioResult
+	if nOK && dOK {
+		rr = evalRatio(rule, cmp, n, d)
+	} else {
+		rr = RatioResult{ID: rule.ID, Label: labelOf(rule), DenominatorOf: rule.Denominator, ThresholdBP: NewNumber(rule.ThresholdBP),
+			ThresholdPct: rule.ThresholdBP.Div(d100).StringFixed(2), Comparator: cmp, Missing: append(nMiss, dMiss...)}
+		if nOK {
+			rr.Numerator = num(n)
+		}
+		if dOK {
+			rr.Denominator = num(d)
+		}
+		for _, f := range rr.Missing {
+			c.miss(f)
+		}
+	}
+	if carried {
+		rr.Note = fmt.Sprintf("on fiscal year %d (period ending %s): the screened period reports no interest income", c.carry.FiscalYear, c.carry.PeriodEnd)
+	}
+	var buf *BufferState
+	if m.Buffer != nil && m.Buffer.Ratio == rule.ID && rr.Pass != nil {
+		buf = c.applyBuffer(m, rule, cmp, &rr)
+	}
+	return rr, buf
+}
+
 // carries reports whether a ratio is computed on the carried fiscal year: it needs interest income,
 // the screened period has none, and it is set against revenue (a year's interest against the same
 // year's revenue; against anything else the years would be mixed).
@@ -690,53 +552,21 @@ func (c *screenContext) carries(rule RatioRule) bool {
 func (c *screenContext) applyBuffer(m MethodologyRule, rule RatioRule, cmp string, cur *RatioResult) *BufferState {
 	b := m.Buffer
 	st := &BufferState{Ratio: rule.ID, UpperPct: b.UpperBP.Div(d100).StringFixed(2)}
-	type point struct{ pass, inBand bool }
-	var pts []point
+	var pts []bufferPoint
 	seen := map[string]bool{}
 	for i := range c.in.Fundamentals {
 		f := &c.in.Fundamentals[i]
 		if seen[f.PeriodEnd] {
 			continue
 		}
-		end, err := time.Parse("2006-01-02", f.PeriodEnd)
-		if err != nil {
-			continue
-		}
-		var sum decimal.Decimal
-		ok := true
-		for _, fld := range rule.Numerator {
-			v, has := f.Facts[fld]
-			if !has {
-				ok = false
-				break
-			}
-			sum = sum.Add(v.Value.Decimal)
-		}
-		shares := c.shares
-		if s, has := f.Facts[SharesOutstanding]; has {
-			shares = &s
-		}
-		n := map[string]int{DenMcapAvg24: 24, DenMcapAvg36: 36, DenMcapLatest: 1}[rule.Denominator]
-		var den decimal.Decimal
-		if n > 0 {
-			den, _, ok = func() (decimal.Decimal, string, bool) {
-				if !ok {
-					return decimal.Zero, "", false
-				}
-				return c.mcap(n, end, shares)
-			}()
-		} else if v, has := f.Facts[Field(rule.Denominator)]; has && ok {
-			den = v.Value.Decimal
-		} else {
-			ok = false
-		}
+		sum, den, ok := c.periodRatio(f, rule)
 		if !ok || !den.IsPositive() {
 			continue
 		}
 		seen[f.PeriodEnd] = true
 		r := evalRatio(rule, cmp, sum, den)
 		inBand := !*r.Pass && sum.Mul(d10000).LessThan(b.UpperBP.Mul(den))
-		pts = append(pts, point{pass: *r.Pass, inBand: inBand})
+		pts = append(pts, bufferPoint{pass: *r.Pass, inBand: inBand})
 	}
 	// The current evaluation is the last point (the latest period with the current prices).
 	rawPass := *cur.Pass
@@ -744,33 +574,8 @@ func (c *screenContext) applyBuffer(m MethodologyRule, rule RatioRule, cmp strin
 	if len(pts) > 0 {
 		pts = pts[:len(pts)-1]
 	}
-	pts = append(pts, point{pass: rawPass, inBand: inBand})
-	compliant := pts[0].pass
-	breaches, passes := 0, 0
-	for _, p := range pts[1:] {
-		if compliant {
-			switch {
-			case p.pass:
-				breaches = 0
-			case p.inBand:
-				breaches++
-				if breaches >= b.Periods {
-					compliant, breaches = false, 0
-				}
-			default:
-				compliant, breaches = false, 0
-			}
-		} else {
-			if p.pass {
-				passes++
-				if passes >= b.Periods {
-					compliant, passes = true, 0
-				}
-			} else {
-				passes = 0
-			}
-		}
-	}
+	pts = append(pts, bufferPoint{pass: rawPass, inBand: inBand})
+	compliant, breaches, passes := walkBuffer(pts, b.Periods)
 	st.PeriodsEvaluated, st.BreachesInBand, st.PassingPeriods = len(pts), breaches, passes
 	st.Held = compliant != rawPass
 	if st.Held {
@@ -782,6 +587,72 @@ func (c *screenContext) applyBuffer(m MethodologyRule, rule RatioRule, cmp strin
 		}
 	}
 	return st
+}
+
+// bufferPoint is one period of a buffer evaluation: whether the ratio passed, and if not whether it
+// stayed within the buffer band.
+type bufferPoint struct{ pass, inBand bool }
+
+// periodRatio is a ratio's numerator and denominator on one period on file (market-cap denominators
+// at that period's end); ok is false when an input is missing.
+func (c *screenContext) periodRatio(f *Fundamentals, rule RatioRule) (sum, den decimal.Decimal, ok bool) {
+	end, err := time.Parse("2006-01-02", f.PeriodEnd)
+	if err != nil {
+		return sum, den, false
+	}
+	for _, fld := range rule.Numerator {
+		v, has := f.Facts[fld]
+		if !has {
+			return sum, den, false
+		}
+		sum = sum.Add(v.Value.Decimal)
+	}
+	shares := c.shares
+	if s, has := f.Facts[SharesOutstanding]; has {
+		shares = &s
+	}
+	if n := map[string]int{DenMcapAvg24: 24, DenMcapAvg36: 36, DenMcapLatest: 1}[rule.Denominator]; n > 0 {
+		den, _, ok = c.mcap(n, end, shares)
+		return sum, den, ok
+	}
+	v, has := f.Facts[Field(rule.Denominator)]
+	if !has {
+		return sum, den, false
+	}
+	return sum, v.Value.Decimal, true
+}
+
+// walkBuffer walks the periods oldest first from the first one's status: a compliant company turns
+// non-compliant after `periods` consecutive in-band breaches (at once on an out-of-band one), a
+// non-compliant one compliant again after `periods` consecutive passes. It returns the status and the
+// current run of breaches or passes.
+func walkBuffer(pts []bufferPoint, periods int) (compliant bool, breaches, passes int) {
+	compliant = pts[0].pass
+	for _, p := range pts[1:] {
+		if compliant {
+			switch {
+			case p.pass:
+				breaches = 0
+			case p.inBand:
+				breaches++
+				if breaches >= periods {
+					compliant, breaches = false, 0
+				}
+			default:
+				compliant, breaches = false, 0
+			}
+		} else {
+			if p.pass {
+				passes++
+				if passes >= periods {
+					compliant, passes = true, 0
+				}
+			} else {
+				passes = 0
+			}
+		}
+	}
+	return compliant, breaches, passes
 }
 
 // revenue builds the revenue breakdown and the purification rate of the screened period.
@@ -819,7 +690,7 @@ func (c *screenContext) revenue() (RevenueBreakdown, *Number) {
 	return rb, num(rate.Round(6))
 }
 
-// overall applies decisions.md's overall rule: COMPLIANT when every methodology with data passes (and
+// overall applies the overall rule: COMPLIANT when every methodology with data passes (and
 // at least three, or all of a smaller ruleset, have data); NON_COMPLIANT when every one with data fails;
 // QUESTIONABLE when they disagree; INSUFFICIENT_DATA otherwise. A chosen methodology decides alone.
 func overall(rs *Ruleset, by map[string]MethodologyResult, methodology string) string {
@@ -852,118 +723,4 @@ func overall(rs *Ruleset, by map[string]MethodologyResult, methodology string) s
 	default:
 		return "QUESTIONABLE"
 	}
-}
-
-var ratioWords = map[string]string{"debt": "debt", "cash": "cash and interest-bearing securities", "receivables": "receivables",
-	"impure_revenue": "impure revenue", "receivables_and_cash": "receivables and cash"}
-
-func ratioNames(ids []string) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		if w, ok := ratioWords[id]; ok {
-			out[i] = w
-		} else {
-			out[i] = strings.ReplaceAll(id, "_", " ")
-		}
-	}
-	return out
-}
-
-func activityNames(as []Activity) string {
-	names := make([]string, len(as))
-	for i, a := range as {
-		names[i] = strings.ReplaceAll(a.Category, "_", " ")
-	}
-	return joinWords(names)
-}
-
-func missingOf(rs []RatioResult) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, r := range rs {
-		for _, m := range r.Missing {
-			w := strings.ReplaceAll(m, "_", " ")
-			if !seen[w] {
-				seen[w] = true
-				out = append(out, w)
-			}
-		}
-	}
-	return out
-}
-
-// joinWords writes "a", "a and b", "a, b and c".
-func joinWords(ws []string) string {
-	switch len(ws) {
-	case 0:
-		return ""
-	case 1:
-		return ws[0]
-	}
-	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
-}
-
-// explain builds compliance_explanation: one sentence naming which methodologies pass, which fail and
-// the ratio (or activity) that failed each, which are questionable and which lack data.
-func explain(rs *Ruleset, r Result, methodology string) string {
-	var pass, questionable []string
-	failBy := map[string][]string{}
-	var failOrder []string
-	missBy := map[string][]string{}
-	var missOrder []string
-	for _, m := range rs.Methodologies {
-		mr := r.ByMethodology[MethodologyKey(m.Name)]
-		switch mr.Verdict {
-		case Compliant:
-			pass = append(pass, m.Name)
-		case Questionable:
-			questionable = append(questionable, m.Name+" ("+mr.Reason+")")
-		case NonCompliant:
-			if _, ok := failBy[mr.Reason]; !ok {
-				failOrder = append(failOrder, mr.Reason)
-			}
-			failBy[mr.Reason] = append(failBy[mr.Reason], m.Name)
-		case InsufficientData:
-			if _, ok := missBy[mr.Reason]; !ok {
-				missOrder = append(missOrder, mr.Reason)
-			}
-			missBy[mr.Reason] = append(missBy[mr.Reason], m.Name)
-		}
-	}
-	var parts []string
-	if len(pass) > 0 {
-		parts = append(parts, "compliant under "+joinWords(pass))
-	}
-	for _, reason := range failOrder {
-		on := " on " + reason
-		if strings.HasPrefix(reason, "business activity") || strings.HasPrefix(reason, "missing data") {
-			on = " (" + reason + ")"
-		}
-		parts = append(parts, "fails "+joinWords(failBy[reason])+on)
-	}
-	if len(questionable) > 0 {
-		parts = append(parts, "questionable under "+joinWords(questionable))
-	}
-	for _, reason := range missOrder {
-		parts = append(parts, "no verdict under "+joinWords(missBy[reason])+" ("+reason+")")
-	}
-	s := strings.Join(parts, "; ")
-	if s == "" {
-		s = "no methodology could be evaluated"
-	}
-	lead := ""
-	if methodology != "" {
-		lead = "Overall " + strings.ToLower(strings.ReplaceAll(r.ComplianceStatus, "_", " ")) + " under " + r.Methodology + ": "
-	}
-	if r.DataQuality.Illustrative {
-		lead += "based on illustrative data (not from filings), "
-	}
-	return capitalize(lead+s) + "."
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

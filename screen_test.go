@@ -13,7 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/rulesets"
+	"github.com/shariah-screen/shariah/rules"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -22,7 +22,7 @@ var now = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 
 func allRulesets(t testing.TB) shariah.Rulesets {
 	t.Helper()
-	rs, err := rulesets.Load()
+	rs, err := rules.Rulesets()
 	if err != nil {
 		t.Fatal(err)
 	}

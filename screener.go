@@ -33,7 +33,7 @@ type ScreenOptions struct {
 // the reference data keeps the version it was computed from (and at most MaxAge); a miss is computed
 // once per symbol and ruleset even under concurrent requests. REST, jobs and MCP all screen through it.
 type Screener struct {
-	Ref         RefStore
+	Ref         RefReader
 	Results     ResultStore
 	Rulesets    Rulesets
 	Disclaimers func(ids ...string) []Disclaimer

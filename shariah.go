@@ -3,5 +3,5 @@
 // workers, the ingesters and the MCP server all call this package, so every rule has one implementation.
 package shariah
 
-// APIVersion is the interface version string of the contract (interface-spec.md, Versioning).
+// APIVersion is the version of the API contract (edge/openapi.yaml info.version).
 const APIVersion = "1.0.0"

@@ -11,9 +11,9 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Sukuk (interface-spec.md, "Sukuk"): instruments identified by ISIN, issuers by LEI, searchable by
+// Sukuk: instruments identified by ISIN, issuers by LEI, searchable by
 // issuer, country, structure, documentation basis, currency and maturity. Their AAOIFI disposition before
-// and after Standard 62 (draft) comes from the rules files in sukukrules/ (sukuk_rules.go).
+// and after Standard 62 (draft) comes from the rules files in rules/sukuk/ (sukuk_rules.go).
 
 // Sukuk structures.
 const (

@@ -9,7 +9,7 @@ import (
 	"testing/fstest"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/sukukrules"
+	"github.com/shariah-screen/shariah/rules"
 )
 
 func TestISINCheckDigits(t *testing.T) {
@@ -51,7 +51,7 @@ func TestLEICheckDigits(t *testing.T) {
 
 func sukukRules(t *testing.T) *shariah.SukukRules {
 	t.Helper()
-	r, err := sukukrules.Load()
+	r, err := rules.Sukuk()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestSukukDispositions(t *testing.T) {
 		missingPre        []string
 		missingPost       []string
 	}{
-		// methodology.md table, row by row
+		// the disposition table of rules/sukuk, row by row
 		{"asset-backed (true sale, legal title)", sk("asset-backed", "legal", "", "", "", ""), C, C, "ss17-asset-backed", "ss62-asset-backed", nil, nil},
 		{"ijarah asset-based, undertaking at par", sk("ijarah", "beneficial", "par", "", "", ""), C, Q, "ss17-ijarah", "ss62-ijarah-par-undertaking", nil, nil},
 		{"ijarah legal title, undertaking at par", sk("ijarah", "legal", "par", "n", "", ""), C, Q, "ss17-ijarah", "ss62-ijarah-par-undertaking", nil, nil},
@@ -162,9 +162,9 @@ func TestSukukDispositions(t *testing.T) {
 
 func TestSukukRulesValidation(t *testing.T) {
 	base := fstest.MapFS{}
-	names, _ := fs.Glob(sukukrules.FS, "*.json")
+	names, _ := fs.Glob(rules.SukukFS, "*.json")
 	for _, n := range names {
-		b, _ := fs.ReadFile(sukukrules.FS, n)
+		b, _ := fs.ReadFile(rules.SukukFS, n)
 		base[n] = &fstest.MapFile{Data: b}
 	}
 	if _, err := shariah.LoadSukukRules(base); err != nil {

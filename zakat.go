@@ -8,7 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Zakat estimate (interface-spec.md, "Zakat and purification rules"; decisions.md section 2).
+// Zakat estimate.
 //
 // Rate 2.5% of zakatable wealth when that wealth EXCEEDS the nisab. Nisab: 85 g of gold or 595 g of
 // silver at a price per gram (nisab_metal gold, the default, silver, or lower: the lower threshold).
@@ -54,9 +54,6 @@ var (
 // metalPerGramPlaces is the precision of a per-gram price derived from a per-ounce one. The rounded
 // figure is the one stated and the one used, so grams x price reproduces the threshold exactly.
 const metalPerGramPlaces = 6
-
-// fxPlaces is the precision of a currency conversion (a division, so it cannot be exact).
-const fxPlaces = 12
 
 var zakatSkipped = []string{
 	"silver-nisab alternative when gold is used (silver gives a much lower threshold; nisab_metal=silver or lower applies it)",
@@ -153,7 +150,7 @@ func (r *ZakatRequest) Validate() error {
 // Zakat is the zakat calculator. Ref is read only for what the request does not give (metal prices,
 // prices and fundamentals of holdings given as shares); Disclaimers may be nil.
 type Zakat struct {
-	Ref         RefStore
+	Ref         RefReader
 	Disclaimers func(ids ...string) []Disclaimer
 }
 
@@ -247,35 +244,6 @@ func (z *Zakat) metalPrice(ctx context.Context, metal string, given *Number, def
 	return def, "default (illustrative)", true, nil
 }
 
-// fxTable converts amounts to USD with the reference rates, read once per calculation.
-type fxTable struct {
-	ref   RefStore
-	rates map[string]FXRate
-}
-
-// toUSD converts an amount in currency to USD; ok is false when no rate is known.
-func (t *fxTable) toUSD(ctx context.Context, amount decimal.Decimal, currency string) (usd decimal.Decimal, rate *FXRate, ok bool, err error) {
-	currency = strings.ToUpper(strings.TrimSpace(currency))
-	if currency == "" || currency == "USD" {
-		return amount, nil, true, nil
-	}
-	if t.rates == nil {
-		rs, err := t.ref.FX(ctx)
-		if err != nil {
-			return decimal.Zero, nil, false, err
-		}
-		t.rates = map[string]FXRate{}
-		for _, r := range rs {
-			t.rates[strings.ToUpper(r.Currency)] = r
-		}
-	}
-	r, found := t.rates[currency]
-	if !found || !r.PerUSD.IsPositive() {
-		return decimal.Zero, nil, false, nil
-	}
-	return amount.DivRound(r.PerUSD.Decimal, fxPlaces), &r, true, nil
-}
-
 // zakatLine is a holding's unrounded figures.
 type zakatLine struct {
 	market, zakatable *decimal.Decimal
@@ -292,60 +260,14 @@ func (z *Zakat) Calculate(ctx context.Context, req ZakatRequest) (ZakatResult, e
 		Cash: req.Cash, Receivables: req.Receivables, Debts: req.Debts,
 		ZakatRate: NewNumber(ZakatRate), Excluded: []string{}, Skipped: append([]string(nil), zakatSkipped...), Disclaimers: []Disclaimer{}}
 
-	gold, goldSrc, goldIll, err := z.metalPrice(ctx, NisabGold, req.GoldPricePerGram, DefaultGoldPerGram)
+	threshold, err := z.nisab(ctx, req, &res)
 	if err != nil {
 		return ZakatResult{}, err
-	}
-	silver, silverSrc, silverIll, err := z.metalPrice(ctx, NisabSilver, req.SilverPricePerGram, DefaultSilverPerGram)
-	if err != nil {
-		return ZakatResult{}, err
-	}
-	res.GoldPricePerGram, res.GoldPriceSource = NewNumber(gold), goldSrc
-	res.SilverPricePerGram, res.SilverPriceSource = NewNumber(silver), silverSrc
-	goldNisab := ZakatNisab{Metal: NisabGold, Grams: NewNumber(NisabGoldGrams), PricePerGram: NewNumber(gold), PriceSource: goldSrc}
-	silverNisab := ZakatNisab{Metal: NisabSilver, Grams: NewNumber(NisabSilverGrams), PricePerGram: NewNumber(silver), PriceSource: silverSrc}
-	goldThreshold, silverThreshold := NisabGoldGrams.Mul(gold), NisabSilverGrams.Mul(silver)
-	threshold := goldThreshold
-	res.Nisab = goldNisab
-	res.Illustrative = goldIll
-	if req.NisabMetal == NisabSilver || (req.NisabMetal == NisabLower && silverThreshold.LessThan(goldThreshold)) {
-		threshold, res.Nisab, res.Illustrative = silverThreshold, silverNisab, silverIll
-	}
-	res.Nisab.Threshold = cents(threshold)
-	if req.NisabMetal == NisabLower {
-		// both thresholds were compared, so both prices matter
-		res.Illustrative = goldIll || silverIll
-	}
-	if req.NisabMetal != NisabGold {
-		res.Skipped = res.Skipped[1:] // the silver alternative is not skipped
 	}
 
-	fx := &fxTable{ref: z.Ref}
-	holdingsValue, holdingsZakatable := decimal.Zero, decimal.Zero
-	marketKnown := true
-	for _, h := range req.Holdings {
-		hr, line, err := z.holding(ctx, req.Method, h, fx)
-		if err != nil {
-			return ZakatResult{}, err
-		}
-		res.Holdings = append(res.Holdings, hr)
-		if hr.Status != HoldingOK {
-			res.Excluded = append(res.Excluded, hr.Symbol)
-			continue
-		}
-		res.Illustrative = res.Illustrative || hr.Illustrative
-		if line.market != nil {
-			holdingsValue = holdingsValue.Add(*line.market)
-		} else {
-			marketKnown = false
-		}
-		if line.zakatable != nil {
-			holdingsZakatable = holdingsZakatable.Add(*line.zakatable)
-		}
-	}
-	if marketKnown {
-		res.HoldingsValue = centsp(holdingsValue)
-		res.TotalPortfolioValue = centsp(holdingsValue.Add(req.Cash.Decimal).Add(req.Receivables.Decimal))
+	holdingsValue, holdingsZakatable, err := z.holdings(ctx, req, &res)
+	if err != nil {
+		return ZakatResult{}, err
 	}
 	base := holdingsValue
 	if req.Method == ZakatZakatableAssets {
@@ -376,6 +298,71 @@ func (z *Zakat) Calculate(ctx context.Context, req ZakatRequest) (ZakatResult, e
 		res.Disclaimers = z.Disclaimers("zakat")
 	}
 	return res, nil
+}
+
+// nisab prices gold and silver, fills the result's prices and nisab, and returns the threshold of the
+// chosen nisab (the lower of the two under NisabLower).
+func (z *Zakat) nisab(ctx context.Context, req ZakatRequest, res *ZakatResult) (decimal.Decimal, error) {
+	gold, goldSrc, goldIll, err := z.metalPrice(ctx, NisabGold, req.GoldPricePerGram, DefaultGoldPerGram)
+	if err != nil {
+		return decimal.Zero, err
+	}
+	silver, silverSrc, silverIll, err := z.metalPrice(ctx, NisabSilver, req.SilverPricePerGram, DefaultSilverPerGram)
+	if err != nil {
+		return decimal.Zero, err
+	}
+	res.GoldPricePerGram, res.GoldPriceSource = NewNumber(gold), goldSrc
+	res.SilverPricePerGram, res.SilverPriceSource = NewNumber(silver), silverSrc
+	goldNisab := ZakatNisab{Metal: NisabGold, Grams: NewNumber(NisabGoldGrams), PricePerGram: NewNumber(gold), PriceSource: goldSrc}
+	silverNisab := ZakatNisab{Metal: NisabSilver, Grams: NewNumber(NisabSilverGrams), PricePerGram: NewNumber(silver), PriceSource: silverSrc}
+	goldThreshold, silverThreshold := NisabGoldGrams.Mul(gold), NisabSilverGrams.Mul(silver)
+	threshold := goldThreshold
+	res.Nisab = goldNisab
+	res.Illustrative = goldIll
+	if req.NisabMetal == NisabSilver || (req.NisabMetal == NisabLower && silverThreshold.LessThan(goldThreshold)) {
+		threshold, res.Nisab, res.Illustrative = silverThreshold, silverNisab, silverIll
+	}
+	res.Nisab.Threshold = cents(threshold)
+	if req.NisabMetal == NisabLower {
+		// both thresholds were compared, so both prices matter
+		res.Illustrative = goldIll || silverIll
+	}
+	if req.NisabMetal != NisabGold {
+		res.Skipped = res.Skipped[1:] // the silver alternative is not skipped
+	}
+	return threshold, nil
+}
+
+// holdings values every holding into the result and returns the sums of their market and zakatable
+// values; the market value total is set only when every holding's is known.
+func (z *Zakat) holdings(ctx context.Context, req ZakatRequest, res *ZakatResult) (value, zakatable decimal.Decimal, err error) {
+	fx := &fxTable{ref: z.Ref}
+	marketKnown := true
+	for _, h := range req.Holdings {
+		hr, line, err := z.holding(ctx, req.Method, h, fx)
+		if err != nil {
+			return value, zakatable, err
+		}
+		res.Holdings = append(res.Holdings, hr)
+		if hr.Status != HoldingOK {
+			res.Excluded = append(res.Excluded, hr.Symbol)
+			continue
+		}
+		res.Illustrative = res.Illustrative || hr.Illustrative
+		if line.market != nil {
+			value = value.Add(*line.market)
+		} else {
+			marketKnown = false
+		}
+		if line.zakatable != nil {
+			zakatable = zakatable.Add(*line.zakatable)
+		}
+	}
+	if marketKnown {
+		res.HoldingsValue = centsp(value)
+		res.TotalPortfolioValue = centsp(value.Add(req.Cash.Decimal).Add(req.Receivables.Decimal))
+	}
+	return value, zakatable, nil
 }
 
 // holding values one holding. Store errors are returned; data gaps are statuses.
@@ -438,25 +425,31 @@ func (z *Zakat) holding(ctx context.Context, method string, h ZakatHolding, fx *
 		return hr, line, nil
 	}
 
-	// zakatable_assets: the company's zakatable assets per share, from its latest period with them
+	err = z.zakatablePart(ctx, a, shares, fx, &hr, &line)
+	return hr, line, err
+}
+
+// zakatablePart values a holding by the zakatable_assets method: the company's zakatable assets per
+// share, from its latest period with them, times the shares held, in USD. Data gaps are statuses.
+func (z *Zakat) zakatablePart(ctx context.Context, a Asset, shares decimal.Decimal, fx *fxTable, hr *ZakatHoldingResult, line *zakatLine) error {
 	fs, err := z.Ref.Fundamentals(ctx, a.Symbol)
 	if err != nil {
-		return hr, line, err
+		return err
 	}
 	assets, outstanding, basis, cur, ill, ok := zakatableAssets(fs)
 	if !ok {
 		hr.Status, hr.Message = HoldingNoFundamentals, basis
-		return hr, line, nil
+		return nil
 	}
 	cur = firstNonEmpty(cur, a.Currency, "USD")
 	// shares x assets / shares outstanding: multiply first so the one inexact division comes last
 	usd, rate, ok, err := fx.toUSD(ctx, shares.Mul(assets).DivRound(outstanding, fxPlaces), cur)
 	if err != nil {
-		return hr, line, err
+		return err
 	}
 	if !ok {
 		hr.Status, hr.Message = HoldingNoFX, fmt.Sprintf("No USD exchange rate for %s (the currency of %s's fundamentals): excluded from the totals.", cur, a.Symbol)
-		return hr, line, nil
+		return nil
 	}
 	if rate != nil {
 		hr.FXPerUSD, hr.FXSource = nump(rate.PerUSD.Decimal), strings.TrimSpace(rate.Source+" "+rate.AsOf)
@@ -468,7 +461,7 @@ func (z *Zakat) holding(ctx context.Context, method string, h ZakatHolding, fx *
 	if line.market == nil {
 		hr.Message = "No price on file: the market value is unknown (the zakatable value does not need it)."
 	}
-	return hr, line, nil
+	return nil
 }
 
 // zakatableAssets is cash_and_securities + receivables + inventory and shares_outstanding of the

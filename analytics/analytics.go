@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,8 +17,6 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
-
-	"github.com/shariah-screen/shariah/config"
 )
 
 //go:embed migrations/*.sql
@@ -31,9 +30,27 @@ type DB struct {
 	Name string
 }
 
+var dbName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+
+// DatabaseName checks a clickhouse:// URL and returns its database name (default "shariah").
+func DatabaseName(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "clickhouse" || u.Host == "" {
+		return "", fmt.Errorf("%q is not a clickhouse://host:port/database URL (native protocol)", raw)
+	}
+	db := strings.Trim(u.Path, "/")
+	if db == "" {
+		db = "shariah"
+	}
+	if !dbName.MatchString(db) {
+		return "", fmt.Errorf("database name %q is not a plain identifier", db)
+	}
+	return db, nil
+}
+
 // Open connects to the ClickHouse at a clickhouse://host:port/database URL (native protocol).
 func Open(raw string) (*DB, error) {
-	name, err := config.ClickHouseDatabase(raw)
+	name, err := DatabaseName(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/analytics"
 )
 
 // Config is every setting of every process; each subcommand reads the part it needs.
@@ -246,7 +246,7 @@ func (i Ingest) Feeds() ([]Feed, error) {
 	return out, nil
 }
 
-// PlanSettings override the default plans (decisions.md section 3).
+// PlanSettings override the default plans (shariah.DefaultPlans).
 type PlanSettings struct {
 	FreeTokens           int64  `env:"SHARIAH_PLAN_FREE_TOKENS" envDefault:"50"`
 	StarterTokens        int64  `env:"SHARIAH_PLAN_STARTER_TOKENS" envDefault:"2500"`
@@ -357,8 +357,6 @@ func applyRateLimits(ps shariah.Plans, spec string) error {
 	return errors.Join(errs...)
 }
 
-var dbName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-
 // Validate reports every problem at once.
 func (c Config) Validate() error {
 	var errs []error
@@ -468,20 +466,7 @@ func (c Config) Validate() error {
 }
 
 // ClickHouseDatabase checks a clickhouse:// URL and returns its database name (default "shariah").
-func ClickHouseDatabase(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "clickhouse" || u.Host == "" {
-		return "", fmt.Errorf("%q is not a clickhouse://host:port/database URL (native protocol)", raw)
-	}
-	db := strings.Trim(u.Path, "/")
-	if db == "" {
-		db = "shariah"
-	}
-	if !dbName.MatchString(db) {
-		return "", fmt.Errorf("database name %q is not a plain identifier", db)
-	}
-	return db, nil
-}
+func ClickHouseDatabase(raw string) (string, error) { return analytics.DatabaseName(raw) }
 
 // ParseLevel maps SHARIAH_LOG_LEVEL to a slog level.
 func ParseLevel(s string) (slog.Level, error) {

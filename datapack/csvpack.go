@@ -354,63 +354,13 @@ func readPrices(f *csvFile, p *Pack, source string) {
 		if err != nil {
 			return err
 		}
-		d, err := dateField(r, "date", true)
+		bar, err := barOfRow(r)
 		if err != nil {
 			return err
 		}
-		date, _ := time.Parse("2006-01-02", d)
-		c, _, err := priceField(r, "close", true)
+		interval, src, err := intervalAndSource(r, source)
 		if err != nil {
 			return err
-		}
-		o, hasO, err := priceField(r, "open", false)
-		if err != nil {
-			return err
-		}
-		h, hasH, err := priceField(r, "high", false)
-		if err != nil {
-			return err
-		}
-		l, hasL, err := priceField(r, "low", false)
-		if err != nil {
-			return err
-		}
-		if !hasO {
-			o = c
-		}
-		if !hasH {
-			h = max(o, c)
-		}
-		if !hasL {
-			l = min(o, c)
-		}
-		if l > min(o, c) || h < max(o, c) {
-			return fmt.Errorf("low %s / high %s do not bound open %s and close %s", l, h, o, c)
-		}
-		var vol int64
-		if raw := r.get("volume"); raw != "" {
-			v, err := strconv.ParseFloat(raw, 64)
-			if err != nil || v < 0 || v > 1e15 {
-				return fmt.Errorf("volume %q is not a non-negative count", raw)
-			}
-			vol = int64(v)
-		}
-		interval := "1d"
-		if iv := r.get("interval"); iv != "" {
-			if iv != "1d" && iv != "1mo" {
-				return fmt.Errorf("interval %q is not 1d or 1mo", iv)
-			}
-			interval = iv
-		}
-		src := shariah.SourceHistory
-		if source == shariah.SourceIllustrative {
-			src = shariah.SourceIllustrative
-		}
-		if s := strings.ToLower(r.get("source")); s != "" {
-			if s != shariah.SourceHistory && s != shariah.SourceIllustrative && s != shariah.SourceLive {
-				return fmt.Errorf("source %q is not history, live or illustrative", s)
-			}
-			src = s
 		}
 		k := key{sym, interval}
 		s, ok := series[k]
@@ -422,7 +372,7 @@ func readPrices(f *csvFile, p *Pack, source string) {
 		if s.Source != src {
 			s.Source = shariah.SourceIllustrative // a mixed series is only as good as its weakest rows
 		}
-		s.Bars = append(s.Bars, shariah.Bar{Date: date, Open: o, High: h, Low: l, Close: c, Volume: vol})
+		s.Bars = append(s.Bars, bar)
 		return nil
 	})
 	for _, k := range order {
@@ -430,6 +380,76 @@ func readPrices(f *csvFile, p *Pack, source string) {
 		s.Bars = SortDedupBars(s.Bars)
 		p.Series = append(p.Series, *s)
 	}
+}
+
+// barOfRow reads a prices row's candle: the close is required; a missing open is the close, a missing
+// high or low the bound of open and close; low and high must bound them.
+func barOfRow(r row) (shariah.Bar, error) {
+	d, err := dateField(r, "date", true)
+	if err != nil {
+		return shariah.Bar{}, err
+	}
+	date, _ := time.Parse("2006-01-02", d)
+	c, _, err := priceField(r, "close", true)
+	if err != nil {
+		return shariah.Bar{}, err
+	}
+	o, hasO, err := priceField(r, "open", false)
+	if err != nil {
+		return shariah.Bar{}, err
+	}
+	h, hasH, err := priceField(r, "high", false)
+	if err != nil {
+		return shariah.Bar{}, err
+	}
+	l, hasL, err := priceField(r, "low", false)
+	if err != nil {
+		return shariah.Bar{}, err
+	}
+	if !hasO {
+		o = c
+	}
+	if !hasH {
+		h = max(o, c)
+	}
+	if !hasL {
+		l = min(o, c)
+	}
+	if l > min(o, c) || h < max(o, c) {
+		return shariah.Bar{}, fmt.Errorf("low %s / high %s do not bound open %s and close %s", l, h, o, c)
+	}
+	var vol int64
+	if raw := r.get("volume"); raw != "" {
+		v, err := strconv.ParseFloat(raw, 64)
+		if err != nil || v < 0 || v > 1e15 {
+			return shariah.Bar{}, fmt.Errorf("volume %q is not a non-negative count", raw)
+		}
+		vol = int64(v)
+	}
+	return shariah.Bar{Date: date, Open: o, High: h, Low: l, Close: c, Volume: vol}, nil
+}
+
+// intervalAndSource reads a prices row's interval (1d unless given) and source (history, or
+// illustrative in an illustrative pack, unless given).
+func intervalAndSource(r row, source string) (interval, src string, err error) {
+	interval = "1d"
+	if iv := r.get("interval"); iv != "" {
+		if iv != "1d" && iv != "1mo" {
+			return "", "", fmt.Errorf("interval %q is not 1d or 1mo", iv)
+		}
+		interval = iv
+	}
+	src = shariah.SourceHistory
+	if source == shariah.SourceIllustrative {
+		src = shariah.SourceIllustrative
+	}
+	if s := strings.ToLower(r.get("source")); s != "" {
+		if s != shariah.SourceHistory && s != shariah.SourceIllustrative && s != shariah.SourceLive {
+			return "", "", fmt.Errorf("source %q is not history, live or illustrative", s)
+		}
+		src = s
+	}
+	return interval, src, nil
 }
 
 // SortDedupBars sorts bars by date; for a date given twice the later row wins.

@@ -47,11 +47,28 @@ type Report struct {
 func Load(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, now time.Time) (Report, error) {
 	start := time.Now()
 	rep := Report{Problems: p.Problems, Notes: p.Notes}
-	fail := func(what string, err error) (Report, error) { return rep, fmt.Errorf("%s: %w", what, err) }
+	touched, err := putMarket(ctx, st, p, &rep)
+	if err == nil {
+		err = putReference(ctx, st, p, &rep)
+	}
+	if err == nil {
+		err = putDerived(ctx, st, p, x, touched, now, &rep)
+	}
+	if err != nil {
+		return rep, err
+	}
+	if _, err := st.BumpVersion(ctx); err != nil {
+		return rep, fmt.Errorf("version: %w", err)
+	}
+	rep.Duration = time.Since(start)
+	return rep, nil
+}
 
+// putMarket writes the pack's assets, candles and fundamentals and returns the symbols they touched.
+func putMarket(ctx context.Context, st shariah.RefWriter, p *Pack, rep *Report) (map[string]bool, error) {
 	assets := mergeAssets(p.Assets)
 	if err := st.PutAssets(ctx, assets); err != nil {
-		return fail("assets", err)
+		return nil, fmt.Errorf("assets: %w", err)
 	}
 	rep.Assets = len(assets)
 	touched := map[string]bool{}
@@ -63,7 +80,7 @@ func Load(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, now time.
 			continue
 		}
 		if err := st.PutSeries(ctx, s); err != nil {
-			return fail("series "+s.Symbol, err)
+			return nil, fmt.Errorf("series %s: %w", s.Symbol, err)
 		}
 		rep.Series++
 		rep.Bars += len(s.Bars)
@@ -76,23 +93,28 @@ func Load(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, now time.
 	}
 	if len(funds) > 0 {
 		if err := st.PutFundamentals(ctx, funds); err != nil {
-			return fail("fundamentals", err)
+			return nil, fmt.Errorf("fundamentals: %w", err)
 		}
 	}
 	rep.Fundamentals = len(p.Fundamentals)
+	return touched, nil
+}
+
+// putReference writes the pack's dividends, indices, ETF holdings, FX rates and metal prices.
+func putReference(ctx context.Context, st shariah.RefWriter, p *Pack, rep *Report) error {
 	divs := map[string][]shariah.Dividend{}
 	for _, d := range p.Dividends {
 		divs[d.Symbol] = append(divs[d.Symbol], d)
 	}
 	for sym, ds := range divs {
 		if err := st.PutDividends(ctx, sym, ds); err != nil {
-			return fail("dividends "+sym, err)
+			return fmt.Errorf("dividends %s: %w", sym, err)
 		}
 	}
 	rep.Dividends = len(p.Dividends)
 	for _, ix := range mergeIndices(p.Indices) {
 		if err := st.PutIndex(ctx, ix); err != nil {
-			return fail("index "+ix.Name, err)
+			return fmt.Errorf("index %s: %w", ix.Name, err)
 		}
 		rep.Indices++
 	}
@@ -102,25 +124,29 @@ func Load(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, now time.
 	}
 	for etf, hs := range hold {
 		if err := st.PutHoldings(ctx, etf, hs); err != nil {
-			return fail("holdings "+etf, err)
+			return fmt.Errorf("holdings %s: %w", etf, err)
 		}
 	}
 	rep.Holdings = len(p.Holdings)
 	if len(p.FX) > 0 {
 		if err := st.PutFX(ctx, p.FX); err != nil {
-			return fail("fx", err)
+			return fmt.Errorf("fx: %w", err)
 		}
 	}
 	rep.FX = len(p.FX)
 	if len(p.Metals) > 0 {
 		if err := st.PutMetals(ctx, p.Metals); err != nil {
-			return fail("metals", err)
+			return fmt.Errorf("metals: %w", err)
 		}
 	}
 	rep.Metals = len(p.Metals)
+	return nil
+}
 
-	// Derived data for what this load touched: quotes for the symbols with candles whose candles or
-	// shares outstanding may have changed, illustrative fundamentals for the touched equities.
+// putDerived rebuilds the derived data for what this load touched: quotes for the symbols with candles
+// whose candles or shares outstanding may have changed, illustrative fundamentals for the touched
+// equities, and the trending list.
+func putDerived(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, touched map[string]bool, now time.Time, rep *Report) error {
 	syms := make([]string, 0, len(touched))
 	for s := range touched {
 		syms = append(syms, s)
@@ -128,7 +154,7 @@ func Load(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, now time.
 	sort.Strings(syms)
 	withSeries, err := st.SeriesSymbols(ctx)
 	if err != nil {
-		return fail("series symbols", err)
+		return fmt.Errorf("series symbols: %w", err)
 	}
 	quotes := map[string]shariah.Quote{}
 	for _, sym := range withSeries {
@@ -137,7 +163,7 @@ func Load(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, now time.
 		}
 		q, ok, err := shariah.QuoteFromStore(ctx, st, sym)
 		if err != nil {
-			return fail("quote "+sym, err)
+			return fmt.Errorf("quote %s: %w", sym, err)
 		}
 		if ok {
 			quotes[sym] = q
@@ -145,28 +171,24 @@ func Load(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, now time.
 	}
 	n, err := fillIllustrative(ctx, st, syms, quotes, x, p.FX, now)
 	if err != nil {
-		return fail("illustrative fundamentals", err)
+		return fmt.Errorf("illustrative fundamentals: %w", err)
 	}
 	rep.Illustrative = n
 	for sym, q := range quotes {
 		if err := shariah.FinishQuote(ctx, st, &q); err != nil {
-			return fail("quote "+sym, err)
+			return fmt.Errorf("quote %s: %w", sym, err)
 		}
 		if err := st.PutQuote(ctx, q); err != nil {
-			return fail("quote "+sym, err)
+			return fmt.Errorf("quote %s: %w", sym, err)
 		}
 	}
 	rep.Quotes = len(quotes)
 	if len(quotes) > 0 {
 		if err := rebuildTrending(ctx, st); err != nil {
-			return fail("trending", err)
+			return fmt.Errorf("trending: %w", err)
 		}
 	}
-	if _, err := st.BumpVersion(ctx); err != nil {
-		return fail("version", err)
-	}
-	rep.Duration = time.Since(start)
-	return rep, nil
+	return nil
 }
 
 // mergeAssets merges records of one symbol from several sources (the first listed wins per field).

@@ -165,11 +165,7 @@ func ReadFedFXMonthly(fsys fs.FS, file string) (*Pack, error) {
 	if err != nil || t == nil {
 		return p, err
 	}
-	type obs struct {
-		date  string
-		value decimal.Decimal
-	}
-	latest := map[string]obs{} // country -> latest observation
+	latest := map[string]fedObs{} // country -> latest observation
 	unknown := map[string]bool{}
 	missing := 0
 	t.each(func(line int, rec []string) {
@@ -201,23 +197,13 @@ func ReadFedFXMonthly(fsys fs.FS, file string) (*Pack, error) {
 		}
 		d := date.Format("2006-01-02")
 		if o, ok := latest[country]; !ok || d >= o.date {
-			latest[country] = obs{d, v}
+			latest[country] = fedObs{d, v}
 		}
 	})
 	if len(latest) == 0 {
 		return p, nil
 	}
-	invert := false
-	if uk, ok := latest["United Kingdom"]; ok {
-		invert = uk.value.GreaterThan(decimal.NewFromInt(1))
-		if invert {
-			p.pubNotef("%s: United Kingdom rate %s > 1: Australia, Euro, Ireland, New Zealand and United Kingdom are USD per unit; inverted", file, uk.value)
-		} else {
-			p.pubNotef("%s: United Kingdom rate %s < 1: every rate is already units per USD (the datapackage's note on USD-quoted series does not apply); none inverted", file, uk.value)
-		}
-	} else {
-		p.pubNotef("%s: no United Kingdom series to tell the orientation; rates taken as units per USD", file)
-	}
+	invert := fedInverted(p, file, latest)
 	newest := ""
 	for _, o := range latest {
 		newest = max(newest, o.date)
@@ -250,6 +236,30 @@ func ReadFedFXMonthly(fsys fs.FS, file string) (*Pack, error) {
 		p.pubNotef("%s: %d rows without a rate", file, missing)
 	}
 	return p, nil
+}
+
+// fedObs is one observation of a Fed H.10 series.
+type fedObs struct {
+	date  string
+	value decimal.Decimal
+}
+
+// fedInverted tells the orientation of the Fed rates from the United Kingdom series: above 1 it is USD
+// per pound, so the USD-quoted series (Australia, Euro, Ireland, New Zealand, United Kingdom) are
+// inverted to units per USD.
+func fedInverted(p *Pack, file string, latest map[string]fedObs) bool {
+	uk, ok := latest["United Kingdom"]
+	if !ok {
+		p.pubNotef("%s: no United Kingdom series to tell the orientation; rates taken as units per USD", file)
+		return false
+	}
+	invert := uk.value.GreaterThan(decimal.NewFromInt(1))
+	if invert {
+		p.pubNotef("%s: United Kingdom rate %s > 1: Australia, Euro, Ireland, New Zealand and United Kingdom are USD per unit; inverted", file, uk.value)
+	} else {
+		p.pubNotef("%s: United Kingdom rate %s < 1: every rate is already units per USD (the datapackage's note on USD-quoted series does not apply); none inverted", file, uk.value)
+	}
+	return invert
 }
 
 // MarketSnapshot is a symbol's price and market capitalization on the snapshot's day (the S&P 500

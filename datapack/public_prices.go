@@ -100,34 +100,7 @@ func readCloseMatrix(p *Pack, file, text, suffix string, est int, bySym map[stri
 		p.Problemf(file, 1, "first column is %q, want Date", cols[0])
 		return 0
 	}
-	idx := make([]int, len(cols)) // column -> series index, -1 when the ticker is unusable
-	inFile := make(map[string]bool, len(cols))
-	for c := 1; c < len(cols); c++ {
-		raw := strings.TrimSpace(cols[c])
-		if suffix != "" && raw != "" && !strings.Contains(raw, ".") {
-			raw += suffix
-		}
-		sym, ok := pubSymbol(raw)
-		if !ok {
-			p.Problemf(file, 1, "column %d: ticker %q is not a valid symbol; column skipped", c+1, cols[c])
-			idx[c] = -1
-			continue
-		}
-		if inFile[sym] {
-			p.Problemf(file, 1, "column %d: ticker %s appears twice; column skipped", c+1, sym)
-			idx[c] = -1
-			continue
-		}
-		inFile[sym] = true
-		i, ok := bySym[sym]
-		if !ok {
-			i = len(*series)
-			bySym[sym] = i
-			*series = append(*series, shariah.Series{Symbol: sym, Interval: "1d", Source: shariah.SourceHistory,
-				Bars: make([]shariah.Bar, 0, est)})
-		}
-		idx[c] = i
-	}
+	idx := closeMatrixColumns(p, file, cols, suffix, est, bySym, series)
 	rows := 0
 	line := 1
 	for len(rest) > 0 {
@@ -172,6 +145,40 @@ func readCloseMatrix(p *Pack, file, text, suffix string, est int, bySym map[stri
 		}
 	}
 	return rows
+}
+
+// closeMatrixColumns maps each ticker column of a close matrix to its series (creating it), -1 for a
+// column whose ticker is unusable or repeated; suffix is added to tickers without an exchange suffix.
+func closeMatrixColumns(p *Pack, file string, cols []string, suffix string, est int, bySym map[string]int, series *[]shariah.Series) []int {
+	idx := make([]int, len(cols))
+	inFile := make(map[string]bool, len(cols))
+	for c := 1; c < len(cols); c++ {
+		raw := strings.TrimSpace(cols[c])
+		if suffix != "" && raw != "" && !strings.Contains(raw, ".") {
+			raw += suffix
+		}
+		sym, ok := pubSymbol(raw)
+		if !ok {
+			p.Problemf(file, 1, "column %d: ticker %q is not a valid symbol; column skipped", c+1, cols[c])
+			idx[c] = -1
+			continue
+		}
+		if inFile[sym] {
+			p.Problemf(file, 1, "column %d: ticker %s appears twice; column skipped", c+1, sym)
+			idx[c] = -1
+			continue
+		}
+		inFile[sym] = true
+		i, ok := bySym[sym]
+		if !ok {
+			i = len(*series)
+			bySym[sym] = i
+			*series = append(*series, shariah.Series{Symbol: sym, Interval: "1d", Source: shariah.SourceHistory,
+				Bars: make([]shariah.Bar, 0, est)})
+		}
+		idx[c] = i
+	}
+	return idx
 }
 
 // IndexSeries describes the index of a Janzen-Alpha index-benchmark file.

@@ -94,26 +94,68 @@ func ReadShared(fsys fs.FS) (*Pack, SharedExtras, error) {
 	if fsys == nil {
 		return &Pack{}, extras, errors.New("datapack: no data root")
 	}
-	one := func(file string, rank int, read func(fs.FS, string) (*Pack, error)) *sharedTask {
-		return &sharedTask{files: []string{file}, indexRank: rank, run: func() (*Pack, error) { return read(fsys, file) }}
+	r := newSharedRead(fsys)
+	runSharedTasks(r.tasks)
+	if n := reconcileByISIN(r.pyts.pack, r.fdb.pack); n > 0 {
+		r.pyts.pack.pubNotef("%s: %d symbols replaced by FinanceDatabase's home-market listing of the same ISIN",
+			PathPyTickerSymbols, n)
 	}
-	var caps map[string]string
-	var snaps map[string]MarketSnapshot
-	pyts := one(PathPyTickerSymbols, rankPyTickerSymbols, ReadPyTickerSymbols)
-	fdb := &sharedTask{files: []string{PathFinanceDBEquities}, indexRank: rankSingleSource, run: func() (p *Pack, err error) {
-		p, caps, err = ReadFinanceDBEquities(fsys, PathFinanceDBEquities)
+	if r.caps != nil {
+		extras.MarketCapCategory = r.caps
+	}
+	if r.snaps != nil {
+		extras.Snapshots = r.snaps
+	}
+	out, best, found, records := mergeSharedTasks(r.tasks)
+	if found == 0 {
+		return out, extras, errors.New("datapack: none of the public data files is under the data root")
+	}
+	if fixed := fixUSExchanges(out, r.nasdaq, r.other); fixed > 0 {
+		out.pubNotef("%d US exchanges taken from the Nasdaq Trader listings over FinanceDatabase's", fixed)
+	}
+	sort.Slice(out.Assets, func(i, j int) bool { return out.Assets[i].Symbol < out.Assets[j].Symbol })
+	for _, k := range shariah.KnownIndices {
+		if c, ok := best[k.Name]; ok {
+			out.Indices = append(out.Indices, c.info)
+			out.pubNotef("index %s: %d constituents from %s", k.Name, len(c.info.Symbols), c.info.Source)
+		}
+	}
+	out.pubNotef("%d assets merged from %d records", len(out.Assets), records)
+	return out, extras, nil
+}
+
+// sharedRead is the set of readers of the shared data root, with the tasks ReadShared reconciles after
+// they ran and the extras two of them return.
+type sharedRead struct {
+	fsys                     fs.FS
+	tasks                    []*sharedTask
+	pyts, fdb, nasdaq, other *sharedTask
+	caps                     map[string]string
+	snaps                    map[string]MarketSnapshot
+}
+
+func (r *sharedRead) one(file string, rank int, read func(fs.FS, string) (*Pack, error)) *sharedTask {
+	return &sharedTask{files: []string{file}, indexRank: rank, run: func() (*Pack, error) { return read(r.fsys, file) }}
+}
+
+// newSharedRead lists every reader of the shared data root, in the order their records merge.
+func newSharedRead(fsys fs.FS) *sharedRead {
+	r := &sharedRead{fsys: fsys}
+	r.pyts = r.one(PathPyTickerSymbols, rankPyTickerSymbols, ReadPyTickerSymbols)
+	r.fdb = &sharedTask{files: []string{PathFinanceDBEquities}, indexRank: rankSingleSource, run: func() (p *Pack, err error) {
+		p, r.caps, err = ReadFinanceDBEquities(fsys, PathFinanceDBEquities)
 		return p, err
 	}}
-	nasdaq := one(PathNasdaqListed, rankSingleSource, ReadNasdaqListed)
-	other := one(PathOtherListed, rankSingleSource, ReadOtherListed)
-	tasks := []*sharedTask{
-		one(PathSP500Constituents, rankSP500Constituents, ReadSP500Constituents),
-		pyts,
-		fdb,
-		one(PathFinanceDBETFs, rankSingleSource, ReadFinanceDBETFs),
-		nasdaq,
-		other,
-		one(PathNifty50, rankSingleSource, ReadNifty50),
+	r.nasdaq = r.one(PathNasdaqListed, rankSingleSource, ReadNasdaqListed)
+	r.other = r.one(PathOtherListed, rankSingleSource, ReadOtherListed)
+	r.tasks = []*sharedTask{
+		r.one(PathSP500Constituents, rankSP500Constituents, ReadSP500Constituents),
+		r.pyts,
+		r.fdb,
+		r.one(PathFinanceDBETFs, rankSingleSource, ReadFinanceDBETFs),
+		r.nasdaq,
+		r.other,
+		r.one(PathNifty50, rankSingleSource, ReadNifty50),
 	}
 	codes := make([]string, 0, len(YfiuaIndices))
 	for code := range YfiuaIndices {
@@ -121,41 +163,13 @@ func ReadShared(fsys fs.FS) (*Pack, SharedExtras, error) {
 	}
 	sort.Strings(codes)
 	for _, code := range codes {
-		tasks = append(tasks, one(PathYfiuaDir+"/constituents-"+code+".csv", rankYfiua, ReadYfiuaConstituents))
+		r.tasks = append(r.tasks, r.one(PathYfiuaDir+"/constituents-"+code+".csv", rankYfiua, ReadYfiuaConstituents))
 	}
-	tasks = append(tasks, one(PathN225Yearly, rankSingleSource, func(fsys fs.FS, file string) (*Pack, error) {
+	r.tasks = append(r.tasks, r.one(PathN225Yearly, rankSingleSource, func(fsys fs.FS, file string) (*Pack, error) {
 		return ReadYearlyMembership(fsys, file, "NIKKEI225", ".T")
 	}))
 	for _, m := range closeMatrices {
-		var files []string
-		for _, y := range closeMatrixYears {
-			files = append(files, fmt.Sprintf("%s/%s_constituents_close_2010to2025/%s_constituents_close_%s.csv",
-				PathJanzenDir, m.prefix, m.prefix, y))
-		}
-		tasks = append(tasks, &sharedTask{files: files, indexRank: rankSingleSource})
-		suffix, prefix := m.suffix, m.prefix
-		t := tasks[len(tasks)-1]
-		t.run = func() (*Pack, error) {
-			var present []string
-			p := &Pack{}
-			for _, f := range t.files {
-				if _, err := fs.Stat(fsys, f); errors.Is(err, fs.ErrNotExist) {
-					p.pubNotef("%s: not present, skipped", f)
-					continue
-				}
-				present = append(present, f)
-			}
-			if len(present) == 0 {
-				return &Pack{}, fs.ErrNotExist
-			}
-			q, err := ReadCloseMatrices(fsys, present, suffix)
-			p.Add(q)
-			p.pubNotef("%s: closes are Yahoo's dividend-adjusted closes, not the traded ones", present[0])
-			if prefix == "FTSE100" {
-				p.pubNotef("%s: London closes are in pence (GBX), the assets' currency is GBP", present[0])
-			}
-			return p, err
-		}
+		r.tasks = append(r.tasks, closeMatrixTask(fsys, m.prefix, m.suffix))
 	}
 	keys := make([]string, 0, len(JanzenIndices))
 	for k := range JanzenIndices {
@@ -164,19 +178,56 @@ func ReadShared(fsys fs.FS) (*Pack, SharedExtras, error) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		ix := JanzenIndices[k]
-		tasks = append(tasks, one(PathJanzenDir+"/index-benchmark-data/"+k+"_daily.csv", rankSingleSource,
+		r.tasks = append(r.tasks, r.one(PathJanzenDir+"/index-benchmark-data/"+k+"_daily.csv", rankSingleSource,
 			func(fsys fs.FS, file string) (*Pack, error) { return ReadIndexDaily(fsys, file, ix) }))
 	}
-	tasks = append(tasks,
-		one(PathSPUSHoldings, rankSingleSource, ReadSPFundsHoldings),
-		one(PathGoldMonthly, rankSingleSource, ReadGoldMonthly),
-		one(PathFXMonthly, rankSingleSource, ReadFedFXMonthly),
+	r.tasks = append(r.tasks,
+		r.one(PathSPUSHoldings, rankSingleSource, ReadSPFundsHoldings),
+		r.one(PathGoldMonthly, rankSingleSource, ReadGoldMonthly),
+		r.one(PathFXMonthly, rankSingleSource, ReadFedFXMonthly),
 		&sharedTask{files: []string{PathSP500Financials}, indexRank: rankSingleSource, run: func() (p *Pack, err error) {
-			p, snaps, err = ReadSP500Financials(fsys, PathSP500Financials)
+			p, r.snaps, err = ReadSP500Financials(fsys, PathSP500Financials)
 			return p, err
 		}},
 	)
+	return r
+}
 
+// closeMatrixTask reads one index's yearly close matrices (the years present; none present is a missing
+// source).
+func closeMatrixTask(fsys fs.FS, prefix, suffix string) *sharedTask {
+	var files []string
+	for _, y := range closeMatrixYears {
+		files = append(files, fmt.Sprintf("%s/%s_constituents_close_2010to2025/%s_constituents_close_%s.csv",
+			PathJanzenDir, prefix, prefix, y))
+	}
+	t := &sharedTask{files: files, indexRank: rankSingleSource}
+	t.run = func() (*Pack, error) {
+		var present []string
+		p := &Pack{}
+		for _, f := range t.files {
+			if _, err := fs.Stat(fsys, f); errors.Is(err, fs.ErrNotExist) {
+				p.pubNotef("%s: not present, skipped", f)
+				continue
+			}
+			present = append(present, f)
+		}
+		if len(present) == 0 {
+			return &Pack{}, fs.ErrNotExist
+		}
+		q, err := ReadCloseMatrices(fsys, present, suffix)
+		p.Add(q)
+		p.pubNotef("%s: closes are Yahoo's dividend-adjusted closes, not the traded ones", present[0])
+		if prefix == "FTSE100" {
+			p.pubNotef("%s: London closes are in pence (GBX), the assets' currency is GBP", present[0])
+		}
+		return p, err
+	}
+	return t
+}
+
+// runSharedTasks runs every reader at once; a reader that panics fails alone.
+func runSharedTasks(tasks []*sharedTask) {
 	var wg sync.WaitGroup
 	for _, t := range tasks {
 		wg.Add(1)
@@ -194,26 +245,21 @@ func ReadShared(fsys fs.FS) (*Pack, SharedExtras, error) {
 		}()
 	}
 	wg.Wait()
-	if n := reconcileByISIN(pyts.pack, fdb.pack); n > 0 {
-		pyts.pack.pubNotef("%s: %d symbols replaced by FinanceDatabase's home-market listing of the same ISIN",
-			PathPyTickerSymbols, n)
-	}
-	if caps != nil {
-		extras.MarketCapCategory = caps
-	}
-	if snaps != nil {
-		extras.Snapshots = snaps
-	}
+}
 
-	out := &Pack{}
-	found := 0
+// indexCandidate is an index's constituents as one source gives them, with the source's rank.
+type indexCandidate struct {
+	info shariah.IndexInfo
+	rank int
+}
+
+// mergeSharedTasks merges the readers' packs in task order: assets by symbol, each index from its
+// best-ranked source, everything else appended. found counts the sources present, records the asset
+// records read.
+func mergeSharedTasks(tasks []*sharedTask) (out *Pack, best map[string]indexCandidate, found, records int) {
+	out = &Pack{}
 	merged := map[string]int{} // symbol -> index in out.Assets
-	records := 0
-	type candidate struct {
-		info shariah.IndexInfo
-		rank int
-	}
-	best := map[string]candidate{}
+	best = map[string]indexCandidate{}
 	for _, t := range tasks {
 		switch {
 		case t.err == nil:
@@ -236,7 +282,7 @@ func ReadShared(fsys fs.FS) (*Pack, SharedExtras, error) {
 		}
 		for _, ix := range p.Indices {
 			if c, ok := best[ix.Name]; !ok || t.indexRank < c.rank {
-				best[ix.Name] = candidate{ix, t.indexRank}
+				best[ix.Name] = indexCandidate{ix, t.indexRank}
 			}
 		}
 		out.Fundamentals = append(out.Fundamentals, p.Fundamentals...)
@@ -248,13 +294,15 @@ func ReadShared(fsys fs.FS) (*Pack, SharedExtras, error) {
 		out.Problems = append(out.Problems, p.Problems...)
 		out.Notes = append(out.Notes, p.Notes...)
 	}
-	if found == 0 {
-		return out, extras, errors.New("datapack: none of the public data files is under the data root")
-	}
-	// The Nasdaq Trader directories are the current US listings: their exchange replaces
-	// FinanceDatabase's US codes, which are stale for some (BRK/B under ASE, NYSE American).
+	return out, best, found, records
+}
+
+// fixUSExchanges takes the US exchange from the Nasdaq Trader directories, the current US listings,
+// over FinanceDatabase's codes, which are stale for some (BRK/B under ASE, NYSE American). It returns
+// how many changed.
+func fixUSExchanges(out *Pack, tasks ...*sharedTask) int {
 	listed := map[string]string{}
-	for _, t := range []*sharedTask{nasdaq, other} {
+	for _, t := range tasks {
 		for _, a := range t.pack.Assets {
 			if a.Exchange != "" {
 				listed[a.Symbol] = a.Exchange
@@ -268,18 +316,7 @@ func ReadShared(fsys fs.FS) (*Pack, SharedExtras, error) {
 			fixed++
 		}
 	}
-	if fixed > 0 {
-		out.pubNotef("%d US exchanges taken from the Nasdaq Trader listings over FinanceDatabase's", fixed)
-	}
-	sort.Slice(out.Assets, func(i, j int) bool { return out.Assets[i].Symbol < out.Assets[j].Symbol })
-	for _, k := range shariah.KnownIndices {
-		if c, ok := best[k.Name]; ok {
-			out.Indices = append(out.Indices, c.info)
-			out.pubNotef("index %s: %d constituents from %s", k.Name, len(c.info.Symbols), c.info.Source)
-		}
-	}
-	out.pubNotef("%d assets merged from %d records", len(out.Assets), records)
-	return out, extras, nil
+	return fixed
 }
 
 // reconcileByISIN corrects pytickersymbols symbols that FinanceDatabase does not know (stale tickers,

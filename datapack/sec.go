@@ -30,28 +30,67 @@ var (
 // problem naming the file (and the fact), and the other files still load.
 func ReadSEC(fsys fs.FS) *Pack {
 	p := &Pack{}
-	cikToSym, symToCIK := map[string]string{}, map[string]string{}
-	if b, err := fs.ReadFile(fsys, secTickers); err == nil {
-		tickers, err := sec.ParseCompanyTickers(b)
+	cs := &secCompanies{byCIK: map[string]*secCompany{}}
+	cs.cikToSym, cs.symToCIK = readSECTickers(fsys, p)
+	subs := readSECSubmissions(fsys, p)
+	// Every reading of a company, companyfacts first (MergeFacts keeps the first of equal facts).
+	for _, f := range secFacts {
+		b, err := fs.ReadFile(fsys, f)
+		if errors.Is(err, fs.ErrNotExist) {
+			p.Notes = append(p.Notes, f+": absent")
+			continue
+		}
+		cf, err := sec.ParseCompanyFacts(b)
 		if err != nil {
+			p.Problemf(f, 0, "%v", err)
+			continue
+		}
+		// Without a ticker map, the file name says whose facts these are.
+		base := strings.TrimSuffix(path.Base(f), ".json")
+		cs.add(string(cf.CIK), strings.ToUpper(base[strings.LastIndexAny(base, "-_")+1:]), f, cf)
+	}
+	for _, d := range readIXBRL(fsys, p, subs) {
+		cs.add(string(d.facts.CIK), d.sym, d.file, d.facts)
+	}
+	for _, cik := range cs.order {
+		cs.byCIK[cik].fundamentals(p)
+	}
+	return p
+}
+
+// readSECTickers reads the ticker map into assets and returns the CIK of each symbol and the main
+// (first) symbol of each CIK.
+func readSECTickers(fsys fs.FS, p *Pack) (cikToSym, symToCIK map[string]string) {
+	cikToSym, symToCIK = map[string]string{}, map[string]string{}
+	b, err := fs.ReadFile(fsys, secTickers)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
 			p.Problemf(secTickers, 0, "%v", err)
 		}
-		for _, t := range tickers {
-			sym, ok := shariah.NormalizeSymbol(t.Symbol)
-			if !ok {
-				continue
-			}
-			symToCIK[sym] = t.CIK
-			if _, dup := cikToSym[t.CIK]; !dup {
-				cikToSym[t.CIK] = sym // the first (main) ticker of a CIK
-			}
-			p.Assets = append(p.Assets, shariah.Asset{Symbol: sym, Name: t.Name, Type: shariah.Equity, CIK: t.CIK,
-				Country: "United States", Currency: "USD", Source: "sec-company-tickers"})
-		}
-		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d tickers", secTickers, len(tickers)))
-	} else if !errors.Is(err, fs.ErrNotExist) {
+		return cikToSym, symToCIK
+	}
+	tickers, err := sec.ParseCompanyTickers(b)
+	if err != nil {
 		p.Problemf(secTickers, 0, "%v", err)
 	}
+	for _, t := range tickers {
+		sym, ok := shariah.NormalizeSymbol(t.Symbol)
+		if !ok {
+			continue
+		}
+		symToCIK[sym] = t.CIK
+		if _, dup := cikToSym[t.CIK]; !dup {
+			cikToSym[t.CIK] = sym // the first (main) ticker of a CIK
+		}
+		p.Assets = append(p.Assets, shariah.Asset{Symbol: sym, Name: t.Name, Type: shariah.Equity, CIK: t.CIK,
+			Country: "United States", Currency: "USD", Source: "sec-company-tickers"})
+	}
+	p.Notes = append(p.Notes, fmt.Sprintf("%s: %d tickers", secTickers, len(tickers)))
+	return cikToSym, symToCIK
+}
+
+// readSECSubmissions reads the submissions files, by CIK, adding each company's asset record.
+func readSECSubmissions(fsys fs.FS, p *Pack) map[string]sec.Submissions {
 	subs := map[string]sec.Submissions{}
 	for _, f := range secSubmissions {
 		b, err := fs.ReadFile(fsys, f)
@@ -72,72 +111,61 @@ func ReadSEC(fsys fs.FS) *Pack {
 			p.Assets = append([]shariah.Asset{a}, p.Assets...)
 		}
 	}
+	return subs
+}
 
-	// Every reading of a company, companyfacts first (MergeFacts keeps the first of equal facts).
-	// A company's symbols: the ticker map's main one for its CIK and the one its files are named after
-	// (Alphabet's main ticker is GOOG; its filings sit under googl/, and both classes trade).
-	type company struct {
-		syms     []string
-		files    []string
-		readings []sec.CompanyFacts
-	}
-	companies := map[string]*company{}
-	var order []string
-	add := func(cik, sym, file string, cf sec.CompanyFacts) {
-		c := companies[cik]
-		if c == nil {
-			c = &company{}
-			if s := cikToSym[cik]; s != "" {
-				c.syms = append(c.syms, s)
-			}
-			companies[cik] = c
-			order = append(order, cik)
-		}
-		if s, ok := shariah.NormalizeSymbol(sym); ok && (cikToSym[cik] == "" || symToCIK[s] == cik) && !slices.Contains(c.syms, s) {
+// secCompanies gathers every reading of each company, in the order first read. A company's symbols:
+// the ticker map's main one for its CIK and the one its files are named after (Alphabet's main ticker
+// is GOOG; its filings sit under googl/, and both classes trade).
+type secCompanies struct {
+	byCIK              map[string]*secCompany
+	order              []string
+	cikToSym, symToCIK map[string]string
+}
+
+type secCompany struct {
+	syms     []string
+	files    []string
+	readings []sec.CompanyFacts
+}
+
+func (cs *secCompanies) add(cik, sym, file string, cf sec.CompanyFacts) {
+	c := cs.byCIK[cik]
+	if c == nil {
+		c = &secCompany{}
+		if s := cs.cikToSym[cik]; s != "" {
 			c.syms = append(c.syms, s)
 		}
-		c.files = append(c.files, file)
-		c.readings = append(c.readings, cf)
+		cs.byCIK[cik] = c
+		cs.order = append(cs.order, cik)
 	}
-	for _, f := range secFacts {
-		b, err := fs.ReadFile(fsys, f)
-		if errors.Is(err, fs.ErrNotExist) {
-			p.Notes = append(p.Notes, f+": absent")
+	if s, ok := shariah.NormalizeSymbol(sym); ok && (cs.cikToSym[cik] == "" || cs.symToCIK[s] == cik) && !slices.Contains(c.syms, s) {
+		c.syms = append(c.syms, s)
+	}
+	c.files = append(c.files, file)
+	c.readings = append(c.readings, cf)
+}
+
+// fundamentals merges a company's readings and adds the fundamentals of each of its symbols.
+func (c *secCompany) fundamentals(p *Pack) {
+	files := strings.Join(c.files, ", ")
+	merged, err := sec.MergeFacts(c.readings...)
+	if err != nil {
+		p.Problemf(files, 0, "%v", err)
+		return
+	}
+	for _, sym := range c.syms {
+		fs, err := sec.Fundamentals(merged, sym)
+		if err != nil && !errors.Is(err, sec.ErrNoUSGAAP) {
+			p.Problemf(files, 0, "%v", err)
+			break
+		}
+		if len(fs) == 0 {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: no financial statements (filed as an exhibit, not in the primary document): no fundamentals for %s",
+				files, sym))
 			continue
 		}
-		cf, err := sec.ParseCompanyFacts(b)
-		if err != nil {
-			p.Problemf(f, 0, "%v", err)
-			continue
-		}
-		// Without a ticker map, the file name says whose facts these are.
-		base := strings.TrimSuffix(path.Base(f), ".json")
-		add(string(cf.CIK), strings.ToUpper(base[strings.LastIndexAny(base, "-_")+1:]), f, cf)
+		p.Fundamentals = append(p.Fundamentals, fs...)
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d periods of %s", files, len(fs), sym))
 	}
-	for _, d := range readIXBRL(fsys, p, subs) {
-		add(string(d.facts.CIK), d.sym, d.file, d.facts)
-	}
-	for _, cik := range order {
-		c := companies[cik]
-		merged, err := sec.MergeFacts(c.readings...)
-		if err != nil {
-			p.Problemf(strings.Join(c.files, ", "), 0, "%v", err)
-			continue
-		}
-		for _, sym := range c.syms {
-			fs, err := sec.Fundamentals(merged, sym)
-			if err != nil && !errors.Is(err, sec.ErrNoUSGAAP) {
-				p.Problemf(strings.Join(c.files, ", "), 0, "%v", err)
-				break
-			}
-			if len(fs) == 0 {
-				p.Notes = append(p.Notes, fmt.Sprintf("%s: no financial statements (filed as an exhibit, not in the primary document): no fundamentals for %s",
-					strings.Join(c.files, ", "), sym))
-				continue
-			}
-			p.Fundamentals = append(p.Fundamentals, fs...)
-			p.Notes = append(p.Notes, fmt.Sprintf("%s: %d periods of %s", strings.Join(c.files, ", "), len(fs), sym))
-		}
-	}
-	return p
 }

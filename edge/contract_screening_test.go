@@ -15,7 +15,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/mcp"
-	"github.com/shariah-screen/shariah/rulesets"
+	"github.com/shariah-screen/shariah/rules"
 )
 
 // The contract tests of issue 13, item 1: every route and tool that returns a screening result is read
@@ -381,7 +381,7 @@ func TestContractScreeningResult(t *testing.T) {
 	}
 
 	// The MCP screen tool returns the same result.
-	rs, err := rulesets.Load()
+	rs, err := rules.Rulesets()
 	if err != nil {
 		t.Fatal(err)
 	}

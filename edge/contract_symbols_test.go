@@ -15,7 +15,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/mcp"
-	"github.com/shariah-screen/shariah/rulesets"
+	"github.com/shariah-screen/shariah/rules"
 )
 
 // TestUnknownSymbolMessage: an unknown symbol on the screening routes is the 404 envelope whose
@@ -194,7 +194,7 @@ func TestQuoteEcosystemFields(t *testing.T) {
 // mcpClient is an in-process MCP client on the environment's stores.
 func mcpClient(t *testing.T, e *env) *client.Client {
 	t.Helper()
-	rs, err := rulesets.Load()
+	rs, err := rules.Rulesets()
 	if err != nil {
 		t.Fatal(err)
 	}

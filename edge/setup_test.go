@@ -35,8 +35,7 @@ import (
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
-	"github.com/shariah-screen/shariah/rulesets"
-	"github.com/shariah-screen/shariah/sukukrules"
+	"github.com/shariah-screen/shariah/rules"
 )
 
 var (
@@ -202,7 +201,7 @@ func setup(t testing.TB, o options) *env {
 	if o.keygenLimits.Window > 0 {
 		keys.Counter, keys.Limits = sredis.NewWindowCounter(rc), o.keygenLimits
 	}
-	rsets, err := rulesets.Load()
+	rsets, err := rules.Rulesets()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +238,7 @@ func setup(t testing.TB, o options) *env {
 	if o.stripeURL != "" {
 		processor = &billing.Client{BaseURL: o.stripeURL, SecretKey: "sk_test_edge", Prices: map[string]string{"starter": "price_starter", "pro": "price_pro", "enterprise": "price_ent"}}
 	}
-	sukukRules, err := sukukrules.Load()
+	sukukRules, err := rules.Sukuk()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
-	"github.com/shariah-screen/shariah/rulesets"
+	"github.com/shariah-screen/shariah/rules"
 )
 
 func TestParseSchedules(t *testing.T) {
@@ -49,7 +49,7 @@ func TestRescreensNeverOverlap(t *testing.T) {
 	if _, err := datapack.Load(ctx, ref, datapack.ReadPack(defaultpack.FS, "default-pack", true), datapack.Extras{}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	rs, _ := rulesets.Load()
+	rs, _ := rules.Rulesets()
 	q, err := jobs.NewQueue(srv.RedisURL())
 	if err != nil {
 		t.Fatal(err)

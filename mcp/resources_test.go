@@ -20,8 +20,7 @@ import (
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
-	"github.com/shariah-screen/shariah/rulesets"
-	"github.com/shariah-screen/shariah/sukukrules"
+	"github.com/shariah-screen/shariah/rules"
 )
 
 // harness is an MCP server over a real Redis with the default universe, and an in-process client.
@@ -55,12 +54,12 @@ func start(t *testing.T) *harness {
 	if _, err := datapack.StoreSukuk(ctx, sredis.NewSukukStore(rc), p); err != nil {
 		t.Fatal(err)
 	}
-	rs, _ := rulesets.Load()
+	rs, _ := rules.Rulesets()
 	edu, err := education.Load(rs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sk, err := sukukrules.Load()
+	sk, err := rules.Sukuk()
 	if err != nil {
 		t.Fatal(err)
 	}

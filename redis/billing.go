@@ -11,11 +11,6 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-func billingEventKey(id string) string   { return "shr:billing:event:" + id }
-func billingSubKey(user string) string   { return "shr:billing:sub:" + user }
-func billingCustomerKey(c string) string { return "shr:billing:customer:" + c }
-func billingDowngradesKey() string       { return "shr:billing:downgrades" }
-
 // eventTTL keeps processed event ids well past the processor's retry window (Stripe: 3 days).
 const eventTTL = 30 * 24 * time.Hour
 

@@ -6,9 +6,6 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// checkpointsKey is a source's hash of checkpoints, one field per item (the SEC source: one per CIK).
-func checkpointsKey(source string) string { return "shr:ingest:checkpoints:{" + source + "}" }
-
 // Checkpoint reads what a source recorded about one item after its last complete ingest (ok false when
 // nothing was), such as the hash and validators of a company's SEC submissions.
 func (s *IngestStore) Checkpoint(ctx context.Context, source, item string) (string, bool, error) {

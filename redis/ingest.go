@@ -12,12 +12,6 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-func filingsKey(sym string) string     { return "shr:filings:{" + sym + "}" }
-func factsKey(sym string) string       { return "shr:facts:{" + sym + "}" }
-func healthKey(name string) string     { return "shr:ingest:health:" + name }
-func healthSetKey() string             { return "shr:ingest:sources" }
-func ingestLockKey(name string) string { return "shr:ingest:lock:" + name }
-
 // IngestStore implements shariah.FilingStore and shariah.HealthStore.
 type IngestStore struct{ c rueidis.Client }
 

@@ -11,11 +11,6 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-func articleKey(id string) string  { return "shr:news:{" + id + "}" }
-func newsAllKey() string           { return "shr:news:all" }
-func newsSymKey(sym string) string { return "shr:news:sym:" + sym }
-func newsTitlesKey() string        { return "shr:news:titles" }
-
 // NewsStore implements shariah.NewsStore.
 type NewsStore struct{ c rueidis.Client }
 

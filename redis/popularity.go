@@ -10,9 +10,6 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// One sorted set per UTC day, kept 8 days; the hash tag keeps them in one slot of a cluster.
-func popularKey(day time.Time) string { return "shr:popular:{q}:" + day.UTC().Format("2006-01-02") }
-
 // PopularityStore implements shariah.Popularity.
 type PopularityStore struct{ c rueidis.Client }
 

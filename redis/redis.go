@@ -31,14 +31,6 @@ func Ping(ctx context.Context, c rueidis.Client) error {
 	return c.Do(ctx, c.B().Ping().Build()).Error()
 }
 
-// Key names. The part in braces is the cluster hash tag.
-func keyRecordKey(hash string) string       { return "shr:key:{" + hash + "}" }
-func meterKey(hash, periodID string) string { return "shr:meter:{" + hash + "}:" + periodID }
-func rateKey(hash string) string            { return "shr:rate:{" + hash + "}" }
-func prefixKey(prefix string) string        { return "shr:prefix:" + prefix }
-func userKeysKey(userID string) string      { return "shr:user:{" + userID + "}:keys" }
-func emailKey(email string) string          { return "shr:email:" + email }
-
 // meterTTL keeps a period's meter until 62 days after the period ends, so the previous month's figures
 // stay readable during the next one.
 func meterTTL(end, now time.Time) int64 {

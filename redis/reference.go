@@ -12,35 +12,11 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// Reference-data keys. Per-symbol keys share the symbol's hash tag, so a symbol's record, candles,
-// quote and fundamentals live on one cluster slot.
-func assetKey(sym string) string      { return "shr:asset:{" + sym + "}" }
-func barsKey(sym string) string       { return "shr:bars:{" + sym + "}" }
-func fundKey(sym string) string       { return "shr:fund:{" + sym + "}" }
-func quoteKey(sym string) string      { return "shr:quote:{" + sym + "}" }
-func divKey(sym string) string        { return "shr:div:{" + sym + "}" }
-func holdingsKey(etf string) string   { return "shr:holdings:{" + etf + "}" }
-func indexKey(name string) string     { return "shr:index:{" + name + "}" }
-func metalKey(metal string) string    { return "shr:metal:" + metal }
+// srcField is the bars hash field naming the source of an interval's candles.
 func srcField(interval string) string { return "src:" + interval }
-func resultSetKey() string            { return "shr:results" }
-func refVersionKey() string           { return "shr:ref:version" }
-func assetSetKey() string             { return "shr:assets" }
-func seriesSetKey() string            { return "shr:series" }
-
-// The symbols by what their stored fundamentals stand on (shariah.FundamentalsSourceOf).
-func fundSourceKey(source string) string { return "shr:fund-source:" + source }
-
-// resultSourceKey is the set of cached results ("SYMBOL|ruleset") whose fundamentals stand on source.
-func resultSourceKey(source string) string { return "shr:results:source:" + source }
 
 // dataSources are the sources a screening result is counted under (shariah.DataSourceOf).
 var dataSources = []string{shariah.DataFiled, shariah.DataIllustrative, shariah.DataNoFundamentals}
-
-func indexSetKey() string    { return "shr:indices" }
-func fxKey() string          { return "shr:fx" }
-func trendingKey() string    { return "shr:trending" }
-func holdingsSetKey() string { return "shr:holdings:etfs" }
 
 // RefStore implements shariah.RefStore.
 type RefStore struct {
@@ -325,7 +301,7 @@ func (s *RefStore) PutFundamentals(ctx context.Context, bySymbol map[string][]sh
 	}
 	cmds := make(rueidis.Commands, 0, 3*len(syms))
 	for i, sym := range syms {
-		merged := mergeFundamentals(old[i], bySymbol[sym])
+		merged := shariah.MergeFundamentals(old[i], bySymbol[sym])
 		c, err := s.setJSON(keys[i], merged)
 		if err != nil {
 			return err
@@ -369,85 +345,6 @@ func (s *RefStore) CompaniesBySource(ctx context.Context) (filed, illustrative i
 	}
 	illustrative, err = res[1].AsInt64()
 	return filed, illustrative, err
-}
-
-// mergeFundamentals merges periods by (period end, period) and facts by field. Illustrative data only
-// stands in until real data arrives: when the new periods carry filed (or live) facts, stored periods
-// that are purely illustrative are dropped.
-func mergeFundamentals(old, newer []shariah.Fundamentals) []shariah.Fundamentals {
-	real := func(f shariah.Fundamentals) bool {
-		for _, fact := range f.Facts {
-			if fact.Source == shariah.SourceFiling || fact.Source == shariah.SourceLive {
-				return true
-			}
-		}
-		return false
-	}
-	anyReal := func(fs []shariah.Fundamentals) bool {
-		for _, f := range fs {
-			if real(f) {
-				return true
-			}
-		}
-		return false
-	}
-	keepReal := func(fs []shariah.Fundamentals) []shariah.Fundamentals {
-		kept := fs[:0:0]
-		for _, f := range fs {
-			if real(f) {
-				kept = append(kept, f)
-			}
-		}
-		return kept
-	}
-	switch {
-	case anyReal(newer): // real data arrives: the illustrative stand-ins go
-		old = keepReal(old)
-		newer = keepReal(newer)
-	case anyReal(old): // real data is on file: illustrative periods are not added next to it
-		newer = nil
-	}
-	idx := map[string]int{}
-	out := make([]shariah.Fundamentals, 0, len(old)+len(newer))
-	for _, f := range old {
-		idx[f.PeriodEnd+"|"+f.Period] = len(out)
-		out = append(out, f)
-	}
-	for _, f := range newer {
-		k := f.PeriodEnd + "|" + f.Period
-		i, ok := idx[k]
-		if !ok {
-			idx[k] = len(out)
-			out = append(out, f)
-			continue
-		}
-		m := out[i]
-		facts := make(map[shariah.Field]shariah.Fact, len(m.Facts)+len(f.Facts))
-		for k, v := range m.Facts {
-			facts[k] = v
-		}
-		for k, v := range f.Facts {
-			facts[k] = v
-		}
-		m.Facts = facts
-		if f.Missing != nil {
-			m.Missing = f.Missing
-		}
-		for k := range m.Missing {
-			if _, now := facts[k]; now {
-				delete(m.Missing, k)
-			}
-		}
-		if f.Currency != "" {
-			m.Currency = f.Currency
-		}
-		if f.FiscalYear != 0 {
-			m.FiscalYear = f.FiscalYear
-		}
-		out[i] = m
-	}
-	shariah.SortFundamentals(out)
-	return out
 }
 
 // Fundamentals reads a symbol's periods, oldest first.

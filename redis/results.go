@@ -11,12 +11,6 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// Result keys: one record per symbol and ruleset (hash-tagged by symbol), a set of every cached
-// result (for the stats), and per ruleset a sorted set of symbols scored by the time of their last
-// write: the time-ordered index behind /api/results/updates.
-func resultKey(sym, ruleset string) string { return "shr:result:{" + sym + "}:" + ruleset }
-func updatedKey(ruleset string) string     { return "shr:results:updated:" + ruleset }
-
 // ResultStore implements shariah.ResultStore.
 type ResultStore struct{ c rueidis.Client }
 
@@ -122,8 +116,6 @@ func (s *ResultStore) UpdatedSince(ctx context.Context, since time.Time, ruleset
 	}
 	return s.fetch(ctx, ruleset, syms)
 }
-
-func etfResultKey(sym, ruleset string) string { return "shr:etfresult:{" + sym + "}:" + ruleset }
 
 var _ shariah.ETFResultStore = (*ResultStore)(nil)
 

@@ -13,18 +13,6 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// Run keys share the run id's hash tag (so one script may touch several in Redis Cluster); the
-// history is a sorted set by creation time; an index's active run is a string with a TTL (a crashed
-// scheduler cannot hold an index forever); the lease is the executing worker's token with a short TTL.
-// A run's keys are: its record, symbols, items and lease, its member of the history, and (while it is
-// active) its index's active-run claim.
-func runKey(id string) string         { return "shr:run:{" + id + "}" }
-func runSymbolsKey(id string) string  { return "shr:run:{" + id + "}:symbols" }
-func runItemsKey(id string) string    { return "shr:run:{" + id + "}:items" }
-func runLeaseKey(id string) string    { return "shr:run:{" + id + "}:lease" }
-func runsKey() string                 { return "shr:runs" }
-func indexActiveKey(ix string) string { return "shr:runs:active:" + ix }
-
 //go:embed lua/run_status.lua
 var runStatusSrc string
 

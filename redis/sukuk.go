@@ -9,8 +9,6 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-func sukukKey() string { return "shr:sukuk" }
-
 // SukukStore implements shariah.SukukStore: one hash of ISIN to record.
 type SukukStore struct{ c rueidis.Client }
 

@@ -24,11 +24,6 @@ var (
 	wlRemove = rueidis.NewLuaScript(wlRemoveSrc)
 )
 
-// A user's watchlist keys share the hash tag {user}, so the scripts run in one slot of a cluster.
-func wlListKey(user string) string     { return "shr:wl:{" + user + "}" }
-func wlRecKey(user, id string) string  { return "shr:wl:{" + user + "}:" + id }
-func wlSymsKey(user, id string) string { return "shr:wl:{" + user + "}:" + id + ":syms" }
-
 // WatchlistStore implements shariah.WatchlistStore.
 type WatchlistStore struct{ c rueidis.Client }
 

@@ -26,8 +26,6 @@ var _ shariah.WindowCounter = WindowCounter{}
 // NewWindowCounter returns a counter over the client.
 func NewWindowCounter(c rueidis.Client) WindowCounter { return WindowCounter{c: c} }
 
-func windowKey(group, bucket string) string { return "shr:window:{" + group + "}:" + bucket }
-
 // Take implements shariah.WindowCounter.
 func (w WindowCounter) Take(ctx context.Context, group string, window time.Duration, limits ...shariah.WindowLimit) (int, time.Duration, error) {
 	keys := make([]string, len(limits))

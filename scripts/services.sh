@@ -33,7 +33,7 @@ up() {
   if redis_up; then
     echo "redis: already answering on 127.0.0.1:$REDIS_PORT, using it"
   else
-    # AOF on and noeviction: the meter and the queues must not lose keys (platform.md).
+    # AOF on and noeviction: the meter and the queues must not lose keys.
     redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$state/redis" --appendonly yes \
       --maxmemory-policy noeviction --daemonize yes --pidfile "$state/redis/redis.pid" \
       --logfile "$state/redis/redis.log"

@@ -10,7 +10,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
-	"github.com/shariah-screen/shariah/rulesets"
+	"github.com/shariah-screen/shariah/rules"
 )
 
 // TestRunResumesAfterWorkerKilled: a worker process is killed with SIGKILL mid-run while a second
@@ -27,7 +27,7 @@ func TestRunResumesAfterWorkerKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	rs, err := rulesets.Load()
+	rs, err := rules.Rulesets()
 	if err != nil {
 		t.Fatal(err)
 	}

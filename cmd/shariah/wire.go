@@ -25,8 +25,7 @@ import (
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
-	"github.com/shariah-screen/shariah/rulesets"
-	"github.com/shariah-screen/shariah/sukukrules"
+	"github.com/shariah-screen/shariah/rules"
 )
 
 // env is what every subcommand starts from: validated config, a JSON logger and the plans.
@@ -151,7 +150,7 @@ func (e *env) addEdge(g *run.Group) (func(), error) {
 		db.Close()
 		return nil, err
 	}
-	sukukRules, err := sukukrules.Load()
+	sukukRules, err := rules.Sukuk()
 	if err != nil {
 		writer.Close()
 		rc.Close()
@@ -341,7 +340,7 @@ type services struct {
 }
 
 func newServices(e *env, rc rueidis.Client, ref shariah.RefStore) (*services, error) {
-	rs, err := rulesets.Load()
+	rs, err := rules.Rulesets()
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +392,7 @@ func mcpServer(e *env) (*server.MCPServer, *mcp.Auth, func(), error) {
 		rc.Close()
 		return nil, nil, nil, err
 	}
-	sukukRules, err := sukukrules.Load()
+	sukukRules, err := rules.Sukuk()
 	if err != nil {
 		rc.Close()
 		return nil, nil, nil, err

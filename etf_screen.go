@@ -93,7 +93,7 @@ type ETFResultStore interface {
 // ETFs screens ETFs through their holdings with the Screener, so each holding gets the same verdict as
 // a single-stock screening.
 type ETFs struct {
-	Ref      RefStore
+	Ref      RefReader
 	Screener *Screener
 	Results  ETFResultStore
 	Catalogs *CatalogCache
@@ -151,60 +151,104 @@ func (e *ETFs) Screen(ctx context.Context, symbol, ruleset string, force bool) (
 		Rule: ETFVerdictRule, ScreenedAt: e.Screener.now(), Disclaimers: []Disclaimer{},
 		Ruleset: RulesetRef{Name: rs.Name, Title: rs.Title, Edition: rs.EditionDate, ReviewStatus: rs.ReviewStatus, Source: rs.Source}}
 	r.Illustrative = hs[0].Source == SourceIllustrative
-	var total, comp, non, quest, unknown, rated, ratedWeight decimal.Decimal
-	bySource := sourceWeights{}
+	var wt etfWeights
 	for _, h := range hs {
-		w := h.Weight.Decimal
-		total = total.Add(w)
-		eh := ETFHolding{Input: h.Symbol, Name: h.Name, Weight: h.Weight, Status: "UNKNOWN", DataSource: DataNoFundamentals}
-		res := Resolution{}
-		if h.Symbol != "" {
-			res = cat.Canonical(h.Symbol)
+		eh, sr, err := e.screenHolding(ctx, cat, rs, h, force)
+		if err != nil {
+			return ETFResult{}, err
 		}
-		switch {
-		case h.Symbol == "":
-			eh.Reason = "no listed symbol (cash or an unlisted item)"
-		case res.Symbol == "":
-			eh.Reason = "symbol not in the database"
-		default:
-			eh.Symbol = res.Symbol
-			sr, _, err := e.Screener.Screen(ctx, res.Symbol, ScreenOptions{Ruleset: rs.Name, ForceRefresh: force})
-			if err != nil {
-				if ErrorCode(err) == EINTERNAL {
-					return ETFResult{}, err
-				}
-				eh.Reason = err.(*Error).Message
-				break
-			}
-			eh.Status, eh.PurificationRate, eh.PurificationFrac, eh.Reason = sr.ComplianceStatus, sr.PurificationRate, sr.PurificationFraction, sr.ComplianceExplanation
-			eh.Illustrative = sr.DataQuality.Illustrative
-			eh.DataSource = DataSourceOf(sr)
-			r.Illustrative = r.Illustrative || eh.Illustrative
-			if sr.PurificationFraction != nil {
-				rated = rated.Add(w.Mul(sr.PurificationFraction.Decimal))
-				ratedWeight = ratedWeight.Add(w)
-			}
-		}
-		switch eh.Status {
-		case "COMPLIANT":
-			comp = comp.Add(w)
-		case "NON_COMPLIANT":
-			non = non.Add(w)
-		case "QUESTIONABLE":
-			quest = quest.Add(w)
-		default:
-			unknown = unknown.Add(w)
-		}
+		wt.add(eh, sr, h.Weight.Decimal)
+		r.Illustrative = r.Illustrative || eh.Illustrative
 		r.DataSources.Add(eh.DataSource)
-		bySource[eh.DataSource] = bySource[eh.DataSource].Add(w)
 		r.Holdings = append(r.Holdings, eh)
 	}
 	sort.SliceStable(r.Holdings, func(i, j int) bool { return r.Holdings[i].Weight.GreaterThan(r.Holdings[j].Weight.Decimal) })
+	r.weigh(wt)
+	r.Disposition = ETFDisposition(r.ComplianceStatus, r.PurificationFraction)
+	lead := ""
+	if r.Illustrative {
+		lead = "Based on illustrative data (not from filings), "
+	}
+	r.Explanation = capitalize(fmt.Sprintf("%s%s%% of %s's weight is compliant, %s%% non-compliant, %s%% questionable and %s%% unknown (%d holdings as of %s): %s.",
+		lead, r.CompliantWeightPct, a.Symbol, r.NonCompliantWeightPct, r.QuestionableWeightPct, r.UnknownWeightPct, len(hs), r.HoldingsAsOf,
+		strings.ToLower(strings.ReplaceAll(r.ComplianceStatus, "_", " "))))
+	if e.Screener.Disclaimers != nil {
+		r.Disclaimers = e.Screener.Disclaimers("screening", "etf_lookthrough", "purification")
+	}
+	if err := e.Results.PutETFResult(ctx, r); err != nil {
+		return ETFResult{}, err
+	}
+	return r, nil
+}
+
+// screenHolding screens one holding of an ETF: a holding without a listed symbol, or one the database
+// does not know, is UNKNOWN with the reason; sr is the holding's screening when there is one.
+func (e *ETFs) screenHolding(ctx context.Context, cat *Catalog, rs *Ruleset, h Holding, force bool) (eh ETFHolding, sr *Result, err error) {
+	eh = ETFHolding{Input: h.Symbol, Name: h.Name, Weight: h.Weight, Status: "UNKNOWN", DataSource: DataNoFundamentals}
+	res := Resolution{}
+	if h.Symbol != "" {
+		res = cat.Canonical(h.Symbol)
+	}
+	switch {
+	case h.Symbol == "":
+		eh.Reason = "no listed symbol (cash or an unlisted item)"
+		return eh, nil, nil
+	case res.Symbol == "":
+		eh.Reason = "symbol not in the database"
+		return eh, nil, nil
+	}
+	eh.Symbol = res.Symbol
+	r, _, err := e.Screener.Screen(ctx, res.Symbol, ScreenOptions{Ruleset: rs.Name, ForceRefresh: force})
+	if err != nil {
+		if ErrorCode(err) == EINTERNAL {
+			return eh, nil, err
+		}
+		eh.Reason = err.(*Error).Message
+		return eh, nil, nil
+	}
+	eh.Status, eh.PurificationRate, eh.PurificationFrac, eh.Reason = r.ComplianceStatus, r.PurificationRate, r.PurificationFraction, r.ComplianceExplanation
+	eh.Illustrative = r.DataQuality.Illustrative
+	eh.DataSource = DataSourceOf(r)
+	return eh, &r, nil
+}
+
+// etfWeights sums an ETF's holding weights by verdict and by data source, and the weight-averaged
+// purification fraction of the holdings that have one.
+type etfWeights struct {
+	total, comp, non, quest, unknown, rated, ratedWeight decimal.Decimal
+	bySource                                             sourceWeights
+}
+
+func (t *etfWeights) add(eh ETFHolding, sr *Result, w decimal.Decimal) {
+	t.total = t.total.Add(w)
+	if sr != nil && sr.PurificationFraction != nil {
+		t.rated = t.rated.Add(w.Mul(sr.PurificationFraction.Decimal))
+		t.ratedWeight = t.ratedWeight.Add(w)
+	}
+	switch eh.Status {
+	case "COMPLIANT":
+		t.comp = t.comp.Add(w)
+	case "NON_COMPLIANT":
+		t.non = t.non.Add(w)
+	case "QUESTIONABLE":
+		t.quest = t.quest.Add(w)
+	default:
+		t.unknown = t.unknown.Add(w)
+	}
+	if t.bySource == nil {
+		t.bySource = sourceWeights{}
+	}
+	t.bySource[eh.DataSource] = t.bySource[eh.DataSource].Add(w)
+}
+
+// weigh applies ETFVerdictRule to the weights and fills the shares, the verdict and the purification.
+func (r *ETFResult) weigh(t etfWeights) {
+	total := t.total
 	if !total.IsPositive() {
 		total = decimal.NewFromInt(1)
 	}
 	share := func(d decimal.Decimal) decimal.Decimal { return d.Mul(d100).Div(total) }
-	cp, np, qp, up := share(comp), share(non), share(quest), share(unknown)
+	cp, np, qp, up := share(t.comp), share(t.non), share(t.quest), share(t.unknown)
 	r.CompliantWeightPct, r.NonCompliantWeightPct = cp.StringFixed(2), np.StringFixed(2)
 	r.QuestionableWeightPct, r.UnknownWeightPct = qp.StringFixed(2), up.StringFixed(2)
 	switch {
@@ -223,28 +267,13 @@ func (e *ETFs) Screen(ctx context.Context, symbol, ruleset string, force bool) (
 	case "NON_COMPLIANT", "QUESTIONABLE":
 		r.IsCompliant = boolp(false)
 	}
-	r.DataSourceWeights = bySource.pct(total)
-	r.PurificationCoverage = share(ratedWeight).StringFixed(2)
-	if ratedWeight.IsPositive() {
-		rate := rated.Div(ratedWeight).Round(6)
+	r.DataSourceWeights = t.bySource.pct(total)
+	r.PurificationCoverage = share(t.ratedWeight).StringFixed(2)
+	if t.ratedWeight.IsPositive() {
+		rate := t.rated.Div(t.ratedWeight).Round(6)
 		r.PurificationFraction = num(rate)
 		r.PurificationRate, r.PurificationRatePct = PercentOf(r.PurificationFraction), PercentOf(r.PurificationFraction)
 	}
-	r.Disposition = ETFDisposition(r.ComplianceStatus, r.PurificationFraction)
-	lead := ""
-	if r.Illustrative {
-		lead = "Based on illustrative data (not from filings), "
-	}
-	r.Explanation = capitalize(fmt.Sprintf("%s%s%% of %s's weight is compliant, %s%% non-compliant, %s%% questionable and %s%% unknown (%d holdings as of %s): %s.",
-		lead, r.CompliantWeightPct, a.Symbol, r.NonCompliantWeightPct, r.QuestionableWeightPct, r.UnknownWeightPct, len(hs), r.HoldingsAsOf,
-		strings.ToLower(strings.ReplaceAll(r.ComplianceStatus, "_", " "))))
-	if e.Screener.Disclaimers != nil {
-		r.Disclaimers = e.Screener.Disclaimers("screening", "etf_lookthrough", "purification")
-	}
-	if err := e.Results.PutETFResult(ctx, r); err != nil {
-		return ETFResult{}, err
-	}
-	return r, nil
 }
 
 // Cached returns the stored look-through of an ETF under a ruleset, or ENOTFOUND.
@@ -266,25 +295,11 @@ func (e *ETFs) Cached(ctx context.Context, symbol, ruleset string) (ETFResult, e
 	return r, nil
 }
 
-// Overlap is the weight two ETFs hold in common: the sum over shared holdings of the smaller weight.
-func Overlap(a, b []Holding) decimal.Decimal {
-	wa := map[string]decimal.Decimal{}
-	for _, h := range a {
-		if h.Symbol != "" {
-			wa[h.Symbol] = wa[h.Symbol].Add(h.Weight.Decimal)
-		}
+// CachedOrScreen returns the ETF's cached look-through, computing it when there is none.
+func (e *ETFs) CachedOrScreen(ctx context.Context, symbol, ruleset string) (ETFResult, error) {
+	r, err := e.Cached(ctx, symbol, ruleset)
+	if ErrorCode(err) == ENOTFOUND {
+		r, err = e.Screen(ctx, symbol, ruleset, false)
 	}
-	wb := map[string]decimal.Decimal{}
-	for _, h := range b {
-		if h.Symbol != "" {
-			wb[h.Symbol] = wb[h.Symbol].Add(h.Weight.Decimal)
-		}
-	}
-	sum := decimal.Zero
-	for s, w := range wa {
-		if v, ok := wb[s]; ok {
-			sum = sum.Add(decimal.Min(w, v))
-		}
-	}
-	return sum
+	return r, err
 }

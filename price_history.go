@@ -41,7 +41,7 @@ func ValidatePriceHistory(period, interval, loc string) error {
 // PriceHistory returns a symbol's candles of the period (counted back from the latest candle: history
 // ends where the data ends) at the interval, and their source. A symbol with monthly history only is
 // served that rather than nothing.
-func PriceHistory(ctx context.Context, st RefStore, symbol, period, interval string) ([]Bar, string, error) {
+func PriceHistory(ctx context.Context, st RefReader, symbol, period, interval string) ([]Bar, string, error) {
 	stored := "1d"
 	if interval == "1mo" {
 		stored = "1mo"

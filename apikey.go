@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// API key format (decisions.md section 3): "shr_" then 40 base62 characters from crypto/rand. Only the
+// API key format: "shr_" then 40 base62 characters from crypto/rand. Only the
 // SHA-256 of a key is stored; its first 12 characters are its public prefix, used for revocation and logs.
 const (
 	KeyPrefix       = "shr_"
@@ -107,4 +107,21 @@ func ActiveKey(ctx context.Context, store KeyStore, full string) (APIKey, error)
 		return APIKey{}, Errorf(EKEYINACTIVE, "This API key has been deactivated.")
 	}
 	return k, nil
+}
+
+// KeyStore holds API key records, indexed by hash, public prefix, user and email.
+type KeyStore interface {
+	// CreateKey stores a new key. carryFromHash, when set, names the key whose current-period meter
+	// is copied to the new key, so that replacing a key never resets a month's allowance.
+	CreateKey(ctx context.Context, k APIKey, carryFromHash string, now time.Time) error
+	KeyByHash(ctx context.Context, hash string) (APIKey, error)
+	KeyByPrefix(ctx context.Context, prefix string) (APIKey, error)
+	KeysOfUser(ctx context.Context, userID string) ([]APIKey, error)
+	// Deactivate marks the key inactive; it is refused on its next request. Idempotent.
+	Deactivate(ctx context.Context, hash string, at time.Time, replacedBy string) error
+	SetPlan(ctx context.Context, hash, plan string) error
+	// UserForEmail returns the user id of the email, creating it as newID when the email is new.
+	UserForEmail(ctx context.Context, email, newID string) (string, error)
+	// MeterState reads a key's meter for the period.
+	MeterState(ctx context.Context, hash string, p Period) (MeterState, error)
 }

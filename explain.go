@@ -1,0 +1,117 @@
+package shariah
+
+import "strings"
+
+var ratioWords = map[string]string{"debt": "debt", "cash": "cash and interest-bearing securities", "receivables": "receivables",
+	"impure_revenue": "impure revenue", "receivables_and_cash": "receivables and cash"}
+
+func ratioNames(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		if w, ok := ratioWords[id]; ok {
+			out[i] = w
+		} else {
+			out[i] = strings.ReplaceAll(id, "_", " ")
+		}
+	}
+	return out
+}
+
+func activityNames(as []Activity) string {
+	names := make([]string, len(as))
+	for i, a := range as {
+		names[i] = strings.ReplaceAll(a.Category, "_", " ")
+	}
+	return joinWords(names)
+}
+
+func missingOf(rs []RatioResult) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range rs {
+		for _, m := range r.Missing {
+			w := strings.ReplaceAll(m, "_", " ")
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// joinWords writes "a", "a and b", "a, b and c".
+func joinWords(ws []string) string {
+	switch len(ws) {
+	case 0:
+		return ""
+	case 1:
+		return ws[0]
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
+}
+
+// explain builds compliance_explanation: one sentence naming which methodologies pass, which fail and
+// the ratio (or activity) that failed each, which are questionable and which lack data.
+func explain(rs *Ruleset, r Result, methodology string) string {
+	var pass, questionable []string
+	failBy := map[string][]string{}
+	var failOrder []string
+	missBy := map[string][]string{}
+	var missOrder []string
+	for _, m := range rs.Methodologies {
+		mr := r.ByMethodology[MethodologyKey(m.Name)]
+		switch mr.Verdict {
+		case Compliant:
+			pass = append(pass, m.Name)
+		case Questionable:
+			questionable = append(questionable, m.Name+" ("+mr.Reason+")")
+		case NonCompliant:
+			if _, ok := failBy[mr.Reason]; !ok {
+				failOrder = append(failOrder, mr.Reason)
+			}
+			failBy[mr.Reason] = append(failBy[mr.Reason], m.Name)
+		case InsufficientData:
+			if _, ok := missBy[mr.Reason]; !ok {
+				missOrder = append(missOrder, mr.Reason)
+			}
+			missBy[mr.Reason] = append(missBy[mr.Reason], m.Name)
+		}
+	}
+	var parts []string
+	if len(pass) > 0 {
+		parts = append(parts, "compliant under "+joinWords(pass))
+	}
+	for _, reason := range failOrder {
+		on := " on " + reason
+		if strings.HasPrefix(reason, "business activity") || strings.HasPrefix(reason, "missing data") {
+			on = " (" + reason + ")"
+		}
+		parts = append(parts, "fails "+joinWords(failBy[reason])+on)
+	}
+	if len(questionable) > 0 {
+		parts = append(parts, "questionable under "+joinWords(questionable))
+	}
+	for _, reason := range missOrder {
+		parts = append(parts, "no verdict under "+joinWords(missBy[reason])+" ("+reason+")")
+	}
+	s := strings.Join(parts, "; ")
+	if s == "" {
+		s = "no methodology could be evaluated"
+	}
+	lead := ""
+	if methodology != "" {
+		lead = "Overall " + strings.ToLower(strings.ReplaceAll(r.ComplianceStatus, "_", " ")) + " under " + r.Methodology + ": "
+	}
+	if r.DataQuality.Illustrative {
+		lead += "based on illustrative data (not from filings), "
+	}
+	return capitalize(lead+s) + "."
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

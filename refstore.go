@@ -1,0 +1,71 @@
+package shariah
+
+import (
+	"context"
+)
+
+// RefStore holds the reference and market data: the loaders write it (RefWriter), the services read it
+// (RefReader). A consumer declares the half it uses.
+type RefStore interface {
+	RefReader
+	RefWriter
+}
+
+// RefWriter is the loaders' half of the reference store. Puts merge with what is stored (loading the
+// same data twice changes nothing, and a partial load loses nothing).
+type RefWriter interface {
+	PutAssets(ctx context.Context, assets []Asset) error
+	// PutSeries merges candles by date (the new ones win on the same date). Daily candles also update
+	// the monthly series (last close of each month).
+	PutSeries(ctx context.Context, s Series) error
+	// PutFundamentals merges periods by (period end, period) and, within a period, facts by field,
+	// for many symbols at once (MergeFundamentals).
+	PutFundamentals(ctx context.Context, bySymbol map[string][]Fundamentals) error
+	PutDividends(ctx context.Context, symbol string, ds []Dividend) error
+	// PutIndex replaces an index's description and constituents.
+	PutIndex(ctx context.Context, ix IndexInfo) error
+	// PutHoldings replaces an ETF's holdings when they are as recent as the stored ones or newer.
+	PutHoldings(ctx context.Context, etf string, hs []Holding) error
+	PutFX(ctx context.Context, rates []FXRate) error
+	PutMetals(ctx context.Context, prices []MetalPrice) error
+	PutQuote(ctx context.Context, q Quote) error
+	PutTrending(ctx context.Context, items []Trending) error
+	// BumpVersion marks the reference data changed, so caches of it (the edge's catalog) reload.
+	BumpVersion(ctx context.Context) (int64, error)
+	// MarkFundamentalsSources records what symbols' stored fundamentals stand on (DataFiled or
+	// DataIllustrative) for CompaniesBySource: a load marks the symbols it did not rewrite, so data
+	// stored before the counts existed is counted too.
+	MarkFundamentalsSources(ctx context.Context, bySymbol map[string]string) error
+}
+
+// RefReader is the serving half of the reference store. Reads answer (zero, false, nil) when absent.
+type RefReader interface {
+	Version(ctx context.Context) (int64, error)
+	Asset(ctx context.Context, symbol string) (Asset, bool, error)
+	AllAssets(ctx context.Context) ([]Asset, error)
+	// AssetsMany reads the records of many symbols (absent ones are missing from the map).
+	AssetsMany(ctx context.Context, symbols []string) (map[string]Asset, error)
+	Series(ctx context.Context, symbol, interval string) (Series, bool, error)
+	SeriesSymbols(ctx context.Context) ([]string, error)
+	Fundamentals(ctx context.Context, symbol string) ([]Fundamentals, error)
+	// FundamentalsMany reads the periods of many symbols (absent ones are missing from the map).
+	FundamentalsMany(ctx context.Context, symbols []string) (map[string][]Fundamentals, error)
+	Dividends(ctx context.Context, symbol string) ([]Dividend, error)
+	Indices(ctx context.Context) ([]IndexInfo, error) // with Symbols filled
+	Holdings(ctx context.Context, etf string) ([]Holding, error)
+	ETFsWithHoldings(ctx context.Context) ([]string, error)
+	FX(ctx context.Context) ([]FXRate, error)
+	Metals(ctx context.Context, metal string) ([]MetalPrice, error) // oldest first
+	Quote(ctx context.Context, symbol string) (Quote, bool, error)
+	// QuoteJSON is the stored quote as JSON (the hot path serves it without decoding).
+	QuoteJSON(ctx context.Context, symbol string) ([]byte, bool, error)
+	Quotes(ctx context.Context, symbols []string) (map[string]Quote, error)
+	Trending(ctx context.Context) ([]Trending, error)
+	// ScreeningResultCount is the number of cached screening results (for the database stats).
+	ScreeningResultCount(ctx context.Context) (int64, error)
+	// ScreeningResultsBySource counts the cached screening results by DataSourceOf.
+	ScreeningResultsBySource(ctx context.Context) (SourceCounts, error)
+	// CompaniesBySource counts the symbols whose stored fundamentals are filed and those whose are only
+	// illustrative (FundamentalsSourceOf), kept up to date by PutFundamentals.
+	CompaniesBySource(ctx context.Context) (filed, illustrative int64, err error)
+}

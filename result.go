@@ -1,0 +1,160 @@
+package shariah
+
+import "time"
+
+// RatioResult is one ratio of one methodology.
+type RatioResult struct {
+	ID            string   `json:"id"`
+	Label         string   `json:"label"`
+	Numerator     *Number  `json:"numerator"`   // null when an input is missing
+	Denominator   *Number  `json:"denominator"` // null when an input is missing
+	DenominatorOf string   `json:"denominator_basis"`
+	Value         *Number  `json:"value"`     // fraction, 8 decimals; null when unknown
+	ValuePct      *string  `json:"value_pct"` // percent, 4 decimals
+	ThresholdBP   Number   `json:"threshold_bp"`
+	ThresholdPct  string   `json:"threshold_pct"`
+	Comparator    string   `json:"comparator"` // lt (strict) or le
+	Pass          *bool    `json:"pass"`       // null when unknown
+	MarginPct     *string  `json:"margin_pct"` // threshold minus value, percentage points (negative: failing)
+	Missing       []string `json:"missing,omitempty"`
+	Note          string   `json:"note,omitempty"`
+}
+
+// BusinessScreen is a methodology's business-activity screen.
+type BusinessScreen struct {
+	Pass       *bool      `json:"pass"` // null when the company has no classification to screen
+	Prohibited []Activity `json:"prohibited"`
+	Doubtful   []Activity `json:"doubtful"`
+}
+
+// MethodologyResult is one entry of by_methodology.
+type MethodologyResult struct {
+	Methodology string         `json:"methodology"` // display name: AAOIFI, DJIM, FTSE, MSCI, S&P
+	ID          string         `json:"id"`
+	Verdict     string         `json:"verdict"`
+	IsCompliant *bool          `json:"is_compliant"` // true: compliant; false: non-compliant or questionable; null: insufficient data
+	Status      string         `json:"status"`       // the verdict again (client ecosystem name)
+	Disposition string         `json:"disposition"`  // the verdict again (client ecosystem name)
+	Verified    bool           `json:"verified"`     // always true (spec rule 3): the verdict was computed here
+	Ruleset     string         `json:"ruleset"`
+	Edition     string         `json:"edition"`
+	Business    BusinessScreen `json:"business_screen"`
+	Ratios      []RatioResult  `json:"ratios"`
+	Buffer      *BufferState   `json:"buffer,omitempty"`
+	Reason      string         `json:"reason"` // what decided the verdict
+	AsOf        string         `json:"as_of"`
+	Source      []string       `json:"sources"`
+}
+
+// BufferState reports DJIM's buffer evaluation over the periods on file.
+type BufferState struct {
+	Ratio            string `json:"ratio"`
+	UpperPct         string `json:"upper_pct"`
+	PeriodsEvaluated int    `json:"periods_evaluated"`
+	BreachesInBand   int    `json:"consecutive_breaches_in_band"`
+	PassingPeriods   int    `json:"consecutive_passing_periods"`
+	Held             bool   `json:"status_held_by_buffer"` // the raw ratio fails but the buffer keeps the status
+}
+
+// RevenueBreakdown splits the period's revenue.
+type RevenueBreakdown struct {
+	TotalRevenue       *Number `json:"total_revenue"`
+	InterestIncome     *Number `json:"interest_income"`
+	ImpureRevenue      *Number `json:"impure_revenue"` // from prohibited activities, interest excluded
+	PermissibleRevenue *Number `json:"permissible_revenue"`
+	ImpureRatio        *Number `json:"impure_ratio"` // (interest + impure) / total, fraction
+	Period             string  `json:"period"`
+	Currency           string  `json:"currency"`
+}
+
+// DataQuality says where the inputs came from and what is missing.
+type DataQuality struct {
+	Sources       []string `json:"sources"` // filing, live, illustrative (fundamentals and prices)
+	MissingFields []string `json:"missing_fields"`
+	AsOf          string   `json:"as_of"` // period end of the fundamentals used
+	Period        string   `json:"period"`
+	PricesAsOf    string   `json:"prices_as_of,omitempty"`
+	SourceRefs    []string `json:"source_refs"` // e.g. the accession numbers of the filings used
+	Illustrative  bool     `json:"illustrative"`
+	Assumptions   []string `json:"assumptions"`
+	Notes         []string `json:"notes"`
+	// CarriedForward lists the inputs taken from an earlier period than the one screened.
+	CarriedForward []CarriedInput `json:"carried_forward"`
+	// MethodologiesInsufficient lists the by_methodology keys of the methodologies without a verdict
+	// (insufficient_data), in key order; empty when every methodology has one.
+	MethodologiesInsufficient []string `json:"methodologies_insufficient"`
+	// ShareClasses are the classes of common stock whose shares the market cap sums (multi-class
+	// issuers); absent for a single class.
+	ShareClasses []ShareClass `json:"share_classes,omitempty"`
+}
+
+// CarriedInput is an input the screened period does not report, taken from the latest fiscal year of
+// the last two that did report it; the ratios using it are computed on that year's figures alone.
+type CarriedInput struct {
+	Field      string `json:"field"`       // interest_income
+	Period     string `json:"period"`      // FY
+	PeriodEnd  string `json:"period_end"`  // of the fiscal year used
+	FiscalYear int    `json:"fiscal_year"` // of the fiscal year used
+	SourceRef  string `json:"source_ref"`  // the filing that reported it (accession number)
+	Form       string `json:"form,omitempty"`
+	Filed      string `json:"filed,omitempty"`
+	Tag        string `json:"tag,omitempty"`
+	Against    string `json:"computed_against"` // the denominator it is set against
+	Reason     string `json:"reason"`           // why the screened period has none
+}
+
+// RulesetRef names the ruleset a result used.
+type RulesetRef struct {
+	Name         string `json:"name"`
+	Title        string `json:"title"`
+	Edition      string `json:"edition"`
+	ReviewStatus string `json:"review_status"`
+	Source       string `json:"source"`
+}
+
+// Result is a screening result: the verdict of each methodology of a ruleset, the overall verdict and the
+// data it stands on.
+type Result struct {
+	Symbol               string                       `json:"symbol"`
+	Name                 string                       `json:"name"`
+	IsCompliant          *bool                        `json:"is_compliant"`
+	ComplianceStatus     string                       `json:"compliance_status"`
+	OverallStatus        string                       `json:"overall_status"`
+	ShariahStatus        string                       `json:"shariah_compliance_status"` // compliance_status in lower case
+	AbstainReason        string                       `json:"abstain_reason,omitempty"`  // why, when INSUFFICIENT_DATA
+	Methodology          string                       `json:"methodology,omitempty"`     // when the overall verdict is one methodology's
+	Methodologies        map[string]string            `json:"methodologies"`             // display name (S&P) to verdict
+	ByMethodology        map[string]MethodologyResult `json:"by_methodology"`            // keyed by MethodologyKey (SP)
+	BusinessScreenPass   *bool                        `json:"business_screen_pass"`
+	BusinessScreenReason *string                      `json:"business_screen_reason"`
+	FinancialScreenPass  *bool                        `json:"financial_screen_pass"`
+	Sector               *string                      `json:"sector"`
+	Industry             *string                      `json:"industry"`
+	MarketCap            *Number                      `json:"market_cap"` // latest month-end close x shares outstanding
+	MarketCapCurrency    *string                      `json:"market_cap_currency"`
+	// Informational ratios (fractions) on the latest market cap; verdicts use each methodology's own
+	// denominators (by_methodology.*.ratios).
+	DebtToMarketCap       *Number            `json:"debt_to_market_cap_ratio"`
+	CashToMarketCap       *Number            `json:"cash_to_market_cap_ratio"`
+	LiquidityToMarketCap  *Number            `json:"liquidity_to_market_cap_ratio"` // (cash + receivables) / market cap
+	ReceivablesToAssets   *Number            `json:"accounts_receivable_to_assets_ratio"`
+	InterestToRevenue     *Number            `json:"interest_income_to_revenue_ratio"` // of the revenue breakdown's period
+	AAOIFICompliant       *bool              `json:"aaoifi_compliant"`
+	DJIMCompliant         *bool              `json:"djim_compliant"`
+	FTSECompliant         *bool              `json:"ftse_compliant"`
+	MSCICompliant         *bool              `json:"msci_compliant"`
+	SPCompliant           *bool              `json:"sp_compliant"`
+	BusinessActivities    []Activity         `json:"business_activities"`
+	RevenueBreakdown      RevenueBreakdown   `json:"revenue_breakdown"`
+	FinancialRatios       map[string]*Number `json:"financial_ratios"`
+	PurificationRate      *Number            `json:"purification_rate"`          // percent: 3.37 means 3.37%
+	PurificationFraction  *Number            `json:"purification_rate_fraction"` // the same as a fraction in [0, 1]
+	PurificationRatePct   *Number            `json:"purification_rate_pct"`      // percent (= purification_rate)
+	PurificationMethod    string             `json:"purification_method"`
+	ComplianceExplanation string             `json:"compliance_explanation"`
+	Disclaimers           []Disclaimer       `json:"disclaimers"`
+	ScreenedAt            time.Time          `json:"screened_at"`
+	Ruleset               RulesetRef         `json:"ruleset"`
+	DataQuality           DataQuality        `json:"data_quality"`
+	RunID                 string             `json:"run_id,omitempty"` // the bulk run that wrote it
+}

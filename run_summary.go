@@ -1,0 +1,180 @@
+package shariah
+
+import (
+	"sort"
+	"strings"
+)
+
+// Tally counts verdicts.
+type Tally struct {
+	Total            int    `json:"total"`
+	Compliant        int    `json:"compliant"`
+	NonCompliant     int    `json:"non_compliant"`
+	Questionable     int    `json:"questionable"`
+	InsufficientData int    `json:"insufficient_data"`
+	Errors           int    `json:"errors"`
+	CompliantPct     string `json:"compliance_rate_pct"` // compliant among those with a verdict
+}
+
+func (t *Tally) add(status string) {
+	t.Total++
+	switch strings.ToUpper(status) {
+	case "COMPLIANT":
+		t.Compliant++
+	case "NON_COMPLIANT":
+		t.NonCompliant++
+	case "QUESTIONABLE":
+		t.Questionable++
+	case "INSUFFICIENT_DATA":
+		t.InsufficientData++
+	default:
+		t.Errors++
+	}
+}
+
+func (t *Tally) finish() {
+	den := t.Compliant + t.NonCompliant + t.Questionable
+	t.CompliantPct = "0.00"
+	if den > 0 {
+		t.CompliantPct = RatioPercent(int64(t.Compliant), int64(den))
+	}
+}
+
+// RunSummary aggregates a run.
+type RunSummary struct {
+	Overall       Tally            `json:"overall"`
+	ByMethodology map[string]Tally `json:"by_methodology"`
+	BySector      map[string]Tally `json:"by_sector"`
+	TopCompliant  []ItemView       `json:"top_compliant"`
+	StatusChanges int              `json:"status_changes"`
+	// DataSources counts the run's screened companies (one result each; errors excluded) by what their
+	// fundamentals stand on: filed, illustrative or none.
+	DataSources SourceCounts `json:"data_sources"`
+	// CompanyDataSources counts the distinct companies among them (share classes such as GOOG and
+	// GOOGL count once; CompanySources).
+	CompanyDataSources SourceCounts `json:"company_data_sources"`
+}
+
+// Summarize builds a run's summary: statistics by methodology and sector, the overall rate, and the
+// top compliant stocks (most methodologies compliant, then lowest debt ratio; ten at most).
+// cat, when given, tells the companies behind the symbols (CompanyKey); without it each symbol is one.
+func Summarize(items []RunItem, cat *Catalog) RunSummary {
+	s := RunSummary{ByMethodology: map[string]Tally{}, BySector: map[string]Tally{}, TopCompliant: []ItemView{}}
+	var top []ItemView
+	companies := CompanySources{}
+	for _, it := range items {
+		v := it.View("")
+		s.Overall.add(v.Status)
+		sector := v.Sector
+		if sector == "" {
+			sector = "Unclassified"
+		}
+		t := s.BySector[sector]
+		t.add(v.Status)
+		s.BySector[sector] = t
+		for m, verdict := range v.Methodologies {
+			t := s.ByMethodology[m]
+			t.add(verdict)
+			s.ByMethodology[m] = t
+		}
+		if it.StatusChanged {
+			s.StatusChanges++
+		}
+		if it.Result != nil && !it.HasError {
+			src := DataSourceOf(*it.Result)
+			s.DataSources.Add(src)
+			companies.Add(companyOf(cat, it.Symbol), src)
+		}
+		if v.Status == "COMPLIANT" {
+			top = append(top, v)
+		}
+	}
+	s.CompanyDataSources = companies.Counts()
+	s.Overall.finish()
+	for k, t := range s.BySector {
+		t.finish()
+		s.BySector[k] = t
+	}
+	for k, t := range s.ByMethodology {
+		t.finish()
+		s.ByMethodology[k] = t
+	}
+	passes := func(v ItemView) int {
+		n := 0
+		for _, verdict := range v.Methodologies {
+			if verdict == Compliant {
+				n++
+			}
+		}
+		return n
+	}
+	sort.SliceStable(top, func(i, j int) bool {
+		if pi, pj := passes(top[i]), passes(top[j]); pi != pj {
+			return pi > pj
+		}
+		return top[i].debtRatio().LessThan(top[j].debtRatio())
+	})
+	if len(top) > 10 {
+		top = top[:10]
+	}
+	s.TopCompliant = append(s.TopCompliant, top...)
+	return s
+}
+
+// StatusChange is a symbol whose status differs between two runs.
+type StatusChange struct {
+	Symbol string `json:"symbol"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+}
+
+// RunComparison compares run A (before) with run B (after).
+type RunComparison struct {
+	RunA              string         `json:"run_a"`
+	RunB              string         `json:"run_b"`
+	Changed           []StatusChange `json:"changed"`
+	NewlyCompliant    []string       `json:"newly_compliant"`
+	NewlyNonCompliant []string       `json:"newly_non_compliant"`
+	Added             []string       `json:"added"`
+	Removed           []string       `json:"removed"`
+	Unchanged         int            `json:"unchanged"`
+}
+
+// CompareRuns lists the symbols whose status changed, became compliant or non-compliant, and the
+// symbols added to or removed from the index between two runs.
+func CompareRuns(a, b string, itemsA, itemsB []RunItem) RunComparison {
+	c := RunComparison{RunA: a, RunB: b, Changed: []StatusChange{}, NewlyCompliant: []string{}, NewlyNonCompliant: []string{}, Added: []string{}, Removed: []string{}}
+	before := map[string]string{}
+	for _, it := range itemsA {
+		before[it.Symbol] = it.Status
+	}
+	after := map[string]bool{}
+	for _, it := range itemsB {
+		after[it.Symbol] = true
+		from, ok := before[it.Symbol]
+		switch {
+		case !ok:
+			c.Added = append(c.Added, it.Symbol)
+		case from != it.Status:
+			c.Changed = append(c.Changed, StatusChange{Symbol: it.Symbol, From: from, To: it.Status})
+			if it.Status == "COMPLIANT" {
+				c.NewlyCompliant = append(c.NewlyCompliant, it.Symbol)
+			}
+			if it.Status == "NON_COMPLIANT" {
+				c.NewlyNonCompliant = append(c.NewlyNonCompliant, it.Symbol)
+			}
+		default:
+			c.Unchanged++
+		}
+	}
+	for _, it := range itemsA {
+		if !after[it.Symbol] {
+			c.Removed = append(c.Removed, it.Symbol)
+		}
+	}
+	sort.Slice(c.Changed, func(i, j int) bool { return c.Changed[i].Symbol < c.Changed[j].Symbol })
+	for _, l := range [][]string{c.NewlyCompliant, c.NewlyNonCompliant, c.Added, c.Removed} {
+		sort.Strings(l)
+	}
+	return c
+}

@@ -1,0 +1,88 @@
+package shariah
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// TrajectoryPoint is one quarter of a company's ratio series.
+type TrajectoryPoint struct {
+	PeriodEnd       string   `json:"period_end"`
+	Period          string   `json:"period"`
+	FiscalYear      int      `json:"fiscal_year"`
+	DebtAssets      *float64 `json:"debt_to_assets"`
+	CashAssets      *float64 `json:"cash_to_assets"`
+	LiquidityAssets *float64 `json:"liquidity_to_assets"` // (cash and securities + receivables) / total assets
+	InterestRevenue *float64 `json:"interest_to_revenue"`
+	Source          string   `json:"source"`
+	Accession       string   `json:"accession_number"`
+}
+
+// TrajectoryStore holds the quarterly ratio series (ClickHouse).
+type TrajectoryStore interface {
+	PutTrajectory(ctx context.Context, symbol string, pts []TrajectoryPoint) error
+	// Trajectory returns the last n quarters, oldest first.
+	Trajectory(ctx context.Context, symbol string, n int) ([]TrajectoryPoint, error)
+}
+
+// TrajectoryOf computes the quarterly ratio points of a company's fundamentals (quarters only).
+func TrajectoryOf(fs []Fundamentals) []TrajectoryPoint {
+	var out []TrajectoryPoint
+	for _, f := range fs {
+		if f.Period == "FY" {
+			continue
+		}
+		ta, ok := f.Facts[TotalAssets]
+		if !ok || !ta.Value.IsPositive() {
+			continue
+		}
+		p := TrajectoryPoint{PeriodEnd: f.PeriodEnd, Period: f.Period, FiscalYear: f.FiscalYear, Source: ta.Source, Accession: ta.Ref}
+		rs := BasicRatios(f)
+		get := func(name string) *float64 {
+			if v, ok := rs[name]; ok {
+				return &v
+			}
+			return nil
+		}
+		p.DebtAssets, p.CashAssets = get(RatioDebtAssets), get(RatioCashAssets)
+		p.LiquidityAssets, p.InterestRevenue = get(RatioLiquidityAssets), get(RatioInterestRevenue)
+		out = append(out, p)
+	}
+	return out
+}
+
+// TrajectorySummary says in one line where the ratios went over the quarters given (oldest first).
+func TrajectorySummary(pts []TrajectoryPoint) string {
+	if len(pts) < 2 {
+		return "Not enough quarters on file for a direction."
+	}
+	first, last := pts[0], pts[len(pts)-1]
+	var parts []string
+	move := func(name string, a, b *float64) {
+		if a == nil || b == nil {
+			return
+		}
+		verb := "was flat at"
+		switch d := *b - *a; {
+		case d > 0.005:
+			verb = "rose from"
+		case d < -0.005:
+			verb = "fell from"
+		}
+		if verb == "was flat at" {
+			parts = append(parts, fmt.Sprintf("%s %s %.2f%%", name, verb, *b*100))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %s %.2f%% to %.2f%%", name, verb, *a*100, *b*100))
+		}
+	}
+	move("debt/assets", first.DebtAssets, last.DebtAssets)
+	move("cash/assets", first.CashAssets, last.CashAssets)
+	move("liquidity/assets", first.LiquidityAssets, last.LiquidityAssets)
+	move("interest/revenue", first.InterestRevenue, last.InterestRevenue)
+	if len(parts) == 0 {
+		return "The ratios are not available for these quarters."
+	}
+	s := strings.Join(parts, "; ")
+	return strings.ToUpper(s[:1]) + s[1:] + fmt.Sprintf(" over %d quarters (%s to %s).", len(pts), first.PeriodEnd, last.PeriodEnd)
+}
