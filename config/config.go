@@ -359,6 +359,31 @@ func applyRateLimits(ps shariah.Plans, spec string) error {
 
 // Validate reports every problem at once.
 func (c Config) Validate() error {
+	errs := c.validateServing()
+	errs = append(errs, c.validateWork()...)
+	errs = append(errs, c.Ingest.validate()...)
+	if err := validSchedules(c.RescreenSchedules); err != nil {
+		errs = append(errs, fmt.Errorf("SHARIAH_RESCREEN_SCHEDULES: %w", err))
+	}
+	if c.ShutdownTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("SHARIAH_SHUTDOWN_TIMEOUT: must be positive"))
+	}
+	if u, err := url.Parse(c.StripeAPIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("SHARIAH_STRIPE_API_URL: %q is not an http(s) URL", c.StripeAPIURL))
+	}
+	if c.AgentLLMURL != "" {
+		if u, err := url.Parse(c.AgentLLMURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("SHARIAH_AGENT_LLM_URL: %q is not an http(s) URL", c.AgentLLMURL))
+		}
+	}
+	if _, err := c.Plans(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// validateServing checks the addresses, the stores, logging and the HTTP limits.
+func (c Config) validateServing() []error {
 	var errs []error
 	for name, addr := range map[string]string{"SHARIAH_HTTP_ADDR": c.HTTPAddr, "SHARIAH_MCP_ADDR": c.MCPAddr} {
 		if _, _, err := net.SplitHostPort(addr); err != nil {
@@ -389,6 +414,12 @@ func (c Config) Validate() error {
 	if _, err := c.TrustedProxyList(); err != nil {
 		errs = append(errs, err)
 	}
+	return errs
+}
+
+// validateWork checks the usage writer, the workers and the ETF wait.
+func (c Config) validateWork() []error {
+	var errs []error
 	if c.Usage.BatchSize < 1 || c.Usage.BatchSize > 1_000_000 {
 		errs = append(errs, fmt.Errorf("SHARIAH_USAGE_BATCH_SIZE: %d is out of 1..1000000", c.Usage.BatchSize))
 	}
@@ -410,59 +441,48 @@ func (c Config) Validate() error {
 	if c.ETFWait < 0 || c.ETFWait > 5*time.Minute {
 		errs = append(errs, fmt.Errorf("SHARIAH_ETF_WAIT: %s is out of 0..5m", c.ETFWait))
 	}
-	if _, err := c.Ingest.Feeds(); err != nil {
+	return errs
+}
+
+// validate checks the ingesters' sources and schedules.
+func (i Ingest) validate() []error {
+	var errs []error
+	if _, err := i.Feeds(); err != nil {
 		errs = append(errs, err)
 	}
-	for name, u := range map[string]string{"SHARIAH_SEC_DATA_URL": c.Ingest.SECDataURL, "SHARIAH_SEC_WWW_URL": c.Ingest.SECWWWURL} {
+	for name, u := range map[string]string{"SHARIAH_SEC_DATA_URL": i.SECDataURL, "SHARIAH_SEC_WWW_URL": i.SECWWWURL} {
 		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "https" && pu.Scheme != "http" && pu.Scheme != "file") {
 			errs = append(errs, fmt.Errorf("%s: %q is not an http(s) or file URL", name, u))
 		}
 	}
-	if strings.TrimSpace(c.Ingest.SECSymbols) == "*" && !strings.HasPrefix(c.Ingest.SECDataURL, "file://") {
+	if strings.TrimSpace(i.SECSymbols) == "*" && !strings.HasPrefix(i.SECDataURL, "file://") {
 		errs = append(errs, fmt.Errorf("SHARIAH_SEC_SYMBOLS: * (every company of a mirror) needs a file:// SHARIAH_SEC_DATA_URL; use indices or a list"))
 	}
-	if c.Ingest.SECRefreshAfter < 0 {
-		errs = append(errs, fmt.Errorf("SHARIAH_SEC_REFRESH_AFTER: %s is negative", c.Ingest.SECRefreshAfter))
+	if i.SECRefreshAfter < 0 {
+		errs = append(errs, fmt.Errorf("SHARIAH_SEC_REFRESH_AFTER: %s is negative", i.SECRefreshAfter))
 	}
-	if z := c.Ingest.SECBulkZip; z != "" {
+	if z := i.SECBulkZip; z != "" {
 		if u, err := url.Parse(z); err != nil || (u.Scheme != "" && u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "file") {
 			errs = append(errs, fmt.Errorf("SHARIAH_SEC_BULK_ZIP: %q is not an http(s) or file URL or a path", z))
 		}
 	}
-	if c.Ingest.SECRate <= 0 || c.Ingest.SECRate >= 10 {
-		errs = append(errs, fmt.Errorf("SHARIAH_SEC_RPS: %v must be above 0 and below SEC's limit of 10", c.Ingest.SECRate))
+	if i.SECRate <= 0 || i.SECRate >= 10 {
+		errs = append(errs, fmt.Errorf("SHARIAH_SEC_RPS: %v must be above 0 and below SEC's limit of 10", i.SECRate))
 	}
-	if !strings.Contains(c.Ingest.PricesURL, "{symbol}") && !strings.Contains(c.Ingest.PricesURL, "{canonical}") {
-		errs = append(errs, fmt.Errorf("SHARIAH_PRICES_URL: %q has no {symbol} or {canonical} placeholder", c.Ingest.PricesURL))
+	if !strings.Contains(i.PricesURL, "{symbol}") && !strings.Contains(i.PricesURL, "{canonical}") {
+		errs = append(errs, fmt.Errorf("SHARIAH_PRICES_URL: %q has no {symbol} or {canonical} placeholder", i.PricesURL))
 	}
-	for name, spec := range map[string]string{"SHARIAH_SEC_SCHEDULE": c.Ingest.SECSchedule, "SHARIAH_PRICES_SCHEDULE": c.Ingest.PricesSchedule,
-		"SHARIAH_QUOTES_SCHEDULE": c.Ingest.QuotesSchedule, "SHARIAH_SUKUK_SCHEDULE": c.Ingest.SukukSchedule, "SHARIAH_NEWS_SCHEDULE": c.Ingest.NewsSchedule,
-		"SHARIAH_SEC_BULK_SCHEDULE": c.Ingest.SECBulkSchedule} {
+	for name, spec := range map[string]string{"SHARIAH_SEC_SCHEDULE": i.SECSchedule, "SHARIAH_PRICES_SCHEDULE": i.PricesSchedule,
+		"SHARIAH_QUOTES_SCHEDULE": i.QuotesSchedule, "SHARIAH_SUKUK_SCHEDULE": i.SukukSchedule, "SHARIAH_NEWS_SCHEDULE": i.NewsSchedule,
+		"SHARIAH_SEC_BULK_SCHEDULE": i.SECBulkSchedule} {
 		if _, err := cronParser.Parse(spec); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %q: %w", name, spec, err))
 		}
 	}
-	if c.Ingest.QuotesTop < 1 || c.Ingest.QuotesTop > 1000 {
-		errs = append(errs, fmt.Errorf("SHARIAH_QUOTES_TOP: %d is out of 1..1000", c.Ingest.QuotesTop))
+	if i.QuotesTop < 1 || i.QuotesTop > 1000 {
+		errs = append(errs, fmt.Errorf("SHARIAH_QUOTES_TOP: %d is out of 1..1000", i.QuotesTop))
 	}
-	if err := validSchedules(c.RescreenSchedules); err != nil {
-		errs = append(errs, fmt.Errorf("SHARIAH_RESCREEN_SCHEDULES: %w", err))
-	}
-	if c.ShutdownTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("SHARIAH_SHUTDOWN_TIMEOUT: must be positive"))
-	}
-	if u, err := url.Parse(c.StripeAPIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("SHARIAH_STRIPE_API_URL: %q is not an http(s) URL", c.StripeAPIURL))
-	}
-	if c.AgentLLMURL != "" {
-		if u, err := url.Parse(c.AgentLLMURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("SHARIAH_AGENT_LLM_URL: %q is not an http(s) URL", c.AgentLLMURL))
-		}
-	}
-	if _, err := c.Plans(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // ClickHouseDatabase checks a clickhouse:// URL and returns its database name (default "shariah").
