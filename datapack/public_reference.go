@@ -41,21 +41,13 @@ func financeDBSymbol(raw string) (sym string, skip, ok bool) {
 	return sym, false, ok
 }
 
-// ReadFinanceDBEquities reads FinanceDatabase's equities-compact.csv (symbol, name, currency, sector,
-// industry_group, industry, exchange, mic, market, country, market_cap, isin, figi) into equities
-// (ISIN kept only when its check digit is right), the TASI membership (every equity of exchange SAU,
-// the Saudi Exchange), and the market-cap category of each symbol (Mega, Large, Mid, Small, Micro or
-// Nano Cap; absent when the file has none).
-func ReadFinanceDBEquities(fsys fs.FS, file string) (*Pack, map[string]string, error) {
-	p := &Pack{}
-	caps := map[string]string{}
-	t, err := pubOpenCSV(fsys, file, p, "symbol", "name", "exchange")
-	if err != nil || t == nil {
-		return p, caps, err
-	}
-	var tasi []string
+// financeDBRows reads the rows of a FinanceDatabase file into assets of typ, with the columns common to
+// both files (symbol, name, exchange, currency, isin); fill adds the file's own columns to each asset
+// (and may record more about its row). It returns the rows skipped (preferred shares and odd classes)
+// and the ISINs dropped for a bad check digit; bad and duplicate symbols are problems.
+func financeDBRows(t *pubTable, p *Pack, file string, typ shariah.AssetType,
+	fill func(a *shariah.Asset, get func(col string) string)) (skipped, badISIN int) {
 	seen := map[string]bool{}
-	skipped, badISIN := 0, 0
 	t.each(func(line int, rec []string) {
 		raw := t.get(rec, "symbol")
 		sym, skip, ok := financeDBSymbol(raw)
@@ -73,9 +65,8 @@ func ReadFinanceDBEquities(fsys fs.FS, file string) (*Pack, map[string]string, e
 		}
 		seen[sym] = true
 		ex := t.get(rec, "exchange")
-		a := shariah.Asset{Symbol: sym, Name: t.get(rec, "name"), Type: shariah.Equity, Exchange: ex,
-			Country: t.get(rec, "country"), Currency: t.get(rec, "currency"), Sector: t.get(rec, "sector"),
-			Industry: t.get(rec, "industry"), Source: SourceFinanceDatabase}
+		a := shariah.Asset{Symbol: sym, Name: t.get(rec, "name"), Type: typ, Exchange: ex,
+			Currency: t.get(rec, "currency"), Source: SourceFinanceDatabase}
 		if n, ok := financeDBExchange[ex]; ok {
 			a.Exchange = n
 		}
@@ -84,13 +75,33 @@ func ReadFinanceDBEquities(fsys fs.FS, file string) (*Pack, map[string]string, e
 				badISIN++
 			}
 		}
-		if c := t.get(rec, "market_cap"); c != "" {
-			caps[sym] = c
-		}
-		if ex == "SAU" {
-			tasi = append(tasi, sym)
-		}
+		fill(&a, func(col string) string { return t.get(rec, col) })
 		p.Assets = append(p.Assets, a)
+	})
+	return skipped, badISIN
+}
+
+// ReadFinanceDBEquities reads FinanceDatabase's equities-compact.csv (symbol, name, currency, sector,
+// industry_group, industry, exchange, mic, market, country, market_cap, isin, figi) into equities
+// (ISIN kept only when its check digit is right), the TASI membership (every equity of exchange SAU,
+// the Saudi Exchange), and the market-cap category of each symbol (Mega, Large, Mid, Small, Micro or
+// Nano Cap; absent when the file has none).
+func ReadFinanceDBEquities(fsys fs.FS, file string) (*Pack, map[string]string, error) {
+	p := &Pack{}
+	caps := map[string]string{}
+	t, err := pubOpenCSV(fsys, file, p, "symbol", "name", "exchange")
+	if err != nil || t == nil {
+		return p, caps, err
+	}
+	var tasi []string
+	skipped, badISIN := financeDBRows(t, p, file, shariah.Equity, func(a *shariah.Asset, get func(string) string) {
+		a.Country, a.Sector, a.Industry = get("country"), get("sector"), get("industry")
+		if c := get("market_cap"); c != "" {
+			caps[a.Symbol] = c
+		}
+		if get("exchange") == "SAU" {
+			tasi = append(tasi, a.Symbol)
+		}
 	})
 	if len(tasi) > 0 {
 		p.Indices = append(p.Indices, pubIndex("TASI", file+" (exchange SAU)", tasi))
@@ -114,37 +125,8 @@ func ReadFinanceDBETFs(fsys fs.FS, file string) (*Pack, error) {
 	if err != nil || t == nil {
 		return p, err
 	}
-	seen := map[string]bool{}
-	skipped, badISIN := 0, 0
-	t.each(func(line int, rec []string) {
-		raw := t.get(rec, "symbol")
-		sym, skip, ok := financeDBSymbol(raw)
-		if skip {
-			skipped++
-			return
-		}
-		if !ok {
-			p.Problemf(file, line, "symbol %q is not a valid symbol", raw)
-			return
-		}
-		if seen[sym] {
-			p.Problemf(file, line, "duplicate symbol %s", sym)
-			return
-		}
-		seen[sym] = true
-		ex := t.get(rec, "exchange")
-		a := shariah.Asset{Symbol: sym, Name: t.get(rec, "name"), Type: shariah.ETF, Exchange: ex,
-			Currency: t.get(rec, "currency"), Sector: t.get(rec, "category_group"),
-			Industry: t.get(rec, "category"), Source: SourceFinanceDatabase}
-		if n, ok := financeDBExchange[ex]; ok {
-			a.Exchange = n
-		}
-		if isin := t.get(rec, "isin"); isin != "" {
-			if a.ISIN = pubISIN(isin); a.ISIN == "" {
-				badISIN++
-			}
-		}
-		p.Assets = append(p.Assets, a)
+	skipped, badISIN := financeDBRows(t, p, file, shariah.ETF, func(a *shariah.Asset, get func(string) string) {
+		a.Sector, a.Industry = get("category_group"), get("category")
 	})
 	p.pubNotef("%s: %d ETFs", file, len(p.Assets))
 	if skipped > 0 {
