@@ -134,10 +134,24 @@ type Series struct {
 
 // MonthlyFromDaily returns the monthly bars of daily ones: open of the first day, high and low of the
 // month, close of the last day (the monthly close of the trailing market-cap averages), volume summed.
-func MonthlyFromDaily(daily []Bar) []Bar {
+func MonthlyFromDaily(daily []Bar) []Bar { return aggregateBars(daily, sameMonth) }
+
+// WeeklyFromDaily aggregates daily bars into ISO weeks (dated by the week's last trading day).
+func WeeklyFromDaily(daily []Bar) []Bar {
+	return aggregateBars(daily, func(a, b time.Time) bool {
+		y1, w1 := a.ISOWeek()
+		y2, w2 := b.ISOWeek()
+		return y1 == y2 && w1 == w2
+	})
+}
+
+// aggregateBars merges consecutive daily bars of one period (same reports whether two dates are in
+// it): dated by the period's last day, open of the first, high and low of the period, close of the
+// last, volume summed.
+func aggregateBars(daily []Bar, same func(a, b time.Time) bool) []Bar {
 	var out []Bar
 	for _, b := range daily {
-		if n := len(out); n > 0 && sameMonth(out[n-1].Date, b.Date) {
+		if n := len(out); n > 0 && same(out[n-1].Date, b.Date) {
 			m := &out[n-1]
 			m.Date = b.Date
 			m.High = max(m.High, b.High)
@@ -145,28 +159,6 @@ func MonthlyFromDaily(daily []Bar) []Bar {
 			m.Close = b.Close
 			m.Volume += b.Volume
 			continue
-		}
-		out = append(out, b)
-	}
-	return out
-}
-
-// WeeklyFromDaily aggregates daily bars into ISO weeks (dated by the week's last trading day).
-func WeeklyFromDaily(daily []Bar) []Bar {
-	var out []Bar
-	for _, b := range daily {
-		if n := len(out); n > 0 {
-			y1, w1 := out[n-1].Date.ISOWeek()
-			y2, w2 := b.Date.ISOWeek()
-			if y1 == y2 && w1 == w2 {
-				m := &out[n-1]
-				m.Date = b.Date
-				m.High = max(m.High, b.High)
-				m.Low = min(m.Low, b.Low)
-				m.Close = b.Close
-				m.Volume += b.Volume
-				continue
-			}
 		}
 		out = append(out, b)
 	}
