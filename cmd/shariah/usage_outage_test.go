@@ -20,7 +20,7 @@ import (
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
-// outageFor is how long the test keeps ClickHouse down: 60 s, as the issue measured; SHARIAH_TEST_OUTAGE
+// outageFor is how long the test keeps ClickHouse down: 60 s (longer than the writer's longest retry pause and several flush intervals); SHARIAH_TEST_OUTAGE
 // shortens it for a quick local run.
 func outageFor(t *testing.T) time.Duration {
 	if v := os.Getenv("SHARIAH_TEST_OUTAGE"); v != "" {
