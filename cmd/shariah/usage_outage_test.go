@@ -20,8 +20,8 @@ import (
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
-// outageFor is how long the test keeps ClickHouse down: 60 s (longer than the writer's longest retry pause and several flush intervals); SHARIAH_TEST_OUTAGE
-// shortens it for a quick local run.
+// outageFor is how long the test keeps ClickHouse down: 60 s, longer than the writer's longest retry
+// pause (10 s) several times over; SHARIAH_TEST_OUTAGE shortens it for a quick local run.
 func outageFor(t *testing.T) time.Duration {
 	if v := os.Getenv("SHARIAH_TEST_OUTAGE"); v != "" {
 		d, err := time.ParseDuration(v)
