@@ -73,11 +73,18 @@ func (e *env) addIngest(g *run.Group, svc *services) error {
 	if err := addNews(sched, ic, ref, newsStore, secSource.Client.HTTP.Limiter); err != nil {
 		return err
 	}
+	// The start-up run, like the scheduled ones, ends before the actor does (and so before the
+	// services it uses are closed).
 	ctxActor(g, func(ctx context.Context) error {
+		started := make(chan struct{})
 		if ic.AtStart {
-			go sched.RunAll(ctx)
+			go func() { sched.RunAll(ctx); close(started) }()
+		} else {
+			close(started)
 		}
-		return sched.Run(ctx)
+		err := sched.Run(ctx)
+		<-started
+		return err
 	})
 	return nil
 }

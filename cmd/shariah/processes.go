@@ -52,18 +52,20 @@ func ctxActor(g *run.Group, f func(context.Context) error) {
 	g.Add(func() error { return f(ctx) }, func(error) { cancel() })
 }
 
+// runProcesses runs serve, worker, ingest or all: one composition of the services (compose) shared by
+// everything the process runs, each part an actor of one group that stops on SIGINT or SIGTERM.
 func runProcesses(which string) error {
 	e, err := load()
 	if err != nil {
 		return err
 	}
-	edgeToo := which == "serve" || which == "all"
+	serving := which == "serve" || which == "all"
 	svc, err := open(e)
 	if err != nil {
 		return err
 	}
 	defer svc.close()
-	if edgeToo {
+	if serving {
 		if err := svc.withUsage(e); err != nil {
 			return err
 		}
@@ -72,7 +74,7 @@ func runProcesses(which string) error {
 	signals(&g)
 	// The servers are added first: the group interrupts its actors in the order they were added, and an
 	// HTTP server's interrupt returns once it has drained, so the loops below stop after the last request.
-	if edgeToo {
+	if serving {
 		if err := e.addEdge(&g, svc); err != nil {
 			return err
 		}
@@ -90,7 +92,7 @@ func runProcesses(which string) error {
 			return err
 		}
 	}
-	if edgeToo {
+	if serving {
 		e.addEdgeLoops(&g, svc)
 	}
 	return stopped(e.log, g.Run())
@@ -236,7 +238,7 @@ func runMigrate() error {
 	return nil
 }
 
-// redisFor opens the Redis of the configuration (for the keys subcommand).
+// redisFor opens the Redis of the configuration (for the keys and load subcommands, which need no more).
 func redisFor(e *env) (rueidis.Client, error) { return sredis.Open(e.cfg.RedisURL) }
 
 // downgrades returns to Free, every minute, the users whose cancelled subscription's period has ended.
