@@ -150,6 +150,8 @@ func (e *env) addMCP(g *run.Group, svc *services) {
 	e.log.Info("mcp listening", "addr", addr, "path", "/mcp")
 }
 
+// addWorker adds the asynq workers (bulk runs and ETF screens), the scheduled re-screens and the
+// reclaiming of runs whose worker died.
 func (e *env) addWorker(g *run.Group, svc *services) error {
 	srv, mux, err := jobs.NewWorker(e.cfg.RedisURL, e.cfg.WorkerConcurrency, e.log)
 	if err != nil {
@@ -186,6 +188,7 @@ func (e *env) addWorker(g *run.Group, svc *services) error {
 	return nil
 }
 
+// runMCP is `shariah mcp`: the MCP server on stdio, or with --http over HTTP, on the composed services.
 func runMCP(args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	httpMode := fs.Bool("http", false, "serve Streamable HTTP (/mcp) and SSE (/sse) on SHARIAH_MCP_ADDR instead of stdio")
