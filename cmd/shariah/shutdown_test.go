@@ -33,12 +33,13 @@ func TestShutdownDrainsBeforeTheUsageFlush(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	id := fmt.Sprintf("drain-flush-check-%d", time.Now().UnixNano()) // unique: the test may run more than once
 	status := make(chan string, 1)
 	go func() {
 		req, _ := http.NewRequest("POST", srv.base+"/api/terminal/agent", strings.NewReader(`{"command":"anything halal around here"}`))
 		req.Header.Set("X-API-Key", strings.TrimSpace(string(out)))
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Request-ID", "drain-flush-check")
+		req.Header.Set("X-Request-ID", id)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			status <- err.Error()
@@ -79,7 +80,7 @@ func TestShutdownDrainsBeforeTheUsageFlush(t *testing.T) {
 		t.Fatalf("still running 30 s after SIGTERM\n%s", srv.logs.String())
 	}
 	n, err := exec.Command("clickhouse-client", "--port", fmt.Sprint(chSrv.Port), "-q",
-		"SELECT count() FROM cmdtest.usage_events WHERE request_id = 'drain-flush-check'").Output()
+		"SELECT count() FROM cmdtest.usage_events WHERE request_id = '"+id+"'").Output()
 	if err != nil || strings.TrimSpace(string(n)) != "1" {
 		t.Fatalf("usage row of the drained request: %q %v\n%s", n, err, srv.logs.String())
 	}
