@@ -82,6 +82,11 @@ type Deps struct {
 	// BenchRoutes adds GET /bench/constant, a bare constant-JSON route for load-test comparisons.
 	BenchRoutes bool
 	Now         func() time.Time // nil: time.Now
+
+	// Catalogs and Insights are the process's shared ones (the MCP server's and the agent's too);
+	// nil: built over Ref.
+	Catalogs *shariah.CatalogCache
+	Insights *shariah.Insights
 }
 
 // Server is the HTTP edge.
@@ -145,8 +150,13 @@ func New(d Deps) (*Server, error) {
 	if d.Registry == nil {
 		d.Registry = prometheus.NewRegistry()
 	}
-	s := &Server{Deps: d, log: d.Log, plans: d.Keys.Plans, store: d.Keys.Store, catalogs: &shariah.CatalogCache{Store: d.Ref}}
-	s.insights = &shariah.Insights{Ref: d.Ref, Screener: d.Screener, Catalogs: s.catalogs}
+	if d.Catalogs == nil {
+		d.Catalogs = &shariah.CatalogCache{Store: d.Ref}
+	}
+	if d.Insights == nil {
+		d.Insights = &shariah.Insights{Ref: d.Ref, Screener: d.Screener, Catalogs: d.Catalogs}
+	}
+	s := &Server{Deps: d, log: d.Log, plans: d.Keys.Plans, store: d.Keys.Store, catalogs: d.Catalogs, insights: d.Insights}
 	s.metrics = newMetrics(d.Registry)
 	s.deps = newDeps(d.Checks, d.Log)
 	s.quiet = &quietLog{log: d.Log}

@@ -22,24 +22,7 @@ func TestRunResumesAfterWorkerKilled(t *testing.T) {
 		t.Fatalf("load: %v %s", err, out)
 	}
 	ctx := context.Background()
-	rc, err := sredis.Open(redisSrv.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
-	rs, err := rules.Rulesets()
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := jobs.NewQueue(redisSrv.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
-	ref := sredis.NewRefStore(rc)
-	runs := sredis.NewRunStore(rc)
-	bulk := &shariah.Bulk{Runs: runs, Ref: ref, Queue: q,
-		Screener: &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs}}
+	bulk, runs, q := bulkOf(t)
 	owner := shariah.Caller{UserID: "crash-test"}
 	run, err := bulk.StartRun(ctx, owner, "SP500", 0, true, "", "api")
 	if err != nil {
@@ -54,34 +37,22 @@ func TestRunResumesAfterWorkerKilled(t *testing.T) {
 	}
 	first := worker("300ms")
 	defer first.Process.Kill()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	waitFor(t, "the first worker to screen 3 symbols", func() bool {
 		r, _, _ := runs.Run(ctx, run.ID)
-		if r.Processed >= 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the first worker made no progress: %+v", r)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return r.Processed >= 3
+	})
 	// A second worker, idle: the task is the first one's. Wait until it has registered.
 	second := worker("0s")
 	defer func() { _ = second.Process.Signal(syscall.SIGTERM); _ = second.Wait() }()
-	deadline = time.Now().Add(30 * time.Second)
-	for up := false; !up; {
+	waitFor(t, "the second worker to register", func() bool {
 		servers, _ := q.Inspector.Servers()
 		for _, sv := range servers {
-			up = up || sv.PID == second.Process.Pid
+			if sv.PID == second.Process.Pid {
+				return true
+			}
 		}
-		if up {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the second worker did not start")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return false
+	})
 	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -94,32 +65,7 @@ func TestRunResumesAfterWorkerKilled(t *testing.T) {
 	if len(before) < 3 || len(before) >= run.Total {
 		t.Fatalf("%d of %d written before the kill", len(before), run.Total)
 	}
-	// The run reads stalled, then running again (taken over), then completes.
-	var stalledAt, resumedAt time.Time
-	deadline = time.Now().Add(60 * time.Second)
-	var final shariah.Run
-	for {
-		final, err = bulk.Get(ctx, owner, run.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch {
-		case final.Status == shariah.RunStalled && stalledAt.IsZero():
-			stalledAt = time.Now()
-		case final.Status != shariah.RunStalled && !stalledAt.IsZero() && resumedAt.IsZero():
-			resumedAt = time.Now()
-		}
-		if final.Status == shariah.RunCompleted {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not complete within 60 s of the kill: %+v (stalled seen: %v)", final, !stalledAt.IsZero())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if stalledAt.IsZero() || resumedAt.IsZero() {
-		t.Fatalf("the run never read stalled before it was resumed (stalled at %v, resumed at %v)", stalledAt, resumedAt)
-	}
+	final, stalledAt, resumedAt := watchTakeover(t, bulk, owner, run.ID)
 	t.Logf("killed worker: run stalled after %v, taken over after %v, completed after %v",
 		stalledAt.Sub(killed).Round(10*time.Millisecond), resumedAt.Sub(killed).Round(10*time.Millisecond), time.Since(killed).Round(10*time.Millisecond))
 	after, err := runs.Items(ctx, run.ID)
@@ -139,4 +85,53 @@ func TestRunResumesAfterWorkerKilled(t *testing.T) {
 		}
 	}
 	t.Logf("%d symbols before the kill, %d after the resume", len(before), len(after)-len(before))
+}
+
+// watchTakeover follows a run whose worker was killed until it completes: it must read stalled, then
+// running again (taken over by another worker), then completed, within 60 s.
+func watchTakeover(t *testing.T, bulk *shariah.Bulk, owner shariah.Caller, id string) (final shariah.Run, stalledAt, resumedAt time.Time) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for final.Status != shariah.RunCompleted {
+		var err error
+		if final, err = bulk.Get(context.Background(), owner, id); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case final.Status == shariah.RunStalled && stalledAt.IsZero():
+			stalledAt = time.Now()
+		case final.Status != shariah.RunStalled && !stalledAt.IsZero() && resumedAt.IsZero():
+			resumedAt = time.Now()
+		}
+		if final.Status != shariah.RunCompleted && time.Now().After(deadline) {
+			t.Fatalf("the run did not complete within 60 s of the kill: %+v (stalled seen: %v)", final, !stalledAt.IsZero())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if stalledAt.IsZero() || resumedAt.IsZero() {
+		t.Fatalf("the run never read stalled before it was resumed (stalled at %v, resumed at %v)", stalledAt, resumedAt)
+	}
+	return final, stalledAt, resumedAt
+}
+
+// bulkOf is the bulk runner over the test Redis, with its run store and queue (closed by the test's end).
+func bulkOf(t *testing.T) (*shariah.Bulk, *sredis.RunStore, *jobs.Queue) {
+	t.Helper()
+	rc, err := sredis.Open(redisSrv.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	rs, err := rules.Rulesets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.NewQueue(redisSrv.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	ref, runs := sredis.NewRefStore(rc), sredis.NewRunStore(rc)
+	return &shariah.Bulk{Runs: runs, Ref: ref, Queue: q,
+		Screener: &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs}}, runs, q
 }

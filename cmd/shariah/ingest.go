@@ -17,7 +17,6 @@ import (
 	"golang.org/x/time/rate"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/ingest"
 	"github.com/shariah-screen/shariah/ingest/httpx"
@@ -28,21 +27,11 @@ import (
 )
 
 // addIngest wires the ingest sources (SEC EDGAR, prices, news) on the scheduler.
-func (e *env) addIngest(g *run.Group) error {
-	rc, err := sredis.Open(e.cfg.RedisURL)
-	if err != nil {
-		return err
-	}
-	db, err := analytics.Open(e.cfg.ClickHouseURL)
-	if err != nil {
-		return err
-	}
-	ref := sredis.NewRefStore(rc)
-	store := sredis.NewIngestStore(rc)
-	newsStore := sredis.NewNewsStore(rc)
+func (e *env) addIngest(g *run.Group, svc *services) error {
+	ref, store, newsStore := svc.raw, svc.ingest, svc.news
 	sched := ingest.NewScheduler(store, e.log)
 	ic := e.cfg.Ingest
-	secSource, sukukSrc := secSources(ic, ref, store, analytics.Trajectory{DB: db}, newsStore, e.log)
+	secSource, sukukSrc := secSources(ic, ref, store, svc.trajectory, newsStore, e.log)
 	secSrc := ingest.Source{Name: "sec", Schedule: ic.SECSchedule, Timeout: 2 * time.Hour, Retries: 2, Run: secSource.Run}
 	bulkSrc := ingest.Source{Name: "sec-bulk", Schedule: ic.SECBulkSchedule, Timeout: 3 * time.Hour, Retries: 1,
 		Run: func(ctx context.Context) (int, error) {
@@ -69,11 +58,11 @@ func (e *env) addIngest(g *run.Group) error {
 	if err := sched.Add(ingest.Source{Name: "prices", Schedule: ic.PricesSchedule, Timeout: 20 * time.Minute, Retries: 2, Run: priceSrc.Run}); err != nil {
 		return err
 	}
-	top := &prices.MostRequested{Prices: priceSrc, Popularity: sredis.NewPopularityStore(rc), N: ic.QuotesTop}
+	top := &prices.MostRequested{Prices: priceSrc, Popularity: svc.popularity, N: ic.QuotesTop}
 	if err := sched.Add(ingest.Source{Name: "quotes", Schedule: ic.QuotesSchedule, Timeout: 10 * time.Minute, Retries: 1, Run: top.Run}); err != nil {
 		return err
 	}
-	sukukSrc.Store = sredis.NewSukukStore(rc)
+	sukukSrc.Store = svc.sukuk
 	nportSrc := ingest.Source{Name: "sukuk", Schedule: ic.SukukSchedule, Timeout: 10 * time.Minute, Retries: 2, Run: sukukSrc.Run}
 	if ic.SukukCurated == "" || ic.NPORTFilings == "" {
 		nportSrc.Disabled = "set SHARIAH_NPORT_FILINGS and SHARIAH_SUKUK_CURATED to ingest sukuk from N-PORT filings"
@@ -84,13 +73,17 @@ func (e *env) addIngest(g *run.Group) error {
 	if err := addNews(sched, ic, ref, newsStore, secSource.Client.HTTP.Limiter); err != nil {
 		return err
 	}
+	// The start-up run, like the scheduled ones, ends before the actor does (and so before the
+	// services it uses are closed).
 	ctxActor(g, func(ctx context.Context) error {
+		started := make(chan struct{})
 		if ic.AtStart {
-			go sched.RunAll(ctx)
+			go func() { sched.RunAll(ctx); close(started) }()
+		} else {
+			close(started)
 		}
 		err := sched.Run(ctx)
-		db.Close()
-		rc.Close()
+		<-started
 		return err
 	})
 	return nil
@@ -150,18 +143,12 @@ func runIngest(args []string) error {
 	if e.cfg.Ingest.SECUserAgent == "" && isRemote(*zipSrc) {
 		return fmt.Errorf("SEC requires a User-Agent naming a contact: set SHARIAH_SEC_USER_AGENT")
 	}
-	rc, err := redisFor(e)
+	svc, err := open(e)
 	if err != nil {
 		return err
 	}
-	defer rc.Close()
-	db, err := analytics.Open(e.cfg.ClickHouseURL)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	store := sredis.NewIngestStore(rc)
-	s, _ := secSources(e.cfg.Ingest, sredis.NewRefStore(rc), store, analytics.Trajectory{DB: db}, sredis.NewNewsStore(rc), e.log)
+	defer svc.close()
+	s, _ := secSources(e.cfg.Ingest, svc.raw, svc.ingest, svc.trajectory, svc.news, e.log)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := s.IngestZip(ctx, *zipSrc)

@@ -41,42 +41,11 @@ func runLoad(args []string) error {
 		return err
 	}
 	defer rc.Close()
-	st := sredis.NewRefStore(rc)
+	l := &loader{st: sredis.NewRefStore(rc), sukuk: sredis.NewSukukStore(rc), asJSON: *asJSON, maxProblems: *maxProblems}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	report := func(what string, rep datapack.Report, read time.Duration) {
-		if *asJSON {
-			b, _ := json.Marshal(map[string]any{"import": what, "report": rep, "read_ms": read.Milliseconds(), "write_ms": rep.Duration.Milliseconds()})
-			fmt.Println(string(b))
-			return
-		}
-		fmt.Printf("%s: %d assets, %d series (%d candles), %d fundamental periods (+%d illustrative), %d dividends, %d indices, %d holdings, %d FX rates, %d metal prices, %d quotes, %d sukuk; read %s, written %s\n",
-			what, rep.Assets, rep.Series, rep.Bars, rep.Fundamentals, rep.Illustrative, rep.Dividends, rep.Indices, rep.Holdings,
-			rep.FX, rep.Metals, rep.Quotes, rep.Sukuk, read.Round(time.Millisecond), rep.Duration.Round(time.Millisecond))
-		for i, p := range rep.Problems {
-			if i == *maxProblems {
-				fmt.Printf("  ... and %d more problems\n", len(rep.Problems)-i)
-				break
-			}
-			fmt.Printf("  skipped %s\n", p)
-		}
-	}
 	run := func(what string, read func() (*datapack.Pack, datapack.Extras, error)) error {
-		t0 := time.Now()
-		p, x, err := read()
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		readTime := time.Since(t0)
-		rep, err := datapack.Load(ctx, st, p, x, time.Now())
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		if rep.Sukuk, err = datapack.StoreSukuk(ctx, sredis.NewSukukStore(rc), p); err != nil {
-			return fmt.Errorf("%s: sukuk: %w", what, err)
-		}
-		report(what, rep, readTime)
-		return nil
+		return l.load(ctx, what, read)
 	}
 	if *def {
 		if err := run("default universe", func() (*datapack.Pack, datapack.Extras, error) {
@@ -110,4 +79,50 @@ func runLoad(args []string) error {
 		}
 	}
 	return nil
+}
+
+// loader imports packs into one Redis and prints a report of each.
+type loader struct {
+	st          *sredis.RefStore
+	sukuk       *sredis.SukukStore
+	asJSON      bool
+	maxProblems int
+}
+
+// load reads one pack, stores it and prints its report.
+func (l *loader) load(ctx context.Context, what string, read func() (*datapack.Pack, datapack.Extras, error)) error {
+	t0 := time.Now()
+	p, x, err := read()
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	readTime := time.Since(t0)
+	rep, err := datapack.Load(ctx, l.st, p, x, time.Now())
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if rep.Sukuk, err = datapack.StoreSukuk(ctx, l.sukuk, p); err != nil {
+		return fmt.Errorf("%s: sukuk: %w", what, err)
+	}
+	l.report(what, rep, readTime)
+	return nil
+}
+
+// report prints one import's counts and its first problems (or one JSON line).
+func (l *loader) report(what string, rep datapack.Report, read time.Duration) {
+	if l.asJSON {
+		b, _ := json.Marshal(map[string]any{"import": what, "report": rep, "read_ms": read.Milliseconds(), "write_ms": rep.Duration.Milliseconds()})
+		fmt.Println(string(b))
+		return
+	}
+	fmt.Printf("%s: %d assets, %d series (%d candles), %d fundamental periods (+%d illustrative), %d dividends, %d indices, %d holdings, %d FX rates, %d metal prices, %d quotes, %d sukuk; read %s, written %s\n",
+		what, rep.Assets, rep.Series, rep.Bars, rep.Fundamentals, rep.Illustrative, rep.Dividends, rep.Indices, rep.Holdings,
+		rep.FX, rep.Metals, rep.Quotes, rep.Sukuk, read.Round(time.Millisecond), rep.Duration.Round(time.Millisecond))
+	for i, p := range rep.Problems {
+		if i == l.maxProblems {
+			fmt.Printf("  ... and %d more problems\n", len(rep.Problems)-i)
+			break
+		}
+		fmt.Printf("  skipped %s\n", p)
+	}
 }

@@ -152,7 +152,8 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	key := strings.TrimSpace(string(out))
 	req, _ := http.NewRequest("GET", base+"/api/auth/me", nil)
 	req.Header.Set("X-API-Key", key)
-	req.Header.Set("X-Request-ID", "shutdown-flush-check")
+	id := fmt.Sprintf("shutdown-flush-check-%d", time.Now().UnixNano()) // unique: the test may run more than once
+	req.Header.Set("X-Request-ID", id)
 	resp, err = http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("auth/me: %v %v", err, resp)
@@ -175,7 +176,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		t.Fatal("the key appears in the server's log")
 	}
 	q := exec.Command("clickhouse-client", "--port", fmt.Sprint(chSrv.Port), "-q",
-		"SELECT count() FROM cmdtest.usage_events WHERE request_id = 'shutdown-flush-check'")
+		"SELECT count() FROM cmdtest.usage_events WHERE request_id = '"+id+"'")
 	n, err := q.Output()
 	if err != nil || strings.TrimSpace(string(n)) != "1" {
 		t.Fatalf("usage row after shutdown flush: %q %v", n, err)

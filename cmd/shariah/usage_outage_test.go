@@ -20,8 +20,8 @@ import (
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
-// outageFor is how long the test keeps ClickHouse down: 60 s, as the issue measured; SHARIAH_TEST_OUTAGE
-// shortens it for a quick local run.
+// outageFor is how long the test keeps ClickHouse down: 60 s, longer than the writer's longest retry
+// pause (10 s) several times over; SHARIAH_TEST_OUTAGE shortens it for a quick local run.
 func outageFor(t *testing.T) time.Duration {
 	if v := os.Getenv("SHARIAH_TEST_OUTAGE"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -33,19 +33,28 @@ func outageFor(t *testing.T) time.Duration {
 	return 60 * time.Second
 }
 
-// edgeProc is a `shariah serve` child process.
+// edgeProc is a `shariah serve` (or `shariah all`) child process.
 type edgeProc struct {
 	cmd  *exec.Cmd
 	base string
 	logs *bytes.Buffer
 }
 
+// startEdge starts `shariah serve` and waits until it answers.
 func startEdge(t *testing.T, env ...string) *edgeProc {
 	t.Helper()
+	return startProcess(t, "serve", env...)
+}
+
+// startProcess starts `shariah serve` or `shariah all` with the API (and MCP) on free ports and waits
+// until the API answers; env overrides the defaults.
+func startProcess(t *testing.T, subcommand string, env ...string) *edgeProc {
+	t.Helper()
 	port, _ := testsvc.FreePort()
+	mcpPort, _ := testsvc.FreePort()
 	logs := &bytes.Buffer{}
-	c := command([]string{"serve"}, append([]string{fmt.Sprintf("SHARIAH_HTTP_ADDR=127.0.0.1:%d", port), "SHARIAH_ACCESS_LOG=false",
-		"SHARIAH_USAGE_FLUSH_INTERVAL=100ms"}, env...)...)
+	c := command([]string{subcommand}, append([]string{fmt.Sprintf("SHARIAH_HTTP_ADDR=127.0.0.1:%d", port),
+		fmt.Sprintf("SHARIAH_MCP_ADDR=127.0.0.1:%d", mcpPort), "SHARIAH_ACCESS_LOG=false", "SHARIAH_USAGE_FLUSH_INTERVAL=100ms"}, env...)...)
 	c.Stderr = &lockedWriter{w: logs}
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
@@ -156,15 +165,7 @@ func usageOf(t *testing.T, base string) map[string]any {
 // again and the edge killed with SIGKILL while it held events. Every answered request is in the usage
 // history exactly once (distinct request ids equal the answers, and the usage route's totals agree).
 func TestUsageSurvivesClickHouseOutageAndKill(t *testing.T) {
-	chp, err := testsvc.StartClickHouse(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer chp.Stop()
-	chURL := "SHARIAH_CLICKHOUSE_URL=" + chp.ClickHouseURL("outage")
-	if out, err := command([]string{"migrate"}, chURL).CombinedOutput(); err != nil {
-		t.Fatalf("migrate: %v %s", err, out)
-	}
+	chp, chURL := outageClickHouse(t)
 	out, err := command([]string{"keys", "create", "--email", "outage@example.com", "--plan", "enterprise"}).Output()
 	if err != nil {
 		t.Fatal(err)
@@ -195,13 +196,7 @@ func TestUsageSurvivesClickHouseOutageAndKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	distinct := func() int64 {
-		var n uint64
-		if err := db.Conn.QueryRow(context.Background(), "SELECT toUInt64(uniqExact(request_id)) FROM outage.usage_events").Scan(&n); err != nil {
-			return -1
-		}
-		return int64(n)
-	}
+	distinct := distinctIDs(db)
 	want := served.Load()
 	if want < 1000 {
 		t.Fatalf("only %d requests served under load", want)
@@ -236,6 +231,45 @@ func TestUsageSurvivesClickHouseOutageAndKill(t *testing.T) {
 		t.Fatalf("the second edge did not adopt the first one's spool:\n%s", second.logs.String())
 	}
 	// The usage reads (what the usage routes answer) count each request once, whatever was shipped twice.
+	if total := dailyTotal(t, db); total != want {
+		t.Fatalf("daily usage counts %d requests; want %d", total, want)
+	}
+	if n := strings.Count(first.logs.String()+second.logs.String(), `"level":"ERROR"`); n > 6 {
+		t.Fatalf("%d ERROR lines for two ClickHouse outages:\n%s", n, first.logs.String())
+	}
+}
+
+// outageClickHouse starts a ClickHouse of the test's own (stopped at its end), migrated, and returns it
+// with the environment setting that points a process at it.
+func outageClickHouse(t *testing.T) (*testsvc.Proc, string) {
+	t.Helper()
+	chp, err := testsvc.StartClickHouse(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(chp.Stop)
+	chURL := "SHARIAH_CLICKHOUSE_URL=" + chp.ClickHouseURL("outage")
+	if out, err := command([]string{"migrate"}, chURL).CombinedOutput(); err != nil {
+		t.Fatalf("migrate: %v %s", err, out)
+	}
+	return chp, chURL
+}
+
+// distinctIDs counts the distinct request ids in the usage history (-1 while ClickHouse refuses).
+func distinctIDs(db *analytics.DB) func() int64 {
+	return func() int64 {
+		var n uint64
+		if err := db.Conn.QueryRow(context.Background(), "SELECT toUInt64(uniqExact(request_id)) FROM outage.usage_events").Scan(&n); err != nil {
+			return -1
+		}
+		return int64(n)
+	}
+}
+
+// dailyTotal is the requests the daily usage read (what the usage routes answer) counts for the one
+// user of the usage history, since yesterday.
+func dailyTotal(t *testing.T, db *analytics.DB) int64 {
+	t.Helper()
 	var user string
 	if err := db.Conn.QueryRow(context.Background(), "SELECT any(user_id) FROM outage.usage_events").Scan(&user); err != nil {
 		t.Fatal(err)
@@ -248,12 +282,7 @@ func TestUsageSurvivesClickHouseOutageAndKill(t *testing.T) {
 	for _, d := range days {
 		total += d.Requests
 	}
-	if total != want {
-		t.Fatalf("daily usage counts %d requests; want %d", total, want)
-	}
-	if n := strings.Count(first.logs.String()+second.logs.String(), `"level":"ERROR"`); n > 6 {
-		t.Fatalf("%d ERROR lines for two ClickHouse outages:\n%s", n, first.logs.String())
-	}
+	return total
 }
 
 // sameIDs checks that the usage history holds exactly the request ids the edge answered.

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"time"
+
+	"github.com/redis/rueidis"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/agent"
+	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/billing"
+	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/jobs"
+	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/rules"
+)
+
+// services are every service and store of one process, built once by compose and handed to whatever
+// the process runs: the HTTP edge (and through it the terminal agent), the MCP server, the workers and
+// the ingesters. In `shariah all` they all read through one reference cache and one catalog cache.
+type services struct {
+	rc    rueidis.Client
+	db    *analytics.DB
+	queue *jobs.Queue
+
+	// raw is the reference store without a cache: the ingesters read what they just wrote.
+	raw *sredis.RefStore
+	// ref caches reads for 30 s: the store every served answer reads.
+	ref        *sredis.RefStore
+	catalogs   *shariah.CatalogCache
+	screener   *shariah.Screener
+	edu        *education.Registry
+	bulk       *shariah.Bulk
+	etfs       *shariah.ETFs
+	insights   *shariah.Insights
+	watchlists *shariah.Watchlists
+	sukukRules *shariah.SukukRules
+
+	keys     *shariah.Keys
+	meter    *sredis.Meter
+	billing  *shariah.Billing
+	payments *billing.Client
+	popular  *shariah.RequestCounter
+	llm      *agent.LLM // nil: the terminal agent runs its rules only
+
+	ingest     *sredis.IngestStore // filings, sources' health and checkpoints
+	news       *sredis.NewsStore
+	sukuk      *sredis.SukukStore
+	lists      *sredis.WatchlistStore
+	popularity *sredis.PopularityStore
+	trajectory analytics.Trajectory
+	usageRead  analytics.UsageReader
+
+	// usage is the batching usage writer; nil unless withUsage added it (only the edge records usage).
+	usage *analytics.UsageWriter
+}
+
+// open connects to the Redis and ClickHouse of the configuration and composes the services over them.
+func open(e *env) (*services, error) {
+	rc, err := sredis.Open(e.cfg.RedisURL)
+	if err != nil {
+		return nil, err
+	}
+	db, err := analytics.Open(e.cfg.ClickHouseURL)
+	if err != nil {
+		rc.Close()
+		return nil, err
+	}
+	svc, err := compose(e, rc, db)
+	if err != nil {
+		db.Close()
+		rc.Close()
+		return nil, err
+	}
+	return svc, nil
+}
+
+// compose builds every service once over one Redis and one ClickHouse.
+func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
+	rs, err := rules.Rulesets()
+	if err != nil {
+		return nil, err
+	}
+	edu, err := education.Load(rs)
+	if err != nil {
+		return nil, err
+	}
+	sukukRules, err := rules.Sukuk()
+	if err != nil {
+		return nil, err
+	}
+	q, err := jobs.NewQueue(e.cfg.RedisURL)
+	if err != nil {
+		return nil, err
+	}
+	s := &services{rc: rc, db: db, queue: q, edu: edu, sukukRules: sukukRules,
+		raw: sredis.NewRefStore(rc), ingest: sredis.NewIngestStore(rc), news: sredis.NewNewsStore(rc),
+		sukuk: sredis.NewSukukStore(rc), lists: sredis.NewWatchlistStore(rc), popularity: sredis.NewPopularityStore(rc),
+		trajectory: analytics.Trajectory{DB: db}, usageRead: analytics.UsageReader{DB: db}, popular: &shariah.RequestCounter{}}
+	s.ref = s.raw.Cached(30 * time.Second)
+	s.catalogs = &shariah.CatalogCache{Store: s.ref}
+	results := sredis.NewResultStore(rc)
+	s.screener = &shariah.Screener{Ref: s.ref, Results: results, Rulesets: rs, Disclaimers: edu.DisclaimersFor}
+	s.bulk = &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: s.ref, Screener: s.screener, Queue: q,
+		Concurrency: e.cfg.BulkConcurrency, Pause: e.cfg.BulkPause}
+	s.etfs = &shariah.ETFs{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
+	s.insights = &shariah.Insights{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
+	s.watchlists = &shariah.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
+	s.keys = &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),
+		Limits: shariah.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour}}
+	s.meter = sredis.NewMeter(rc, e.plans)
+	s.billing = &shariah.Billing{Keys: s.keys, Store: sredis.NewBillingStore(rc)}
+	s.payments = &billing.Client{BaseURL: e.cfg.StripeAPIURL, SecretKey: e.cfg.StripeSecretKey, Prices: map[string]string{
+		shariah.PlanStarter: e.cfg.StripePriceStarter, shariah.PlanPro: e.cfg.StripePricePro, shariah.PlanEnterprise: e.cfg.StripePriceEnterprise}}
+	if e.cfg.AgentLLMURL != "" {
+		s.llm = &agent.LLM{BaseURL: e.cfg.AgentLLMURL, Model: e.cfg.AgentLLMModel, APIKey: e.cfg.AgentLLMAPIKey}
+	}
+	return s, nil
+}
+
+// withUsage adds the batching usage writer (it opens the spool directory, so only processes that serve
+// the API build one).
+func (s *services) withUsage(e *env) error {
+	w, err := analytics.NewUsageWriter(s.db, analytics.UsageWriterConfig{SpoolDir: e.cfg.Usage.SpoolDir, SpoolMaxBytes: e.cfg.Usage.SpoolMaxBytes,
+		BatchSize: e.cfg.Usage.BatchSize, Interval: e.cfg.Usage.FlushInterval, Log: e.log})
+	if err != nil {
+		return err
+	}
+	s.usage = w
+	return nil
+}
+
+// close releases what open and withUsage acquired, once every actor has returned.
+func (s *services) close() {
+	if s.usage != nil {
+		s.usage.Close()
+	}
+	s.queue.Close()
+	s.db.Close()
+	s.rc.Close()
+}

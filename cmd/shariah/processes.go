@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/oklog/run"
+	"github.com/redis/rueidis"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/config"
+	"github.com/shariah-screen/shariah/edge"
+	"github.com/shariah-screen/shariah/jobs"
+	"github.com/shariah-screen/shariah/mcp"
+	sredis "github.com/shariah-screen/shariah/redis"
+)
+
+// env is what every subcommand starts from: validated config, a JSON logger and the plans.
+type env struct {
+	cfg   config.Config
+	log   *slog.Logger
+	plans shariah.Plans
+}
+
+func load() (*env, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return nil, fmt.Errorf("configuration:\n%w", err)
+	}
+	level, _ := config.ParseLevel(cfg.LogLevel)
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(log)
+	plans, _ := cfg.Plans() // validated by Load
+	return &env{cfg: cfg, log: log, plans: plans}, nil
+}
+
+// signals adds the actor that ends the group on SIGINT or SIGTERM.
+func signals(g *run.Group) {
+	g.Add(run.SignalHandler(context.Background(), os.Interrupt, syscall.SIGTERM))
+}
+
+// ctxActor adds an actor that runs until its context is cancelled.
+func ctxActor(g *run.Group, f func(context.Context) error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	g.Add(func() error { return f(ctx) }, func(error) { cancel() })
+}
+
+// runProcesses runs serve, worker, ingest or all: one composition of the services (compose) shared by
+// everything the process runs, each part an actor of one group that stops on SIGINT or SIGTERM.
+func runProcesses(which string) error {
+	e, err := load()
+	if err != nil {
+		return err
+	}
+	serving := which == "serve" || which == "all"
+	svc, err := open(e)
+	if err != nil {
+		return err
+	}
+	defer svc.close()
+	if serving {
+		if err := svc.withUsage(e); err != nil {
+			return err
+		}
+	}
+	var g run.Group
+	signals(&g)
+	// The servers are added first: the group interrupts its actors in the order they were added, and an
+	// HTTP server's interrupt returns once it has drained, so the loops below stop after the last request.
+	if serving {
+		if err := e.addEdge(&g, svc); err != nil {
+			return err
+		}
+	}
+	if which == "all" {
+		e.addMCP(&g, svc)
+	}
+	if which == "worker" || which == "all" {
+		if err := e.addWorker(&g, svc); err != nil {
+			return err
+		}
+	}
+	if which == "ingest" || which == "all" {
+		if err := e.addIngest(&g, svc); err != nil {
+			return err
+		}
+	}
+	if serving {
+		e.addEdgeLoops(&g, svc)
+	}
+	return stopped(e.log, g.Run())
+}
+
+// stopped turns the group's end by a signal into a clean exit.
+func stopped(log *slog.Logger, err error) error {
+	if errors.Is(err, run.ErrSignal) {
+		log.Info("stopped", "reason", err.Error())
+		return nil
+	}
+	return err
+}
+
+// addEdge adds the HTTP API; its interrupt returns once the server has drained (or ShutdownTimeout).
+func (e *env) addEdge(g *run.Group, svc *services) error {
+	srv, err := edge.New(edgeDeps(e, svc))
+	if err != nil {
+		return err
+	}
+	addr := e.cfg.HTTPAddr
+	g.Add(func() error {
+		e.log.Info("http listening", "addr", addr)
+		return srv.Listen(addr)
+	}, func(error) {
+		ctx, cancel := context.WithTimeout(context.Background(), e.cfg.ShutdownTimeout)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			e.log.Error("http shutdown", "error", err.Error())
+		}
+	})
+	return nil
+}
+
+// addEdgeLoops adds the edge's background loops, each an actor: the usage writer (its last flush ships
+// the events of the last requests), the popularity counter (per-symbol quote requests, for the quote
+// refresh) and the billing downgrades (subscriptions whose paid period ended return to Free).
+func (e *env) addEdgeLoops(g *run.Group, svc *services) {
+	ctxActor(g, svc.usage.Run)
+	ctxActor(g, func(ctx context.Context) error {
+		svc.popular.Run(ctx, svc.popularity, 10*time.Second)
+		return nil
+	})
+	ctxActor(g, func(ctx context.Context) error {
+		downgrades(ctx, svc.billing, e.log)
+		return nil
+	})
+}
+
+// addMCP adds the MCP server over HTTP on SHARIAH_MCP_ADDR.
+func (e *env) addMCP(g *run.Group, svc *services) {
+	d := mcpDeps(e, svc)
+	s, addr := mcp.New(d), e.cfg.MCPAddr
+	ctxActor(g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, addr, d.Auth, e.cfg.HTTP) })
+	e.log.Info("mcp listening", "addr", addr, "path", "/mcp")
+}
+
+// addWorker adds the asynq workers (bulk runs and ETF screens), the scheduled re-screens and the
+// reclaiming of runs whose worker died.
+func (e *env) addWorker(g *run.Group, svc *services) error {
+	srv, mux, err := jobs.NewWorker(e.cfg.RedisURL, e.cfg.WorkerConcurrency, e.log)
+	if err != nil {
+		return err
+	}
+	jobs.RegisterBulk(mux, svc.bulk)
+	jobs.RegisterETF(mux, svc.etfs)
+	schedules, err := jobs.ParseSchedules(e.cfg.RescreenSchedules)
+	if err != nil {
+		return err
+	}
+	rescreens, err := jobs.NewRescreens(svc.bulk, schedules, e.log)
+	if err != nil {
+		return err
+	}
+	ctxActor(g, rescreens.Run)
+	// Runs whose worker died are resumed by any live worker once their lease expires.
+	ctxActor(g, func(ctx context.Context) error { return svc.bulk.Reclaim(ctx, e.log) })
+	done := make(chan struct{})
+	g.Add(func() error {
+		if err := srv.Start(mux); err != nil {
+			return err
+		}
+		<-done
+		return nil
+	}, func(error) {
+		srv.Shutdown()
+		select {
+		case <-done:
+		default:
+			close(done)
+		}
+	})
+	return nil
+}
+
+// runMCP is `shariah mcp`: the MCP server on stdio, or with --http over HTTP, on the composed services.
+func runMCP(args []string) error {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	httpMode := fs.Bool("http", false, "serve Streamable HTTP (/mcp) and SSE (/sse) on SHARIAH_MCP_ADDR instead of stdio")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	e, err := load()
+	if err != nil {
+		return err
+	}
+	var g run.Group
+	signals(&g)
+	svc, err := open(e)
+	if err != nil {
+		return err
+	}
+	defer svc.close()
+	d := mcpDeps(e, svc)
+	s := mcp.New(d)
+	if *httpMode {
+		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, e.cfg.MCPAddr, d.Auth, e.cfg.HTTP) })
+	} else {
+		ctxActor(&g, func(ctx context.Context) error { return mcp.Stdio(ctx, s) })
+	}
+	return stopped(e.log, g.Run())
+}
+
+func runMigrate() error {
+	e, err := load()
+	if err != nil {
+		return err
+	}
+	db, err := analytics.Open(e.cfg.ClickHouseURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	applied, err := db.Migrate(ctx)
+	if err != nil {
+		return err
+	}
+	if len(applied) == 0 {
+		e.log.Info("schema up to date", "database", db.Name)
+	}
+	for _, m := range applied {
+		e.log.Info("migration applied", "database", db.Name, "migration", m)
+	}
+	return nil
+}
+
+// redisFor opens the Redis of the configuration (for the keys and load subcommands, which need no more).
+func redisFor(e *env) (rueidis.Client, error) { return sredis.Open(e.cfg.RedisURL) }
+
+// downgrades returns to Free, every minute, the users whose cancelled subscription's period has ended.
+func downgrades(ctx context.Context, b *shariah.Billing, log *slog.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := b.ApplyDue(ctx); err != nil {
+				log.Error("billing downgrades", "error", err.Error())
+			} else if n > 0 {
+				log.Info("billing downgrades", "users", n)
+			}
+		}
+	}
+}
