@@ -13,7 +13,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/education"
-	"github.com/shariah-screen/shariah/internal/fixture"
+	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
@@ -33,7 +33,7 @@ type harness struct {
 
 func start(t *testing.T) *harness {
 	t.Helper()
-	r, rc := fixture.RedisWithDefaultPack(t)
+	r, rc := redistest.StartWithDefaultPack(t)
 	ctx := context.Background()
 	ref := sredis.NewRefStore(rc)
 	rs, _ := rulesets.Load()
