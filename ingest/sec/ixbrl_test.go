@@ -889,9 +889,9 @@ func BenchmarkParseInlineXBRL(b *testing.B) {
 // TestIXMemory logs what reading the largest document costs in memory, per MB of document: bytes
 // allocated in all, the heap the parsed document keeps, and the peak of the live heap while parsing.
 // The peak is sampled with the collector running almost continuously (GOGC=2), so that the heap in use
-// is close to what is live rather than to the collector's pacing (4 MB minimum by default).
+// is close to what is live rather than to the collector's pacing (4 MB minimum by default). Not
+// parallel: it reads the process's heap and sets its GC percentage, which other tests would disturb.
 func TestIXMemory(t *testing.T) {
-	t.Parallel()
 	ixDataDir(t)
 	name, doc := ixLargest(t)
 	mb := float64(len(doc)) / (1 << 20)
