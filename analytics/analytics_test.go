@@ -13,28 +13,13 @@ import (
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
-var ch *testsvc.Proc
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ch-test-")
-	if err != nil {
-		panic(err)
-	}
-	ch, err = testsvc.StartClickHouse(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start clickhouse:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	ch.Stop()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// TestMain stops the ClickHouse the tests share; each test has a database of its own on it.
+func TestMain(m *testing.M) { os.Exit(testsvc.Main(m)) }
 
 // setup opens a fresh, migrated database for the test.
 func setup(t *testing.T) *analytics.DB {
 	t.Helper()
-	db, err := analytics.Open(ch.ClickHouseURL(fmt.Sprintf("t%d", time.Now().UnixNano())))
+	db, err := analytics.Open(testsvc.ClickHouseDB(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +31,7 @@ func setup(t *testing.T) *analytics.DB {
 }
 
 func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
 	db := setup(t)
 	applied, err := db.Migrate(context.Background())
 	if err != nil || len(applied) != 0 {
@@ -54,6 +40,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 }
 
 func TestWriterWritesEveryEventOnceAndReadsBack(t *testing.T) {
+	t.Parallel()
 	db := setup(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -133,6 +120,7 @@ func event(i int) shariah.UsageEvent {
 }
 
 func TestSpoolDropsCountsAndRecoversWhenFull(t *testing.T) {
+	t.Parallel()
 	db := setup(t)
 	w := newWriter(t, db, t.TempDir(), 1000, 100, time.Hour) // not running: the spool fills
 	for i := range 25 {
@@ -162,11 +150,12 @@ func TestSpoolDropsCountsAndRecoversWhenFull(t *testing.T) {
 }
 
 func TestSpoolHoldsEventsWhileClickHouseRefusesAndShipsThemInOrder(t *testing.T) {
-	db, err := analytics.Open(ch.ClickHouseURL(fmt.Sprintf("late%d", time.Now().UnixNano())))
+	t.Parallel()
+	db, err := analytics.Open(testsvc.ClickHouseDB(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	w := newWriter(t, db, t.TempDir(), 0, 7, time.Hour)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -195,6 +184,7 @@ func TestSpoolHoldsEventsWhileClickHouseRefusesAndShipsThemInOrder(t *testing.T)
 }
 
 func TestSpoolReplayAfterCrashCountsEachRequestOnce(t *testing.T) {
+	t.Parallel()
 	db := setup(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -247,6 +237,7 @@ func TestSpoolReplayAfterCrashCountsEachRequestOnce(t *testing.T) {
 }
 
 func TestSpoolOfADeadProcessIsAdoptedAndTornTailSkipped(t *testing.T) {
+	t.Parallel()
 	db := setup(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -287,6 +278,7 @@ func TestSpoolOfADeadProcessIsAdoptedAndTornTailSkipped(t *testing.T) {
 }
 
 func TestWriterFlushesOnItsInterval(t *testing.T) {
+	t.Parallel()
 	db := setup(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -303,6 +295,7 @@ func TestWriterFlushesOnItsInterval(t *testing.T) {
 }
 
 func TestTrajectoryRoundTripAndReplace(t *testing.T) {
+	t.Parallel()
 	db := setup(t)
 	ctx := context.Background()
 	tr := analytics.Trajectory{DB: db}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_790_000_000, 0)
 	body := []byte(`{"id":"evt_1","type":"checkout.session.completed"}`)
 	good := Sign(body, "whsec_a", now)
@@ -42,6 +43,7 @@ func TestVerify(t *testing.T) {
 }
 
 func TestParseEvent(t *testing.T) {
+	t.Parallel()
 	ev, ok, err := ParseEvent([]byte(`{"id":"evt_c","type":"checkout.session.completed","created":1790000000,"data":{"object":{"id":"cs_1",
 		"client_reference_id":"shr_AbCdEfGh","customer":"cus_9","subscription":{"id":"sub_7","object":"subscription"},"metadata":{"plan":"starter"}}}}`))
 	if err != nil || !ok || ev.Type != shariah.EventCheckoutCompleted || ev.KeyPrefix != "shr_AbCdEfGh" || ev.Plan != "starter" ||
@@ -64,6 +66,7 @@ func TestParseEvent(t *testing.T) {
 }
 
 func TestCheckoutSpeaksTheStripeAPI(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/checkout/sessions" || r.Header.Get("Authorization") != "Bearer sk_test_x" ||
 			r.Header.Get("Content-Type") != "application/x-www-form-urlencoded" {

@@ -10,21 +10,13 @@ import (
 	"time"
 
 	"github.com/shariah-screen/shariah/ingest"
-	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/internal/redistest"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 func TestSchedulerHealthRetriesAndLocks(t *testing.T) {
-	srv, err := testsvc.StartRedis(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	rc, err := sredis.Open(srv.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
+	t.Parallel()
+	_, rc := redistest.Start(t)
 	store := sredis.NewIngestStore(rc)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s := ingest.NewScheduler(store, log)

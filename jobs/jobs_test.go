@@ -4,20 +4,18 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
 	"testing"
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/datapack"
-	"github.com/shariah-screen/shariah/datapack/defaultpack"
-	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
 )
 
 func TestParseSchedules(t *testing.T) {
+	t.Parallel()
 	got, err := jobs.ParseSchedules(" sp500=0 2 * * * ; DJIA=@daily;")
 	if err != nil || got["SP500"] != "0 2 * * *" || got["DJIA"] != "@daily" || len(got) != 2 {
 		t.Fatalf("%v %v", got, err)
@@ -32,29 +30,16 @@ func TestParseSchedules(t *testing.T) {
 // TestRescreensNeverOverlap: a schedule firing every second, with no worker to finish the runs,
 // queues one run and skips the later triggers while it is active.
 func TestRescreensNeverOverlap(t *testing.T) {
-	dir, _ := os.MkdirTemp("", "jobs-")
-	defer os.RemoveAll(dir)
-	srv, err := testsvc.StartRedis(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	rc, err := sredis.Open(srv.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
+	t.Parallel()
+	srv, rc := redistest.StartWithDefaultPack(t)
 	ctx := context.Background()
 	ref := sredis.NewRefStore(rc)
-	if _, err := datapack.Load(ctx, ref, datapack.ReadPack(defaultpack.FS, "default-pack", true), datapack.Extras{}, time.Now()); err != nil {
-		t.Fatal(err)
-	}
 	rs, _ := rules.Rulesets()
 	q, err := jobs.NewQueue(srv.RedisURL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer q.Close()
+	t.Cleanup(q.Close)
 	runs := sredis.NewRunStore(rc)
 	bulk := &shariah.Bulk{Runs: runs, Ref: ref, Queue: q, Screener: &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs}}
 	resc, err := jobs.NewRescreens(bulk, map[string]string{"DJIA": "@every 1s"}, slog.New(slog.NewTextHandler(io.Discard, nil)))

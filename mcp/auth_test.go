@@ -21,6 +21,7 @@ import (
 // with a Free key each call is charged its REST cost, a failing call is refunded, and past the Free
 // allowance a call is an isError result naming the quota.
 func TestHTTPKeyRequirementAndMetering(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	rc := h.rc
 	plans := shariah.DefaultPlans()
@@ -135,6 +136,7 @@ func callTool(t *testing.T, c *client.Client, name string, args map[string]any) 
 // watchlists are its user's; an unknown key is 401 and a revoked one 403. With SHARIAH_MCP_KEYLESS=full
 // a keyless caller may also change state, except the watchlists.
 func TestHTTPKeylessIsReadOnlyAndKeysMeter(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	ctx := context.Background()
 	plans := shariah.DefaultPlans()

@@ -13,6 +13,7 @@ import (
 // amounts above the ceiling, too many holdings and names with control or bidi characters are tool
 // errors naming the field, and nothing is computed or stored.
 func TestToolsRefuseOutOfBoundInputs(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	holdings := func(n int, h map[string]any) []any {
 		out := make([]any, n)

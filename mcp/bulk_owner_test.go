@@ -23,6 +23,7 @@ import (
 // account; a scheduled rescreen is readable by all and cancellable only by an operator, who reads
 // every run.
 func TestBulkToolRunOwnership(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	ctx := context.Background()
 	plans := shariah.DefaultPlans()

@@ -107,6 +107,7 @@ func checkPurification(t *testing.T, where string, r map[string]any) {
 }
 
 func TestContractZakatTool(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	res, m := h.call(t, "calculate_zakat", map[string]any{"holdings": []any{
 		map[string]any{"symbol": "AAPL", "market_value": 30000}, map[string]any{"symbol": "MSFT", "market_value": 10000}}, "cash": 3000})
@@ -138,6 +139,7 @@ func TestContractZakatTool(t *testing.T) {
 }
 
 func TestContractScanPortfolioAndReportTools(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	res, m := h.call(t, "scan_portfolio", map[string]any{"symbols": []any{"msft", "KO", "ko", "NOPE123", "SPUS"}})
 	if res.IsError {
@@ -218,6 +220,7 @@ func TestContractScanPortfolioAndReportTools(t *testing.T) {
 }
 
 func TestContractScreeningTools(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	res, m := h.call(t, "compare_stocks", map[string]any{"symbols": []any{"MSFT", "KO", "AAPL"}})
 	if res.IsError {

@@ -93,7 +93,8 @@ func sendHuge(t *testing.T, addr string, chunked bool) int {
 // TestHTTPBodyLimitAndReadTimeout serves the MCP port on a real socket with the API's limits (a short
 // read timeout for the test): a 200 MB tool call, declared or chunked, is 413 and memory does not grow
 // with it; bodies that trickle are cut by the read timeout (408, connection closed); an SSE stream
-// opened before them outlives the read timeout and still carries tool results.
+// opened before them outlives the read timeout and still carries tool results. Not parallel: it reads
+// the process's RSS, which other tests would move.
 func TestHTTPBodyLimitAndReadTimeout(t *testing.T) {
 	h := start(t)
 	limits := config.DefaultHTTPLimits()

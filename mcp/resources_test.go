@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,10 +12,8 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/datapack"
-	"github.com/shariah-screen/shariah/datapack/defaultpack"
 	"github.com/shariah-screen/shariah/education"
-	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
@@ -35,25 +32,9 @@ type harness struct {
 
 func start(t *testing.T) *harness {
 	t.Helper()
-	r, err := testsvc.StartRedis(filepath.Join(t.TempDir(), "redis"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Stop)
-	rc, err := sredis.Open(r.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
+	r, rc := redistest.StartWithDefaultPack(t)
 	ctx := context.Background()
 	ref := sredis.NewRefStore(rc)
-	p := datapack.ReadPack(defaultpack.FS, "default-pack", true)
-	if _, err := datapack.Load(ctx, ref, p, datapack.Extras{}, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := datapack.StoreSukuk(ctx, sredis.NewSukukStore(rc), p); err != nil {
-		t.Fatal(err)
-	}
 	rs, _ := rules.Rulesets()
 	edu, err := education.Load(rs)
 	if err != nil {
@@ -95,6 +76,7 @@ func start(t *testing.T) *harness {
 }
 
 func TestResourcesOverTheInProcessClient(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	c, ctx, edu := h.c, h.ctx, h.edu
 	list, err := c.ListResources(ctx, mcpgo.ListResourcesRequest{})

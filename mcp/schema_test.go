@@ -23,6 +23,7 @@ type schemaProbe struct {
 // TestSchemaFromStruct: the derived schema states every tag (types, required, enum, bounds, defaults,
 // descriptions, embedded fields, nested items) and the defaults it states are the decoded defaults.
 func TestSchemaFromStruct(t *testing.T) {
+	t.Parallel()
 	var got map[string]any
 	json.Unmarshal(inputSchema(reflect.TypeFor[schemaProbe]()), &got)
 	var want map[string]any

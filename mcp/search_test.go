@@ -9,6 +9,7 @@ import (
 // search does): a type narrows the hits, all (or none) searches every type, plural forms are accepted,
 // and an unknown type is a validation error naming the argument instead of a silent search of all types.
 func TestSearchStocksAssetType(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	types := func(args map[string]any) (map[string]bool, float64) {
 		res, m := h.call(t, "search_stocks", args)

@@ -39,6 +39,7 @@ func text(res *mcpgo.CallToolResult) string {
 }
 
 func TestToolsListWithSchemasAndAnnotations(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	list, err := h.c.ListTools(h.ctx, mcpgo.ListToolsRequest{})
 	if err != nil {
@@ -80,6 +81,7 @@ func TestToolsListWithSchemasAndAnnotations(t *testing.T) {
 }
 
 func TestToolsCallTheSameDomainCode(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	res, m := h.call(t, "screen_stock", map[string]any{"symbol": "msft"})
 	direct, _, err := h.d.Screener.Screen(h.ctx, "MSFT", shariah.ScreenOptions{})
@@ -174,6 +176,7 @@ func everyToolAnswers(t *testing.T, h *harness) {
 // TestBulkScreenRunAndFollow triggers a run through the tool, executes it as a worker does, and follows
 // it to its results and summary.
 func TestBulkScreenRunAndFollow(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	res, m := h.call(t, "bulk_screen", map[string]any{"action": "trigger", "index_name": "djia"})
 	if res.IsError {
@@ -204,6 +207,7 @@ func TestBulkScreenRunAndFollow(t *testing.T) {
 // and current reports by default, all, one form with its amendments in any case, total over every page,
 // offset paging, and a refused filing_type as an error.
 func TestSecFilingsTool(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	var stored []shariah.Filing
 	for i, f := range []string{"4", "144", "10-Q", "4", "8-K", "3", "10-K/A", "5", "144", "20-F", "6-K", "4", "10-K"} {
@@ -248,6 +252,7 @@ func TestSecFilingsTool(t *testing.T) {
 // the rest of the default universe illustrative, scan_portfolio, the bulk summary and screen_etf say
 // how much stands on filings, per result and per distinct company.
 func TestToolsCountDataSources(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	if err := h.d.Ref.PutAssets(h.ctx, []shariah.Asset{{Symbol: "GOOG", Name: "Alphabet Inc. Class C", Type: shariah.Equity,
 		Exchange: "NASDAQ", Country: "United States", Currency: "USD", Sector: "Communication Services", CIK: "0001652044"}}); err != nil {

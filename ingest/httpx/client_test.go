@@ -14,6 +14,7 @@ import (
 )
 
 func TestRetriesUserAgentAndConditionalRequests(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := calls.Add(1)
@@ -80,6 +81,7 @@ func TestRetriesUserAgentAndConditionalRequests(t *testing.T) {
 }
 
 func TestRateLimiterSpacesRequests(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	defer srv.Close()
 	c := &Client{UserAgent: "x", Limiter: rate.NewLimiter(8, 1)}
@@ -95,6 +97,7 @@ func TestRateLimiterSpacesRequests(t *testing.T) {
 }
 
 func TestFileURL(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "doc.json")
 	os.WriteFile(p, []byte(`{"a":1}`), 0o644)
 	c := &Client{}

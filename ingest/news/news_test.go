@@ -88,6 +88,7 @@ func testAssets() []shariah.Asset {
 // feeds
 
 func TestParseFeedRSS(t *testing.T) {
+	t.Parallel()
 	as := parseFixture(t, "rss.xml")
 	if len(as) != 4 {
 		t.Fatalf("got %d articles, want 4 (the item without a link is skipped)", len(as))
@@ -141,6 +142,7 @@ func TestParseFeedRSS(t *testing.T) {
 }
 
 func TestParseFeedAtom(t *testing.T) {
+	t.Parallel()
 	as := parseFixture(t, "atom.xml")
 	if len(as) != 4 {
 		t.Fatalf("got %d articles, want 4", len(as))
@@ -165,6 +167,7 @@ func TestParseFeedAtom(t *testing.T) {
 }
 
 func TestParseFeedRSS1(t *testing.T) {
+	t.Parallel()
 	doc := `<?xml version="1.0"?>
 <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"
   xmlns:dc="http://purl.org/dc/elements/1.1/">
@@ -186,6 +189,7 @@ func TestParseFeedRSS1(t *testing.T) {
 }
 
 func TestDuplicateAcrossFeeds(t *testing.T) {
+	t.Parallel()
 	rss := byTitle(t, parseFixture(t, "rss.xml"), "Microsoft")
 	atom := byTitle(t, parseFixture(t, "atom.xml"), "Microsoft")
 	if rss.URL == atom.URL {
@@ -200,6 +204,7 @@ func TestDuplicateAcrossFeeds(t *testing.T) {
 }
 
 func TestParseFeedErrors(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		doc  []byte
 		want string
@@ -225,6 +230,7 @@ func TestParseFeedErrors(t *testing.T) {
 }
 
 func TestParseFeedSummaryLimit(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("Revenue growth accelerated across every segment and region ", 40)
 	doc := `<?xml version="1.0"?><rss version="2.0"><channel><title>x</title><item><title>Long</title>` +
 		`<link>https://example.com/long</link><description>&lt;p&gt;` + long + `&lt;/p&gt;</description></item></channel></rss>`
@@ -250,6 +256,7 @@ func TestParseFeedSummaryLimit(t *testing.T) {
 }
 
 func TestCleanText(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"<p>Hello</p><p>world</p>":                    "Hello world",
 		"App<b>le</b> &amp; Microsoft":                "Apple & Microsoft",
@@ -270,6 +277,7 @@ func TestCleanText(t *testing.T) {
 // URLs, titles, IDs
 
 func TestNormalizeURL(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"https://www.example.com/a/b/":                             "https://example.com/a/b",
 		"http://example.com/a/b":                                   "https://example.com/a/b",
@@ -296,6 +304,7 @@ func TestNormalizeURL(t *testing.T) {
 }
 
 func TestNormalizeTitle(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"Microsoft to acquire Contoso for $2 billion": "microsoft to acquire contoso for 2 billion",
 		"  Apple's  iPhone—sales JUMP!  ":             "apples iphone sales jump",
@@ -311,6 +320,7 @@ func TestNormalizeTitle(t *testing.T) {
 }
 
 func TestArticleID(t *testing.T) {
+	t.Parallel()
 	hex16 := regexp.MustCompile(`^[0-9a-f]{16}$`)
 	same := []string{
 		"https://www.example.com/news/apple-notes/?utm_source=rss&id=42#top",
@@ -337,6 +347,7 @@ func TestArticleID(t *testing.T) {
 // tagging
 
 func TestTaggerSymbols(t *testing.T) {
+	t.Parallel()
 	tg := NewTagger(testAssets())
 	cases := []struct {
 		title, summary string
@@ -392,6 +403,7 @@ func TestTaggerSymbols(t *testing.T) {
 }
 
 func TestShortNames(t *testing.T) {
+	t.Parallel()
 	cases := map[string][]string{
 		"Apple Inc.":                          {"Apple"},
 		"Alphabet Inc. Class A":               {"Alphabet"},
@@ -419,6 +431,7 @@ func TestShortNames(t *testing.T) {
 // TestTaggerScale builds a tagger over 10,000 assets and tags a batch of headlines, as the news job
 // does on each run; it logs the times.
 func TestTaggerScale(t *testing.T) {
+	t.Parallel()
 	assets := testAssets()
 	for i := 0; i < 10000; i++ {
 		assets = append(assets, shariah.Asset{
@@ -454,6 +467,7 @@ func BenchmarkTaggerSymbols(b *testing.B) {
 // sentiment
 
 func TestSentiment(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		text  string
 		label string
@@ -494,6 +508,7 @@ func TestSentiment(t *testing.T) {
 }
 
 func TestSentimentNegation(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		text string
 		want string
@@ -515,6 +530,7 @@ func TestSentimentNegation(t *testing.T) {
 }
 
 func TestSentimentWordLists(t *testing.T) {
+	t.Parallel()
 	if len(positiveWords) < 80 || len(positiveWords) > 160 || len(negativeWords) < 80 || len(negativeWords) > 160 {
 		t.Errorf("word lists: %d positive, %d negative; want about 80-150 each", len(positiveWords), len(negativeWords))
 	}
@@ -558,6 +574,7 @@ func dataFile(t *testing.T, rel string) []byte {
 // news sentiment data set (labels 0 bearish, 1 bullish, 2 neutral). The word lists were written for
 // market news in general and checked on the training split only.
 func TestSentimentLabelledHeadlines(t *testing.T) {
+	t.Parallel()
 	b := dataFile(t, filepath.Join("news", "twitter-financial-news-sentiment", "sent_valid.csv"))
 	recs, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
 	if err != nil {
@@ -617,6 +634,7 @@ func TestSentimentLabelledHeadlines(t *testing.T) {
 // relevance
 
 func TestRelevance(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		title, summary string
 		level, reason  string
@@ -668,6 +686,7 @@ func TestRelevance(t *testing.T) {
 }
 
 func TestRelevanceFor8K(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		items         []string
 		level, reason string
@@ -698,6 +717,7 @@ func TestRelevanceFor8K(t *testing.T) {
 // enrichment
 
 func TestEnrichFixtures(t *testing.T) {
+	t.Parallel()
 	tg := NewTagger(testAssets())
 	all := append(parseFixture(t, "rss.xml"), parseFixture(t, "atom.xml")...)
 	for i := range all {

@@ -7,19 +7,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/datapack"
-	"github.com/shariah-screen/shariah/datapack/defaultpack"
 	"github.com/shariah-screen/shariah/ingest"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/news"
-	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/internal/redistest"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -28,21 +25,10 @@ import (
 // same feed adds nothing, and a malformed document fails the run in the feed's health without
 // touching what is stored.
 func TestFeedRunOnRealRedis(t *testing.T) {
-	r, err := testsvc.StartRedis(filepath.Join(t.TempDir(), "redis"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Stop)
-	rc, err := sredis.Open(r.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
+	t.Parallel()
+	_, rc := redistest.StartWithDefaultPack(t)
 	ctx := context.Background()
 	ref := sredis.NewRefStore(rc)
-	if _, err := datapack.Load(ctx, ref, datapack.ReadPack(defaultpack.FS, "default-pack", true), datapack.Extras{}, time.Now()); err != nil {
-		t.Fatal(err)
-	}
 	good, _ := os.ReadFile("testdata/rss.xml")
 	bad, _ := os.ReadFile("testdata/malformed.xml")
 	var broken atomic.Bool

@@ -49,6 +49,7 @@ const samplePath = "sec/edgartools/NPORT.Dupree.xml"
 
 // Figures checked by reading NPORT.Dupree.xml itself (Dupree Mutual Funds, N-PORT-P as of 2022-12-31).
 func TestParseDupreeSample(t *testing.T) {
+	t.Parallel()
 	f, err := Parse(dataFile(t, samplePath))
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +119,7 @@ func TestParseDupreeSample(t *testing.T) {
 }
 
 func TestParseTruncated(t *testing.T) {
+	t.Parallel()
 	small, err := os.ReadFile(filepath.Join("testdata", "nport_small.xml"))
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +134,7 @@ func TestParseTruncated(t *testing.T) {
 }
 
 func TestParseNotNPORT(t *testing.T) {
+	t.Parallel()
 	for name, doc := range map[string]string{
 		"wrong root":     `<?xml version="1.0"?><rss><channel><title>x</title></channel></rss>`,
 		"no holdings":    `<edgarSubmission><formData><genInfo><regName>X</regName></genInfo></formData></edgarSubmission>`,
@@ -155,6 +158,7 @@ func TestParseNotNPORT(t *testing.T) {
 }
 
 func TestParseSmallFixture(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join("testdata", "nport_small.xml"))
 	if err != nil {
 		t.Fatal(err)
@@ -220,6 +224,7 @@ func TestParseSmallFixture(t *testing.T) {
 }
 
 func TestReadCurated(t *testing.T) {
+	t.Parallel()
 	// Fictional rows written for this test (check digits valid where the row is meant to be good).
 	const csvText = `isin,issuer_lei,structure,documentation_basis,title_type,purchase_undertaking,guarantee,tangible_asset_ratio,return_type,source,illustrative
 # comment lines are ignored
@@ -277,6 +282,7 @@ line basis",legal,none,false,0,profit-sharing,example,false
 }
 
 func TestReadCuratedFileErrors(t *testing.T) {
+	t.Parallel()
 	for name, text := range map[string]string{
 		"empty":          "",
 		"missing column": "isin,issuer_lei,structure\n",

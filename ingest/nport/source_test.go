@@ -9,7 +9,7 @@ import (
 
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/nport"
-	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/internal/redistest"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -17,26 +17,18 @@ import (
 // curated file naming its first debt holding: only that holding is stored, with the filing's facts and
 // the programme's structure; a broken filing fails the run without touching the store.
 func TestSourceJoinsFilingsWithCuratedProgrammes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	r, err := testsvc.StartRedis(filepath.Join(dir, "redis"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Stop()
-	rc, err := sredis.Open(r.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
+	_, rc := redistest.Start(t)
 	curated := filepath.Join(dir, "programmes.csv")
 	os.WriteFile(curated, []byte(strings.Join(nport.CuratedHeader, ",")+"\nXS1234567896,,ijarah,AAOIFI,legal,market,false,1,,offering circular (test),true\n"), 0o644)
-	fixture, _ := filepath.Abs("testdata/nport_small.xml")
+	filing, _ := filepath.Abs("testdata/nport_small.xml")
 	broken := filepath.Join(dir, "broken.xml")
-	b, _ := os.ReadFile(fixture)
+	b, _ := os.ReadFile(filing)
 	os.WriteFile(broken, b[:len(b)/2], 0o644)
 
 	store := sredis.NewSukukStore(rc)
-	src := &nport.Source{HTTP: &httpx.Client{UserAgent: "test"}, Filings: []string{"file://" + fixture}, Curated: "file://" + curated, Store: store}
+	src := &nport.Source{HTTP: &httpx.Client{UserAgent: "test"}, Filings: []string{"file://" + filing}, Curated: "file://" + curated, Store: store}
 	n, err := src.Run(context.Background())
 	if err != nil || n != 1 {
 		t.Fatalf("run: %d %v", n, err)

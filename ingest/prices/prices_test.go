@@ -12,7 +12,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/ingest/httpx"
-	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/internal/redistest"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -20,6 +20,7 @@ import (
 const stooqCSV = "Date,Open,High,Low,Close,Volume\r\n2026-10-28,259.1,262.0,258.3,261.5,41000000\r\n2026-10-29,261.6,265.5,260.3,263.54,58898257\r\n2026-10-30,260.98,264.47,260.48,262.00,55943912\r\n"
 
 func TestParseCSV(t *testing.T) {
+	t.Parallel()
 	bars, err := ParseCSV([]byte(stooqCSV))
 	if err != nil || len(bars) != 3 || bars[2].Close.String() != "262.00" || bars[1].Volume != 58898257 {
 		t.Fatalf("%v %v", bars, err)
@@ -36,6 +37,7 @@ func TestParseCSV(t *testing.T) {
 }
 
 func TestSourceUpdatesCandlesAndQuotesAndSkipsBadDocuments(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Query().Get("s") {
 		case "aapl.us":
@@ -47,16 +49,7 @@ func TestSourceUpdatesCandlesAndQuotesAndSkipsBadDocuments(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	redis, err := testsvc.StartRedis(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer redis.Stop()
-	rc, err := sredis.Open(redis.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
+	_, rc := redistest.Start(t)
 	ref := sredis.NewRefStore(rc)
 	ctx := context.Background()
 	day := func(s string) time.Time { t, _ := time.Parse("2006-01-02", s); return t }
@@ -87,6 +80,7 @@ func TestSourceUpdatesCandlesAndQuotesAndSkipsBadDocuments(t *testing.T) {
 // TestMostRequestedRefreshesTheSymbolsAskedFor counts quote requests as the edge does, flushes them to
 // Redis and checks that the refresh fetches exactly the most requested symbols.
 func TestMostRequestedRefreshesTheSymbolsAskedFor(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var asked []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -96,16 +90,7 @@ func TestMostRequestedRefreshesTheSymbolsAskedFor(t *testing.T) {
 		w.Write([]byte(stooqCSV))
 	}))
 	defer srv.Close()
-	redis, err := testsvc.StartRedis(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer redis.Stop()
-	rc, err := sredis.Open(redis.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
+	_, rc := redistest.Start(t)
 	ctx := context.Background()
 	pop := sredis.NewPopularityStore(rc)
 	now := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)

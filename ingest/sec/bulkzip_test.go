@@ -60,6 +60,7 @@ type zipMember struct {
 // that is not JSON (reported and skipped, the others stored), a filer without a ticker (skipped
 // unread) and a stray file, and ingests it from a path and from a local HTTP server.
 func TestIngestCompanyFactsZip(t *testing.T) {
+	t.Parallel()
 	dir := sharedDir(t)
 	var members []zipMember
 	for _, r := range realFacts {

@@ -14,6 +14,7 @@ import (
 // agree with Apple's FY2024 10-K (0000320193-24-000123, filed 2024-11-01): operating cash flow
 // 118,254 million, capex 9,447 million, so free cash flow 108,807 million for 2023-10-01..2024-09-28.
 func TestRealAAPLCashflow(t *testing.T) {
+	t.Parallel()
 	cf, err := ParseCompanyFacts(dataFile(t, "fairvalue/sec-filing-companyfacts-AAPL.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -107,6 +107,7 @@ const (
 // submissions did not change costs one request (a 304 or an identical body) and no companyfacts; a
 // company that failed, or whose submissions changed, is fetched in full on the next run.
 func TestIndexCoverageAndUnchangedCompanies(t *testing.T) {
+	t.Parallel()
 	st := startStores(t)
 	ctx := context.Background()
 	for _, ix := range []shariah.IndexInfo{
@@ -227,6 +228,7 @@ func TestIndexCoverageAndUnchangedCompanies(t *testing.T) {
 // TestCoverageOnRealIndices resolves the real S&P 500, Nasdaq-100 and Dow constituents (shared data)
 // through SEC's real ticker map: the default production coverage, without fetching anything else.
 func TestCoverageOnRealIndices(t *testing.T) {
+	t.Parallel()
 	dir := sharedDir(t)
 	st := startStores(t)
 	ctx := context.Background()

@@ -43,6 +43,7 @@ func fixtureFundamentals(t *testing.T) map[string]shariah.Fundamentals {
 }
 
 func TestFixturePeriodsAndFiscalYears(t *testing.T) {
+	t.Parallel()
 	m := fixtureFundamentals(t)
 	for k, fy := range map[string]int{"2024-03-31 Q1": 2024, "2024-06-30 Q2": 2024, "2024-09-30 Q3": 2024,
 		"2024-12-31 Q4": 2024, "2024-12-31 FY": 2024, "2025-03-31 Q1": 2025} {
@@ -59,6 +60,7 @@ func TestFixturePeriodsAndFiscalYears(t *testing.T) {
 }
 
 func TestFixtureDebtPreference(t *testing.T) {
+	t.Parallel()
 	m := fixtureFundamentals(t)
 	// Noncurrent+current win over the LongTermDebt total also tagged at 2024-03-31 (250 = 200 + 50
 	// either way, but the tag must say which); the operating lease liability (40) is never added.
@@ -84,6 +86,7 @@ func TestFixtureDebtPreference(t *testing.T) {
 }
 
 func TestFixtureInstants(t *testing.T) {
+	t.Parallel()
 	m := fixtureFundamentals(t)
 	const cashMS = "CashAndCashEquivalentsAtCarryingValue+MarketableSecuritiesCurrent"
 	// MarketableSecuritiesCurrent wins over the AFS value (999) tagged at the same instant.
@@ -118,6 +121,7 @@ func TestFixtureInstants(t *testing.T) {
 }
 
 func TestFixtureFlowsAndQ4Derivation(t *testing.T) {
+	t.Parallel()
 	m := fixtureFundamentals(t)
 	const rev = "RevenueFromContractWithCustomerExcludingAssessedTax"
 	// RevenueFromContract... wins over Revenues (510) at 2024-03-31.
@@ -143,6 +147,7 @@ func TestFixtureFlowsAndQ4Derivation(t *testing.T) {
 }
 
 func TestFixtureMissingInterestIncome(t *testing.T) {
+	t.Parallel()
 	m := fixtureFundamentals(t)
 	absent(t, m["2025-03-31 Q1"], shariah.InterestIncome,
 		"not reported; the filer reports only NonoperatingIncomeExpense (interest not separated)")
@@ -154,6 +159,7 @@ func TestFixtureMissingInterestIncome(t *testing.T) {
 }
 
 func TestFixtureAmendmentPreference(t *testing.T) {
+	t.Parallel()
 	m := fixtureFundamentals(t)
 	// The original 10-Q (1100) wins over its later 10-Q/A (1150): earliest of the period's own filings.
 	want(t, m["2024-06-30 Q2"], shariah.TotalAssets, "1100", fxQ2, "Assets")
@@ -208,6 +214,7 @@ func companyFacts(gaap map[string][]Fact, shares ...Fact) CompanyFacts {
 }
 
 func TestQ4NotDerivableFallsBackOrIsMissing(t *testing.T) {
+	t.Parallel()
 	q1 := filingMeta{"0000000042-24-000001", 2024, "Q1", "10-Q", "2024-05-01"}
 	q3 := filingMeta{"0000000042-24-000003", 2024, "Q3", "10-Q", "2024-11-01"}
 	k := filingMeta{"0000000042-25-000001", 2024, "FY", "10-K", "2025-02-20"}
@@ -248,6 +255,7 @@ func TestQ4NotDerivableFallsBackOrIsMissing(t *testing.T) {
 }
 
 func TestFiscalYearFromDurationsAndLatest10K(t *testing.T) {
+	t.Parallel()
 	// A retailer whose year ending 2024-02-03 is its fiscal 2023 (latest 10-K fy 2023) and whose older
 	// 10-K is mislabelled fy 2023 too (the NVIDIA pattern): both years follow the latest convention.
 	old := filingMeta{"0000000042-23-000001", 2023, "FY", "10-K", "2023-03-20"}
@@ -272,6 +280,7 @@ func TestFiscalYearFromDurationsAndLatest10K(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := ParseCompanyFacts([]byte(`{"cik":`)); err == nil {
 		t.Error("truncated JSON accepted")
 	}
@@ -434,6 +443,7 @@ func checkDerived(t *testing.T, name string, m map[string]shariah.Fundamentals, 
 }
 
 func TestRealAAPL(t *testing.T) {
+	t.Parallel()
 	b := dataFile(t, "fairvalue/sec-filing-companyfacts-AAPL.json")
 	fs := fundamentalsOf(t, b, "AAPL")
 	m := index(t, fs)
@@ -501,6 +511,7 @@ func TestRealAAPL(t *testing.T) {
 }
 
 func TestRealNVDA(t *testing.T) {
+	t.Parallel()
 	b := dataFile(t, "fairvalue/sec-filing-companyfacts-NVDA.json")
 	fs := fundamentalsOf(t, b, "NVDA")
 	m := index(t, fs)
@@ -540,6 +551,7 @@ func TestRealNVDA(t *testing.T) {
 }
 
 func TestRealSNOW(t *testing.T) {
+	t.Parallel()
 	b := dataFile(t, "edgartools/snow_facts.json")
 	fs := fundamentalsOf(t, b, "SNOW")
 	m := index(t, fs)
@@ -583,6 +595,7 @@ func TestRealSNOW(t *testing.T) {
 }
 
 func TestDebtBeyondTheTagTable(t *testing.T) {
+	t.Parallel()
 	q := filingMeta{"0000000042-25-000002", 2025, "Q2", "10-Q", "2025-08-01"}
 	cases := []struct {
 		name string

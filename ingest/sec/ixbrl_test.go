@@ -131,6 +131,7 @@ func ixTiny(facts string) string {
 
 // TestIXFormats: every value format SEC filings use, with scale and sign.
 func TestIXFormats(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		format, text, scale, sign, want string
 	}{
@@ -190,6 +191,7 @@ func TestIXFormats(t *testing.T) {
 
 // TestIXErrors: each failure names the document and, when a fact is at fault, its concept and id.
 func TestIXErrors(t *testing.T) {
+	t.Parallel()
 	full := ixTiny(`<ix:nonFraction name="us-gaap:Assets" contextRef="i" unitRef="usd" decimals="INF" id="f-1">5</ix:nonFraction>`)
 	fact := func(name, format, text string) string {
 		return ixTiny(`<ix:nonFraction name="` + name + `" contextRef="i" unitRef="usd" decimals="INF" id="f-bad" format="` + format + `">` + text + `</ix:nonFraction>`)
@@ -252,6 +254,7 @@ func TestIXErrors(t *testing.T) {
 // and units are resolved at the end; hidden facts, nested values, scale, sign, units, dimensions and
 // duplicates follow the rules.
 func TestIXFixtureFacts(t *testing.T) {
+	t.Parallel()
 	d := ixFixture(t)
 	for _, c := range []struct {
 		concept, end, want, unit string
@@ -323,6 +326,7 @@ func TestIXFixtureFacts(t *testing.T) {
 // TestIXFixtureCover: the cover page, with a period end date in words nested around another fact,
 // an excluded footnote mark in the name and two share classes.
 func TestIXFixtureCover(t *testing.T) {
+	t.Parallel()
 	d := ixFixture(t)
 	i := d.Info
 	if i.CIK != "0001234567" || i.DocumentType != "10-K" || i.PeriodEndDate != "2024-12-31" || i.FiscalYearFocus != "2024" ||
@@ -356,6 +360,7 @@ func TestIXFixtureCover(t *testing.T) {
 // TestIXDuplicates: equal duplicates collapse; disagreeing ones keep the most precise decimals, with
 // a note when they disagree beyond rounding, and never fail.
 func TestIXDuplicates(t *testing.T) {
+	t.Parallel()
 	doc := ixTiny(`
 <ix:nonFraction name="us-gaap:Assets" contextRef="i" unitRef="usd" decimals="-6" scale="6" id="a1">10</ix:nonFraction>
 <ix:nonFraction name="us-gaap:Assets" contextRef="i" unitRef="usd" decimals="-6" scale="6" id="a2">10</ix:nonFraction>
@@ -391,6 +396,7 @@ func TestIXDuplicates(t *testing.T) {
 // TestIXRawTextAndPrefixes: an XHTML "<title/>" does not swallow the document, and ix elements under
 // another prefix are found by their namespace.
 func TestIXRawTextAndPrefixes(t *testing.T) {
+	t.Parallel()
 	doc := strings.NewReplacer("<title>tiny</title>", "<title/><script/>", "ix:", "inl:", "xmlns:ix=", "xmlns:inl=").Replace(
 		ixTiny(`<ix:nonFraction name="us-gaap:Assets" contextRef="i" unitRef="usd" decimals="INF" id="f-1">5</ix:nonFraction>`))
 	d, err := ixParseString(t, "prefix.html", doc)
@@ -403,6 +409,7 @@ func TestIXRawTextAndPrefixes(t *testing.T) {
 }
 
 func TestIXFilingDateFromName(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]string{"aapl-10-k-2024-11-01.html": "2024-11-01", "x/y/nvda-10-q-2025-08-27.htm": "2025-08-27",
 		"aapl-20240928.htm": "", "aapl-10-k-2024-13-01.html": "", "": ""} {
 		got, ok := FilingDateFromName(name)
@@ -415,6 +422,7 @@ func TestIXFilingDateFromName(t *testing.T) {
 // TestIXFixtureFundamentals: the one mapping reads the converted document: amounts, the class sum of
 // the shares, and the provenance (the document name when the accession is not known).
 func TestIXFixtureFundamentals(t *testing.T) {
+	t.Parallel()
 	d := ixFixture(t)
 	for _, accn := range []string{"", "0001234567-25-000005"} {
 		ref := FilingRef{Accession: accn}
@@ -463,6 +471,7 @@ func TestIXFixtureFundamentals(t *testing.T) {
 // TestIXAllSharedFilings parses every shared filing: no error, a CIK, the document type of its
 // folder, a period end, shares outstanding; statements except in WFC's and IBM's 10-Ks.
 func TestIXAllSharedFilings(t *testing.T) {
+	t.Parallel()
 	dir := ixDataDir(t)
 	files := ixFiles(t, dir)
 	if len(files) < 35 {
@@ -523,6 +532,7 @@ func ixIsDate(s string) bool {
 
 // TestIXMultiClassShares: GOOGL, META and V name their classes of common stock on the cover page.
 func TestIXMultiClassShares(t *testing.T) {
+	t.Parallel()
 	dir := ixDataDir(t)
 	for rel, want := range map[string]string{
 		"googl/10k/googl-10-k-2025-02-05.html": "us-gaap:CommonClassAMember=5833000000 us-gaap:CommonClassBMember=860000000 goog:CapitalClassCMember=5497000000",
@@ -544,6 +554,7 @@ const ixAAPLAccn = "0000320193-24-000123"
 
 // TestIXAppleTenK checks the screening inputs of Apple's FY2024 10-K read from its document.
 func TestIXAppleTenK(t *testing.T) {
+	t.Parallel()
 	d := ixParseFile(t, filepath.Join(ixDataDir(t), "aapl/10k/aapl-10-k-2024-11-01.html"))
 	const end = "2024-09-28" // the instant as written in the contexts, and in companyfacts
 	sum := func(concepts ...string) decimal.Decimal {
@@ -600,6 +611,7 @@ func ixCompanyfactsIndex(t *testing.T, cf CompanyFacts, accn string) map[ixCFKey
 // TestIXAppleAgainstCompanyfacts: every non-dimensional numeric fact of the 10-K that companyfacts
 // also holds under the same accession has the same value.
 func TestIXAppleAgainstCompanyfacts(t *testing.T) {
+	t.Parallel()
 	d := ixParseFile(t, filepath.Join(ixDataDir(t), "aapl/10k/aapl-10-k-2024-11-01.html"))
 	cf, err := ParseCompanyFacts(dataFile(t, "fairvalue/sec-filing-companyfacts-AAPL.json"))
 	if err != nil {
@@ -650,6 +662,7 @@ func TestIXAppleAgainstCompanyfacts(t *testing.T) {
 //
 // Exact agreement must hold for most comparatives and restatements must be a small minority.
 func TestIXNvidiaComparatives(t *testing.T) {
+	t.Parallel()
 	dir := ixDataDir(t)
 	cf, err := ParseCompanyFacts(dataFile(t, "fairvalue/sec-filing-companyfacts-NVDA.json"))
 	if err != nil {
@@ -707,6 +720,7 @@ func TestIXNvidiaComparatives(t *testing.T) {
 // TestIXAppleFundamentals: the one mapping gives the FY2024 period from the document alone, with the
 // accession as provenance when known and the document name otherwise.
 func TestIXAppleFundamentals(t *testing.T) {
+	t.Parallel()
 	d := ixParseFile(t, filepath.Join(ixDataDir(t), "aapl/10k/aapl-10-k-2024-11-01.html"))
 	for _, accn := range []string{ixAAPLAccn, ""} {
 		ref := FilingRef{Accession: accn, Filed: "2024-11-01", Document: "aapl-20240928.htm"}
@@ -744,6 +758,7 @@ func TestIXAppleFundamentals(t *testing.T) {
 // TestIXCoverOnlyFilings: WFC's and IBM's 10-Ks carry their statements in an exhibit. The document
 // yields no fundamentals periods at all (not zeros), and InlineFundamentals says why.
 func TestIXCoverOnlyFilings(t *testing.T) {
+	t.Parallel()
 	dir := ixDataDir(t)
 	for _, rel := range []string{"wfc/10k/wfc-10-k-2025-02-25.html", "ibm/10k/ibm-10-k-2025-02-25.html"} {
 		d := ixParseFile(t, filepath.Join(dir, rel))
@@ -777,6 +792,7 @@ func TestIXCoverOnlyFilings(t *testing.T) {
 // period, with the concept each came from: which interest tags NFLX, GOOGL, UNP use, and what is
 // missing and why. Each document must give its own period with total assets and shares.
 func TestIXSharedFundamentals(t *testing.T) {
+	t.Parallel()
 	dir := ixDataDir(t)
 	for _, rel := range ixFiles(t, dir) {
 		d := ixParseFile(t, filepath.Join(dir, rel))
@@ -873,7 +889,8 @@ func BenchmarkParseInlineXBRL(b *testing.B) {
 // TestIXMemory logs what reading the largest document costs in memory, per MB of document: bytes
 // allocated in all, the heap the parsed document keeps, and the peak of the live heap while parsing.
 // The peak is sampled with the collector running almost continuously (GOGC=2), so that the heap in use
-// is close to what is live rather than to the collector's pacing (4 MB minimum by default).
+// is close to what is live rather than to the collector's pacing (4 MB minimum by default). Not
+// parallel: it reads the process's heap and sets its GC percentage, which other tests would disturb.
 func TestIXMemory(t *testing.T) {
 	ixDataDir(t)
 	name, doc := ixLargest(t)

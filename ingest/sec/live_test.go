@@ -52,6 +52,7 @@ func withNewFiling(t *testing.T, subs []byte, row map[string]any) []byte {
 // the same run; the trajectory stays companyfacts'. A broken document is reported with its name and
 // changes nothing stored.
 func TestLiveFilingDocument(t *testing.T) {
+	t.Parallel()
 	dir := sharedDir(t)
 	read := func(rel string) []byte {
 		b, err := os.ReadFile(filepath.Join(dir, rel))

@@ -11,6 +11,7 @@ import (
 // merged with the companyfacts history gives the new quarter, keeps the history, and a fact both
 // readings report appears once.
 func TestMergeFactsNewFilingNextToHistory(t *testing.T) {
+	t.Parallel()
 	k := filingMeta{"0000000042-25-000001", 2024, "FY", "10-K", "2025-02-20"}
 	q1 := filingMeta{"0000000042-25-000009", 2025, "Q1", "10-Q", "2025-05-01"}
 	history := companyFacts(map[string][]Fact{

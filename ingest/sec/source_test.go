@@ -17,6 +17,7 @@ import (
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/sec"
+	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
@@ -28,25 +29,14 @@ type stores struct {
 	traj analytics.Trajectory
 }
 
+// TestMain stops the ClickHouse the tests share (each test has a database of its own on it).
+func TestMain(m *testing.M) { os.Exit(testsvc.Main(m)) }
+
+// startStores gives the test a Redis of its own and a migrated ClickHouse database of its own.
 func startStores(t testing.TB) stores {
 	t.Helper()
-	dir := t.TempDir()
-	r, err := testsvc.StartRedis(filepath.Join(dir, "redis"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Stop)
-	ch, err := testsvc.StartClickHouse(filepath.Join(dir, "ch"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ch.Stop)
-	rc, err := sredis.Open(r.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
-	db, err := analytics.Open(ch.ClickHouseURL("sectest"))
+	_, rc := redistest.Start(t)
+	db, err := analytics.Open(testsvc.ClickHouseDB(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +54,7 @@ func (s stores) source(c *sec.Client, syms []string) *sec.Source {
 // TestSourceOverHTTP serves recorded EDGAR documents from a local server that insists on the
 // User-Agent, answers the first request with 429, and returns truncated companyfacts for one company.
 func TestSourceOverHTTP(t *testing.T) {
+	t.Parallel()
 	st := startStores(t)
 	read := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
@@ -127,6 +118,7 @@ func TestSourceOverHTTP(t *testing.T) {
 // TestSourceOnSharedSECFiles runs the ingester on the shared SEC files through file:// (the run the
 // issue names): fundamentals, filings, 8-K events, facts and an 8-quarter trajectory for AAPL, NVDA, SNOW.
 func TestSourceOnSharedSECFiles(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("SHARIAH_DATA_DIR")
 	if dir == "" {
 		dir = "../../../shared/data"

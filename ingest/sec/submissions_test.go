@@ -10,6 +10,7 @@ import (
 // Submissions: the fixture and the real files (shared data folder).
 
 func TestFixtureSubmissions(t *testing.T) {
+	t.Parallel()
 	s, err := ParseSubmissions(fixture(t, "exa_submissions.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +41,7 @@ func TestFixtureSubmissions(t *testing.T) {
 }
 
 func TestSubmissionsEdgeCases(t *testing.T) {
+	t.Parallel()
 	_, err := ParseSubmissions([]byte(`{"cik":"1","filings":{"recent":{"accessionNumber":["a","b"],"form":["10-K"]}}}`))
 	if err == nil {
 		t.Error("misaligned columns accepted")
@@ -64,6 +66,7 @@ func TestSubmissionsEdgeCases(t *testing.T) {
 }
 
 func TestRealSubmissions(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		file  string
 		asset shariah.Asset

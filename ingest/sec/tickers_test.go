@@ -8,6 +8,7 @@ import (
 // company_tickers.json: the fixture and the real file (shared data folder).
 
 func TestFixtureCompanyTickers(t *testing.T) {
+	t.Parallel()
 	ts, err := ParseCompanyTickers(fixture(t, "exa_tickers.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +39,7 @@ func TestFixtureCompanyTickers(t *testing.T) {
 }
 
 func TestRealCompanyTickers(t *testing.T) {
+	t.Parallel()
 	ts, err := ParseCompanyTickers(dataFile(t, "edgartools/company_tickers.json"))
 	if err != nil {
 		t.Fatal(err)

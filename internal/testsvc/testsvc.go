@@ -1,5 +1,11 @@
 // Package testsvc starts real Redis and ClickHouse servers for tests, on free loopback ports, with their
 // data in temporary directories, and stops them afterwards. Tests never touch a server they did not start.
+//
+// Tests call the Must helpers (must.go): MustRedis, MustRedisCluster and MustClickHouse start a server of
+// the test's own, stop it when the test ends and fail the test if it cannot start; ClickHouseDB gives a
+// test a database of its own on one ClickHouse the package's tests share (TestMain calls Main). The
+// error-returning Start functions are for a TestMain that shares one server among a package's tests.
+// internal/redistest adds a client on the Redis and the default data pack.
 package testsvc
 
 import (

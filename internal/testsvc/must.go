@@ -1,0 +1,90 @@
+package testsvc
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// MustRedis starts a redis-server of the test's own (data in tb.TempDir()), stops it when the test ends,
+// and fails the test if it cannot start. The test may stop, kill, signal or restart it.
+func MustRedis(tb testing.TB, extra ...string) *Proc {
+	tb.Helper()
+	p, err := StartRedis(tb.TempDir(), extra...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(p.Stop)
+	return p
+}
+
+// MustRedisCluster starts a Redis Cluster of n masters for the test and stops it when the test ends.
+func MustRedisCluster(tb testing.TB, n int) *Cluster {
+	tb.Helper()
+	c, err := StartRedisCluster(tb.TempDir(), n)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(c.Stop)
+	return c
+}
+
+// MustClickHouse starts a clickhouse-server of the test's own and stops it when the test ends. Use it
+// when the test stops or kills the server; otherwise ClickHouseDB (one shared server) is cheaper.
+func MustClickHouse(tb testing.TB) *Proc {
+	tb.Helper()
+	p, err := StartClickHouse(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(p.Stop)
+	return p
+}
+
+// shared is the ClickHouse shared by a package's tests: started on first use, stopped by Main.
+var shared struct {
+	once sync.Once
+	dir  string
+	ch   *Proc
+	err  error
+	n    atomic.Int64
+}
+
+// Main runs a package's tests and then stops the servers they shared. A package whose tests call
+// ClickHouseDB has `func TestMain(m *testing.M) { os.Exit(testsvc.Main(m)) }`.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if shared.ch != nil {
+		shared.ch.Stop()
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	return code
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+
+// ClickHouseDB returns the URL of a database of the test's own (named after the test, not yet created)
+// on the ClickHouse the package's tests share, starting it on first use. Tests using it may run in
+// parallel: nothing but the server is shared. The package's TestMain must call Main.
+func ClickHouseDB(tb testing.TB) string {
+	tb.Helper()
+	shared.once.Do(func() {
+		if shared.dir, shared.err = os.MkdirTemp("", "clickhouse-test-"); shared.err == nil {
+			shared.ch, shared.err = StartClickHouse(filepath.Join(shared.dir, "ch"))
+		}
+	})
+	if shared.err != nil {
+		tb.Fatal(shared.err)
+	}
+	name := unsafeName.ReplaceAllString(tb.Name(), "_")
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	return shared.ch.ClickHouseURL(fmt.Sprintf("t%d_%s", shared.n.Add(1), name))
+}
