@@ -4,7 +4,7 @@
 # fails the check, so a new package must be placed here. Test files are not checked.
 #
 #   0 domain      .                          the rules and services, in the domain's words
-#   1 data        rules education datapack/defaultpack ingest/httpx internal/*
+#   1 data        rules education datapack/defaultpack ingest/httpx internal/testsvc internal/tools/*
 #                                            embedded data and leaf helpers: the domain at most
 #   2 readers     ingest ingest/*            fetch and parse outside sources into domain types
 #   3 adapters    redis analytics billing datapack
@@ -12,6 +12,7 @@
 #                                            the readers' parsers)
 #   4 config      config                     the environment read into settings (may check values with
 #                                            an adapter's parser)
+#                 internal/redistest         test support: a Redis with the default pack (adapters)
 #   5 services    jobs agent                 long-running work on the domain's services
 #   6 interfaces  edge mcp                   HTTP and MCP
 #   7 binary      cmd/*                      composes everything
@@ -21,6 +22,7 @@ mod=$(go list -m)
 layer_of() {
   case "$1" in
     "") echo 0 ;;
+    internal/redistest) echo 4 ;;
     rules|education|datapack/defaultpack|ingest/httpx|internal/*) echo 1 ;;
     ingest|ingest/*) echo 2 ;;
     redis|analytics|billing|datapack) echo 3 ;;
