@@ -86,6 +86,22 @@ func (v *Validation) number(d decimal.Decimal, positive bool, limit int64, loc [
 // without control characters (C0 including NUL and ESC, DEL, C1) or Unicode bidirectional formatting
 // characters (the embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069, the marks U+200E,
 // U+200F and U+061C), which make a name display as something other than what it is, and without line
+// Items checks the length n of a list at loc: at least min items (min 0: none needed) and at most max;
+// the messages name the noun ("at most 100 holdings per request"). ok reports that there was no problem.
+func (v *Validation) Items(n, min, max int, noun string, loc ...any) bool {
+	switch {
+	case n < min && min == 1:
+		v.Add("give at least one "+strings.TrimSuffix(noun, "s"), "value_error.list.min_items", loc...)
+	case n < min:
+		v.Add(fmt.Sprintf("give at least %d %s", min, noun), "value_error.list.min_items", loc...)
+	case n > max:
+		v.Add(fmt.Sprintf("at most %d %s per request", max, noun), "value_error.list.max_items", loc...)
+	default:
+		return true
+	}
+	return false
+}
+
 // or paragraph separators. ok reports that no problem was added to v.
 func (v *Validation) Name(name *string, limit int, loc ...any) (string, bool) {
 	if name == nil {

@@ -58,12 +58,7 @@ func (r *PurificationRequest) Validate() error {
 		v.Add("must be one of: dividend, aaoifi", "value_error.enum", "body", "method")
 	}
 	r.Ruleset = strings.TrimSpace(r.Ruleset)
-	switch {
-	case len(r.Holdings) == 0:
-		v.Add("give at least one holding", "value_error.list.min_items", "body", "holdings")
-	case len(r.Holdings) > MaxPurificationHoldings:
-		v.Add(fmt.Sprintf("at most %d holdings per request", MaxPurificationHoldings), "value_error.list.max_items", "body", "holdings")
-	}
+	v.Items(len(r.Holdings), 1, MaxPurificationHoldings, "holdings", "body", "holdings")
 	for i := range r.Holdings {
 		h := &r.Holdings[i]
 		if s, ok := NormalizeSymbol(h.Symbol); ok {

@@ -1,8 +1,6 @@
 package shariah
 
 import (
-	"fmt"
-
 	"github.com/shopspring/decimal"
 )
 
@@ -36,12 +34,7 @@ type SukukImpactRequest struct {
 // Validate normalizes the ISINs and reports every problem at once (VALIDATION_ERROR, loc ["body", ...]).
 func (r *SukukImpactRequest) Validate() error {
 	var v Validation
-	switch {
-	case len(r.Holdings) == 0:
-		v.Add("give at least one holding", "value_error.list.min_items", "body", "holdings")
-	case len(r.Holdings) > MaxSukukHoldings:
-		v.Add(fmt.Sprintf("at most %d holdings per request", MaxSukukHoldings), "value_error.list.max_items", "body", "holdings")
-	}
+	v.Items(len(r.Holdings), 1, MaxSukukHoldings, "holdings", "body", "holdings")
 	for i := range r.Holdings {
 		h := &r.Holdings[i]
 		if s, ok := NormalizeISIN(h.ISIN); ok {

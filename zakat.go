@@ -117,9 +117,7 @@ func (r *ZakatRequest) Validate() error {
 			v.Amount(f.d.Decimal, true, "body", f.name)
 		}
 	}
-	if len(r.Holdings) > MaxZakatHoldings {
-		v.Add(fmt.Sprintf("at most %d holdings per request", MaxZakatHoldings), "value_error.list.max_items", "body", "holdings")
-	}
+	v.Items(len(r.Holdings), 0, MaxZakatHoldings, "holdings", "body", "holdings")
 	for i := range r.Holdings {
 		h := &r.Holdings[i]
 		if s, ok := NormalizeSymbol(h.Symbol); ok {
