@@ -27,11 +27,7 @@ func (c *countingRef) Fundamentals(ctx context.Context, sym string) ([]shariah.F
 }
 
 func TestScreenerComputesAMissOnceUnderConcurrency(t *testing.T) {
-	srv, err := testsvc.StartRedis(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
+	srv := testsvc.MustRedis(t)
 	rc, err := sredis.Open(srv.RedisURL())
 	if err != nil {
 		t.Fatal(err)

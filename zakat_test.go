@@ -58,11 +58,7 @@ func hasFieldError(errs []shariah.FieldError, typ string, loc ...any) bool {
 // startRefStore starts a real Redis and loads the default data pack into it.
 func startRefStore(t *testing.T) (*sredis.RefStore, rueidis.Client) {
 	t.Helper()
-	srv, err := testsvc.StartRedis(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
+	srv := testsvc.MustRedis(t)
 	rc, err := sredis.Open(srv.RedisURL())
 	if err != nil {
 		t.Fatal(err)

@@ -20,11 +20,7 @@ import (
 // freshStore starts a Redis of its own for the test.
 func freshStore(t *testing.T) (*sredis.RefStore, rueidis.Client) {
 	t.Helper()
-	srv, err := testsvc.StartRedis(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
+	srv := testsvc.MustRedis(t)
 	c, err := sredis.Open(srv.RedisURL())
 	if err != nil {
 		t.Fatal(err)

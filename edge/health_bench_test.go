@@ -21,11 +21,7 @@ import (
 //
 //	go test -run '^$' -bench HealthWithHungClickHouse ./edge/
 func BenchmarkHealthWithHungClickHouse(b *testing.B) {
-	chp, err := testsvc.StartClickHouse(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer chp.Stop()
+	chp := testsvc.MustClickHouse(b)
 	db, err := analytics.Open(chp.ClickHouseURL("benchhealth"))
 	if err != nil {
 		b.Fatal(err)

@@ -165,12 +165,7 @@ func TestMeterRefusesUnknownAndDeactivatedKeys(t *testing.T) {
 
 func TestMeterSurvivesScriptFlushAndRestart(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	own, err := testsvc.StartRedis(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer own.Stop()
+	own := testsvc.MustRedis(t)
 	b := setup(t, own.RedisURL())
 	k := b.newKey(t, shariah.PlanPro)
 	if _, err := b.meter.Charge(ctx, k.Record.Hash, 1, time.Now()); err != nil {
@@ -228,11 +223,7 @@ func TestMeterOnRedisCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a 3-node cluster")
 	}
-	cl, err := testsvc.StartRedisCluster(t.TempDir(), 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Stop()
+	cl := testsvc.MustRedisCluster(t, 3)
 	ctx := context.Background()
 	b := setup(t, cl.URL())
 	// Several keys land on different slots; each must be charged exactly to its allowance.

@@ -3,7 +3,6 @@ package redis
 import (
 	"context"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -67,12 +66,7 @@ func TestMergeBarsNewerWins(t *testing.T) {
 }
 
 func TestRefStoreMergesAndReadsBack(t *testing.T) {
-	dir := t.TempDir()
-	srv, err := testsvc.StartRedis(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
+	srv := testsvc.MustRedis(t)
 	c, err := Open(srv.RedisURL())
 	if err != nil {
 		t.Fatal(err)
@@ -166,8 +160,5 @@ func TestRefStoreMergesAndReadsBack(t *testing.T) {
 	v2, _ := st.Version(ctx)
 	if v1 != v2 || v1 < 1 {
 		t.Fatalf("version %d %d", v1, v2)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -243,11 +243,7 @@ func TestUsageSurvivesClickHouseOutageAndKill(t *testing.T) {
 // with the environment setting that points a process at it.
 func outageClickHouse(t *testing.T) (*testsvc.Proc, string) {
 	t.Helper()
-	chp, err := testsvc.StartClickHouse(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(chp.Stop)
+	chp := testsvc.MustClickHouse(t)
 	chURL := "SHARIAH_CLICKHOUSE_URL=" + chp.ClickHouseURL("outage")
 	if out, err := command([]string{"migrate"}, chURL).CombinedOutput(); err != nil {
 		t.Fatalf("migrate: %v %s", err, out)
