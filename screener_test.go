@@ -27,6 +27,7 @@ func (c *countingRef) Fundamentals(ctx context.Context, sym string) ([]shariah.F
 }
 
 func TestScreenerComputesAMissOnceUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	srv := testsvc.MustRedis(t)
 	rc, err := sredis.Open(srv.RedisURL())
 	if err != nil {

@@ -78,6 +78,7 @@ func pricedRequest() shariah.ZakatRequest {
 }
 
 func TestZakatNisabBoundaries(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, metal, gold, silver, cash string
 		due                             bool
@@ -125,6 +126,7 @@ func TestZakatNisabBoundaries(t *testing.T) {
 }
 
 func TestZakatMarketValueMethod(t *testing.T) {
+	t.Parallel()
 	req := pricedRequest()
 	req.Holdings = []shariah.ZakatHolding{{Symbol: "aapl", MarketValue: decp("10000.10")}, {Symbol: "MSFT", MarketValue: decp("2000.20")}}
 	req.Cash, req.Receivables, req.Debts = amt("500"), amt("250.05"), amt("750.35")
@@ -178,6 +180,7 @@ func TestZakatMarketValueMethod(t *testing.T) {
 }
 
 func TestZakatDebtsExceedWealth(t *testing.T) {
+	t.Parallel()
 	req := pricedRequest()
 	req.Holdings = []shariah.ZakatHolding{{Symbol: "AAPL", MarketValue: decp("300")}}
 	req.Cash, req.Debts = amt("100"), amt("1000")
@@ -194,6 +197,7 @@ func TestZakatDebtsExceedWealth(t *testing.T) {
 }
 
 func TestZakatRoundsOnlyAtTheEnd(t *testing.T) {
+	t.Parallel()
 	req := pricedRequest()
 	for i := range 100 {
 		req.Holdings = append(req.Holdings, shariah.ZakatHolding{Symbol: fmt.Sprintf("S%d", i), MarketValue: decp("100.005")})
@@ -212,6 +216,7 @@ func TestZakatRoundsOnlyAtTheEnd(t *testing.T) {
 }
 
 func TestZakatCashOnlyNoHoldings(t *testing.T) {
+	t.Parallel()
 	req := pricedRequest()
 	req.Cash = amt("10000")
 	res, err := (&shariah.Zakat{}).Calculate(context.Background(), req)
@@ -238,6 +243,7 @@ func TestZakatCashOnlyNoHoldings(t *testing.T) {
 }
 
 func TestZakatIllustrativeDefaultsWithoutData(t *testing.T) {
+	t.Parallel()
 	// No store and no prices: the documented illustrative defaults, labelled as such.
 	res, err := (&shariah.Zakat{}).Calculate(context.Background(), shariah.ZakatRequest{Cash: amt("20000")})
 	if err != nil {
@@ -254,6 +260,7 @@ func TestZakatIllustrativeDefaultsWithoutData(t *testing.T) {
 }
 
 func TestZakatRequestJSON(t *testing.T) {
+	t.Parallel()
 	var req shariah.ZakatRequest
 	body := `{"holdings":[{"symbol":"aapl","shares":10},{"symbol":"MSFT","market_value":"1500.25"}],"cash":100.10,"receivables":"5",
 		"debts":1,"nisab_metal":"Silver","gold_price_per_gram":101.5,"silver_price_per_gram":1.25,"method":""}`
@@ -271,6 +278,7 @@ func TestZakatRequestJSON(t *testing.T) {
 }
 
 func TestZakatValidation(t *testing.T) {
+	t.Parallel()
 	shares := func(s string) shariah.ZakatHolding { return shariah.ZakatHolding{Symbol: "AAPL", Shares: decp(s)} }
 	many := make([]shariah.ZakatHolding, shariah.MaxZakatHoldings+1)
 	for i := range many {
@@ -333,6 +341,7 @@ func TestZakatValidation(t *testing.T) {
 }
 
 func TestZakatWithStore(t *testing.T) {
+	t.Parallel()
 	store, _ := startRefStore(t)
 	ctx := context.Background()
 	z := &shariah.Zakat{Ref: store}

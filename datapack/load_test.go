@@ -61,6 +61,7 @@ func snapshot(t *testing.T, c rueidis.Client) map[string]string {
 }
 
 func TestLoadTwiceChangesNothing(t *testing.T) {
+	t.Parallel()
 	st, c := freshStore(t)
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
@@ -109,6 +110,7 @@ func TestLoadTwiceChangesNothing(t *testing.T) {
 }
 
 func TestBadPackLosesNothingStored(t *testing.T) {
+	t.Parallel()
 	st, c := freshStore(t)
 	ctx := context.Background()
 	now := time.Now()
@@ -138,6 +140,7 @@ func TestBadPackLosesNothingStored(t *testing.T) {
 }
 
 func TestLoadSharedSEC(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("SHARIAH_DATA_DIR")
 	if dir == "" {
 		dir = "../../shared/data"
@@ -171,6 +174,7 @@ func TestLoadSharedSEC(t *testing.T) {
 // TestLoadCountsFundamentalsBySource: the stats' counts of companies by what their fundamentals stand
 // on are kept by every write, and a load restores them for data stored before they existed.
 func TestLoadCountsFundamentalsBySource(t *testing.T) {
+	t.Parallel()
 	st, c := freshStore(t)
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
