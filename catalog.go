@@ -1,6 +1,7 @@
 package shariah
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -15,6 +16,7 @@ type Catalog struct {
 	byISIN   map[string]int
 	words    []wordRef          // name words, sorted
 	bySector map[string][]int32 // lower-case sector -> equities, by symbol
+	search   searchIndex
 	stats    CatalogStats
 }
 
@@ -87,6 +89,7 @@ func NewCatalog(assets []Asset) *Catalog {
 		}
 		return c.words[i].idx < c.words[j].idx
 	})
+	c.search = newSearchIndex(c.assets)
 	c.stats.Total = len(c.assets)
 	c.stats.EquitySectors, c.stats.EquityCountries = len(c.bySector), len(countries)
 	return c
@@ -144,42 +147,52 @@ type SearchHit struct {
 
 // Search returns a page of the matches and their total. Ranking: exact symbol, then symbol prefix
 // (shorter symbols first), then names matching every query word (word prefixes), then names containing
-// the query; ties by symbol.
+// the query; ties by symbol. Only the index's candidates are examined (catalog_search.go): no search
+// scans or re-tokenises the catalog's names, except a query of filters alone.
 func (c *Catalog) Search(q SearchQuery) ([]SearchHit, int) {
 	qs := strings.TrimSpace(q.Q)
 	upper := strings.ToUpper(qs)
 	words := nameWords(qs)
 	lowerQ := strings.ToLower(qs)
-	var hits []SearchHit
-	for _, a := range c.assets {
-		if q.Type != "" && a.Type != q.Type {
-			continue
+	var hits []rankedHit
+	if qs == "" {
+		for i, a := range c.assets {
+			if q.matchesFilters(a) {
+				hits = append(hits, rankedHit{idx: int32(i), by: "filter"})
+			}
 		}
-		if q.Sector != "" && !strings.EqualFold(a.Sector, q.Sector) {
-			continue
-		}
-		if q.Country != "" && !strings.EqualFold(a.Country, q.Country) {
-			continue
-		}
-		if q.Exchange != "" && !strings.EqualFold(a.Exchange, q.Exchange) {
-			continue
-		}
-		if qs == "" {
-			hits = append(hits, SearchHit{Asset: a, MatchedBy: "filter"})
+		return c.page(hits, q)
+	}
+	for _, i := range c.candidates(upper, words, lowerQ) {
+		a := &c.assets[i]
+		if !q.matchesFilters(*a) {
 			continue
 		}
 		switch {
 		case a.Symbol == upper:
-			hits = append(hits, SearchHit{Asset: a, MatchedBy: "symbol", score: 4000})
+			hits = append(hits, rankedHit{i, 4000, "symbol"})
 		case strings.HasPrefix(a.Symbol, upper):
-			hits = append(hits, SearchHit{Asset: a, MatchedBy: "symbol_prefix", score: 3000 - len(a.Symbol)})
-		case len(words) > 0 && allWordPrefixes(nameWords(a.Name), words):
-			hits = append(hits, SearchHit{Asset: a, MatchedBy: "name", score: 2000 - len(a.Name)/4})
-		case len(lowerQ) >= 3 && strings.Contains(strings.ToLower(a.Name), lowerQ):
-			hits = append(hits, SearchHit{Asset: a, MatchedBy: "name_contains", score: 1000 - len(a.Name)/4})
+			hits = append(hits, rankedHit{i, 3000 - len(a.Symbol), "symbol_prefix"})
+		case len(words) > 0 && allWordPrefixes(c.search.nameWords[i], words):
+			hits = append(hits, rankedHit{i, 2000 - len(a.Name)/4, "name"})
+		case len(lowerQ) >= 3 && strings.Contains(c.search.lowerNames[i], lowerQ):
+			hits = append(hits, rankedHit{i, 1000 - len(a.Name)/4, "name_contains"})
 		}
 	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	slices.SortStableFunc(hits, func(x, y rankedHit) int { return y.score - x.score })
+	return c.page(hits, q)
+}
+
+// rankedHit is a match before its page is cut: the record's place, its rank and how it matched.
+type rankedHit struct {
+	idx   int32
+	score int
+	by    string
+}
+
+// page cuts the requested page out of the ranked hits and counts them; only the page's records are
+// copied out.
+func (c *Catalog) page(hits []rankedHit, q SearchQuery) ([]SearchHit, int) {
 	total := len(hits)
 	if q.Offset >= total {
 		return []SearchHit{}, total
@@ -188,7 +201,11 @@ func (c *Catalog) Search(q SearchQuery) ([]SearchHit, int) {
 	if q.Limit > 0 && q.Offset+q.Limit < total {
 		end = q.Offset + q.Limit
 	}
-	return hits[q.Offset:end], total
+	out := make([]SearchHit, 0, end-q.Offset)
+	for _, h := range hits[q.Offset:end] {
+		out = append(out, SearchHit{Asset: c.assets[h.idx], MatchedBy: h.by, score: h.score})
+	}
+	return out, total
 }
 
 // allWordPrefixes reports whether every query word is a prefix of some name word.
