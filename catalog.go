@@ -62,9 +62,6 @@ func NewCatalog(assets []Asset) *Catalog {
 				c.byISIN[a.ISIN] = i
 			}
 		}
-		for _, w := range nameWords(a.Name) {
-			c.words = append(c.words, wordRef{w, int32(i)})
-		}
 		switch a.Type {
 		case Equity:
 			c.stats.Equities++
@@ -83,21 +80,29 @@ func NewCatalog(assets []Asset) *Catalog {
 			c.stats.Indices++
 		}
 	}
+	c.search = newSearchIndex(c.assets)
+	for i, ws := range c.search.nameWords {
+		for _, w := range ws {
+			c.words = append(c.words, wordRef{w, int32(i)})
+		}
+	}
 	sort.Slice(c.words, func(i, j int) bool {
 		if c.words[i].word != c.words[j].word {
 			return c.words[i].word < c.words[j].word
 		}
 		return c.words[i].idx < c.words[j].idx
 	})
-	c.search = newSearchIndex(c.assets)
 	c.stats.Total = len(c.assets)
 	c.stats.EquitySectors, c.stats.EquityCountries = len(c.bySector), len(countries)
 	return c
 }
 
 // nameWords splits a name into lower-case words of letters and digits.
-func nameWords(name string) []string {
-	return strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+func nameWords(name string) []string { return lowerWords(strings.ToLower(name)) }
+
+// lowerWords splits a lower-case text into its words of letters and digits (substrings of it).
+func lowerWords(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 // SectorPeers lists the other equities of a's sector (case-insensitive), by symbol.
@@ -288,7 +293,7 @@ func (c *Catalog) Suggest(prefix string, limit int) []Suggestion {
 	var cand []int
 	for i := lo; i < len(c.words) && strings.HasPrefix(c.words[i].word, first); i++ {
 		idx := int(c.words[i].idx)
-		if len(words) == 1 || allWordPrefixes(nameWords(c.assets[idx].Name), words[1:]) {
+		if len(words) == 1 || allWordPrefixes(c.search.nameWords[idx], words[1:]) {
 			cand = append(cand, idx)
 		}
 		if len(cand) > 5000 {

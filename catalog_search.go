@@ -21,7 +21,7 @@ func newSearchIndex(assets []Asset) searchIndex {
 	for i, a := range assets {
 		ln := strings.ToLower(a.Name)
 		ix.lowerNames[i] = ln
-		ix.nameWords[i] = nameWords(a.Name)
+		ix.nameWords[i] = lowerWords(ln) // substrings of ln: no second copy
 		for j := 0; j+3 <= len(ln); j++ {
 			t := [3]byte{ln[j], ln[j+1], ln[j+2]}
 			if l := ix.trigrams[t]; len(l) == 0 || l[len(l)-1] != int32(i) {
