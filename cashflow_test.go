@@ -44,6 +44,7 @@ func num(t *testing.T, n *shariah.Number, want, what string) {
 }
 
 func TestCashflowLatestFilingWinsOnRestatement(t *testing.T) {
+	t.Parallel()
 	facts := []shariah.XBRLFact{
 		cf(ocfTag, "2022-10-01", "2023-09-30", "100", "0000000001-23-000001", "2023-11-01"),
 		cf(capexTag, "2022-10-01", "2023-09-30", "10", "0000000001-23-000001", "2023-11-01"),
@@ -78,6 +79,7 @@ func TestCashflowLatestFilingWinsOnRestatement(t *testing.T) {
 }
 
 func TestCashflowIgnoresQuarterlyAndYTD(t *testing.T) {
+	t.Parallel()
 	facts := annual(2024, "1000", "100")
 	q := cf(ocfTag, "2024-10-01", "2024-12-28", "300", "0000000001-25-000003", "2025-01-31")
 	q.Form = "10-Q"
@@ -97,6 +99,7 @@ func TestCashflowIgnoresQuarterlyAndYTD(t *testing.T) {
 }
 
 func TestCashflowFallbackConcepts(t *testing.T) {
+	t.Parallel()
 	facts := []shariah.XBRLFact{
 		cf(ocfContTag, "2023-01-01", "2023-12-31", "500", "a-23", "2024-02-01"),
 		cf(capexAlt, "2023-01-01", "2023-12-31", "50", "a-23", "2024-02-01"),
@@ -124,6 +127,7 @@ func TestCashflowFallbackConcepts(t *testing.T) {
 }
 
 func TestCashflowFreeCashFlowExactAndMissing(t *testing.T) {
+	t.Parallel()
 	facts := annual(2024, "118254000000.17", "9447000000.09")
 	// 2023 has no capex: no free cash flow, no capex source.
 	facts = append(facts, cf(ocfTag, "2022-10-01", "2023-09-30", "0.30", "x", "2023-11-01"))
@@ -142,6 +146,7 @@ func TestCashflowFreeCashFlowExactAndMissing(t *testing.T) {
 }
 
 func TestCashflowFiscalYearFromPeriodEnd(t *testing.T) {
+	t.Parallel()
 	// A retailer's 52-week year ending on 2024-01-03 is fiscal 2023; the FY of the fact (the filing's) is ignored.
 	f := cf(ocfTag, "2023-01-05", "2024-01-03", "1", "r", "2024-03-01")
 	f.FY = 2024
@@ -153,6 +158,7 @@ func TestCashflowFiscalYearFromPeriodEnd(t *testing.T) {
 }
 
 func TestCashflowKeepsLastFiveYears(t *testing.T) {
+	t.Parallel()
 	var facts []shariah.XBRLFact
 	for fy := 2017; fy <= 2024; fy++ {
 		facts = append(facts, annual(fy, "100", "10")...)
@@ -164,6 +170,7 @@ func TestCashflowKeepsLastFiveYears(t *testing.T) {
 }
 
 func TestCashflowTrend(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name    string
 		facts   []shariah.XBRLFact
@@ -201,6 +208,7 @@ func TestCashflowTrend(t *testing.T) {
 }
 
 func TestCashflowNoFacts(t *testing.T) {
+	t.Parallel()
 	for _, facts := range [][]shariah.XBRLFact{nil, {cf("us-gaap:Assets", "", "2024-09-30", "1", "a", "2024-11-01")}} {
 		in := shariah.CashflowOf(facts, "320193")
 		if in.Available || in.Reason == "" || len(in.Years) != 0 || in.Trend != "insufficient_data" {

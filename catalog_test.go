@@ -20,6 +20,7 @@ func testCatalog() *Catalog {
 }
 
 func TestCatalogSearchRanking(t *testing.T) {
+	t.Parallel()
 	c := testCatalog()
 	hits, total := c.Search(SearchQuery{Q: "aap"})
 	got := ""
@@ -51,6 +52,7 @@ func TestCatalogSearchRanking(t *testing.T) {
 }
 
 func TestCatalogSuggest(t *testing.T) {
+	t.Parallel()
 	c := testCatalog()
 	s := c.Suggest("aa", 10)
 	if len(s) != 2 || s[0].Symbol != "AAP" || s[1].Symbol != "AAPL" {
@@ -69,6 +71,7 @@ func TestCatalogSuggest(t *testing.T) {
 }
 
 func TestCatalogCanonical(t *testing.T) {
+	t.Parallel()
 	c := testCatalog()
 	cases := map[string]string{"aapl": "AAPL", " AAPL.US ": "AAPL", "NASDAQ:AAPL": "AAPL", "BRK.B": "BRK-B", "brk/b": "BRK-B",
 		"700.HK": "0700.HK", "0700.hk": "0700.HK", "US0378331005": "AAPL", "US0378331006": "", "XYZ": "", "": ""}
@@ -80,6 +83,7 @@ func TestCatalogCanonical(t *testing.T) {
 }
 
 func TestNormalizeSymbolAndISIN(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{" aapl ": "AAPL", "brk-b": "BRK-B", "^gspc": "^GSPC", "0700.HK": "0700.HK", "EURUSD=X": "EURUSD=X"} {
 		if got, ok := NormalizeSymbol(in); !ok || got != want {
 			t.Errorf("%q -> %q %v", in, got, ok)
@@ -103,6 +107,7 @@ func TestNormalizeSymbolAndISIN(t *testing.T) {
 }
 
 func TestPriceParseAndFormat(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{"207.4": "207.40", "1892.7554931640625": "1892.755493", "0.0000005": "0.000001", "12": "12.00",
 		"-1.5": "-1.50", "1e3": "1000.00", "0.1234565": "0.123457"}
 	for in, want := range cases {
@@ -122,6 +127,7 @@ func TestPriceParseAndFormat(t *testing.T) {
 }
 
 func TestQuoteAndAggregates(t *testing.T) {
+	t.Parallel()
 	var bars []Bar
 	d := time.Date(2025, 1, 27, 0, 0, 0, 0, time.UTC)
 	for i := range 10 { // 2025-01-27 .. 2025-02-05 incl. weekends: fine for the arithmetic

@@ -12,6 +12,7 @@ import (
 // TestMethodologyKeys: by_methodology keys are the display names without punctuation, upper-cased:
 // exactly AAOIFI, DJIM, FTSE, MSCI and SP for the default ruleset's five, and distinct within every ruleset.
 func TestMethodologyKeys(t *testing.T) {
+	t.Parallel()
 	for name, rs := range allRulesets(t) {
 		seen := map[string]bool{}
 		for _, m := range rs.Methodologies {
@@ -39,6 +40,7 @@ func TestMethodologyKeys(t *testing.T) {
 // TestNormalizeEarlierFormat: a result stored before the client-ecosystem fields (by_methodology keyed
 // S&P, purification_rate a fraction) reads back as the current format; a current one is unchanged.
 func TestNormalizeEarlierFormat(t *testing.T) {
+	t.Parallel()
 	in := base()
 	in.Asset.Industry, in.Asset.SIC, in.Asset.Sector = "Diversified Banks", "6021", "Financials"
 	in.Fundamentals[0].Facts[shariah.InterestIncome] = fact(600_000)

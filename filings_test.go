@@ -14,6 +14,7 @@ import (
 // TestFilterFilings: reports by default (insider forms left out, amendments and transition reports
 // in), one form with its amendments, everything with "all", and total over every page.
 func TestFilterFilings(t *testing.T) {
+	t.Parallel()
 	var all []shariah.Filing
 	for i, form := range []string{"4", "144", "10-Q", "4", "8-K", "3", "10-K/A", "5", "20-F", "6-K", "4", "10-K", "40-F", "DEF 14A", "10-KT", "8-K/A"} {
 		all = append(all, shariah.Filing{Accession: fmt.Sprintf("a-%02d", i), Form: form})
@@ -47,6 +48,7 @@ func TestFilterFilings(t *testing.T) {
 }
 
 func TestSignedPercent(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"1.234": "+1.23%", "-0.5": "-0.50%", "0": "0.00%", "0.001": "0.00%", "12": "+12.00%"} {
 		if got := shariah.SignedPercent(decimal.RequireFromString(in)); got != want {
 			t.Errorf("SignedPercent(%s) = %q, want %q", in, got, want)
@@ -57,6 +59,7 @@ func TestSignedPercent(t *testing.T) {
 // TestQuoteStoredInTheEarlierShape: a quote stored with change_percent as a string reads and writes
 // back in the current shape, with changePercent and marketCap.
 func TestQuoteStoredInTheEarlierShape(t *testing.T) {
+	t.Parallel()
 	var q shariah.Quote
 	if err := json.Unmarshal([]byte(`{"symbol":"X","price":10,"change_percent":"-0.58","market_cap":1000,"as_of":"2025-12-30"}`), &q); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ func mergePeriodFixture(end, p, source string, fields map[Field]int64) Fundament
 }
 
 func TestMergeFundamentalsRealReplacesIllustrative(t *testing.T) {
+	t.Parallel()
 	old := []Fundamentals{
 		mergePeriodFixture("2023-12-31", "FY", SourceIllustrative, map[Field]int64{TotalAssets: 1}),
 		mergePeriodFixture("2022-12-31", "FY", SourceIllustrative, map[Field]int64{TotalAssets: 2}),
@@ -27,6 +28,7 @@ func TestMergeFundamentalsRealReplacesIllustrative(t *testing.T) {
 }
 
 func TestMergeFundamentalsIllustrativeNotAddedBesideReal(t *testing.T) {
+	t.Parallel()
 	old := []Fundamentals{mergePeriodFixture("2024-12-31", "FY", SourceFiling, map[Field]int64{TotalAssets: 3})}
 	newer := []Fundamentals{mergePeriodFixture("2025-12-31", "FY", SourceIllustrative, map[Field]int64{TotalAssets: 9})}
 	got := MergeFundamentals(old, newer)
@@ -36,6 +38,7 @@ func TestMergeFundamentalsIllustrativeNotAddedBesideReal(t *testing.T) {
 }
 
 func TestMergeFundamentalsIllustrativeOverIllustrative(t *testing.T) {
+	t.Parallel()
 	old := []Fundamentals{mergePeriodFixture("2023-12-31", "FY", SourceIllustrative, map[Field]int64{TotalAssets: 1})}
 	newer := []Fundamentals{mergePeriodFixture("2024-12-31", "FY", SourceIllustrative, map[Field]int64{TotalAssets: 2})}
 	got := MergeFundamentals(old, newer)
@@ -45,6 +48,7 @@ func TestMergeFundamentalsIllustrativeOverIllustrative(t *testing.T) {
 }
 
 func TestMergeFundamentalsSamePeriodMergesByField(t *testing.T) {
+	t.Parallel()
 	stored := mergePeriodFixture("2024-12-31", "FY", SourceFiling, map[Field]int64{TotalAssets: 3, TotalDebt: 1})
 	stored.Missing = map[Field]string{InterestIncome: "not reported"}
 	stored.Currency = "USD"

@@ -88,6 +88,7 @@ func TestAmountAndQuantityBounds(t *testing.T) {
 // errors naming the field (the edge and MCP turn them into a 422 at that field); a zero with a huge
 // exponent is plain zero.
 func TestNumberRefusesNonFinite(t *testing.T) {
+	t.Parallel()
 	for _, raw := range []string{`"NaN"`, `"nan"`, `"Infinity"`, `"-Infinity"`, `"inf"`, `"1e99999999999"`, `1e2000000000`, `"ten"`, `true`, `{}`,
 		`"` + strings.Repeat("1", shariah.MaxNumberText) + `"`} {
 		var req shariah.ZakatRequest
@@ -113,6 +114,7 @@ func TestNumberRefusesNonFinite(t *testing.T) {
 // TestCalculatorsRefuseOutOfBoundAmounts: zakat, purification, sukuk and ETF purification inputs above
 // the ceiling, negative or with too many places are 422 naming the field, before any store is read.
 func TestCalculatorsRefuseOutOfBoundAmounts(t *testing.T) {
+	t.Parallel()
 	huge := decp("1e9999")
 	_, err := (&shariah.Zakat{}).Calculate(context.Background(), shariah.ZakatRequest{
 		Cash: amt("1e9999"), Receivables: amt("1000000000000001"), Debts: amt("-1"), GoldPricePerGram: huge,
@@ -167,6 +169,7 @@ func TestCalculatorsRefuseOutOfBoundAmounts(t *testing.T) {
 // TestZakatResponseIsBounded: the largest amounts the bounds allow give a response of a few dozen
 // digits per figure (1e9999 used to give ten thousand digits per figure and 3 MB for 3.5 KB).
 func TestZakatResponseIsBounded(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`{"gold_price_per_gram":"0.000000000000000001","silver_price_per_gram":1,"cash":"999999999999999.999999999999999999","holdings":[`)
 	for i := 0; i < shariah.MaxZakatHoldings; i++ {
@@ -200,6 +203,7 @@ func TestZakatResponseIsBounded(t *testing.T) {
 // TestNameRefusesControlAndBidi: the one check of stored names (Validation.Name), used by watchlists
 // over REST and MCP alike.
 func TestNameRefusesControlAndBidi(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"a\x00b", "\u202egnp.exe", "x\x1b[31m", "tab\there", "new\nline", "del\x7f", "c1\u0085x", "c1\u009b",
 		"\u2066iso\u2069", "\u202aemb", "rlm\u200f", "lrm\u200e", "alm\u061c", "sep\u2028x", "para\u2029x"} {
 		var v shariah.Validation
@@ -235,6 +239,7 @@ func ptr[T any](v T) *T { return &v }
 // TestEmailRefusesControlAndBidi: an email address is stored and shown too; the mail parser accepts any
 // non-ASCII character in it, so the characters stored names may not hold are refused there as well.
 func TestEmailRefusesControlAndBidi(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"a\u202eb@example.com", "a\u0085b@example.com", "ab@exa\u2066mple.com", "a\x00@example.com"} {
 		if got, ok := shariah.NormalizeEmail(bad); ok {
 			t.Errorf("%q accepted as %q", bad, got)
@@ -249,6 +254,7 @@ func TestEmailRefusesControlAndBidi(t *testing.T) {
 // keys), through nested arrays, keys written in another case and arrays of scalars; where the data
 // cannot be followed the decoder's own field path is kept.
 func TestTypeErrorLoc(t *testing.T) {
+	t.Parallel()
 	type inner struct {
 		X int `json:"x"`
 	}

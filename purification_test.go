@@ -15,6 +15,7 @@ func pfact(v, src string) shariah.Fact {
 }
 
 func TestImpureIncomePerShare(t *testing.T) {
+	t.Parallel()
 	fs := []shariah.Fundamentals{
 		// newest first on purpose: the result is oldest first
 		{PeriodEnd: "2025-12-31", Period: "FY", Currency: "USD", Facts: map[shariah.Field]shariah.Fact{
@@ -54,6 +55,7 @@ func TestImpureIncomePerShare(t *testing.T) {
 }
 
 func TestPurificationValidation(t *testing.T) {
+	t.Parallel()
 	many := make([]shariah.PurificationHolding, shariah.MaxPurificationHoldings+1)
 	for i := range many {
 		many[i] = shariah.PurificationHolding{Symbol: "AAPL", Shares: decp("1")}
@@ -93,6 +95,7 @@ func TestPurificationValidation(t *testing.T) {
 }
 
 func TestPurificationWithStore(t *testing.T) {
+	t.Parallel()
 	store, rc := startRefStore(t)
 	ctx := context.Background()
 	screener := &shariah.Screener{Ref: store, Results: sredis.NewResultStore(rc), Rulesets: allRulesets(t)}

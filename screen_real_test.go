@@ -14,6 +14,7 @@ import (
 // (merged, as load --shared reads them) and real monthly closes
 // (the S&P 500 close matrices), as the service does with the shared data loaded.
 func TestScreenRealFilings(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("SHARIAH_DATA_DIR")
 	if dir == "" {
 		dir = "../shared/data"

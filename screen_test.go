@@ -76,6 +76,7 @@ func ratioOf(t *testing.T, res shariah.Result, m, id string) shariah.RatioResult
 // TestEveryThresholdOfEveryRuleset puts each ratio of each methodology of each ruleset exactly at, one
 // hundredth of a basis point under, and 0.01 percentage point over its threshold.
 func TestEveryThresholdOfEveryRuleset(t *testing.T) {
+	t.Parallel()
 	hundredth := decimal.RequireFromString("0.01")
 	onePP := decimal.NewFromInt(1) // 1 bp = 0.01 percentage point
 	for name, rs := range allRulesets(t) {
@@ -110,6 +111,7 @@ func TestEveryThresholdOfEveryRuleset(t *testing.T) {
 }
 
 func TestSpecExamplesToTheBasisPoint(t *testing.T) {
+	t.Parallel()
 	spec := allRulesets(t)["spec"]
 	aaoifi, _ := spec.Methodology("aaoifi")
 	msci, _ := spec.Methodology("msci")
@@ -132,6 +134,7 @@ func TestSpecExamplesToTheBasisPoint(t *testing.T) {
 }
 
 func TestEachDenominator(t *testing.T) {
+	t.Parallel()
 	spec := allRulesets(t)["spec"]
 	in := base()
 	// Debt 320,000: 32% of total assets (1,000,000); market cap moves only DJIM and S&P.
@@ -156,6 +159,7 @@ func TestEachDenominator(t *testing.T) {
 }
 
 func TestMissingInputsGiveInsufficientData(t *testing.T) {
+	t.Parallel()
 	spec := allRulesets(t)["spec"]
 	in := base()
 	delete(in.Fundamentals[0].Facts, shariah.InterestIncome)
@@ -195,6 +199,7 @@ func base2(in shariah.ScreenInputs) shariah.ScreenInputs {
 }
 
 func TestOverallRuleAndExplanation(t *testing.T) {
+	t.Parallel()
 	spec := allRulesets(t)["spec"]
 	in := base()
 	in.Fundamentals[0].Facts[shariah.Receivables] = fact(400_000) // 40%: MSCI's 33.33% of assets and DJIM's 33% of market cap fail
@@ -235,6 +240,7 @@ func TestOverallRuleAndExplanation(t *testing.T) {
 }
 
 func TestBusinessActivityScreen(t *testing.T) {
+	t.Parallel()
 	spec := allRulesets(t)["spec"]
 	cases := []struct {
 		industry, sic string
@@ -275,6 +281,7 @@ func TestBusinessActivityScreen(t *testing.T) {
 }
 
 func TestDJIMBufferAndTransitions(t *testing.T) {
+	t.Parallel()
 	djim := allRulesets(t)["djim-2026"]
 	mk := func(debtPcts ...int64) shariah.ScreenInputs {
 		in := base()
@@ -322,6 +329,7 @@ func TestDJIMBufferAndTransitions(t *testing.T) {
 }
 
 func TestRulesetsResolve(t *testing.T) {
+	t.Parallel()
 	rs := allRulesets(t)
 	if len(rs) < 9 {
 		t.Fatalf("%d rulesets", len(rs))
@@ -349,6 +357,7 @@ func TestRulesetsResolve(t *testing.T) {
 
 // TestGoldenScenarios pins whole results (regenerate with go test -run Golden -update).
 func TestGoldenScenarios(t *testing.T) {
+	t.Parallel()
 	rs := allRulesets(t)
 	scenarios := map[string]func() (shariah.ScreenInputs, string, string){
 		"clean-tech": func() (shariah.ScreenInputs, string, string) { return base(), "spec", "" },
@@ -412,6 +421,7 @@ func BenchmarkScreen(b *testing.B) {
 // the last two that filed one (for a quarter, the two completed years before it), never an
 // illustrative value, never a year outside the window, and the ratio uses that year's revenue.
 func TestInterestCarryForwardWindow(t *testing.T) {
+	t.Parallel()
 	spec := allRulesets(t)["spec"]
 	fy := func(end string, year int, interest, revenue int64, src string) shariah.Fundamentals {
 		f := shariah.Fundamentals{Symbol: "TEST", PeriodEnd: end, Period: "FY", FiscalYear: year, Currency: "USD", Facts: map[shariah.Field]shariah.Fact{

@@ -8,9 +8,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/datapack"
-	"github.com/shariah-screen/shariah/datapack/defaultpack"
-	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/internal/redistest"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -27,21 +25,10 @@ func (c *countingRef) Fundamentals(ctx context.Context, sym string) ([]shariah.F
 }
 
 func TestScreenerComputesAMissOnceUnderConcurrency(t *testing.T) {
-	srv, err := testsvc.StartRedis(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	rc, err := sredis.Open(srv.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
+	t.Parallel()
+	_, rc := redistest.StartWithDefaultPack(t)
 	ctx := context.Background()
 	store := sredis.NewRefStore(rc)
-	if _, err := datapack.Load(ctx, store, datapack.ReadPack(defaultpack.FS, "default-pack", true), datapack.Extras{}, time.Now()); err != nil {
-		t.Fatal(err)
-	}
 	ref := &countingRef{RefStore: store}
 	s := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: allRulesets(t)}
 	var wg sync.WaitGroup

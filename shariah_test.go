@@ -9,6 +9,7 @@ import (
 )
 
 func TestNewAPIKeyShapeAndUniqueness(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	counts := map[byte]int{}
 	for range 2000 {
@@ -42,6 +43,7 @@ func TestNewAPIKeyShapeAndUniqueness(t *testing.T) {
 }
 
 func TestWellFormedKeyRejects(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "shr_", "sk_" + strings.Repeat("a", 41), "shr_" + strings.Repeat("a", 39),
 		"shr_" + strings.Repeat("a", 41), "shr_" + strings.Repeat("a", 39) + "-", "SHR_" + strings.Repeat("a", 40)} {
 		if WellFormedKey(s) {
@@ -57,6 +59,7 @@ func TestWellFormedKeyRejects(t *testing.T) {
 }
 
 func TestPeriodIsTheUTCCalendarMonth(t *testing.T) {
+	t.Parallel()
 	// 23:30 on 31 Jan in UTC-5 is 04:30 on 1 Feb UTC: February's period.
 	ny := time.FixedZone("EST", -5*3600)
 	p := PeriodOf(time.Date(2026, 1, 31, 23, 30, 0, 0, ny))
@@ -76,6 +79,7 @@ func TestPeriodIsTheUTCCalendarMonth(t *testing.T) {
 }
 
 func TestTokenCostCharge(t *testing.T) {
+	t.Parallel()
 	costs := DefaultTokenCosts()
 	cases := []struct {
 		method, path string
@@ -113,6 +117,7 @@ func TestTokenCostCharge(t *testing.T) {
 }
 
 func TestPlansValidateAndQuota(t *testing.T) {
+	t.Parallel()
 	ps := DefaultPlans()
 	if err := ps.Validate(); err != nil {
 		t.Fatal(err)
@@ -138,6 +143,7 @@ func TestPlansValidateAndQuota(t *testing.T) {
 }
 
 func TestNormalizeEmail(t *testing.T) {
+	t.Parallel()
 	good := map[string]string{"A.B@Example.COM": "a.b@example.com", " x+tag@sub.example.org ": "x+tag@sub.example.org"}
 	for in, want := range good {
 		if got, ok := NormalizeEmail(in); !ok || got != want {
@@ -152,6 +158,7 @@ func TestNormalizeEmail(t *testing.T) {
 }
 
 func TestValidationCollectsEveryField(t *testing.T) {
+	t.Parallel()
 	var v Validation
 	if v.Err() != nil {
 		t.Fatal("empty validation is an error")

@@ -11,6 +11,7 @@ import (
 // TestDataSources: a result is filed, illustrative or without fundamentals by its data quality; a
 // company's stored periods likewise; portfolio and bulk summaries count them.
 func TestDataSources(t *testing.T) {
+	t.Parallel()
 	res := func(illus bool, sources ...string) shariah.Result {
 		return shariah.Result{DataQuality: shariah.DataQuality{Illustrative: illus, Sources: sources}}
 	}
@@ -49,6 +50,7 @@ func TestDataSources(t *testing.T) {
 // company counts as filed only when every listing is, as illustrative when any is; a symbol outside the
 // catalog is its own company.
 func TestCompanySources(t *testing.T) {
+	t.Parallel()
 	cat := shariah.NewCatalog([]shariah.Asset{
 		{Symbol: "GOOG", Type: shariah.Equity, CIK: "0001652044"}, {Symbol: "GOOGL", Type: shariah.Equity, CIK: "1652044"},
 		{Symbol: "BRK-A", Type: shariah.Equity, CIK: "1067983"}, {Symbol: "BRK-B", Type: shariah.Equity, CIK: "0001067983"},
@@ -77,6 +79,7 @@ func TestCompanySources(t *testing.T) {
 }
 
 func TestETFDisposition(t *testing.T) {
+	t.Parallel()
 	pos, zero := shariah.NewNumber(decimal.RequireFromString("0.012")), shariah.NewNumber(decimal.Zero)
 	for _, c := range []struct {
 		status string

@@ -13,6 +13,7 @@ import (
 )
 
 func TestISINCheckDigits(t *testing.T) {
+	t.Parallel()
 	// real ISINs (Apple, BAE Systems, a Treasury note, the ISO example with letters in the body, a
 	// Eurobond-market XS code): each check digit verifies
 	for _, s := range []string{"US0378331005", "GB0002634946", "US912828R366", "AU0000XVGZA3", "XS2010030133"} {
@@ -32,6 +33,7 @@ func TestISINCheckDigits(t *testing.T) {
 }
 
 func TestLEICheckDigits(t *testing.T) {
+	t.Parallel()
 	// Bloomberg Finance L.P. and Apple Inc.
 	for _, s := range []string{"5493001KJTIIGC8Y1R12", "HWUPKR0MPOU8FGXBT394"} {
 		if !shariah.ValidLEI(s) {
@@ -79,6 +81,7 @@ func sk(structure, title, undertaking, guarantee, ret, tangible string) shariah.
 }
 
 func TestSukukDispositions(t *testing.T) {
+	t.Parallel()
 	r := sukukRules(t)
 	const (
 		C = shariah.SukukCompliant
@@ -161,6 +164,7 @@ func TestSukukDispositions(t *testing.T) {
 }
 
 func TestSukukRulesValidation(t *testing.T) {
+	t.Parallel()
 	base := fstest.MapFS{}
 	names, _ := fs.Glob(rules.SukukFS, "*.json")
 	for _, n := range names {
@@ -203,6 +207,7 @@ func TestSukukRulesValidation(t *testing.T) {
 }
 
 func TestSukukRecordValidate(t *testing.T) {
+	t.Parallel()
 	good := shariah.Sukuk{ISIN: " xs2010030133 ", IssuerLEI: "hwupkr0mpou8fgxbt394", Structure: "Ijarah", TitleType: "LEGAL",
 		PurchaseUndertaking: "market", ReturnType: "fixed", Currency: "usd", IssueDate: "2019-07-01", MaturityDate: "2029-07-01",
 		CouponRate: ratio("3.5"), TangibleAssetRatio: ratio("1"), Guarantee: bp(false)}
@@ -239,6 +244,7 @@ func TestSukukRecordValidate(t *testing.T) {
 }
 
 func TestSukukSearch(t *testing.T) {
+	t.Parallel()
 	all := []shariah.Sukuk{
 		{ISIN: "XS0000000005", Issuer: "Sharjah Sukuk Programme", Country: "AE", Structure: "wakala", DocumentationBasis: "AAOIFI", Currency: "USD", MaturityDate: "2031-03-01"},
 		{ISIN: "XS0000000004", Issuer: "Saudi Electricity Sukuk", Country: "SA", Structure: "ijarah", DocumentationBasis: "AAOIFI", Currency: "USD", MaturityDate: "2028-06-01"},
@@ -279,6 +285,7 @@ func TestSukukSearch(t *testing.T) {
 }
 
 func TestSukukQueryValidation(t *testing.T) {
+	t.Parallel()
 	q := shariah.SukukQuery{Structure: " Wakala "}
 	if err := q.Validate(); err != nil || q.Limit != 100 || q.Structure != "wakala" {
 		t.Errorf("defaults: %v %+v", err, q)
@@ -308,6 +315,7 @@ func TestSukukQueryValidation(t *testing.T) {
 }
 
 func TestSukukImpactValidation(t *testing.T) {
+	t.Parallel()
 	many := make([]shariah.SukukHolding, shariah.MaxSukukHoldings+1)
 	for i := range many {
 		many[i] = shariah.SukukHolding{ISIN: "US0378331005", Nominal: decp("1")}
@@ -348,6 +356,7 @@ func TestSukukImpactValidation(t *testing.T) {
 }
 
 func TestSukukPortfolioImpact(t *testing.T) {
+	t.Parallel()
 	r := sukukRules(t)
 	lookup := map[string]shariah.Sukuk{}
 	add := func(isin, name string, s shariah.Sukuk) {

@@ -8,15 +8,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/redis/rueidis"
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/datapack"
-	"github.com/shariah-screen/shariah/datapack/defaultpack"
-	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/internal/redistest"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -58,21 +55,8 @@ func hasFieldError(errs []shariah.FieldError, typ string, loc ...any) bool {
 // startRefStore starts a real Redis and loads the default data pack into it.
 func startRefStore(t *testing.T) (*sredis.RefStore, rueidis.Client) {
 	t.Helper()
-	srv, err := testsvc.StartRedis(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	rc, err := sredis.Open(srv.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
-	store := sredis.NewRefStore(rc)
-	if _, err := datapack.Load(context.Background(), store, datapack.ReadPack(defaultpack.FS, "default-pack", true), datapack.Extras{}, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	return store, rc
+	_, rc := redistest.StartWithDefaultPack(t)
+	return sredis.NewRefStore(rc), rc
 }
 
 // pricedRequest has both metal prices given: gold 100/g (nisab 85 x 100 = 8500.00), silver 2/g (nisab
@@ -82,6 +66,7 @@ func pricedRequest() shariah.ZakatRequest {
 }
 
 func TestZakatNisabBoundaries(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, metal, gold, silver, cash string
 		due                             bool
@@ -129,6 +114,7 @@ func TestZakatNisabBoundaries(t *testing.T) {
 }
 
 func TestZakatMarketValueMethod(t *testing.T) {
+	t.Parallel()
 	req := pricedRequest()
 	req.Holdings = []shariah.ZakatHolding{{Symbol: "aapl", MarketValue: decp("10000.10")}, {Symbol: "MSFT", MarketValue: decp("2000.20")}}
 	req.Cash, req.Receivables, req.Debts = amt("500"), amt("250.05"), amt("750.35")
@@ -182,6 +168,7 @@ func TestZakatMarketValueMethod(t *testing.T) {
 }
 
 func TestZakatDebtsExceedWealth(t *testing.T) {
+	t.Parallel()
 	req := pricedRequest()
 	req.Holdings = []shariah.ZakatHolding{{Symbol: "AAPL", MarketValue: decp("300")}}
 	req.Cash, req.Debts = amt("100"), amt("1000")
@@ -198,6 +185,7 @@ func TestZakatDebtsExceedWealth(t *testing.T) {
 }
 
 func TestZakatRoundsOnlyAtTheEnd(t *testing.T) {
+	t.Parallel()
 	req := pricedRequest()
 	for i := range 100 {
 		req.Holdings = append(req.Holdings, shariah.ZakatHolding{Symbol: fmt.Sprintf("S%d", i), MarketValue: decp("100.005")})
@@ -216,6 +204,7 @@ func TestZakatRoundsOnlyAtTheEnd(t *testing.T) {
 }
 
 func TestZakatCashOnlyNoHoldings(t *testing.T) {
+	t.Parallel()
 	req := pricedRequest()
 	req.Cash = amt("10000")
 	res, err := (&shariah.Zakat{}).Calculate(context.Background(), req)
@@ -242,6 +231,7 @@ func TestZakatCashOnlyNoHoldings(t *testing.T) {
 }
 
 func TestZakatIllustrativeDefaultsWithoutData(t *testing.T) {
+	t.Parallel()
 	// No store and no prices: the documented illustrative defaults, labelled as such.
 	res, err := (&shariah.Zakat{}).Calculate(context.Background(), shariah.ZakatRequest{Cash: amt("20000")})
 	if err != nil {
@@ -258,6 +248,7 @@ func TestZakatIllustrativeDefaultsWithoutData(t *testing.T) {
 }
 
 func TestZakatRequestJSON(t *testing.T) {
+	t.Parallel()
 	var req shariah.ZakatRequest
 	body := `{"holdings":[{"symbol":"aapl","shares":10},{"symbol":"MSFT","market_value":"1500.25"}],"cash":100.10,"receivables":"5",
 		"debts":1,"nisab_metal":"Silver","gold_price_per_gram":101.5,"silver_price_per_gram":1.25,"method":""}`
@@ -275,6 +266,7 @@ func TestZakatRequestJSON(t *testing.T) {
 }
 
 func TestZakatValidation(t *testing.T) {
+	t.Parallel()
 	shares := func(s string) shariah.ZakatHolding { return shariah.ZakatHolding{Symbol: "AAPL", Shares: decp(s)} }
 	many := make([]shariah.ZakatHolding, shariah.MaxZakatHoldings+1)
 	for i := range many {
@@ -337,6 +329,7 @@ func TestZakatValidation(t *testing.T) {
 }
 
 func TestZakatWithStore(t *testing.T) {
+	t.Parallel()
 	store, _ := startRefStore(t)
 	ctx := context.Background()
 	z := &shariah.Zakat{Ref: store}
