@@ -3,7 +3,6 @@ package redis
 import (
 	"context"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ func day(s string) time.Time {
 }
 
 func TestBarsCodecRoundTripAndCompactness(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var bars []shariah.Bar
 	d := day("2023-01-02")
@@ -55,6 +55,7 @@ func TestBarsCodecRoundTripAndCompactness(t *testing.T) {
 }
 
 func TestMergeBarsNewerWins(t *testing.T) {
+	t.Parallel()
 	old := []shariah.Bar{{Date: day("2024-01-01"), Close: 1}, {Date: day("2024-01-03"), Close: 3}}
 	newer := []shariah.Bar{{Date: day("2024-01-02"), Close: 20}, {Date: day("2024-01-03"), Close: 30}, {Date: day("2024-01-04"), Close: 40}}
 	got := mergeBars(old, newer)
@@ -67,12 +68,8 @@ func TestMergeBarsNewerWins(t *testing.T) {
 }
 
 func TestRefStoreMergesAndReadsBack(t *testing.T) {
-	dir := t.TempDir()
-	srv, err := testsvc.StartRedis(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
+	t.Parallel()
+	srv := testsvc.MustRedis(t)
 	c, err := Open(srv.RedisURL())
 	if err != nil {
 		t.Fatal(err)
@@ -166,8 +163,5 @@ func TestRefStoreMergesAndReadsBack(t *testing.T) {
 	v2, _ := st.Version(ctx)
 	if v1 != v2 || v1 < 1 {
 		t.Fatalf("version %d %d", v1, v2)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatal(err)
 	}
 }
