@@ -12,6 +12,7 @@ import (
 func file(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
 
 func TestReadPackReportsBadRowsWithFileAndLine(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{
 		"companies.csv": file("symbol,name,asset_type,exchange,country,currency,sector,industry,sic,cik,isin,extra\n" +
 			"aapl,Apple Inc.,equity,NASDAQ,United States,usd,Information Technology,Hardware,3571,320193,US0378331005,ignored\n" +
@@ -72,6 +73,7 @@ func TestReadPackReportsBadRowsWithFileAndLine(t *testing.T) {
 }
 
 func TestReadPackMissingColumnsSkipsTheFile(t *testing.T) {
+	t.Parallel()
 	p := ReadPack(fstest.MapFS{"companies.csv": file("symbol,name\nAAPL,Apple\n")}, "x", false)
 	if len(p.Problems) != 1 || !strings.Contains(p.Problems[0].Msg, "asset_type") || len(p.Assets) != 0 {
 		t.Fatalf("%+v", p.Problems)
@@ -79,6 +81,7 @@ func TestReadPackMissingColumnsSkipsTheFile(t *testing.T) {
 }
 
 func TestDefaultPackIsClean(t *testing.T) {
+	t.Parallel()
 	p := ReadPack(defaultpack.FS, "default-pack", true)
 	if len(p.Problems) != 0 {
 		t.Fatalf("default pack has problems: %v", p.Problems)

@@ -20,12 +20,7 @@ import (
 // freshStore starts a Redis of its own for the test.
 func freshStore(t *testing.T) (*sredis.RefStore, rueidis.Client) {
 	t.Helper()
-	srv, err := testsvc.StartRedis(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	c, err := sredis.Open(srv.RedisURL())
+	c, err := sredis.Open(testsvc.MustRedis(t).RedisURL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +60,7 @@ func snapshot(t *testing.T, c rueidis.Client) map[string]string {
 }
 
 func TestLoadTwiceChangesNothing(t *testing.T) {
+	t.Parallel()
 	st, c := freshStore(t)
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
@@ -113,6 +109,7 @@ func TestLoadTwiceChangesNothing(t *testing.T) {
 }
 
 func TestBadPackLosesNothingStored(t *testing.T) {
+	t.Parallel()
 	st, c := freshStore(t)
 	ctx := context.Background()
 	now := time.Now()
@@ -142,6 +139,7 @@ func TestBadPackLosesNothingStored(t *testing.T) {
 }
 
 func TestLoadSharedSEC(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("SHARIAH_DATA_DIR")
 	if dir == "" {
 		dir = "../../shared/data"
@@ -175,6 +173,7 @@ func TestLoadSharedSEC(t *testing.T) {
 // TestLoadCountsFundamentalsBySource: the stats' counts of companies by what their fundamentals stand
 // on are kept by every write, and a load restores them for data stored before they existed.
 func TestLoadCountsFundamentalsBySource(t *testing.T) {
+	t.Parallel()
 	st, c := freshStore(t)
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)

@@ -86,6 +86,7 @@ func mustPrice(t *testing.T, s string) shariah.Price {
 // ---- fixtures: every reader on small files written here
 
 func TestPubDate(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"2023-01-03": "2023-01-03", "2010/1/4": "2010-01-04", "07/17/2026": "2026-07-17", " 2024-02-29 ": "2024-02-29",
 	} {
@@ -102,6 +103,7 @@ func TestPubDate(t *testing.T) {
 }
 
 func TestReadSP500Constituents(t *testing.T) {
+	t.Parallel()
 	const f = "constituents.csv"
 	fsys := mapFS(map[string]string{f: "Symbol,Security,GICS Sector,GICS Sub-Industry,Headquarters Location,Date added,CIK,Founded\n" +
 		"MMM,3M,Industrials,Industrial Conglomerates,\"Saint Paul, Minnesota\",1957-03-04,66740,1902\n" +
@@ -141,6 +143,7 @@ func TestReadSP500Constituents(t *testing.T) {
 }
 
 func TestReadSP500ConstituentsMissingColumn(t *testing.T) {
+	t.Parallel()
 	p, err := ReadSP500Constituents(mapFS(map[string]string{"c.csv": "Symbol,Security\nMMM,3M\n"}), "c.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +158,7 @@ func TestReadSP500ConstituentsMissingColumn(t *testing.T) {
 }
 
 func TestReadYfiuaConstituents(t *testing.T) {
+	t.Parallel()
 	fsys := mapFS(map[string]string{
 		"y/constituents-sp500.csv":   "Symbol,Name\nNVDA,Nvidia\nBRK.B,Berkshire Hathaway\nBF.B,BrownâForman\n\"b d\",Bad\n",
 		"y/constituents-hsi.csv":     "Symbol,Name\n0700.HK,Tencent\n0005.HK,HSBC\n",
@@ -188,6 +192,7 @@ func TestReadYfiuaConstituents(t *testing.T) {
 }
 
 func TestReadNifty50(t *testing.T) {
+	t.Parallel()
 	const f = "nifty.csv"
 	fsys := mapFS(map[string]string{f: "Company Name,Industry,Symbol,Series,ISIN Code\r\n" +
 		"Adani Enterprises Ltd.,Metals & Mining,ADANIENT,EQ,INE423A01024\r\n" +
@@ -351,6 +356,7 @@ func ptsLine(t *testing.T, name string) int {
 }
 
 func TestReadPyTickerSymbols(t *testing.T) {
+	t.Parallel()
 	const f = "stocks.yaml"
 	p, err := ReadPyTickerSymbols(mapFS(map[string]string{f: ptsFixture}), f)
 	if err != nil {
@@ -405,6 +411,7 @@ func TestReadPyTickerSymbols(t *testing.T) {
 }
 
 func TestReadYearlyMembership(t *testing.T) {
+	t.Parallel()
 	const f = "N225_yearly.csv"
 	fsys := mapFS(map[string]string{f: "2023,2024,2025\n" +
 		"1332,1332,1332\n" +
@@ -428,6 +435,7 @@ func TestReadYearlyMembership(t *testing.T) {
 }
 
 func TestReadFinanceDB(t *testing.T) {
+	t.Parallel()
 	const eq = "equities-compact.csv"
 	const etf = "etfs-compact.csv"
 	fsys := mapFS(map[string]string{
@@ -502,6 +510,7 @@ func TestReadFinanceDB(t *testing.T) {
 }
 
 func TestReadUSListings(t *testing.T) {
+	t.Parallel()
 	const nq = "nasdaq-listed-symbols.csv"
 	const ot = "other-listed.csv"
 	fsys := mapFS(map[string]string{
@@ -565,6 +574,7 @@ func TestReadUSListings(t *testing.T) {
 }
 
 func TestReadCloseMatrices(t *testing.T) {
+	t.Parallel()
 	const y24 = "N225_constituents_close_2024.csv"
 	const y25 = "N225_constituents_close_2025.csv"
 	fsys := mapFS(map[string]string{
@@ -641,6 +651,7 @@ func TestReadCloseMatrices(t *testing.T) {
 }
 
 func TestReadIndexDaily(t *testing.T) {
+	t.Parallel()
 	fsys := mapFS(map[string]string{
 		"SP500_daily.csv": "date,open,high,low,close,volume\n" +
 			"2010/1/4,1116.5601,1133.87,1116.5601,1132.99,3991399936\n" +
@@ -677,6 +688,7 @@ func TestReadIndexDaily(t *testing.T) {
 }
 
 func TestReadSPFundsHoldings(t *testing.T) {
+	t.Parallel()
 	const f = "spus-holdings.csv"
 	fsys := mapFS(map[string]string{f: "Date,Account,StockTicker,CUSIP,SecurityName,Shares,Price,MarketValue,Weightings,NetAssets,SharesOutstanding,CreationUnits\n" +
 		"07/17/2026,SPUS,NVDA,67066G104,NVIDIA Corp,1851709,207.4,384044446.6,13.33%,2880570500.0,50500000,2020.0\n" +
@@ -714,6 +726,7 @@ func TestReadSPFundsHoldings(t *testing.T) {
 }
 
 func TestReadGoldMonthly(t *testing.T) {
+	t.Parallel()
 	fsys := mapFS(map[string]string{"monthly.csv": "Date,Price\n1833-01,18.930\n2026-06,4228.000\n2026-07,n/a\n2026-08-15,4300.5\n"})
 	p, _ := ReadGoldMonthly(fsys, "monthly.csv")
 	wantProblems(t, p.Problems, Problem{"monthly.csv", 4, "number"})
@@ -730,6 +743,7 @@ func TestReadGoldMonthly(t *testing.T) {
 }
 
 func TestReadFedFXMonthly(t *testing.T) {
+	t.Parallel()
 	const head = "Date,Country,Exchange rate\n"
 	rates := func(p *Pack) map[string]shariah.FXRate {
 		m := map[string]shariah.FXRate{}
@@ -778,6 +792,7 @@ func TestReadFedFXMonthly(t *testing.T) {
 }
 
 func TestReadSP500Financials(t *testing.T) {
+	t.Parallel()
 	const f = "constituents-financials.csv"
 	fsys := mapFS(map[string]string{f: "Symbol,Name,Sector,Price,Price/Earnings,Dividend Yield,Earnings/Share,52 Week Low,52 Week High,Market Cap,EBITDA,Price/Sales,Price/Book,SEC Filings\n" +
 		"MMM,3M,Industrial Conglomerates,178.96,31.786858,0.0175,5.63,139.34,184.9,92293693440,6488000000,3.665357,31.26485,http://x\n" +
@@ -806,6 +821,7 @@ func TestReadSP500Financials(t *testing.T) {
 }
 
 func TestReadSharedFixtures(t *testing.T) {
+	t.Parallel()
 	fsys := mapFS(map[string]string{
 		PathSP500Constituents: "Symbol,Security,GICS Sector,GICS Sub-Industry,Headquarters Location,Date added,CIK,Founded\n" +
 			"AAPL,Apple Inc.,Information Technology,\"Technology Hardware, Storage & Peripherals\",\"Cupertino, California\",1982-11-30,320193,1977\n" +
@@ -909,6 +925,7 @@ func indexPos(name string) (int, bool) {
 
 // TestPublicReadersNeverPanic feeds every reader malformed files: they report problems, never panic.
 func TestPublicReadersNeverPanic(t *testing.T) {
+	t.Parallel()
 	inputs := []string{
 		"",
 		"\xef\xbb\xbf",
@@ -968,6 +985,7 @@ func sharedDataDir(t testing.TB) string {
 }
 
 func TestReadSharedRealData(t *testing.T) {
+	t.Parallel()
 	dir := sharedDataDir(t)
 	start := time.Now()
 	p, x, err := ReadShared(os.DirFS(dir))

@@ -14,6 +14,7 @@ import (
 // truncated copy, a plain HTML page and a document with a value that does not parse are problems
 // naming the file (and the fact), and do not stop the good one.
 func TestReadSECInlineXBRLDocuments(t *testing.T) {
+	t.Parallel()
 	good, err := os.ReadFile("../ingest/sec/testdata/ixbrl/exa-10-k-2025-02-20.html")
 	if err != nil {
 		t.Fatal(err)

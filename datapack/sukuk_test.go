@@ -8,6 +8,7 @@ import (
 )
 
 func TestDefaultSukukFile(t *testing.T) {
+	t.Parallel()
 	f, err := defaultpack.FS.Open("sukuk.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +33,7 @@ func TestDefaultSukukFile(t *testing.T) {
 }
 
 func TestReadSukukReportsBadRows(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		strings.Join(SukukHeader, ","),
 		"XS0000000017,Good,Issuer,,AE,ijarah,AAOIFI,USD,2024-01-01,2030-01-01,4.5,fixed,legal,par,false,1,100,LSE,test,false",
