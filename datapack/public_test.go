@@ -985,7 +985,7 @@ func sharedDataDir(t testing.TB) string {
 }
 
 func TestReadSharedRealData(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it bounds ReadShared's wall time.
 	dir := sharedDataDir(t)
 	start := time.Now()
 	p, x, err := ReadShared(os.DirFS(dir))
