@@ -8,9 +8,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/datapack"
-	"github.com/shariah-screen/shariah/datapack/defaultpack"
-	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/internal/redistest"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -28,17 +26,9 @@ func (c *countingRef) Fundamentals(ctx context.Context, sym string) ([]shariah.F
 
 func TestScreenerComputesAMissOnceUnderConcurrency(t *testing.T) {
 	t.Parallel()
-	srv := testsvc.MustRedis(t)
-	rc, err := sredis.Open(srv.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
+	_, rc := redistest.StartWithDefaultPack(t)
 	ctx := context.Background()
 	store := sredis.NewRefStore(rc)
-	if _, err := datapack.Load(ctx, store, datapack.ReadPack(defaultpack.FS, "default-pack", true), datapack.Extras{}, time.Now()); err != nil {
-		t.Fatal(err)
-	}
 	ref := &countingRef{RefStore: store}
 	s := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: allRulesets(t)}
 	var wg sync.WaitGroup

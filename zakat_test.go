@@ -8,15 +8,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/redis/rueidis"
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/datapack"
-	"github.com/shariah-screen/shariah/datapack/defaultpack"
-	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/internal/redistest"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -58,17 +55,8 @@ func hasFieldError(errs []shariah.FieldError, typ string, loc ...any) bool {
 // startRefStore starts a real Redis and loads the default data pack into it.
 func startRefStore(t *testing.T) (*sredis.RefStore, rueidis.Client) {
 	t.Helper()
-	srv := testsvc.MustRedis(t)
-	rc, err := sredis.Open(srv.RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
-	store := sredis.NewRefStore(rc)
-	if _, err := datapack.Load(context.Background(), store, datapack.ReadPack(defaultpack.FS, "default-pack", true), datapack.Extras{}, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	return store, rc
+	_, rc := redistest.StartWithDefaultPack(t)
+	return sredis.NewRefStore(rc), rc
 }
 
 // pricedRequest has both metal prices given: gold 100/g (nisab 85 x 100 = 8500.00), silver 2/g (nisab

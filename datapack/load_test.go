@@ -20,8 +20,7 @@ import (
 // freshStore starts a Redis of its own for the test.
 func freshStore(t *testing.T) (*sredis.RefStore, rueidis.Client) {
 	t.Helper()
-	srv := testsvc.MustRedis(t)
-	c, err := sredis.Open(srv.RedisURL())
+	c, err := sredis.Open(testsvc.MustRedis(t).RedisURL())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/ingest/news"
+	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -14,7 +15,8 @@ import (
 // differs only by tracking parameters, once under another URL with the same title) and checks that it is
 // kept once, with both sources and every symbol, dated by its earliest publication; then the filters.
 func TestNewsStoreDeduplicatesAcrossSources(t *testing.T) {
-	b := setup(t, server.RedisURL())
+	t.Parallel()
+	b := setup(t, testsvc.MustRedis(t).RedisURL())
 	ctx := context.Background()
 	if err := b.client.Do(ctx, b.client.B().Flushall().Build()).Error(); err != nil {
 		t.Fatal(err)

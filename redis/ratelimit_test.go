@@ -9,6 +9,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -29,10 +30,11 @@ func withRate(ps shariah.Plans, plan string, r shariah.RateLimit) shariah.Plans 
 func TestRateLimitHoldsAcrossEdges(t *testing.T) {
 	ctx := context.Background()
 	plans := withRate(shariah.DefaultPlans().WithoutRateLimits(), shariah.PlanPro, shariah.RateLimit{RequestsPerSecond: 5, Burst: 10})
+	url := testsvc.MustRedis(t).RedisURL()
 	var meters []*sredis.Meter
 	var keys *shariah.Keys
 	for range 3 {
-		c, err := sredis.Open(server.RedisURL())
+		c, err := sredis.Open(url)
 		if err != nil {
 			t.Fatal(err)
 		}

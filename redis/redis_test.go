@@ -3,7 +3,6 @@ package redis_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,24 +14,6 @@ import (
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
-
-var server *testsvc.Proc
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "redis-test-")
-	if err != nil {
-		panic(err)
-	}
-	server, err = testsvc.StartRedis(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start redis:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	server.Stop()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
 
 // bundle is what a meter test needs: a client, the stores and a key of a chosen plan.
 type bundle struct {
@@ -65,9 +46,11 @@ func (b *bundle) newKey(t *testing.T, plan string) shariah.IssuedKey {
 }
 
 func TestMeterFreePlanNeverOvershootsUnderContention(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	// Several independent clients (as several edge processes would have) share one Redis.
-	clients := []*bundle{setup(t, server.RedisURL()), setup(t, server.RedisURL()), setup(t, server.RedisURL())}
+	url := testsvc.MustRedis(t).RedisURL()
+	clients := []*bundle{setup(t, url), setup(t, url), setup(t, url)}
 	for _, cost := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("cost%d", cost), func(t *testing.T) {
 			k := clients[0].newKey(t, shariah.PlanFree)
@@ -108,8 +91,9 @@ func TestMeterFreePlanNeverOvershootsUnderContention(t *testing.T) {
 }
 
 func TestMeterPaidPlanCountsOverage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	b := setup(t, server.RedisURL())
+	b := setup(t, testsvc.MustRedis(t).RedisURL())
 	k := b.newKey(t, shariah.PlanStarter)
 	// Bring the key to 2 tokens under its 2,500 allowance.
 	if _, err := b.meter.Charge(ctx, k.Record.Hash, 2498, time.Now()); err != nil {
@@ -137,7 +121,8 @@ func TestMeterPaidPlanCountsOverage(t *testing.T) {
 }
 
 func TestMeterEnterpriseUnlimited(t *testing.T) {
-	b := setup(t, server.RedisURL())
+	t.Parallel()
+	b := setup(t, testsvc.MustRedis(t).RedisURL())
 	k := b.newKey(t, shariah.PlanEnterprise)
 	ch, err := b.meter.Charge(context.Background(), k.Record.Hash, 1_000_000, time.Now())
 	if err != nil || ch.Remaining != -1 || ch.Overage != 0 || ch.Limit != -1 {
@@ -146,8 +131,9 @@ func TestMeterEnterpriseUnlimited(t *testing.T) {
 }
 
 func TestMeterRefusesUnknownAndDeactivatedKeys(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	b := setup(t, server.RedisURL())
+	b := setup(t, testsvc.MustRedis(t).RedisURL())
 	if _, err := b.meter.Charge(ctx, shariah.HashKey("shr_nope"), 1, time.Now()); shariah.ErrorCode(err) != shariah.EBADKEY {
 		t.Fatalf("unknown key: %v, want %s", err, shariah.EBADKEY)
 	}
@@ -164,6 +150,7 @@ func TestMeterRefusesUnknownAndDeactivatedKeys(t *testing.T) {
 }
 
 func TestMeterSurvivesScriptFlushAndRestart(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	own := testsvc.MustRedis(t)
 	b := setup(t, own.RedisURL())
@@ -194,8 +181,9 @@ func TestMeterSurvivesScriptFlushAndRestart(t *testing.T) {
 }
 
 func TestRegenerateCarriesTheMonthsUsage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	b := setup(t, server.RedisURL())
+	b := setup(t, testsvc.MustRedis(t).RedisURL())
 	k := b.newKey(t, shariah.PlanFree)
 	if _, err := b.meter.Charge(ctx, k.Record.Hash, 30, time.Now()); err != nil {
 		t.Fatal(err)
@@ -220,6 +208,7 @@ func TestRegenerateCarriesTheMonthsUsage(t *testing.T) {
 }
 
 func TestMeterOnRedisCluster(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a 3-node cluster")
 	}
@@ -259,7 +248,7 @@ func TestMeterOnRedisCluster(t *testing.T) {
 }
 
 func BenchmarkMeterCharge(b *testing.B) {
-	c, err := sredis.Open(server.RedisURL())
+	c, err := sredis.Open(testsvc.MustRedis(b).RedisURL())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -292,8 +281,9 @@ func BenchmarkMeterCharge(b *testing.B) {
 }
 
 func TestMeterKeyExpiresAfterItsPeriod(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	b := setup(t, server.RedisURL())
+	b := setup(t, testsvc.MustRedis(t).RedisURL())
 	k := b.newKey(t, shariah.PlanPro)
 	now := time.Now()
 	for range 3 {

@@ -16,6 +16,7 @@ func day(s string) time.Time {
 }
 
 func TestBarsCodecRoundTripAndCompactness(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var bars []shariah.Bar
 	d := day("2023-01-02")
@@ -54,6 +55,7 @@ func TestBarsCodecRoundTripAndCompactness(t *testing.T) {
 }
 
 func TestMergeBarsNewerWins(t *testing.T) {
+	t.Parallel()
 	old := []shariah.Bar{{Date: day("2024-01-01"), Close: 1}, {Date: day("2024-01-03"), Close: 3}}
 	newer := []shariah.Bar{{Date: day("2024-01-02"), Close: 20}, {Date: day("2024-01-03"), Close: 30}, {Date: day("2024-01-04"), Close: 40}}
 	got := mergeBars(old, newer)
@@ -66,6 +68,7 @@ func TestMergeBarsNewerWins(t *testing.T) {
 }
 
 func TestRefStoreMergesAndReadsBack(t *testing.T) {
+	t.Parallel()
 	srv := testsvc.MustRedis(t)
 	c, err := Open(srv.RedisURL())
 	if err != nil {

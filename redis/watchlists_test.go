@@ -7,11 +7,13 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 func TestWatchlistStoreLimitsAndOrder(t *testing.T) {
-	b := setup(t, server.RedisURL())
+	t.Parallel()
+	b := setup(t, testsvc.MustRedis(t).RedisURL())
 	st := sredis.NewWatchlistStore(b.client)
 	ctx := context.Background()
 	user := "u-" + time.Now().Format("150405.000000000")

@@ -18,18 +18,20 @@ import (
 // worker's reclaim loop takes it over when the lease expires (by design within 15 s of the kill; the
 // test waits up to 60 s and logs the figures) and finishes it, each symbol written exactly once.
 func TestRunResumesAfterWorkerKilled(t *testing.T) {
-	if out, err := command([]string{"load", "--default", "--problems", "0"}).CombinedOutput(); err != nil {
+	t.Parallel()
+	s := newTestEnv(t)
+	if out, err := s.command([]string{"load", "--default", "--problems", "0"}).CombinedOutput(); err != nil {
 		t.Fatalf("load: %v %s", err, out)
 	}
 	ctx := context.Background()
-	bulk, runs, q := bulkOf(t)
+	bulk, runs, q := bulkOf(t, s)
 	owner := shariah.Caller{UserID: "crash-test"}
 	run, err := bulk.StartRun(ctx, owner, "SP500", 0, true, "", "api")
 	if err != nil {
 		t.Fatal(err)
 	}
 	worker := func(pause string) *exec.Cmd {
-		c := command([]string{"worker"}, "SHARIAH_BULK_PAUSE="+pause, "SHARIAH_BULK_CONCURRENCY=1", "SHARIAH_RESCREEN_SCHEDULES=", "SHARIAH_LOG_LEVEL=warn")
+		c := s.command([]string{"worker"}, "SHARIAH_BULK_PAUSE="+pause, "SHARIAH_BULK_CONCURRENCY=1", "SHARIAH_RESCREEN_SCHEDULES=", "SHARIAH_LOG_LEVEL=warn")
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -115,9 +117,9 @@ func watchTakeover(t *testing.T, bulk *shariah.Bulk, owner shariah.Caller, id st
 }
 
 // bulkOf is the bulk runner over the test Redis, with its run store and queue (closed by the test's end).
-func bulkOf(t *testing.T) (*shariah.Bulk, *sredis.RunStore, *jobs.Queue) {
+func bulkOf(t *testing.T, s *testEnv) (*shariah.Bulk, *sredis.RunStore, *jobs.Queue) {
 	t.Helper()
-	rc, err := sredis.Open(redisSrv.RedisURL())
+	rc, err := sredis.Open(s.redis.RedisURL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +128,7 @@ func bulkOf(t *testing.T) (*shariah.Bulk, *sredis.RunStore, *jobs.Queue) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := jobs.NewQueue(redisSrv.RedisURL())
+	q, err := jobs.NewQueue(s.redis.RedisURL())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 // TestSECClientsShareOneLimiter: the SEC ingester and the N-PORT ingester send through one HTTP
 // client, so one limiter at SHARIAH_SEC_RPS bounds the process's requests to SEC.
 func TestSECClientsShareOneLimiter(t *testing.T) {
+	t.Parallel()
 	ic := config.Ingest{SECUserAgent: "ops@example.com", SECRate: 7, SECSymbols: "indices", NPORTFilings: "https://a,https://b"}
 	s, n := secSources(ic, nil, nil, nil, nil, nil)
 	if s.Client.HTTP != n.HTTP || s.Client.HTTP.Limiter == nil || s.Client.HTTP.Limiter.Limit() != rate.Limit(7) {
@@ -37,6 +38,8 @@ func TestSECClientsShareOneLimiter(t *testing.T) {
 // NVDA and SNOW companyfacts, with the ticker map of the shared mirror, and reports the process's
 // peak resident memory.
 func TestIngestCompanyFactsZipCommand(t *testing.T) {
+	t.Parallel()
+	s := newTestEnv(t)
 	dir := os.Getenv("SHARIAH_DATA_DIR")
 	if dir == "" {
 		dir = "../../../shared/data"
@@ -64,13 +67,13 @@ func TestIngestCompanyFactsZipCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if out, err := command([]string{"migrate"}).CombinedOutput(); err != nil {
+	if out, err := s.command([]string{"migrate"}).CombinedOutput(); err != nil {
 		t.Fatalf("migrate: %v %s", err, out)
 	}
-	if out, err := command([]string{"ingest", "--companyfacts-zip"}).CombinedOutput(); err == nil {
+	if out, err := s.command([]string{"ingest", "--companyfacts-zip"}).CombinedOutput(); err == nil {
 		t.Fatalf("no argument accepted: %s", out)
 	}
-	cmd := command([]string{"ingest", "--companyfacts-zip", zpath}, "SHARIAH_SEC_WWW_URL=file://"+secDir, "SHARIAH_SEC_DATA_URL=file://"+secDir)
+	cmd := s.command([]string{"ingest", "--companyfacts-zip", zpath}, "SHARIAH_SEC_WWW_URL=file://"+secDir, "SHARIAH_SEC_DATA_URL=file://"+secDir)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("ingest: %v %s", err, out)
@@ -82,7 +85,7 @@ func TestIngestCompanyFactsZipCommand(t *testing.T) {
 	if err := json.Unmarshal(out, &res); err != nil || res.Report.Members != 3 || res.Report.Stored != 3 {
 		t.Fatalf("report %s: %v", out, err)
 	}
-	rc, err := sredis.Open(redisSrv.RedisURL())
+	rc, err := sredis.Open(s.redis.RedisURL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +98,7 @@ func TestIngestCompanyFactsZipCommand(t *testing.T) {
 }
 
 func TestNewsFeedsOnSECHostsShareTheSECLimit(t *testing.T) {
+	t.Parallel()
 	for u, want := range map[string]bool{"https://www.sec.gov/news/pressreleases.rss": true, "https://sec.gov/x": true,
 		"https://data.sec.gov/rss": true, "https://example.com/sec.gov": false, "https://notsec.gov/feed": false, "::bad": false} {
 		if got := onSEC(u); got != want {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,12 +21,7 @@ import (
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
-var (
-	bin      string
-	spoolDir string // the usage spool of every process a test starts (never the working directory)
-	redisSrv *testsvc.Proc
-	chSrv    *testsvc.Proc
-)
+var bin string // the binary under test, built once by TestMain
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "cmd-test-")
@@ -33,38 +29,58 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	bin = filepath.Join(dir, "shariah")
-	spoolDir = filepath.Join(dir, "usage-spool")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	if redisSrv, err = testsvc.StartRedis(filepath.Join(dir, "redis")); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if chSrv, err = testsvc.StartClickHouse(filepath.Join(dir, "ch")); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	redisSrv.Stop()
-	chSrv.Stop()
+	code := testsvc.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
-// command runs the binary with the test services configured.
-func command(args []string, extraEnv ...string) *exec.Cmd {
+// testEnv is what the processes a test starts use: a Redis of the test's own, a database of its own
+// on the ClickHouse the package's tests share, and a usage spool of its own (never the working
+// directory), so that tests can run in parallel.
+type testEnv struct {
+	redis  *testsvc.Proc
+	chURL  string
+	chPort string
+	db     string
+	spool  string
+}
+
+func newTestEnv(t *testing.T) *testEnv {
+	t.Helper()
+	chURL := testsvc.ClickHouseDB(t)
+	u, err := url.Parse(chURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testEnv{redis: testsvc.MustRedis(t), chURL: chURL, chPort: u.Port(),
+		db: strings.TrimPrefix(u.Path, "/"), spool: t.TempDir()}
+}
+
+// command runs the binary with the test's services configured; extraEnv overrides them.
+func (s *testEnv) command(args []string, extraEnv ...string) *exec.Cmd {
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "SHARIAH_REDIS_URL="+redisSrv.RedisURL(),
-		"SHARIAH_CLICKHOUSE_URL="+chSrv.ClickHouseURL("cmdtest"), "SHARIAH_USAGE_SPOOL_DIR="+spoolDir,
+	cmd.Env = append(os.Environ(), "SHARIAH_REDIS_URL="+s.redis.RedisURL(),
+		"SHARIAH_CLICKHOUSE_URL="+s.chURL, "SHARIAH_USAGE_SPOOL_DIR="+s.spool,
 		"SHARIAH_RATE_LIMITS=off") // rate limits have their own tests (edge, redis)
 	cmd.Env = append(cmd.Env, extraEnv...)
 	return cmd
 }
 
+// usageRows counts the usage events of one request id in the test's ClickHouse database.
+func (s *testEnv) usageRows(id string) (string, error) {
+	n, err := exec.Command("clickhouse-client", "--port", s.chPort, "-q",
+		"SELECT count() FROM "+s.db+".usage_events WHERE request_id = '"+id+"'").Output()
+	return strings.TrimSpace(string(n)), err
+}
+
 func TestBadConfigurationNamesEveryProblem(t *testing.T) {
-	out, err := command([]string{"serve"}, "SHARIAH_HTTP_ADDR=nope", "SHARIAH_USAGE_BATCH_SIZE=0", "SHARIAH_CLICKHOUSE_URL=http://x").CombinedOutput()
+	t.Parallel()
+	s := newTestEnv(t)
+	out, err := s.command([]string{"serve"}, "SHARIAH_HTTP_ADDR=nope", "SHARIAH_USAGE_BATCH_SIZE=0", "SHARIAH_CLICKHOUSE_URL=http://x").CombinedOutput()
 	if err == nil {
 		t.Fatal("serve started with a bad configuration")
 	}
@@ -73,14 +89,16 @@ func TestBadConfigurationNamesEveryProblem(t *testing.T) {
 			t.Errorf("output does not name %s:\n%s", want, out)
 		}
 	}
-	if out, err := command([]string{"frobnicate"}).CombinedOutput(); err == nil || !strings.Contains(string(out), "unknown command") {
+	if out, err := s.command([]string{"frobnicate"}).CombinedOutput(); err == nil || !strings.Contains(string(out), "unknown command") {
 		t.Fatalf("unknown command: %v %s", err, out)
 	}
 }
 
 func TestKeysCommands(t *testing.T) {
+	t.Parallel()
+	s := newTestEnv(t)
 	var stdout, stderr bytes.Buffer
-	c := command([]string{"keys", "create", "--email", "ops@example.com", "--plan", "enterprise"})
+	c := s.command([]string{"keys", "create", "--email", "ops@example.com", "--plan", "enterprise"})
 	c.Stdout, c.Stderr = &stdout, &stderr
 	if err := c.Run(); err != nil {
 		t.Fatalf("%v: %s", err, stderr.String())
@@ -90,7 +108,7 @@ func TestKeysCommands(t *testing.T) {
 		t.Fatalf("stdout %q (the key, once), stderr %q (no key)", full, stderr.String())
 	}
 	prefix := shariah.PublicPrefix(full)
-	rc, err := sredis.Open(redisSrv.RedisURL())
+	rc, err := sredis.Open(s.redis.RedisURL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,13 +119,13 @@ func TestKeysCommands(t *testing.T) {
 	if err != nil || k.Plan != "enterprise" || !k.Active {
 		t.Fatalf("stored %+v %v", k, err)
 	}
-	if out, err := command([]string{"keys", "set-plan", prefix, "pro"}).CombinedOutput(); err != nil {
+	if out, err := s.command([]string{"keys", "set-plan", prefix, "pro"}).CombinedOutput(); err != nil {
 		t.Fatalf("set-plan: %v %s", err, out)
 	}
-	if out, err := command([]string{"keys", "set-plan", prefix, "platinum"}).CombinedOutput(); err == nil {
+	if out, err := s.command([]string{"keys", "set-plan", prefix, "platinum"}).CombinedOutput(); err == nil {
 		t.Fatalf("set-plan to an unknown plan succeeded: %s", out)
 	}
-	if out, err := command([]string{"keys", "revoke", prefix}).CombinedOutput(); err != nil {
+	if out, err := s.command([]string{"keys", "revoke", prefix}).CombinedOutput(); err != nil {
 		t.Fatalf("revoke: %v %s", err, out)
 	}
 	k, _ = store.KeyByHash(ctx, shariah.HashKey(full))
@@ -119,13 +137,15 @@ func TestKeysCommands(t *testing.T) {
 // TestServeShutsDownGracefully: migrate, serve, answer, then SIGTERM ends the process cleanly (exit 0)
 // after flushing the usage of the requests it served.
 func TestServeShutsDownGracefully(t *testing.T) {
-	if out, err := command([]string{"migrate"}).CombinedOutput(); err != nil {
+	t.Parallel()
+	s := newTestEnv(t)
+	if out, err := s.command([]string{"migrate"}).CombinedOutput(); err != nil {
 		t.Fatalf("migrate: %v %s", err, out)
 	}
 	port, _ := testsvc.FreePort()
 	mcpPort, _ := testsvc.FreePort()
 	var logs bytes.Buffer
-	srv := command([]string{"all"}, fmt.Sprintf("SHARIAH_HTTP_ADDR=127.0.0.1:%d", port), fmt.Sprintf("SHARIAH_MCP_ADDR=127.0.0.1:%d", mcpPort),
+	srv := s.command([]string{"all"}, fmt.Sprintf("SHARIAH_HTTP_ADDR=127.0.0.1:%d", port), fmt.Sprintf("SHARIAH_MCP_ADDR=127.0.0.1:%d", mcpPort),
 		"SHARIAH_USAGE_FLUSH_INTERVAL=1h") // only the shutdown flush can write the usage
 	srv.Stderr = &logs
 	if err := srv.Start(); err != nil {
@@ -145,7 +165,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		t.Fatalf("never served: %v\n%s", err, logs.String())
 	}
 	resp.Body.Close()
-	out, err := command([]string{"keys", "create", "--email", "shutdown@example.com", "--plan", "pro"}).Output()
+	out, err := s.command([]string{"keys", "create", "--email", "shutdown@example.com", "--plan", "pro"}).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,16 +195,15 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	if strings.Contains(logs.String(), key) {
 		t.Fatal("the key appears in the server's log")
 	}
-	q := exec.Command("clickhouse-client", "--port", fmt.Sprint(chSrv.Port), "-q",
-		"SELECT count() FROM cmdtest.usage_events WHERE request_id = '"+id+"'")
-	n, err := q.Output()
-	if err != nil || strings.TrimSpace(string(n)) != "1" {
+	n, err := s.usageRows(id)
+	if err != nil || n != "1" {
 		t.Fatalf("usage row after shutdown flush: %q %v", n, err)
 	}
 }
 
 // TestComposeFileDescribesTheService keeps docker-compose.yml valid and complete (no engine here to run it).
 func TestComposeFileDescribesTheService(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../../docker-compose.yml")
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,7 +16,9 @@ import (
 // added after it) makes its last flush. The request is held in flight by a language model that answers
 // only once the server has stopped accepting connections.
 func TestShutdownDrainsBeforeTheUsageFlush(t *testing.T) {
-	if out, err := command([]string{"migrate"}).CombinedOutput(); err != nil {
+	t.Parallel()
+	s := newTestEnv(t)
+	if out, err := s.command([]string{"migrate"}).CombinedOutput(); err != nil {
 		t.Fatalf("migrate: %v %s", err, out)
 	}
 	arrived, release := make(chan struct{}), make(chan struct{})
@@ -28,8 +29,8 @@ func TestShutdownDrainsBeforeTheUsageFlush(t *testing.T) {
 		fmt.Fprint(w, `{"choices":[{"message":{"role":"assistant","content":"help"}}]}`)
 	}))
 	defer llm.Close()
-	srv := startProcess(t, "all", "SHARIAH_USAGE_FLUSH_INTERVAL=1h", "SHARIAH_AGENT_LLM_URL="+llm.URL, "SHARIAH_AGENT_LLM_MODEL=test")
-	out, err := command([]string{"keys", "create", "--email", "drain@example.com", "--plan", "pro"}).Output()
+	srv := startProcess(t, s, "all", "SHARIAH_USAGE_FLUSH_INTERVAL=1h", "SHARIAH_AGENT_LLM_URL="+llm.URL, "SHARIAH_AGENT_LLM_MODEL=test")
+	out, err := s.command([]string{"keys", "create", "--email", "drain@example.com", "--plan", "pro"}).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +80,8 @@ func TestShutdownDrainsBeforeTheUsageFlush(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("still running 30 s after SIGTERM\n%s", srv.logs.String())
 	}
-	n, err := exec.Command("clickhouse-client", "--port", fmt.Sprint(chSrv.Port), "-q",
-		"SELECT count() FROM cmdtest.usage_events WHERE request_id = '"+id+"'").Output()
-	if err != nil || strings.TrimSpace(string(n)) != "1" {
+	n, err := s.usageRows(id)
+	if err != nil || n != "1" {
 		t.Fatalf("usage row of the drained request: %q %v\n%s", n, err, srv.logs.String())
 	}
 }

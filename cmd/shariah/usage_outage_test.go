@@ -41,19 +41,19 @@ type edgeProc struct {
 }
 
 // startEdge starts `shariah serve` and waits until it answers.
-func startEdge(t *testing.T, env ...string) *edgeProc {
+func startEdge(t *testing.T, s *testEnv, env ...string) *edgeProc {
 	t.Helper()
-	return startProcess(t, "serve", env...)
+	return startProcess(t, s, "serve", env...)
 }
 
 // startProcess starts `shariah serve` or `shariah all` with the API (and MCP) on free ports and waits
 // until the API answers; env overrides the defaults.
-func startProcess(t *testing.T, subcommand string, env ...string) *edgeProc {
+func startProcess(t *testing.T, s *testEnv, subcommand string, env ...string) *edgeProc {
 	t.Helper()
 	port, _ := testsvc.FreePort()
 	mcpPort, _ := testsvc.FreePort()
 	logs := &bytes.Buffer{}
-	c := command([]string{subcommand}, append([]string{fmt.Sprintf("SHARIAH_HTTP_ADDR=127.0.0.1:%d", port),
+	c := s.command([]string{subcommand}, append([]string{fmt.Sprintf("SHARIAH_HTTP_ADDR=127.0.0.1:%d", port),
 		fmt.Sprintf("SHARIAH_MCP_ADDR=127.0.0.1:%d", mcpPort), "SHARIAH_ACCESS_LOG=false", "SHARIAH_USAGE_FLUSH_INTERVAL=100ms"}, env...)...)
 	c.Stderr = &lockedWriter{w: logs}
 	if err := c.Start(); err != nil {
@@ -165,14 +165,15 @@ func usageOf(t *testing.T, base string) map[string]any {
 // again and the edge killed with SIGKILL while it held events. Every answered request is in the usage
 // history exactly once (distinct request ids equal the answers, and the usage route's totals agree).
 func TestUsageSurvivesClickHouseOutageAndKill(t *testing.T) {
-	chp, chURL := outageClickHouse(t)
-	out, err := command([]string{"keys", "create", "--email", "outage@example.com", "--plan", "enterprise"}).Output()
+	t.Parallel()
+	s := newTestEnv(t)
+	chp, chURL := outageClickHouse(t, s)
+	out, err := s.command([]string{"keys", "create", "--email", "outage@example.com", "--plan", "enterprise"}).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	key := strings.TrimSpace(string(out))
-	spool := "SHARIAH_USAGE_SPOOL_DIR=" + t.TempDir()
-	first := startEdge(t, chURL, spool)
+	first := startEdge(t, s, chURL)
 
 	// 1. A minute without ClickHouse, under load.
 	stop := make(chan struct{})
@@ -213,7 +214,7 @@ func TestUsageSurvivesClickHouseOutageAndKill(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	close(stop)
 	wait2()
-	second := startEdge(t, chURL, spool)
+	second := startEdge(t, s, chURL)
 	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -241,11 +242,11 @@ func TestUsageSurvivesClickHouseOutageAndKill(t *testing.T) {
 
 // outageClickHouse starts a ClickHouse of the test's own (stopped at its end), migrated, and returns it
 // with the environment setting that points a process at it.
-func outageClickHouse(t *testing.T) (*testsvc.Proc, string) {
+func outageClickHouse(t *testing.T, s *testEnv) (*testsvc.Proc, string) {
 	t.Helper()
 	chp := testsvc.MustClickHouse(t)
 	chURL := "SHARIAH_CLICKHOUSE_URL=" + chp.ClickHouseURL("outage")
-	if out, err := command([]string{"migrate"}, chURL).CombinedOutput(); err != nil {
+	if out, err := s.command([]string{"migrate"}, chURL).CombinedOutput(); err != nil {
 		t.Fatalf("migrate: %v %s", err, out)
 	}
 	return chp, chURL
