@@ -179,10 +179,7 @@ func TestFailedRequestIsRefunded(t *testing.T) {
 
 // TestMeterDownIs503: with Redis gone, metered routes answer 503 in the envelope, exempt ones still work.
 func TestMeterDownIs503(t *testing.T) {
-	own, err := testsvc.StartRedis(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	own := testsvc.MustRedis(t)
 	e := setup(t, options{redisURL: own.RedisURL()})
 	k := e.newKey(t, shariah.PlanPro)
 	own.Stop()

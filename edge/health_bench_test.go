@@ -21,16 +21,12 @@ import (
 //
 //	go test -run '^$' -bench HealthWithHungClickHouse ./edge/
 func BenchmarkHealthWithHungClickHouse(b *testing.B) {
-	chp, err := testsvc.StartClickHouse(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer chp.Stop()
+	chp := testsvc.MustClickHouse(b)
 	db, err := analytics.Open(chp.ClickHouseURL("benchhealth"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer db.Close()
+	b.Cleanup(func() { db.Close() })
 	if _, err := db.Migrate(context.Background()); err != nil {
 		b.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func hammer(t *testing.T, edges []*env, n int, path string, k shariah.IssuedKey)
 func TestMeterUnderContentionAcrossTwoEdges(t *testing.T) {
 	costs := map[string]int{"GET /api/keys/plans": 2}
 	a := setup(t, options{costs: costs})
-	b := setup(t, options{costs: costs, db: a.db})
+	b := setup(t, options{costs: costs, db: a.db, redisURL: a.redisURL})
 	k := a.newKey(t, shariah.PlanFree)
 	ok, refused, _ := hammer(t, []*env{a, b}, 600, "/api/keys/plans", k)
 	if ok != 25 || refused != 575 {
@@ -70,7 +70,7 @@ func TestPaidPlanOverageUnderContention(t *testing.T) {
 	}
 	costs := map[string]int{"GET /api/keys/plans": 2}
 	a := setup(t, options{costs: costs, plans: plans})
-	b := setup(t, options{costs: costs, plans: plans, db: a.db})
+	b := setup(t, options{costs: costs, plans: plans, db: a.db, redisURL: a.redisURL})
 	k := a.newKey(t, shariah.PlanStarter)
 	ok, refused, overage := hammer(t, []*env{a, b}, 500, "/api/keys/plans", k)
 	if ok != 500 || refused != 0 || overage != 450 {
@@ -99,7 +99,7 @@ func TestRevokedKeyAndScriptFlush(t *testing.T) {
 	if r := e.do(t, "GET", "/api/keys/plans", nil, key(k)); r.StatusCode != 200 {
 		t.Fatal(r.StatusCode)
 	}
-	rc, err := sredis.Open(redisSrv.RedisURL())
+	rc, err := sredis.Open(e.redisURL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -171,11 +171,7 @@ func TestKeyGenerationAddressBehindProxies(t *testing.T) {
 // TestKeyGenerationDuringRedisOutage: with the edge's Redis stopped, POST /api/keys/generate answers
 // 503 SERVICE_UNAVAILABLE with Retry-After (never 500), and issues keys again once Redis is back.
 func TestKeyGenerationDuringRedisOutage(t *testing.T) {
-	own, err := testsvc.StartRedis(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer own.Stop()
+	own := testsvc.MustRedis(t)
 	e := setup(t, options{redisURL: own.RedisURL(), keygenLimits: shariah.IssueLimits{PerAddress: 100, PerDomain: 100, Window: time.Hour}})
 	if r := e.do(t, "POST", "/api/keys/generate", map[string]any{"email": uniqueEmail()}, nil); r.StatusCode != 200 {
 		t.Fatalf("before the outage: %d %s", r.StatusCode, r.body)

@@ -44,21 +44,13 @@ func services(t *testing.T, e *env) (map[string]any, map[string]any) {
 // with Retry-After (never 500), every request is counted once in usage afterwards, and the outage is
 // logged once, not once per request.
 func TestHealthReadinessAndUsageUnderOutages(t *testing.T) {
-	own, err := testsvc.StartRedis(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer own.Stop()
-	chp, err := testsvc.StartClickHouse(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer chp.Stop()
+	own := testsvc.MustRedis(t)
+	chp := testsvc.MustClickHouse(t)
 	db, err := analytics.Open(chp.ClickHouseURL("outage"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	if _, err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
