@@ -44,6 +44,7 @@ func hammer(t *testing.T, edges []*env, n int, path string, k shariah.IssuedKey)
 // instances sharing one Redis: exactly allowance/cost succeed, never more, and tokens_used ends exactly
 // at the allowance.
 func TestMeterUnderContentionAcrossTwoEdges(t *testing.T) {
+	t.Parallel()
 	costs := map[string]int{"GET /api/keys/plans": 2}
 	a := setup(t, options{costs: costs})
 	b := setup(t, options{costs: costs, db: a.db, redisURL: a.redisURL})
@@ -62,6 +63,7 @@ func TestMeterUnderContentionAcrossTwoEdges(t *testing.T) {
 // TestPaidPlanOverageUnderContention: past a paid allowance every request is served and carries
 // X-Tokens-Overage: true, and the overage is counted exactly.
 func TestPaidPlanOverageUnderContention(t *testing.T) {
+	t.Parallel()
 	plans := shariah.DefaultPlans().WithoutRateLimits()
 	for i := range plans {
 		if plans[i].ID == shariah.PlanStarter {
@@ -84,6 +86,7 @@ func TestPaidPlanOverageUnderContention(t *testing.T) {
 }
 
 func TestEnterpriseIsUnlimited(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 2}})
 	k := e.newKey(t, shariah.PlanEnterprise)
 	r := e.do(t, "GET", "/api/keys/plans", nil, key(k))
@@ -94,6 +97,7 @@ func TestEnterpriseIsUnlimited(t *testing.T) {
 
 // TestRevokedKeyRefusedOnNextRequest and the meter's survival of an emptied script cache.
 func TestRevokedKeyAndScriptFlush(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 1}})
 	k := e.newKey(t, shariah.PlanPro)
 	if r := e.do(t, "GET", "/api/keys/plans", nil, key(k)); r.StatusCode != 200 {

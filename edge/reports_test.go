@@ -14,6 +14,7 @@ import (
 )
 
 func TestCSVExportIsSafeRFC4180(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	// A record whose name a spreadsheet would run as a formula.
