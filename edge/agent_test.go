@@ -12,6 +12,7 @@ import (
 )
 
 func TestTerminalAgent(t *testing.T) {
+	t.Parallel()
 	var asked string
 	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer sk-test-secret" {
@@ -89,6 +90,7 @@ func TestTerminalAgent(t *testing.T) {
 }
 
 func TestTerminalAgentIsDeterministicWithoutAModel(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	r1 := e.do(t, "POST", "/api/terminal/agent", map[string]any{"command": "what do you think about microsoft?"}, k).json(t)

@@ -48,6 +48,7 @@ func subEvent(id, typ, status, plan string, created, periodEnd int64) string {
 }
 
 func TestUpgradeFromCheckoutToWebhookToAuthMe(t *testing.T) {
+	t.Parallel()
 	var seen atomic.Value
 	st := fakeStripe(t, &seen)
 	e := setup(t, options{stripeURL: st.URL, webhookSecret: whsec})
@@ -121,6 +122,7 @@ func TestUpgradeFromCheckoutToWebhookToAuthMe(t *testing.T) {
 }
 
 func TestWebhookRefusesWhatItCannotTrust(t *testing.T) {
+	t.Parallel()
 	var seen atomic.Value
 	e := setup(t, options{stripeURL: fakeStripe(t, &seen).URL, webhookSecret: whsec})
 	free, _ := e.keys.GenerateFree(t.Context(), uniqueEmail())
@@ -161,6 +163,7 @@ func TestWebhookRefusesWhatItCannotTrust(t *testing.T) {
 }
 
 func TestBillingWithoutConfigurationIs503(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanFree))
 	for _, p := range []string{"/api/billing/checkout", "/api/billing/portal", "/api/billing/webhook"} {

@@ -32,6 +32,7 @@ func (r response) fieldError(t *testing.T, loc string) string {
 // negative values, values above the ceiling and values with more than 18 decimal places with a 422
 // naming the field (the responses are checked against openapi.yaml by e.do).
 func TestAmountBoundsOverHTTP(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	for _, c := range []struct {
@@ -93,6 +94,7 @@ func TestAmountBoundsOverHTTP(t *testing.T) {
 // TestItemCountsOverHTTP: every batch route has a documented maximum (maxItems in openapi.yaml), and
 // one more item is a 422 naming the list.
 func TestItemCountsOverHTTP(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	repeat := func(n int, item string) string { return strings.TrimSuffix(strings.Repeat(item+",", n), ",") }
@@ -127,6 +129,7 @@ func TestItemCountsOverHTTP(t *testing.T) {
 // a 422 of about its own size, and the largest request the bounds allow answers a bounded multiple of
 // its size (a fixed part, disclaimers and notes, plus a few dozen digits per figure).
 func TestZakatResponseProportionate(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	holdings := func(item string) string {
@@ -162,6 +165,7 @@ func TestZakatResponseProportionate(t *testing.T) {
 // TestWatchlistNamesRefuseControlAndBidi: a name with NUL, an escape sequence or a bidi override is a
 // 422 naming the field, and nothing is stored (the same domain check serves MCP).
 func TestWatchlistNamesRefuseControlAndBidi(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	for _, name := range []string{"a\x00b", "\u202egnp.exe", "red\x1b[31m", "x\u2066y\u2069", "del\x7f", "c1\u009b", "rlm\u200fx"} {

@@ -60,6 +60,7 @@ func has(list []string, s string) bool {
 // cancel, delete) and does not see it in its history; a scheduled rescreen is readable by every key
 // but managed only by operators; an operator key sees and deletes every run.
 func TestBulkRunOwnership(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{plans: generousFree()})
 	ctx := context.Background()
 	a, b, op := key(e.newKey(t, shariah.PlanFree)), key(e.newKey(t, shariah.PlanFree)), key(e.newKey(t, shariah.PlanInternal))
@@ -183,6 +184,7 @@ func TestBulkRunOwnership(t *testing.T) {
 // with every key of it, and a worker that carries on writing afterwards (a result, progress, the
 // final status, its lease) recreates nothing.
 func TestBulkRunDeleteOnlyWhenFinished(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{plans: generousFree()})
 	ctx := context.Background()
 	a, op := key(e.newKey(t, shariah.PlanFree)), key(e.newKey(t, shariah.PlanInternal))
@@ -262,6 +264,7 @@ func TestBulkRunDeleteOnlyWhenFinished(t *testing.T) {
 // TestBulkRunDeletedUnderARealWorker: a run executing in a worker (paced, one symbol at a time) is
 // cancelled and deleted mid-run; when the worker returns, no key of the run exists.
 func TestBulkRunDeletedUnderARealWorker(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{plans: generousFree()})
 	ctx := context.Background()
 	owner := e.newKey(t, shariah.PlanFree)
@@ -301,6 +304,7 @@ func TestBulkRunDeletedUnderARealWorker(t *testing.T) {
 // to take its run over (frozen, cut off) stops at its next heartbeat instead of working the run twice,
 // and leaves the new holder's lease alone.
 func TestBulkRunWorkerStopsWhenItsLeaseIsTaken(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	ctx := context.Background()
 	e.bulk.Pause, e.bulk.Concurrency, e.bulk.Lease = 100*time.Millisecond, 1, time.Second

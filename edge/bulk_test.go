@@ -39,6 +39,7 @@ func putIndex(t *testing.T, e *env, name string, syms ...string) {
 }
 
 func TestBulkRunLifecycleFiltersAndExports(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{worker: true})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	// A hand-made index of six: two prohibited businesses, an ETF that cannot be screened as a stock.
@@ -144,6 +145,7 @@ func TestBulkRunLifecycleFiltersAndExports(t *testing.T) {
 }
 
 func TestBulkBadInput(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	r := e.do(t, "POST", "/api/screen-bulk", map[string]any{"index_name": "FTSE250"}, k)
@@ -183,6 +185,7 @@ func TestBulkBadInput(t *testing.T) {
 
 // TestCancelMidRunKeepsWhatWasCollected runs a paced run and cancels it part-way.
 func TestCancelMidRunKeepsWhatWasCollected(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	owner := e.newKey(t, shariah.PlanEnterprise)
 	k := key(owner)
@@ -220,6 +223,7 @@ func TestCancelMidRunKeepsWhatWasCollected(t *testing.T) {
 // TestRunComparisonAndStatusChanges: two runs with a known difference (a company's debt rises, the index
 // drops one member and adds another) show in compare, the summary and /api/results/updates.
 func TestRunComparisonAndStatusChanges(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{worker: true})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	ctx := context.Background()

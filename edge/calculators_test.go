@@ -23,6 +23,7 @@ func dec(t *testing.T, v any) decimal.Decimal {
 func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
 
 func TestZakatOverHTTP(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	q, ok, err := e.ref.Quote(context.Background(), "AAPL")
@@ -74,6 +75,7 @@ func TestZakatOverHTTP(t *testing.T) {
 }
 
 func TestPurificationOverHTTP(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	r := e.do(t, "GET", "/api/dividends/AAPL/purification-rate", nil, k)

@@ -233,6 +233,7 @@ func checkJPM(t *testing.T, where string, r map[string]any) {
 }
 
 func TestContractScreeningResult(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{worker: true})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	start := time.Now().UTC().Add(-time.Second)
@@ -427,6 +428,7 @@ func TestContractScreeningResult(t *testing.T) {
 // TestContractInsufficientData: a company without fundamentals has no verdict; abstain_reason says why
 // and data_quality.methodologies_insufficient names every methodology.
 func TestContractInsufficientData(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	ctx := context.Background()
@@ -463,6 +465,7 @@ func TestContractInsufficientData(t *testing.T) {
 // TestContractStoredBeforeTheFields: a result stored in the earlier format (by_methodology keyed S&P,
 // purification_rate a fraction, no new fields) is served in the current one.
 func TestContractStoredBeforeTheFields(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	cur := e.do(t, "GET", "/api/screen/JPM", nil, k).json(t)

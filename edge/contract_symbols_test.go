@@ -21,6 +21,7 @@ import (
 // TestUnknownSymbolMessage: an unknown symbol on the screening routes is the 404 envelope whose
 // message reads "Symbol X not found in any database." — the phrase the existing clients match on.
 func TestUnknownSymbolMessage(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	for _, c := range []struct {
@@ -50,6 +51,7 @@ func TestUnknownSymbolMessage(t *testing.T) {
 // has name = index_name; each trending item a numeric change_percent and a signed change string
 // matching it; limit defaults to 10 and is validated.
 func TestIndicesAndTrendingFields(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	ix := e.do(t, "GET", "/api/screen-bulk/indices", nil, k).json(t)["indices"].([]any)
@@ -95,6 +97,7 @@ func TestIndicesAndTrendingFields(t *testing.T) {
 // TestZakatEcosystemFields: a 43,000 USD portfolio (holdings given by market value and by shares)
 // owes 1,075 (2.5%), read under the names the SDKs use; each holding's share is its part of it.
 func TestZakatEcosystemFields(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	r := e.do(t, "POST", "/api/zakat/calculate", map[string]any{"holdings": []map[string]any{
@@ -150,6 +153,7 @@ func TestZakatEcosystemFields(t *testing.T) {
 // TestQuoteEcosystemFields reads a quote as the SDKs do: change_percent a number, changePercent and
 // marketCap beside change_percent and market_cap, the market_data disclaimer; the ETag still gives 304.
 func TestQuoteEcosystemFields(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	r := e.do(t, "GET", "/api/quote/MSFT", nil, k)
@@ -241,6 +245,7 @@ func callTool(t *testing.T, c *client.Client, name string, args map[string]any) 
 // TestTrendingChangeOfOldItems: trending items stored before the signed change string existed get it
 // on REST and over MCP alike (one implementation, shariah.TrendingList).
 func TestTrendingChangeOfOldItems(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	ctx := context.Background()
@@ -285,6 +290,7 @@ func TestTrendingChangeOfOldItems(t *testing.T) {
 // symbol as written, each the full screening result plus status; the summary's non_compliant counts
 // every is_compliant false, pending every null, avg_purification_rate the mean percent; disclaimers.
 func TestPortfolioScanEcosystemShape(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	syms := []string{"msft", "JPM", "KO", "NOPE", "SPUS", "NVDA"}
@@ -347,6 +353,7 @@ func TestPortfolioScanEcosystemShape(t *testing.T) {
 // TestPortfolioScanDuplicateSymbol: a symbol given twice in different case ("KO", "ko") is one entry of
 // the keyed results, one holding of the report, and counts once in both summaries.
 func TestPortfolioScanDuplicateSymbol(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	syms := []string{"KO", "ko", " Ko ", "MSFT", "NOPE", "nope"}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestDatabaseSearchAndSuggest(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	res := e.do(t, "GET", "/api/database/search?q=AAPL", nil, k).json(t)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestDividendsAndPurification(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 

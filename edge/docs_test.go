@@ -16,6 +16,7 @@ import (
 // TestRoutesEqualOpenAPIPaths: the fiber routes, the route table and the OpenAPI operations are the
 // same set.
 func TestRoutesEqualOpenAPIPaths(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	var inSpec []string
 	for path, item := range spec.Paths.Map() {
@@ -62,6 +63,7 @@ func minus(a, b []string) []string {
 }
 
 func TestOpenAPIDocumentAndPages(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	r := e.do(t, "GET", "/openapi.json", nil, nil)
 	var doc map[string]any
@@ -98,6 +100,7 @@ func TestOpenAPIDocumentAndPages(t *testing.T) {
 }
 
 func TestMetricsAndHealth(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := e.newKey(t, shariah.PlanPro)
 	e.do(t, "GET", "/api/auth/me", nil, key(k))
@@ -120,6 +123,7 @@ func TestMetricsAndHealth(t *testing.T) {
 }
 
 func TestRequestIDEchoedOrGenerated(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	if r := e.do(t, "GET", "/api/health", nil, hdr{"X-Request-ID": "abc-123.x"}); r.Header.Get("X-Request-ID") != "abc-123.x" {
 		t.Fatalf("valid id not echoed: %q", r.Header.Get("X-Request-ID"))

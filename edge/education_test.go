@@ -8,6 +8,7 @@ import (
 )
 
 func TestDisclaimersAndEducation(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	d := e.do(t, "GET", "/api/disclaimers", nil, nil)
 	list := d.json(t)["disclaimers"].([]any)

@@ -14,6 +14,7 @@ import (
 // TestEveryErrorCodeOverHTTP reaches each code of the error table (statusOf in errors.go) through
 // HTTP, each in the envelope.
 func TestEveryErrorCodeOverHTTP(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 10}})
 	free := e.newKey(t, shariah.PlanFree)
 
@@ -161,6 +162,7 @@ func TestEveryErrorCodeOverHTTP(t *testing.T) {
 // TestFailedRequestIsRefunded: a 5xx after the charge keeps no tokens (ClickHouse without the table
 // makes the usage query fail: 503), and so does a 4xx raised by the handler.
 func TestFailedRequestIsRefunded(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{noMigrate: true, costs: map[string]int{"GET /api/auth/me/usage/daily": 7}})
 	k := e.newKey(t, shariah.PlanFree)
 	r := e.do(t, "GET", "/api/auth/me/usage/daily", nil, key(k))
@@ -179,6 +181,7 @@ func TestFailedRequestIsRefunded(t *testing.T) {
 
 // TestMeterDownIs503: with Redis gone, metered routes answer 503 in the envelope, exempt ones still work.
 func TestMeterDownIs503(t *testing.T) {
+	t.Parallel()
 	own := testsvc.MustRedis(t)
 	e := setup(t, options{redisURL: own.RedisURL()})
 	k := e.newKey(t, shariah.PlanPro)

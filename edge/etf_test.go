@@ -14,6 +14,7 @@ import (
 )
 
 func TestETFLookThroughAndRoutes(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{worker: true})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	h := e.do(t, "GET", "/api/etf/spus/holdings", nil, k).json(t)
@@ -134,6 +135,7 @@ func TestETFLookThroughAndRoutes(t *testing.T) {
 }
 
 func TestETFScreenAnswers202WithoutAWorker(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{etfWait: 200 * time.Millisecond})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	r := e.do(t, "POST", "/api/etf/HLAL/screen", nil, k)
@@ -144,6 +146,7 @@ func TestETFScreenAnswers202WithoutAWorker(t *testing.T) {
 
 // TestSPUSRealHoldings looks through SPUS with the issuer's real holdings file (shared data).
 func TestSPUSRealHoldings(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("SHARIAH_DATA_DIR")
 	if dir == "" {
 		dir = "../../shared/data"

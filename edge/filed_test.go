@@ -17,6 +17,7 @@ import (
 // illustrative and are labelled so, never zeros). AAPL has verdicts, with its interest income carried
 // forward from the last fiscal year that reported one; GOOGL's market cap sums its share classes.
 func TestSharedFilingsScreenOnFiledNumbers(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("SHARIAH_DATA_DIR")
 	if dir == "" {
 		dir = "../../shared/data"

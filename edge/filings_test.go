@@ -33,6 +33,7 @@ func ingestEXA(t *testing.T, e *env) {
 }
 
 func TestFilingsEventsFactsAndProvenance(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{eventRelevance: func(items []string) (string, string) {
 		for _, it := range items {
 			if it == "2.02" {
@@ -146,6 +147,7 @@ func mixedFilings() []shariah.Filing {
 // the reports (amendments and foreign issuers' forms included), all is everything, a form narrows to it
 // and its amendments, total counts the matches over every page, and a bad filing_type is a 422.
 func TestFilingsListsReportsByDefault(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	if err := e.ingest.PutFilings(context.Background(), "AAPL", mixedFilings()); err != nil {

@@ -26,7 +26,7 @@ func BenchmarkHealthWithHungClickHouse(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer db.Close()
+	b.Cleanup(func() { db.Close() })
 	if _, err := db.Migrate(context.Background()); err != nil {
 		b.Fatal(err)
 	}

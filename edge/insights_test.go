@@ -58,6 +58,7 @@ func widgets(t *testing.T, e *env) {
 }
 
 func TestAlternativesRankingOnAHandBuiltSector(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	widgets(t, e)
 	k := key(e.newKey(t, shariah.PlanPro))
@@ -141,6 +142,7 @@ func TestAlternativesRankingOnAHandBuiltSector(t *testing.T) {
 }
 
 func TestTrajectoryAndStaleness(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{eventRelevance: news.RelevanceFor8K})
 	ingestEXA(t, e)
 	k := key(e.newKey(t, shariah.PlanPro))
@@ -193,6 +195,7 @@ func TestTrajectoryAndStaleness(t *testing.T) {
 }
 
 func TestCashflowInsight(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	ingestEXA(t, e)
 	k := key(e.newKey(t, shariah.PlanPro))

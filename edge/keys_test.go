@@ -12,6 +12,7 @@ var keyShape = regexp.MustCompile(`^shr_[0-9A-Za-z]{40}$`)
 // TestKeyLifecycle: generate, use, regenerate (usage carried), revoke; the full key never appears in
 // a log line or in any response but the one that issued it.
 func TestKeyLifecycle(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 3}})
 	email := uniqueEmail()
 	r := e.do(t, "POST", "/api/keys/generate", map[string]any{"email": "  " + email + " "}, nil)
@@ -88,6 +89,7 @@ func TestKeyLifecycle(t *testing.T) {
 // TestDeprecatedKeyInPathRoutes behave as their replacements, with Deprecation and Link headers, and
 // never log the key from the path.
 func TestDeprecatedKeyInPathRoutes(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := e.newKey(t, shariah.PlanStarter)
 	cases := map[string]string{
@@ -124,6 +126,7 @@ func TestDeprecatedKeyInPathRoutes(t *testing.T) {
 }
 
 func TestPlansAndTokenCosts(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := e.newKey(t, shariah.PlanFree)
 	plans := e.do(t, "GET", "/api/keys/plans", nil, key(k)).json(t)["plans"].([]any)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestRecordQuoteAndCaching(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	r := e.do(t, "GET", "/api/database/stock/%20msft%20", nil, k)
@@ -85,6 +86,7 @@ func TestRecordQuoteAndCaching(t *testing.T) {
 }
 
 func TestBatchQuotes(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	r := e.do(t, "POST", "/api/quotes/batch", map[string]any{"symbols": []string{"aapl", " MSFT ", "NOPE", "BRK.B", "SPUS"}}, k)
@@ -117,6 +119,7 @@ func TestBatchQuotes(t *testing.T) {
 }
 
 func TestOHLC(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	pts := e.do(t, "GET", "/api/ohlc/AAPL?period=5d", nil, k).json2(t).([]any)
@@ -152,6 +155,7 @@ func TestOHLC(t *testing.T) {
 }
 
 func TestTrendingFullFXAndCanonical(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	tr := e.do(t, "GET", "/api/trending?limit=5", nil, k).json2(t).([]any)
@@ -207,6 +211,7 @@ func TestTrendingFullFXAndCanonical(t *testing.T) {
 // TestQuoteRequestsAreCountedForTheRefresh checks that single and batch quotes count their symbols
 // (canonical form) for the refresh of the most requested.
 func TestQuoteRequestsAreCountedForTheRefresh(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	for _, p := range []string{"/api/quote/MSFT", "/api/quote/msft", "/api/quote/BRK.B", "/api/quote/AAPL"} {

@@ -44,9 +44,10 @@ func hammer(t *testing.T, edges []*env, n int, path string, k shariah.IssuedKey)
 // instances sharing one Redis: exactly allowance/cost succeed, never more, and tokens_used ends exactly
 // at the allowance.
 func TestMeterUnderContentionAcrossTwoEdges(t *testing.T) {
+	t.Parallel()
 	costs := map[string]int{"GET /api/keys/plans": 2}
 	a := setup(t, options{costs: costs})
-	b := setup(t, options{costs: costs, db: a.db})
+	b := setup(t, options{costs: costs, db: a.db, redisURL: a.redisURL})
 	k := a.newKey(t, shariah.PlanFree)
 	ok, refused, _ := hammer(t, []*env{a, b}, 600, "/api/keys/plans", k)
 	if ok != 25 || refused != 575 {
@@ -62,6 +63,7 @@ func TestMeterUnderContentionAcrossTwoEdges(t *testing.T) {
 // TestPaidPlanOverageUnderContention: past a paid allowance every request is served and carries
 // X-Tokens-Overage: true, and the overage is counted exactly.
 func TestPaidPlanOverageUnderContention(t *testing.T) {
+	t.Parallel()
 	plans := shariah.DefaultPlans().WithoutRateLimits()
 	for i := range plans {
 		if plans[i].ID == shariah.PlanStarter {
@@ -70,7 +72,7 @@ func TestPaidPlanOverageUnderContention(t *testing.T) {
 	}
 	costs := map[string]int{"GET /api/keys/plans": 2}
 	a := setup(t, options{costs: costs, plans: plans})
-	b := setup(t, options{costs: costs, plans: plans, db: a.db})
+	b := setup(t, options{costs: costs, plans: plans, db: a.db, redisURL: a.redisURL})
 	k := a.newKey(t, shariah.PlanStarter)
 	ok, refused, overage := hammer(t, []*env{a, b}, 500, "/api/keys/plans", k)
 	if ok != 500 || refused != 0 || overage != 450 {
@@ -84,6 +86,7 @@ func TestPaidPlanOverageUnderContention(t *testing.T) {
 }
 
 func TestEnterpriseIsUnlimited(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 2}})
 	k := e.newKey(t, shariah.PlanEnterprise)
 	r := e.do(t, "GET", "/api/keys/plans", nil, key(k))
@@ -94,12 +97,13 @@ func TestEnterpriseIsUnlimited(t *testing.T) {
 
 // TestRevokedKeyRefusedOnNextRequest and the meter's survival of an emptied script cache.
 func TestRevokedKeyAndScriptFlush(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 1}})
 	k := e.newKey(t, shariah.PlanPro)
 	if r := e.do(t, "GET", "/api/keys/plans", nil, key(k)); r.StatusCode != 200 {
 		t.Fatal(r.StatusCode)
 	}
-	rc, err := sredis.Open(redisSrv.RedisURL())
+	rc, err := sredis.Open(e.redisURL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestNewsRoutes(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)

@@ -16,6 +16,7 @@ import (
 // TestRateLimitedRequestsAnswer429: past its plan's burst a key gets 429 RATE_LIMITED with Retry-After
 // and the X-RateLimit-* headers, is charged nothing, and the plans list documents every plan's rate.
 func TestRateLimitedRequestsAnswer429(t *testing.T) {
+	t.Parallel()
 	plans := shariah.DefaultPlans()
 	for i := range plans {
 		if plans[i].ID == shariah.PlanPro {
@@ -62,6 +63,7 @@ func TestRateLimitedRequestsAnswer429(t *testing.T) {
 
 // TestKeyGenerationIsLimitedPerAddressAndDomain: free keys per client address and per email domain.
 func TestKeyGenerationIsLimitedPerAddressAndDomain(t *testing.T) {
+	t.Parallel()
 	gen := func(e *env, email string) response {
 		return e.do(t, "POST", "/api/keys/generate", map[string]any{"email": email}, nil)
 	}
@@ -94,6 +96,7 @@ func TestKeyGenerationIsLimitedPerAddressAndDomain(t *testing.T) {
 // TestKeyGenerationLimitsChargeOnlyWhatTheyServe: a request the domain limit refuses is not counted
 // against the address (both limits are taken in one script, all or none).
 func TestKeyGenerationLimitsChargeOnlyWhatTheyServe(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{keygenLimits: shariah.IssueLimits{PerAddress: 2, PerDomain: 1, Window: time.Hour}})
 	gen := func(email string) response {
 		return e.do(t, "POST", "/api/keys/generate", map[string]any{"email": email}, nil)
@@ -122,6 +125,7 @@ func TestKeyGenerationLimitsChargeOnlyWhatTheyServe(t *testing.T) {
 // trusted proxy, and then its right-most untrusted entry (a forged left part changes nothing); IPv6
 // clients count by /64.
 func TestKeyGenerationAddressBehindProxies(t *testing.T) {
+	t.Parallel()
 	gen := func(e *env, email, xff string) response {
 		h := hdr{}
 		if xff != "" {
@@ -171,6 +175,7 @@ func TestKeyGenerationAddressBehindProxies(t *testing.T) {
 // TestKeyGenerationDuringRedisOutage: with the edge's Redis stopped, POST /api/keys/generate answers
 // 503 SERVICE_UNAVAILABLE with Retry-After (never 500), and issues keys again once Redis is back.
 func TestKeyGenerationDuringRedisOutage(t *testing.T) {
+	t.Parallel()
 	own := testsvc.MustRedis(t)
 	e := setup(t, options{redisURL: own.RedisURL(), keygenLimits: shariah.IssueLimits{PerAddress: 100, PerDomain: 100, Window: time.Hour}})
 	if r := e.do(t, "POST", "/api/keys/generate", map[string]any{"email": uniqueEmail()}, nil); r.StatusCode != 200 {

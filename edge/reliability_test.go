@@ -50,7 +50,7 @@ func TestHealthReadinessAndUsageUnderOutages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	if _, err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,11 @@ import (
 )
 
 func TestCSVExportIsSafeRFC4180(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	// A record whose name a spreadsheet would run as a formula.
-	rc, err := sredis.Open(redisSrv.RedisURL())
+	rc, err := sredis.Open(e.redisURL)
 	if err != nil {
 		t.Fatal(err)
 	}

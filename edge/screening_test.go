@@ -9,6 +9,7 @@ import (
 )
 
 func TestScreenRouteCachingAndCosts(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	first := e.do(t, "POST", "/api/screen/TCS.NS", nil, k)
@@ -74,6 +75,7 @@ func TestScreenRouteCachingAndCosts(t *testing.T) {
 }
 
 func TestCachedResultsAndUpdates(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	if r := e.do(t, "GET", "/api/result/6758.T", nil, k); r.StatusCode != 404 {
@@ -114,6 +116,7 @@ func TestCachedResultsAndUpdates(t *testing.T) {
 
 // TestPortfolioCompareAndReports covers the multi-symbol routes.
 func TestPortfolioCompareAndReports(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	pro := key(e.newKey(t, shariah.PlanPro))
 	ent := key(e.newKey(t, shariah.PlanEnterprise))
@@ -178,6 +181,7 @@ func TestPortfolioCompareAndReports(t *testing.T) {
 // TestEveryDefaultEquityUnderEveryRuleset: the "done when": each equity of the default universe
 // gets a complete, explained, sourced verdict under every ruleset.
 func TestEveryDefaultEquityUnderEveryRuleset(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	syms := e.do(t, "GET", "/api/database/search?asset_type=equities&limit=500", nil, k).json(t)["results"].([]any)

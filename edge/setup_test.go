@@ -13,7 +13,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,10 +27,9 @@ import (
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/billing"
-	"github.com/shariah-screen/shariah/datapack"
-	"github.com/shariah-screen/shariah/datapack/defaultpack"
 	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
@@ -39,26 +37,14 @@ import (
 )
 
 var (
-	redisSrv *testsvc.Proc
-	chSrv    *testsvc.Proc
-	router   routers.Router
-	spec     *openapi3.T
+	router routers.Router
+	spec   *openapi3.T
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "edge-test-")
-	if err != nil {
-		panic(err)
-	}
 	fail := func(what string, err error) {
 		fmt.Fprintln(os.Stderr, what+":", err)
 		os.Exit(1)
-	}
-	if redisSrv, err = testsvc.StartRedis(dir + "/redis"); err != nil {
-		fail("start redis", err)
-	}
-	if chSrv, err = testsvc.StartClickHouse(dir + "/clickhouse"); err != nil {
-		fail("start clickhouse", err)
 	}
 	// Pages, scripts and metrics are text: validate them as strings.
 	for _, ct := range []string{"text/html", "application/javascript", "text/css", "text/plain"} {
@@ -75,36 +61,33 @@ func TestMain(m *testing.M) {
 	if router, err = gorillamux.NewRouter(spec); err != nil {
 		fail("openapi router", err)
 	}
-	code := m.Run()
-	redisSrv.Stop()
-	chSrv.Stop()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testsvc.Main(m))
 }
 
-// env is one edge over the shared Redis and a fresh ClickHouse database.
+// env is one edge over a Redis of its own (the default pack loaded) and a ClickHouse database of its own.
 type env struct {
-	srv     *edge.Server
-	keys    *shariah.Keys
-	store   *sredis.KeyStore
-	writer  *analytics.UsageWriter
-	db      *analytics.DB
-	logs    *syncBuffer
-	plans   shariah.Plans
-	bulk    *shariah.Bulk
-	ref     *sredis.RefStore // uncached, for tests that change the data
-	ingest  *sredis.IngestStore
-	news    *sredis.NewsStore
-	traj    analytics.Trajectory
-	popular *shariah.RequestCounter
-	billing *shariah.Billing
-	rc      rueidis.Client
+	srv      *edge.Server
+	keys     *shariah.Keys
+	store    *sredis.KeyStore
+	writer   *analytics.UsageWriter
+	db       *analytics.DB
+	logs     *syncBuffer
+	plans    shariah.Plans
+	bulk     *shariah.Bulk
+	ref      *sredis.RefStore // uncached, for tests that change the data
+	ingest   *sredis.IngestStore
+	news     *sredis.NewsStore
+	traj     analytics.Trajectory
+	popular  *shariah.RequestCounter
+	billing  *shariah.Billing
+	rc       rueidis.Client
+	redisURL string // the Redis the edge uses, for a second edge sharing its state
 }
 
 type options struct {
 	costs          map[string]int // "METHOD path" to tokens, overriding the default table
 	plans          shariah.Plans
-	redisURL       string
+	redisURL       string        // use this Redis as it is (empty: a Redis of the test's own with the default pack)
 	db             *analytics.DB // share a database between edges
 	logs           *syncBuffer
 	noMigrate      bool
@@ -138,17 +121,11 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-var dbSeq atomic.Int64
-
 func setup(t testing.TB, o options) *env {
 	t.Helper()
 	if o.redisURL == "" {
-		o.redisURL = redisSrv.RedisURL()
-		if o.db == nil { // a second edge sharing a first one's state (o.db set) keeps it
-			if err := resetData(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		srv, _ := redistest.StartWithDefaultPack(t)
+		o.redisURL = srv.RedisURL()
 	}
 	if o.plans == nil {
 		o.plans = shariah.DefaultPlans().WithoutRateLimits() // rate limits have their own tests
@@ -163,7 +140,7 @@ func setup(t testing.TB, o options) *env {
 	t.Cleanup(rc.Close)
 	db := o.db
 	if db == nil {
-		db, err = analytics.Open(chSrv.ClickHouseURL(fmt.Sprintf("edge%d_%d", time.Now().UnixNano(), dbSeq.Add(1))))
+		db, err = analytics.Open(testsvc.ClickHouseDB(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +237,7 @@ func setup(t testing.TB, o options) *env {
 		t.Fatal(err)
 	}
 	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bulk, ref: sredis.NewRefStore(rc),
-		ingest: ingest, news: news, traj: traj, popular: popular, rc: rc, billing: bill}
+		ingest: ingest, news: news, traj: traj, popular: popular, rc: rc, billing: bill, redisURL: o.redisURL}
 }
 
 // response is a finished test request.
@@ -382,28 +359,6 @@ func uniqueEmail() string { return fmt.Sprintf("person%d@example.com", time.Now(
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 type fiberCtx = *fiber.Ctx
-
-// resetData empties the shared test Redis and loads the default universe, as `make run` does, so each
-// test starts from the same state whatever ran before it.
-func resetData() error {
-	rc, err := sredis.Open(redisSrv.RedisURL())
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	if err := rc.Do(context.Background(), rc.B().Flushall().Build()).Error(); err != nil {
-		return err
-	}
-	p := datapack.ReadPack(defaultpack.FS, "default-pack", true)
-	if len(p.Problems) > 0 {
-		return fmt.Errorf("default pack problems: %v", p.Problems)
-	}
-	if _, err = datapack.Load(context.Background(), sredis.NewRefStore(rc), p, datapack.Extras{}, time.Now()); err != nil {
-		return err
-	}
-	_, err = datapack.StoreSukuk(context.Background(), sredis.NewSukukStore(rc), p)
-	return err
-}
 
 // json2 decodes any JSON value (arrays included).
 func (r response) json2(t *testing.T) any {

@@ -35,6 +35,7 @@ func fileFundamentals(t *testing.T, e *env, syms ...string) {
 // source, the SPUS look-through counts its holdings and their weight, and the database stats count the
 // equities.
 func TestDataSourcesFiledIllustrativeAndCompanies(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{worker: true})
 	ctx := context.Background()
 	k := key(e.newKey(t, shariah.PlanEnterprise))

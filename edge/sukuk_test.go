@@ -7,6 +7,7 @@ import (
 )
 
 func TestSukukEndpoints(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 
@@ -66,6 +67,7 @@ func TestSukukEndpoints(t *testing.T) {
 // an ISIN not in the database. Before: 1000 compliant (100%). After: 100 compliant (10%), 200
 // questionable (20%), 700 non-compliant (70%); 2 instruments change; 900 at stake.
 func TestSukukPortfolioImpactHandComputed(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	body := `{"holdings":[{"isin":"XS0000000017","nominal":100},{"isin":"XS0000000025","market_value":200},

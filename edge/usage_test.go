@@ -13,6 +13,7 @@ import (
 // ClickHouse, found by its request id; unmetered ones (no key, unknown key) write nothing. The daily and
 // recent endpoints read those rows back.
 func TestOneUsageRowPerMeteredRequest(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 10}})
 	k := e.newKey(t, shariah.PlanFree)
 	var metered []string

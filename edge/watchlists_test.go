@@ -9,6 +9,7 @@ import (
 )
 
 func TestWatchlistsOwnershipAndLifecycle(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	alice := e.newKey(t, shariah.PlanPro)
 	ka := key(alice)
@@ -84,6 +85,7 @@ func TestWatchlistsOwnershipAndLifecycle(t *testing.T) {
 }
 
 func TestWatchlistBadInputAndLimits(t *testing.T) {
+	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	for _, c := range []struct {
