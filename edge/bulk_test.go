@@ -245,7 +245,7 @@ func TestRunComparisonAndStatusChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	since := time.Now().UTC().Format(time.RFC3339Nano)
-	time.Sleep(1100 * time.Millisecond) // let the edge's cached data version (1 s) see the change
+	e.awaitData(t)
 	b := e.do(t, "POST", "/api/screen-bulk", map[string]any{"index_name": "DIFF"}, k).json(t)["run_id"].(string)
 	waitRun(t, e, k, b)
 	cmp := e.do(t, "GET", "/api/screen-bulk/compare?run_a="+a+"&run_b="+b, nil, k).json(t)

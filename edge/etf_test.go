@@ -163,7 +163,7 @@ func TestSPUSRealHoldings(t *testing.T) {
 	if _, err := datapack.Load(context.Background(), e.ref, p, x, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1100 * time.Millisecond) // the edge's cached data version
+	e.awaitData(t)
 	r := e.do(t, "POST", "/api/etf/SPUS/screen", nil, k).json(t)
 	if r["holdings_count"] != 219.0 || r["holdings_as_of"] != "2026-07-17" || r["holdings_source"] != "sp-funds" {
 		t.Fatalf("real SPUS: %v %v %v", r["holdings_count"], r["holdings_as_of"], r["holdings_source"])

@@ -40,7 +40,7 @@ func TestSharedFilingsScreenOnFiledNumbers(t *testing.T) {
 			t.Errorf("inline-XBRL problem: %s", pr)
 		}
 	}
-	time.Sleep(1100 * time.Millisecond) // the edge's cached data version
+	e.awaitData(t)
 	syms := []string{"AAPL", "ABBV", "ADBE", "AMZN", "BA", "CRM", "GOOGL", "HD", "HUBS", "IBM", "JNJ", "KO", "MA", "META",
 		"NFLX", "NKE", "NVDA", "PG", "TSLA", "UNH", "UNP", "V", "WMT", "XOM"}
 	for _, sym := range syms {

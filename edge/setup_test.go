@@ -75,6 +75,7 @@ type env struct {
 	plans    shariah.Plans
 	bulk     *shariah.Bulk
 	ref      *sredis.RefStore // uncached, for tests that change the data
+	served   *sredis.RefStore // the edge's own (client-side cached) store
 	ingest   *sredis.IngestStore
 	news     *sredis.NewsStore
 	traj     analytics.Trajectory
@@ -236,7 +237,7 @@ func setup(t testing.TB, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bulk, ref: sredis.NewRefStore(rc),
+	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bulk, ref: sredis.NewRefStore(rc), served: ref,
 		ingest: ingest, news: news, traj: traj, popular: popular, rc: rc, billing: bill, redisURL: o.redisURL}
 }
 
@@ -343,6 +344,29 @@ func validate(t *testing.T, req *http.Request, raw []byte, r response) {
 }
 
 // newKey issues a key of the plan directly (as an operator would).
+// awaitData waits until the edge sees the reference data a test changed: its cached data version
+// (invalidated by Redis when the key changes, at most a second late) equals the stored one. Redis sends
+// invalidations in order, so the data written before the version bump is seen too.
+func (e *env) awaitData(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	want, err := e.ref.Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, err := e.served.Version(ctx)
+		if err == nil && got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the edge's data version is %d (%v), the stored one %d", got, err, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func (e *env) newKey(t *testing.T, plan string) shariah.IssuedKey {
 	t.Helper()
 	k, err := e.keys.Create(context.Background(), fmt.Sprintf("u%d@example.com", time.Now().UnixNano()), plan)

@@ -50,7 +50,7 @@ func TestDataSourcesFiledIllustrativeAndCompanies(t *testing.T) {
 	if _, err := e.ref.BumpVersion(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1100 * time.Millisecond) // the edge's cached data version
+	e.awaitData(t)
 	counts := func(v any) [3]float64 {
 		m := v.(map[string]any)
 		return [3]float64{m["filed"].(float64), m["illustrative"].(float64), m["no_fundamentals"].(float64)}
