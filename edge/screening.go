@@ -205,11 +205,12 @@ func (s *Server) portfolioScan(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if in.ForceRefresh != nil && *in.ForceRefresh {
-		if ch := chargeOf(c); ch != nil {
-			if p, ok := s.plans.Lookup(ch.Key.Plan); ok && p.MayForceRefresh() {
-				o.ForceRefresh = true
-			}
+	// Asked for in the body or the query alike, and applied only when the plan may.
+	asked := o.ForceRefresh || (in.ForceRefresh != nil && *in.ForceRefresh)
+	o.ForceRefresh = false
+	if ch := chargeOf(c); asked && ch != nil {
+		if p, ok := s.plans.Lookup(ch.Key.Plan); ok && p.MayForceRefresh() {
+			o.ForceRefresh = true
 		}
 	}
 	items, err := s.Screener.ScanPortfolio(c.UserContext(), s.catalogs, syms, o)

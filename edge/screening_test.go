@@ -149,6 +149,14 @@ func TestPortfolioCompareAndReports(t *testing.T) {
 	if e.do(t, "POST", "/api/portfolio/scan", body, ent).json(t)["force_refresh_applied"] != true {
 		t.Fatal("enterprise force_refresh not honoured")
 	}
+	// The query parameter is held to the same plan rule as the body field (it used to bypass it).
+	plain := map[string]any{"symbols": []string{"MSFT"}}
+	if m := e.do(t, "POST", "/api/portfolio/scan?force_refresh=true", plain, pro).json(t); m["force_refresh_applied"] != false {
+		t.Fatalf("pro force_refresh by query applied: %v", m["force_refresh_applied"])
+	}
+	if m := e.do(t, "POST", "/api/portfolio/scan?force_refresh=true", plain, ent).json(t); m["force_refresh_applied"] != true {
+		t.Fatalf("enterprise force_refresh by query not applied: %v", m["force_refresh_applied"])
+	}
 	for _, b := range []any{map[string]any{"symbols": []string{}}, map[string]any{"symbols": make([]string, 101)}, map[string]any{"force_refresh": "yes", "symbols": []string{"A"}}} {
 		if r := e.do(t, "POST", "/api/portfolio/scan", b, pro); r.StatusCode != 422 {
 			t.Errorf("%v: %d", b, r.StatusCode)
