@@ -14,50 +14,20 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/internal/jsoncontract"
 	"github.com/shariah-screen/shariah/mcp"
 	"github.com/shariah-screen/shariah/rules"
 )
 
-// The contract tests of issue 13, item 1: every route and tool that returns a screening result is read
+// jsonType and field read a response as the clients do (internal/jsoncontract).
+var (
+	jsonType = jsoncontract.Type
+	field    = jsoncontract.Field
+)
+
+// The screening contract tests: every route and tool that returns a screening result is read
 // the way the existing client ecosystem (Python and JavaScript SDKs, the research agent, the Discord
 // bot) reads it: by field name and JSON type, never through this repository's Go types.
-
-// jsonType names a decoded JSON value's type.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return "?"
-}
-
-// field checks that m has the field and that its JSON type is one of types.
-func field(t *testing.T, where string, m map[string]any, name string, types ...string) any {
-	t.Helper()
-	v, ok := m[name]
-	if !ok {
-		t.Errorf("%s: no field %q", where, name)
-		return nil
-	}
-	got := jsonType(v)
-	for _, ty := range types {
-		if got == ty {
-			return v
-		}
-	}
-	t.Errorf("%s: %s is %s (%v), want %s", where, name, got, v, strings.Join(types, " or "))
-	return v
-}
 
 var (
 	lowerVerdicts   = map[string]bool{"compliant": true, "non_compliant": true, "questionable": true, "insufficient_data": true}

@@ -6,46 +6,19 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/shariah-screen/shariah/internal/jsoncontract"
 )
 
 // The contract tests of the MCP tools: each tool's structured result is read the way the
 // ecosystem's agents and bots read it, by field name and JSON type, never through this repository's
 // Go types.
 
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return "?"
-}
-
-// want checks that m has the field with one of the JSON types, and returns its value.
-func want(t *testing.T, where string, m map[string]any, name string, types ...string) any {
-	t.Helper()
-	v, ok := m[name]
-	if !ok {
-		t.Errorf("%s: no field %q", where, name)
-		return nil
-	}
-	for _, ty := range types {
-		if jsonKind(v) == ty {
-			return v
-		}
-	}
-	t.Errorf("%s: %s is %s (%v), want %s", where, name, jsonKind(v), v, strings.Join(types, " or "))
-	return v
-}
+// jsonKind and want read a tool result as the agents do (internal/jsoncontract).
+var (
+	jsonKind = jsoncontract.Type
+	want     = jsoncontract.Field
+)
 
 var verdictBool = map[string]any{"compliant": true, "non_compliant": false, "questionable": false, "insufficient_data": nil}
 
