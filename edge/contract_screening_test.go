@@ -15,6 +15,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/internal/jsoncontract"
+	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/mcp"
 	"github.com/shariah-screen/shariah/rules"
 )
@@ -367,15 +368,7 @@ func TestContractScreeningResult(t *testing.T) {
 	}
 	defer c.Close()
 	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ini := mcpgo.InitializeRequest{}
-	ini.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	ini.Params.ClientInfo = mcpgo.Implementation{Name: "contract", Version: "1"}
-	if _, err := c.Initialize(ctx, ini); err != nil {
-		t.Fatal(err)
-	}
+	mcptest.Connect(t, c)
 	for _, tool := range []string{"screen_stock", "get_screening_result"} {
 		req := mcpgo.CallToolRequest{}
 		req.Params.Name, req.Params.Arguments = tool, map[string]any{"symbol": "JPM"}

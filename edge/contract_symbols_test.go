@@ -14,6 +14,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/mcp"
 	"github.com/shariah-screen/shariah/rules"
 )
@@ -212,16 +213,7 @@ func mcpClient(t *testing.T, e *env) *client.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ini := mcpgo.InitializeRequest{}
-	ini.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	ini.Params.ClientInfo = mcpgo.Implementation{Name: "contract", Version: "1"}
-	if _, err := c.Initialize(ctx, ini); err != nil {
-		t.Fatal(err)
-	}
+	mcptest.Connect(t, c)
 	return c
 }
 

@@ -13,6 +13,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/config"
+	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
@@ -48,15 +49,7 @@ func TestHTTPKeyRequirementAndMetering(t *testing.T) {
 	}
 	defer c.Close()
 	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcpgo.InitializeRequest{}
-	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcpgo.Implementation{Name: "test", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	mcptest.Connect(t, c)
 	used := func() int64 {
 		st, err := store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(timeNow()))
 		if err != nil {
@@ -106,16 +99,7 @@ func httpClient(t *testing.T, url string, sse bool, headers map[string]string) *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcpgo.InitializeRequest{}
-	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcpgo.Implementation{Name: "test", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	mcptest.Connect(t, c)
 	return c
 }
 

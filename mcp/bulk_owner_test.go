@@ -13,6 +13,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/config"
+	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
@@ -109,15 +110,7 @@ func bulkSession(t *testing.T, ctx context.Context, url string, keys *shariah.Ke
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcpgo.InitializeRequest{}
-	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcpgo.Implementation{Name: "test", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	mcptest.Connect(t, c)
 	return func(args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
 		hh := &harness{c: c, ctx: ctx}
 		return hh.call(t, "bulk_screen", args)
