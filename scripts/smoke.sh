@@ -9,6 +9,11 @@ PORT=${SMOKE_PORT:-18090}
 MCP_PORT=${SMOKE_MCP_PORT:-18091}
 export SHARIAH_HTTP_ADDR=127.0.0.1:$PORT SHARIAH_MCP_ADDR=127.0.0.1:$MCP_PORT SHARIAH_USAGE_FLUSH_INTERVAL=200ms
 export SHARIAH_CLICKHOUSE_URL=clickhouse://127.0.0.1:${CLICKHOUSE_PORT:-9000}/shariah_smoke
+# Its own Redis database, emptied first: state a previous run left (the SEC ingester's checkpoints, say)
+# must not make this run skip work whose results live in a ClickHouse that may be new.
+SMOKE_REDIS_DB=${SMOKE_REDIS_DB:-9}
+export SHARIAH_REDIS_URL=redis://127.0.0.1:${REDIS_PORT:-6379}/$SMOKE_REDIS_DB
+redis-cli -h 127.0.0.1 -p "${REDIS_PORT:-6379}" -n "$SMOKE_REDIS_DB" flushdb >/dev/null
 # Ingesters on recorded documents only (no network): the SEC fixtures as a file:// mirror, one RSS feed.
 export SHARIAH_SEC_DATA_URL=file://$root/ingest/sec/testdata SHARIAH_SEC_WWW_URL=file://$root/ingest/sec/testdata
 export SHARIAH_SEC_SYMBOLS='*' SHARIAH_PRICE_SYMBOLS= SHARIAH_NEWS_FEEDS="fixture|file://$root/ingest/news/testdata/rss.xml"
