@@ -9,6 +9,7 @@ import (
 type MeterState struct {
 	Used    int64 // tokens charged, overage included
 	Overage int64 // tokens charged beyond the allowance
+	Leased  int64 // tokens granted to edges' leases and not yet reported (see redis.LeaseMeter)
 }
 
 // Charge is the outcome of metering one request.
@@ -21,6 +22,7 @@ type Charge struct {
 	Overage   int   // of which beyond the allowance
 	Remaining int64 // tokens left; -1 unlimited
 	Rate      RateState
+	Lease     bool // served from the edge's token lease (refunded to it), not charged by its own script call
 }
 
 // RateState is where a key stands against its plan's request rate after a request (the X-RateLimit-*
@@ -40,6 +42,12 @@ type Meter interface {
 	Charge(ctx context.Context, keyHash string, cost int, now time.Time) (Charge, error)
 	// Refund gives back what a charge took (a request that did not succeed keeps no charge).
 	Refund(ctx context.Context, c Charge) error
+}
+
+// MeterFlusher is a Meter that holds spending in memory (token leases): Flush settles what this process
+// spent of a key, so that a read of the key's usage right after it sees every request served here.
+type MeterFlusher interface {
+	Flush(ctx context.Context, keyHash string) error
 }
 
 // RemainingOf is the X-Tokens-Remaining figure: -1 when unlimited, never below 0.

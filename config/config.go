@@ -61,6 +61,12 @@ type Config struct {
 
 	Usage Usage
 	Plan  PlanSettings
+	// MeterLeases lets an edge hold token leases per key (redis.LeaseMeter: most metered requests cost
+	// no Redis round trip; usage is settled every MeterLeaseInterval). Off: one script call per request.
+	MeterLeases        bool          `env:"SHARIAH_METER_LEASES" envDefault:"true"`
+	MeterLeaseInterval time.Duration `env:"SHARIAH_METER_LEASE_INTERVAL" envDefault:"100ms"`
+	// MeterLeaseTTL: a lease its edge has not settled within it (the edge died) is counted as spent.
+	MeterLeaseTTL time.Duration `env:"SHARIAH_METER_LEASE_TTL" envDefault:"5s"`
 
 	// WorkerConcurrency is the number of tasks a worker runs at once; BulkConcurrency the symbols a run
 	// screens at once.
@@ -413,6 +419,12 @@ func (c Config) validateServing() []error {
 	}
 	if _, err := c.TrustedProxyList(); err != nil {
 		errs = append(errs, err)
+	}
+	if c.MeterLeaseInterval < 10*time.Millisecond || c.MeterLeaseInterval > 10*time.Second {
+		errs = append(errs, fmt.Errorf("SHARIAH_METER_LEASE_INTERVAL: %s is not between 10ms and 10s", c.MeterLeaseInterval))
+	}
+	if c.MeterLeaseTTL < 4*c.MeterLeaseInterval {
+		errs = append(errs, fmt.Errorf("SHARIAH_METER_LEASE_TTL: %s is under four lease intervals (%s)", c.MeterLeaseTTL, 4*c.MeterLeaseInterval))
 	}
 	return errs
 }

@@ -23,6 +23,11 @@ func (s *Server) me(c *fiber.Ctx) error {
 	}
 	p, _ := s.plans.Lookup(k.Plan)
 	period := shariah.PeriodOf(s.Now())
+	if f, ok := s.Meter.(shariah.MeterFlusher); ok {
+		// this edge's unsettled spending first, so the caller sees its own requests counted (if Redis
+		// is out, the read below fails too; a failed flush leaves the spending to the next tick)
+		_ = f.Flush(c.UserContext(), k.Hash)
+	}
 	st, err := s.store.MeterState(c.UserContext(), k.Hash, period)
 	if err != nil {
 		return err

@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
+	"syscall"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -42,6 +45,9 @@ var statusOf = map[string]int{
 // HTTP_<status> codes; anything else is a 500 that shows nothing of its cause, only the request id.
 func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	status, body := s.errorBody(c, err)
+	if status == http.StatusServiceUnavailable && len(c.Response().Header.Peek(fiber.HeaderRetryAfter)) == 0 {
+		c.Set(fiber.HeaderRetryAfter, "1")
+	}
 	if status == http.StatusMethodNotAllowed {
 		if allow := s.allowedMethods(c.Path()); allow != "" {
 			c.Set(fiber.HeaderAllow, allow)
@@ -59,6 +65,11 @@ func (s *Server) errorBody(c *fiber.Ctx, err error) (int, ErrorBody) {
 		}
 		return status, ErrorBody{Code: de.Code, Message: de.Message, Detail: de.Detail}
 	}
+	if unreachable(err) {
+		// a store behind the route is down (the meter answered from its lease): the route's own
+		// feature is unavailable for that time, not broken
+		return http.StatusServiceUnavailable, ErrorBody{Code: shariah.EUNAVAILABLE, Message: "A service this route needs is unavailable. Retry shortly."}
+	}
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
 		switch {
@@ -71,6 +82,15 @@ func (s *Server) errorBody(c *fiber.Ctx, err error) (int, ErrorBody) {
 		}
 	}
 	return s.internal(c, err)
+}
+
+// unreachable reports a transport failure talking to a store (refused, reset or closed connection, a
+// network timeout), as opposed to a fault of the service.
+func unreachable(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, net.ErrClosed)
 }
 
 func (s *Server) internal(c *fiber.Ctx, err error) (int, ErrorBody) {

@@ -83,6 +83,7 @@ type env struct {
 	billing  *shariah.Billing
 	rc       rueidis.Client
 	redisURL string // the Redis the edge uses, for a second edge sharing its state
+	meter    shariah.Meter
 }
 
 type options struct {
@@ -101,6 +102,8 @@ type options struct {
 	webhookSecret  string
 	trustedProxies []netip.Prefix // peers whose X-Forwarded-For names the client
 	benchRoutes    bool           // GET /bench/constant
+	exactMeter     bool           // one script call per request instead of token leases (as SHARIAH_METER_LEASES=false)
+	leaseTTL       time.Duration  // how long an unsettled lease lives in Redis (0: the default)
 	// eventRelevance rates 8-K items (nil: every event is unrated)
 	eventRelevance func(items []string) (level, reason string)
 }
@@ -220,12 +223,22 @@ func setup(t testing.TB, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var meter shariah.Meter = sredis.NewMeter(rc, o.plans)
+	if !o.exactMeter {
+		// as the service runs: token leases, settled by the meter's loop
+		lm := sredis.NewLeaseMeter(rc, o.plans, sredis.LeaseOptions{TTL: o.leaseTTL})
+		mctx, mcancel := context.WithCancel(context.Background())
+		mdone := make(chan struct{})
+		go func() { _ = lm.Run(mctx); close(mdone) }()
+		t.Cleanup(func() { mcancel(); <-mdone })
+		meter = lm
+	}
 	srv, err := edge.New(edge.Deps{
 		SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules, Billing: bill, Processor: processor, WebhookSecret: o.webhookSecret,
 		AgentLLM: o.agentLLM, Popular: popular, WatchlistStore: sredis.NewWatchlistStore(rc), Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
 		NewsSources: []edge.NewsSourceInfo{{Name: "sec-edgar-8k", URL: "https://www.sec.gov", Kind: "sec"}, {Name: "example", URL: "http://feeds.example.com/rss", Kind: "feed"}},
 		Bulk:        bulk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
-		Keys: keys, Meter: sredis.NewMeter(rc, o.plans), Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
+		Keys: keys, Meter: meter, Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
 		UsageReader: analytics.UsageReader{DB: db}, Log: log, AccessLog: true, BaseURL: "http://example.com",
 		TrustedProxies: o.trustedProxies, BenchRoutes: o.benchRoutes,
 		Checks: map[string]func(context.Context) error{
@@ -238,7 +251,7 @@ func setup(t testing.TB, o options) *env {
 		t.Fatal(err)
 	}
 	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bulk, ref: sredis.NewRefStore(rc), served: ref,
-		ingest: ingest, news: news, traj: traj, popular: popular, rc: rc, billing: bill, redisURL: o.redisURL}
+		ingest: ingest, news: news, traj: traj, popular: popular, rc: rc, billing: bill, redisURL: o.redisURL, meter: meter}
 }
 
 // response is a finished test request.
@@ -322,8 +335,9 @@ func validate(t *testing.T, req *http.Request, raw []byte, r response) {
 	route, params, err := router.FindRoute(vreq)
 	if err != nil {
 		// Unknown path or method: only the envelope applies (checked by do).
-		// Routes the tests add themselves (/api/test-*) are not in the document either.
-		if r.StatusCode != http.StatusNotFound && r.StatusCode != http.StatusMethodNotAllowed && !strings.HasPrefix(req.URL.Path, "/api/test-") {
+		// Routes the tests add themselves (/api/test-*) and the load-test routes (/bench/*) are not in the
+		// document either.
+		if r.StatusCode != http.StatusNotFound && r.StatusCode != http.StatusMethodNotAllowed && !strings.HasPrefix(req.URL.Path, "/api/test-") && !strings.HasPrefix(req.URL.Path, "/bench/") {
 			t.Errorf("%s %s: not in openapi.json but answered %d", req.Method, req.URL.Path, r.StatusCode)
 		}
 		return

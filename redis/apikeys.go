@@ -43,10 +43,12 @@ func (s *KeyStore) CreateKey(ctx context.Context, k shariah.APIKey, carryFromHas
 		if err != nil {
 			return err
 		}
-		if st.Used > 0 || st.Overage > 0 {
+		// Tokens still leased to edges are carried as used: spent or not, they are reported to the old
+		// key's meter (an over-count bounded by the leases, never an under-count).
+		if used := st.Used + st.Leased; used > 0 || st.Overage > 0 {
 			mk := meterKey(k.Hash, p.ID())
 			for _, r := range c.DoMulti(ctx,
-				c.B().Hset().Key(mk).FieldValue().FieldValue("used", strconv.FormatInt(st.Used, 10)).
+				c.B().Hset().Key(mk).FieldValue().FieldValue("used", strconv.FormatInt(used, 10)).
 					FieldValue("overage", strconv.FormatInt(st.Overage, 10)).Build(),
 				c.B().Expire().Key(mk).Seconds(meterTTL(p.End, now)).Build(),
 			) {
@@ -157,14 +159,15 @@ func (s *KeyStore) UserForEmail(ctx context.Context, email, newID string) (strin
 
 // MeterState reads a key's meter for a period.
 func (s *KeyStore) MeterState(ctx context.Context, hash string, p shariah.Period) (shariah.MeterState, error) {
-	vals, err := s.c.Do(ctx, s.c.B().Hmget().Key(meterKey(hash, p.ID())).Field("used", "overage").Build()).ToArray()
+	vals, err := s.c.Do(ctx, s.c.B().Hmget().Key(meterKey(hash, p.ID())).Field("used", "overage", "leased").Build()).ToArray()
 	if err != nil {
 		return shariah.MeterState{}, err
 	}
 	var st shariah.MeterState
-	if len(vals) == 2 {
+	if len(vals) == 3 {
 		st.Used, _ = vals[0].AsInt64()
 		st.Overage, _ = vals[1].AsInt64()
+		st.Leased, _ = vals[2].AsInt64()
 	}
 	return st, nil
 }

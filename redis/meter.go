@@ -49,16 +49,61 @@ func NewMeter(c rueidis.Client, plans shariah.Plans) *Meter {
 	return m
 }
 
-// Charge implements shariah.Meter.
+// Charge implements shariah.Meter: one script call per request, no lease.
 func (m *Meter) Charge(ctx context.Context, keyHash string, cost int, now time.Time) (shariah.Charge, error) {
 	if cost < 0 {
 		return shariah.Charge{}, fmt.Errorf("negative cost %d", cost)
 	}
-	p := shariah.PeriodOf(now)
-	args := make([]string, 0, 2+len(m.planTable))
-	args = append(args, strconv.Itoa(cost), strconv.FormatInt(meterTTL(p.End, now), 10))
-	args = append(args, m.planTable...)
+	r, err := m.run(ctx, keyHash, shariah.PeriodOf(now), now, meterCall{charge: true, cost: cost})
+	if err != nil {
+		return shariah.Charge{}, err
+	}
+	r.ch.Remaining = shariah.RemainingOf(r.ch.Limit, r.ch.Used+r.leased)
+	return r.ch, m.statusErr(r.status, &r.ch)
+}
+
+// meterCall is one run of the charge script: a request to charge, and for a leasing edge what it
+// reports, gives back and asks for.
+type meterCall struct {
+	charge      bool // a request (false: settle and top up a lease only)
+	cost        int
+	edge        string // "" : the exact path
+	spent       int64  // tokens spent from the lease since the last settle
+	back        int64  // tokens given back
+	backCredits int64  // request credits given back
+	want        int64  // tokens asked for
+	wantCredits int64  // request credits asked for
+	minLease    int64
+	leaseTTL    time.Duration
+}
+
+// meterReply is what the script answered.
+type meterReply struct {
+	status  int64
+	ch      shariah.Charge // Key, Period, Limit, Used, Tokens, Overage and Rate filled; Remaining is not
+	grant   int64          // lease tokens granted
+	overage bool           // the granted tokens lie past the allowance
+	credits int64          // request credits granted; -1 when the plan has no rate limit
+	leased  int64          // every edge's outstanding lease tokens
+	lost    bool           // the edge's lease had lapsed and was counted whole
+}
+
+func (c meterCall) args(p shariah.Period, now time.Time, planTable []string) []string {
+	mode := "0"
+	if c.charge {
+		mode = "1"
+	}
+	i := strconv.FormatInt
+	args := make([]string, 0, 11+len(planTable))
+	args = append(args, strconv.Itoa(c.cost), i(meterTTL(p.End, now), 10), mode, c.edge, i(c.spent, 10), i(c.back, 10),
+		i(c.backCredits, 10), i(c.want, 10), i(c.wantCredits, 10), i(c.minLease, 10), i(c.leaseTTL.Milliseconds(), 10))
+	return append(args, planTable...)
+}
+
+// run executes the script once (retrying a transport failure, as below) and reads its reply.
+func (m *Meter) run(ctx context.Context, keyHash string, p shariah.Period, now time.Time, call meterCall) (meterReply, error) {
 	keys := []string{keyRecordKey(keyHash), meterKey(keyHash, p.ID()), rateKey(keyHash)}
+	args := call.args(p, now, m.planTable)
 	vals, err := chargeScript.Exec(ctx, m.c, keys, args).ToArray()
 	// A connection broken by a Redis restart fails the requests in flight on it once; the client then
 	// redials. Retry those (not Redis's own errors): after a restart nothing of the lost attempt
@@ -67,17 +112,29 @@ func (m *Meter) Charge(ctx context.Context, keyHash string, cost int, now time.T
 		vals, err = chargeScript.Exec(ctx, m.c, keys, args).ToArray()
 	}
 	if err != nil {
-		return shariah.Charge{}, fmt.Errorf("meter: %w", err)
+		return meterReply{}, fmt.Errorf("meter: %w", err)
 	}
-	status, err := vals[0].AsInt64()
-	if err != nil {
-		return shariah.Charge{}, fmt.Errorf("meter reply: %w", err)
+	return readReply(vals, keyHash, p)
+}
+
+func readReply(vals []rueidis.RedisMessage, keyHash string, p shariah.Period) (meterReply, error) {
+	var r meterReply
+	var err error
+	if len(vals) == 0 {
+		return r, errors.New("meter reply: empty")
 	}
-	if status == 1 {
-		return shariah.Charge{}, shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
+	if r.status, err = vals[0].AsInt64(); err != nil {
+		return r, fmt.Errorf("meter reply: %w", err)
 	}
-	if len(vals) < 9 {
-		return shariah.Charge{}, fmt.Errorf("meter reply: %d values", len(vals))
+	if r.status == 1 {
+		return r, nil
+	}
+	if len(vals) < 18 {
+		return r, fmt.Errorf("meter reply: %d values", len(vals))
+	}
+	n := make([]int64, len(vals))
+	for i := 5; i < len(vals); i++ {
+		n[i], _ = vals[i].AsInt64()
 	}
 	ch := shariah.Charge{Period: p}
 	ch.Key.Hash = keyHash
@@ -85,36 +142,32 @@ func (m *Meter) Charge(ctx context.Context, keyHash string, cost int, now time.T
 	ch.Key.Prefix, _ = vals[2].ToString()
 	ch.Key.UserID, _ = vals[3].ToString()
 	ch.Key.Plan, _ = vals[4].ToString()
-	ch.Limit, _ = vals[5].AsInt64()
-	ch.Used, _ = vals[6].AsInt64()
-	charged, _ := vals[7].AsInt64()
-	overage, _ := vals[8].AsInt64()
-	ch.Tokens, ch.Overage = int(charged), int(overage)
-	ch.Remaining = shariah.RemainingOf(ch.Limit, ch.Used)
-	if len(vals) >= 13 {
-		burst, _ := vals[9].AsInt64()
-		rem, _ := vals[10].AsInt64()
-		ch.Rate = shariah.RateState{Burst: int(burst), Remaining: int(rem)}
-		ch.Rate.ResetMS, _ = vals[11].AsInt64()
-		ch.Rate.RetryAfter, _ = vals[12].AsInt64()
-	}
+	ch.Key.Active = r.status != 2
+	ch.Limit, ch.Used, ch.Tokens, ch.Overage = n[5], n[6], int(n[7]), int(n[8])
+	ch.Rate = shariah.RateState{Burst: int(n[9]), Remaining: int(max(n[10], 0)), ResetMS: n[11], RetryAfter: n[12]}
+	r.ch = ch
+	r.grant, r.overage, r.credits, r.leased, r.lost = n[13], n[14] == 1, n[15], n[16], n[17] == 1
+	return r, nil
+}
+
+// statusErr is the error of a script status (nil for a charge).
+func (m *Meter) statusErr(status int64, ch *shariah.Charge) error {
 	switch status {
 	case 0:
-		ch.Key.Active = true
-		return ch, nil
+		return nil
+	case 1:
+		return shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
 	case 2:
-		return ch, shariah.Errorf(shariah.EKEYINACTIVE, "This API key has been deactivated.")
+		return shariah.Errorf(shariah.EKEYINACTIVE, "This API key has been deactivated.")
 	case 3:
-		ch.Key.Active = true
-		return ch, &shariah.Error{
+		return &shariah.Error{
 			Code:    shariah.EQUOTA,
 			Message: "Monthly token quota exceeded. Upgrade your plan or wait for the next period.",
 			Detail:  map[string]any{"plan": ch.Key.Plan, "tokens_limit": ch.Limit, "tokens_used": ch.Used},
 		}
 	case 5:
-		ch.Key.Active = true
 		plan, _ := m.plans.Lookup(ch.Key.Plan)
-		return ch, &shariah.Error{
+		return &shariah.Error{
 			Code: shariah.ERATELIMITED,
 			Message: fmt.Sprintf("Too many requests: the %s plan allows %g requests per second (bursts of %d). Retry after the time in Retry-After.",
 				ch.Key.Plan, plan.RateLimit.RequestsPerSecond, plan.RateLimit.Burst),
@@ -122,7 +175,7 @@ func (m *Meter) Charge(ctx context.Context, keyHash string, cost int, now time.T
 				"retry_after_ms": ch.Rate.RetryAfter},
 		}
 	default:
-		return ch, fmt.Errorf("meter: key %s has plan %q, which is not configured", ch.Key.Prefix, ch.Key.Plan)
+		return fmt.Errorf("meter: key %s has plan %q, which is not configured", ch.Key.Prefix, ch.Key.Plan)
 	}
 }
 
@@ -137,6 +190,10 @@ func (m *Meter) Refund(ctx context.Context, c shariah.Charge) error {
 	if c.Tokens == 0 {
 		return nil
 	}
+	limit := int64(-1)
+	if p, ok := m.plans.Lookup(c.Key.Plan); ok && !p.HardBlock && !p.Unlimited() {
+		limit = p.TokensPerMonth
+	}
 	return refundScript.Exec(ctx, m.c, []string{meterKey(c.Key.Hash, c.Period.ID())},
-		[]string{strconv.Itoa(c.Tokens), strconv.Itoa(c.Overage)}).Error()
+		[]string{strconv.Itoa(c.Tokens), strconv.FormatInt(limit, 10)}).Error()
 }

@@ -19,6 +19,15 @@ func Open(url string) (rueidis.Client, error) {
 		return nil, fmt.Errorf("redis url: %w", err)
 	}
 	opt.ConnWriteTimeout = 5 * time.Second
+	// rueidis retries a read-only command (a cached key record or reference read) on a broken
+	// connection, by default until Redis answers: a request would hang through an outage. A few quick
+	// retries ride over a reconnect; past them the caller gets the error (503) at once.
+	opt.RetryDelay = func(attempts int, _ rueidis.Completed, _ error) time.Duration {
+		if attempts >= 5 {
+			return -1
+		}
+		return time.Millisecond << attempts
+	}
 	c, err := rueidis.NewClient(opt)
 	if err != nil {
 		return nil, fmt.Errorf("redis connect: %w", err)

@@ -37,7 +37,7 @@ type services struct {
 	sukukRules *shariah.SukukRules
 
 	keys     *shariah.Keys
-	meter    *sredis.Meter
+	meter    shariah.Meter
 	billing  *shariah.Billing
 	payments *billing.Client
 	popular  *shariah.RequestCounter
@@ -128,6 +128,13 @@ func (s *services) withUsage(e *env) error {
 	}
 	s.usage = w
 	return nil
+}
+
+// withLeases meters with token leases (a process that serves; its Run is an actor of addEdgeLoops).
+func (s *services) withLeases(e *env) {
+	if e.cfg.MeterLeases {
+		s.meter = sredis.NewLeaseMeter(s.rc, e.plans, sredis.LeaseOptions{Interval: e.cfg.MeterLeaseInterval, TTL: e.cfg.MeterLeaseTTL})
+	}
 }
 
 // close releases what open and withUsage acquired, once every actor has returned.

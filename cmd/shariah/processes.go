@@ -69,6 +69,7 @@ func runProcesses(which string) error {
 		if err := svc.withUsage(e); err != nil {
 			return err
 		}
+		svc.withLeases(e)
 	}
 	var g run.Group
 	signals(&g)
@@ -132,6 +133,10 @@ func (e *env) addEdge(g *run.Group, svc *services) error {
 // refresh) and the billing downgrades (subscriptions whose paid period ended return to Free).
 func (e *env) addEdgeLoops(g *run.Group, svc *services) {
 	ctxActor(g, svc.usage.Run)
+	if lm, ok := svc.meter.(*sredis.LeaseMeter); ok {
+		// settles the token leases every interval; on shutdown (after the servers drained) gives them back
+		ctxActor(g, lm.Run)
+	}
 	ctxActor(g, func(ctx context.Context) error {
 		svc.popular.Run(ctx, svc.popularity, 10*time.Second)
 		return nil

@@ -35,12 +35,13 @@ func FreePort() (int, error) {
 
 // Proc is a server process started for tests.
 type Proc struct {
-	cmd  *exec.Cmd
-	Port int
-	Dir  string
-	out  *bytes.Buffer
-	name string
-	args []string
+	cmd   *exec.Cmd
+	Port  int
+	Dir   string
+	out   *bytes.Buffer
+	name  string
+	args  []string
+	extra []string // a Redis's extra options, kept by RestartRedis
 }
 
 // Stop ends the process (SIGTERM, then SIGKILL after 5 s).
@@ -154,7 +155,7 @@ func startRedisOn(dir string, port int, extra ...string) (*Proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Port = port
+	p.Port, p.extra = port, extra
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := waitTCP(ctx, port); err != nil {
@@ -164,11 +165,12 @@ func startRedisOn(dir string, port int, extra ...string) (*Proc, error) {
 	return p, nil
 }
 
-// Restart stops a Redis and starts it again on the same port (its data is gone: no persistence).
+// Restart stops a Redis and starts it again on the same port, with the same options (its data is gone
+// unless they ask for persistence).
 func (p *Proc) RestartRedis() error {
-	port, dir := p.Port, p.Dir
+	port, dir, extra := p.Port, p.Dir, p.extra
 	p.Stop()
-	np, err := startRedisOn(dir, port)
+	np, err := startRedisOn(dir, port, extra...)
 	if err != nil {
 		return err
 	}

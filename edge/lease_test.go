@@ -1,0 +1,221 @@
+package edge_test
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/internal/redistest"
+	"github.com/shariah-screen/shariah/internal/testsvc"
+)
+
+// The guarantees of token leases (redis.LeaseMeter), which every edge test runs with unless it asks for
+// the exact meter: tested here through two edges sharing one Redis.
+
+// servedTokens sends n concurrent GETs alternating between the edges and sums X-Tokens-Charged of the
+// 200s; it counts the 429s.
+func servedTokens(t *testing.T, edges []*env, n int, path string, k shariah.IssuedKey) (tokens, ok, refused int64) {
+	t.Helper()
+	var wg sync.WaitGroup
+	var tok, okN, refN atomic.Int64
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := edges[i%len(edges)].do(t, "GET", path, nil, key(k))
+			switch r.StatusCode {
+			case 200:
+				okN.Add(1)
+				c, err := strconv.Atoi(r.Header.Get("X-Tokens-Charged"))
+				if err != nil {
+					t.Errorf("X-Tokens-Charged %q", r.Header.Get("X-Tokens-Charged"))
+				}
+				tok.Add(int64(c))
+			case 429:
+				refN.Add(1)
+			default:
+				t.Errorf("status %d: %s", r.StatusCode, r.body)
+			}
+		}()
+	}
+	wg.Wait()
+	return tok.Load(), okN.Load(), refN.Load()
+}
+
+// meterOf reads a key's meter for this period straight from Redis (no edge settles first).
+func meterOf(t *testing.T, e *env, k shariah.IssuedKey) shariah.MeterState {
+	t.Helper()
+	st, err := e.store.MeterState(context.Background(), k.Record.Hash, shariah.PeriodOf(time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func plansWith(id string, tokens int64) shariah.Plans {
+	plans := shariah.DefaultPlans().WithoutRateLimits()
+	for i := range plans {
+		if plans[i].ID == id {
+			plans[i].TokensPerMonth = tokens
+		}
+	}
+	return plans
+}
+
+// TestLeaseFreeKeyNeverPassesItsAllowanceAcrossEdges: a Free key with an allowance large enough for
+// leases (400 tokens): 600 concurrent requests through two edges never serve more than the allowance,
+// and once the edges give back what they hold, exactly the allowance is served, no token more.
+func TestLeaseFreeKeyNeverPassesItsAllowanceAcrossEdges(t *testing.T) {
+	t.Parallel()
+	plans := plansWith(shariah.PlanFree, 400)
+	o := options{plans: plans, benchRoutes: true}
+	a := setup(t, o)
+	o.redisURL, o.db = a.redisURL, a.db
+	b := setup(t, o)
+	k := a.newKey(t, shariah.PlanFree)
+	edges := []*env{a, b}
+	tokens, _, _ := servedTokens(t, edges, 600, "/bench/metered", k)
+	if tokens > 400 {
+		t.Fatalf("served %d tokens on a 400-token Free key", tokens)
+	}
+	if st := meterOf(t, a, k); st.Used+st.Leased > 400 {
+		t.Fatalf("meter used %d + leased %d passes the allowance", st.Used, st.Leased)
+	}
+	// Leases idle for two intervals are given back: what the burst left unspent is served later.
+	waitFor(t, 10*time.Second, "the rest of the allowance served", func() bool {
+		n, _, _ := servedTokens(t, edges, 2, "/bench/metered", k)
+		tokens += n
+		return tokens >= 400
+	})
+	for _, e := range edges {
+		if r := e.do(t, "GET", "/bench/metered", nil, key(k)); r.StatusCode != 429 {
+			t.Fatalf("past the allowance: %d", r.StatusCode)
+		}
+	}
+	if tokens != 400 {
+		t.Fatalf("served %d tokens, want exactly the allowance 400", tokens)
+	}
+	waitFor(t, 5*time.Second, "every lease settled", func() bool {
+		st := meterOf(t, a, k)
+		return st.Used == 400 && st.Leased == 0
+	})
+}
+
+// TestLeaseStarterTokensUsedEqualsCharged: after a burst of mixed-cost requests through two edges (past
+// the allowance, into overage), tokens_used equals the sum of X-Tokens-Charged once the edges have
+// settled, within a few lease intervals, and the overage is what lies past the allowance.
+func TestLeaseStarterTokensUsedEqualsCharged(t *testing.T) {
+	t.Parallel()
+	plans := plansWith(shariah.PlanStarter, 700)
+	o := options{plans: plans, benchRoutes: true, costs: map[string]int{"GET /api/keys/plans": 3}}
+	a := setup(t, o)
+	o.redisURL, o.db = a.redisURL, a.db
+	b := setup(t, o)
+	k := a.newKey(t, shariah.PlanStarter)
+	edges := []*env{a, b}
+	var total atomic.Int64
+	var wg sync.WaitGroup
+	for _, path := range []string{"/bench/metered", "/api/keys/plans"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, ok, _ := servedTokens(t, edges, 500, path, k)
+			if ok != 500 {
+				t.Errorf("%s: %d of 500 served on a plan with overage", path, ok)
+			}
+			total.Add(n)
+		}()
+	}
+	wg.Wait()
+	want := total.Load()
+	if want != 500*1+500*3 {
+		t.Fatalf("X-Tokens-Charged sums to %d, want 2000", want)
+	}
+	start := time.Now()
+	waitFor(t, 5*time.Second, "tokens_used equal to the tokens charged", func() bool { return meterOf(t, a, k).Used == want })
+	t.Logf("settled %s after the burst", time.Since(start))
+	q := b.do(t, "GET", "/api/auth/me", nil, key(k)).json(t)["quota"].(map[string]any)
+	if q["tokens_used"] != float64(want) || q["overage_tokens"] != float64(want-700) {
+		t.Fatalf("quota %v, want used %d and overage %d", q, want, want-700)
+	}
+}
+
+// TestLeaseRevokeSeenByBothEdges: two edges serving a key from their leases refuse it within 100 ms of
+// a revoke (Redis's invalidation of the cached key record), and give their leases back.
+func TestLeaseRevokeSeenByBothEdges(t *testing.T) {
+	t.Parallel()
+	o := options{benchRoutes: true}
+	a := setup(t, o)
+	o.redisURL, o.db = a.redisURL, a.db
+	b := setup(t, o)
+	k := a.newKey(t, shariah.PlanPro)
+	edges := []*env{a, b}
+	servedTokens(t, edges, 100, "/bench/metered", k)
+	if st := meterOf(t, a, k); st.Leased == 0 {
+		t.Fatalf("no edge holds a lease after 100 requests: %+v", st)
+	}
+	start := time.Now()
+	if _, err := a.keys.Revoke(context.Background(), k.Record.Prefix, &k.Record); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range edges {
+		waitFor(t, 2*time.Second, "the revoke seen", func() bool {
+			return e.do(t, "GET", "/bench/metered", nil, key(k)).StatusCode == 403
+		})
+	}
+	if d := time.Since(start); d > 100*time.Millisecond {
+		t.Fatalf("both edges refused the revoked key only after %s, want within 100 ms", d)
+	} else {
+		t.Logf("both edges refused the revoked key %s after the revoke", d)
+	}
+	for _, e := range edges {
+		if r := e.do(t, "GET", "/bench/metered", nil, key(k)); r.StatusCode != 403 || r.errCode(t) != shariah.EKEYINACTIVE {
+			t.Fatalf("revoked key: %d %s", r.StatusCode, r.body)
+		}
+	}
+	waitFor(t, 5*time.Second, "the leases given back", func() bool { return meterOf(t, a, k).Leased == 0 })
+}
+
+// TestLeaseSurvivesScriptFlushAndRestart: the leases and their accounting go on through SCRIPT FLUSH and
+// through a restart of a Redis that persists its data (AOF): tokens_used equals what was served.
+func TestLeaseSurvivesScriptFlushAndRestart(t *testing.T) {
+	t.Parallel()
+	own := testsvc.MustRedis(t, "--appendonly", "yes", "--appendfsync", "always")
+	redistest.LoadDefaultPack(t, redistest.MustClient(t, own.RedisURL()))
+	e := setup(t, options{redisURL: own.RedisURL(), benchRoutes: true})
+	k := e.newKey(t, shariah.PlanPro)
+	served, _, _ := servedTokens(t, []*env{e}, 200, "/bench/metered", k)
+	if st := meterOf(t, e, k); st.Leased == 0 {
+		t.Fatalf("no lease held: %+v", st)
+	}
+	rc := redistest.MustClient(t, own.RedisURL())
+	if err := rc.Do(context.Background(), rc.B().ScriptFlush().Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	n, ok, _ := servedTokens(t, []*env{e}, 200, "/bench/metered", k)
+	if ok != 200 {
+		t.Fatalf("after SCRIPT FLUSH: %d of 200 served", ok)
+	}
+	served += n
+	if err := own.RestartRedis(); err != nil {
+		t.Fatal(err)
+	}
+	// The first requests after the restart may meet the broken connection (503); then service resumes.
+	waitFor(t, 10*time.Second, "requests served after the restart", func() bool {
+		r := e.do(t, "GET", "/bench/metered", nil, key(k))
+		if r.StatusCode == 200 {
+			served++
+		}
+		return r.StatusCode == 200
+	})
+	n, ok, _ = servedTokens(t, []*env{e}, 200, "/bench/metered", k)
+	if ok != 200 {
+		t.Fatalf("after the restart: %d of 200 served", ok)
+	}
+	served += n
+	waitFor(t, 5*time.Second, "tokens_used equal to the tokens served", func() bool { return meterOf(t, e, k).Used == served })
+}

@@ -1,0 +1,520 @@
+package redis
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	shariah "github.com/shariah-screen/shariah"
+)
+
+// LeaseMeter implements shariah.Meter with token leases, so that most metered requests cost no Redis
+// round trip. Redis and the charge script stay the single source of truth: the script grants an edge a
+// block of a key's tokens (and, on a rate-limited plan, of its request rate) atomically, never more than
+// the plan allows; the edge spends the block in memory, settles what it spent every Interval (and on
+// Flush and shutdown), tops the block up as the key's request rate asks, and gives back what it did not
+// spend once the key goes quiet. The key record (plan, active) comes from rueidis client-side caching,
+// so a revoke, regenerate or plan change reaches every edge through Redis's invalidation.
+//
+// Guarantees (tested in lease_test.go and edge/lease_test.go):
+//   - A key never spends past a hard-block allowance across edges: the script checks every charge and
+//     every grant against used + leased.
+//   - Near the allowance, and when what remains is small against the edges holding the key's leases
+//     (below MinLease after sharing it four ways per holder), requests are charged exactly, one script
+//     call each, as without leases.
+//   - tokens_used counts the tokens of served requests once the edges have settled: within Interval, at
+//     once for the caller's own edge after Flush.
+//   - A revoked key is refused on every edge as soon as the invalidation arrives (well within Interval).
+//   - An edge that dies holding a lease over-counts the key by at most its unsettled lease, never
+//     under-counts: a lease not settled within TTL is counted whole as used.
+//   - X-Tokens-Remaining on a request served from a lease is the allowance less what was used and leased
+//     to other edges at this edge's last settle, less what this edge spent since: across edges it can be
+//     up to one Interval of the other edges' spending too high.
+type LeaseMeter struct {
+	*Meter
+	opt  LeaseOptions
+	edge string
+
+	mu     sync.RWMutex
+	leases map[leaseKey]*lease
+}
+
+// LeaseOptions tune a LeaseMeter; zero values take the defaults.
+type LeaseOptions struct {
+	Interval  time.Duration // how often leases are settled (default 100 ms)
+	TTL       time.Duration // a lease not settled within it is counted as spent (default 5 s)
+	MinLease  int64         // the smallest grant worth holding, in tokens (default 16)
+	MaxLease  int64         // the largest grant, in tokens (default 1,000,000)
+	RecordTTL time.Duration // client-side cache lifetime of a key record (default 1 minute)
+}
+
+func (o LeaseOptions) withDefaults() LeaseOptions {
+	if o.Interval <= 0 {
+		o.Interval = 100 * time.Millisecond
+	}
+	if o.TTL <= 0 {
+		o.TTL = 5 * time.Second
+	}
+	if o.MinLease <= 0 {
+		o.MinLease = 16
+	}
+	if o.MaxLease <= 0 {
+		o.MaxLease = 1_000_000
+	}
+	if o.RecordTTL <= 0 {
+		o.RecordTTL = time.Minute
+	}
+	return o
+}
+
+var _ shariah.Meter = (*LeaseMeter)(nil)
+
+// NewLeaseMeter returns a leasing meter; Run settles its leases and must run while it serves.
+func NewLeaseMeter(c rueidis.Client, plans shariah.Plans, opt LeaseOptions) *LeaseMeter {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return &LeaseMeter{Meter: NewMeter(c, plans), opt: opt.withDefaults(), edge: hex.EncodeToString(b),
+		leases: map[leaseKey]*lease{}}
+}
+
+type leaseKey struct{ hash, period string }
+
+// lease is an edge's block of one key's tokens for one period. Spending is lock-free (compare and
+// swap); settling holds mu.
+type lease struct {
+	mu     sync.Mutex
+	key    leaseKey
+	period shariah.Period
+	plan   atomic.Pointer[string] // the plan it was granted under; nil before the first grant
+	dead   bool                   // given back and removed from the map (under mu)
+
+	allow, over   atomic.Int64 // tokens held within the allowance, past it
+	credits       atomic.Int64 // request credits held
+	unlimitedRate atomic.Bool  // the plan has no rate limit: no credits needed
+	unsettled     atomic.Int64 // tokens spent (less refunded) since the last settle
+	tickTokens    atomic.Int64 // tokens spent since the last tick (sizing)
+	tickReqs      atomic.Int64 // requests served since the last tick (sizing)
+	base          atomic.Int64 // used + leased at the last settle
+	limit         atomic.Int64
+	drop          atomic.Bool // revoked or replaced: give everything back at the next settle
+
+	// under mu
+	want, wantCredits int64
+	lastSettle        time.Time
+	idle              int
+}
+
+// record is the cached part of a key record the meter needs.
+type record struct {
+	found, active          bool
+	id, prefix, user, plan string
+}
+
+func (m *LeaseMeter) record(ctx context.Context, hash string) (record, error) {
+	vals, err := m.c.DoCache(ctx, m.c.B().Hmget().Key(keyRecordKey(hash)).Field("id", "prefix", "user_id", "plan", "active").Cache(),
+		m.opt.RecordTTL).ToArray()
+	if err != nil {
+		return record{}, err
+	}
+	var r record
+	if len(vals) != 5 {
+		return r, fmt.Errorf("key record: %d values", len(vals))
+	}
+	if r.id, err = vals[0].ToString(); err != nil {
+		return r, nil // no such key
+	}
+	r.found = true
+	r.prefix, _ = vals[1].ToString()
+	r.user, _ = vals[2].ToString()
+	r.plan, _ = vals[3].ToString()
+	a, _ := vals[4].ToString()
+	r.active = a == "1"
+	return r, nil
+}
+
+func (m *LeaseMeter) lease(hash string, p shariah.Period) *lease {
+	k := leaseKey{hash, p.ID()}
+	m.mu.RLock()
+	l := m.leases[k]
+	m.mu.RUnlock()
+	if l != nil {
+		return l
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if l = m.leases[k]; l == nil {
+		l = &lease{key: k, period: p}
+		m.leases[k] = l
+	}
+	return l
+}
+
+// Charge implements shariah.Meter: from the edge's lease when it holds enough, else one script call
+// that charges the request exactly, settles the lease and asks for a new block.
+func (m *LeaseMeter) Charge(ctx context.Context, keyHash string, cost int, now time.Time) (shariah.Charge, error) {
+	if cost < 0 {
+		return shariah.Charge{}, fmt.Errorf("negative cost %d", cost)
+	}
+	rec, err := m.record(ctx, keyHash)
+	if err != nil {
+		return shariah.Charge{}, fmt.Errorf("meter: %w", err)
+	}
+	if !rec.found {
+		return shariah.Charge{}, shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
+	}
+	p := shariah.PeriodOf(now)
+	key := shariah.APIKey{ID: rec.id, Hash: keyHash, Prefix: rec.prefix, UserID: rec.user, Plan: rec.plan, Active: rec.active}
+	plan, known := m.plans.Lookup(rec.plan)
+	if !rec.active || !known {
+		// a revoked key's leases are given back at the next tick
+		if l := m.existing(keyHash, p); l != nil {
+			l.drop.Store(true)
+		}
+		if !rec.active {
+			return shariah.Charge{Key: key, Period: p}, shariah.Errorf(shariah.EKEYINACTIVE, "This API key has been deactivated.")
+		}
+		return m.Meter.Charge(ctx, keyHash, cost, now) // the script names the unknown plan
+	}
+	for {
+		l := m.lease(keyHash, p)
+		if pl := l.plan.Load(); pl != nil && *pl == rec.plan {
+			if ch, ok := l.spend(cost, plan); ok {
+				ch.Key, ch.Period = key, p
+				return ch, nil
+			}
+		}
+		ch, err, retry := m.refill(ctx, l, key, plan, cost, now)
+		if !retry {
+			return ch, err
+		}
+	}
+}
+
+func (m *LeaseMeter) existing(hash string, p shariah.Period) *lease {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.leases[leaseKey{hash, p.ID()}]
+}
+
+// spend takes a request's credit and tokens from the lease, or reports that it cannot.
+func (l *lease) spend(cost int, plan shariah.Plan) (shariah.Charge, bool) {
+	limited := !l.unlimitedRate.Load()
+	if limited && !take(&l.credits, 1) {
+		return shariah.Charge{}, false
+	}
+	c := int64(cost)
+	overage := false
+	if c > 0 {
+		// Count the spending before taking the tokens, so a settle never sees tokens gone from the
+		// lease that are not in unsettled (an over-count at worst, never an under-count).
+		l.unsettled.Add(c)
+		switch {
+		case take(&l.allow, c):
+		case take(&l.over, c):
+			overage = true
+		default:
+			l.unsettled.Add(-c)
+			if limited {
+				l.credits.Add(1)
+			}
+			return shariah.Charge{}, false
+		}
+		l.tickTokens.Add(c)
+	}
+	l.tickReqs.Add(1)
+	ch := shariah.Charge{Limit: l.limit.Load(), Tokens: cost, Lease: true}
+	if overage {
+		ch.Overage = cost
+	}
+	ch.Used = l.base.Load() - l.allow.Load() - l.over.Load()
+	ch.Remaining = shariah.RemainingOf(ch.Limit, ch.Used)
+	if r := plan.RateLimit; r.Limited() {
+		left := l.credits.Load()
+		ch.Rate = shariah.RateState{Burst: r.Burst, Remaining: int(min(left, int64(r.Burst))),
+			ResetMS: int64(float64(int64(r.Burst)-min(left, int64(r.Burst))) * 1000 / r.RequestsPerSecond)}
+	}
+	return ch, true
+}
+
+// take subtracts n from v if v holds at least n.
+func take(v *atomic.Int64, n int64) bool {
+	for {
+		cur := v.Load()
+		if cur < n {
+			return false
+		}
+		if v.CompareAndSwap(cur, cur-n) {
+			return true
+		}
+	}
+}
+
+// refill charges the request exactly in the script call that settles the lease and asks for a new block.
+// retry is set when the lease was given back meanwhile: the caller starts again with a fresh one.
+func (m *LeaseMeter) refill(ctx context.Context, l *lease, key shariah.APIKey, plan shariah.Plan, cost int, now time.Time) (ch shariah.Charge, err error, retry bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.dead {
+		return ch, nil, true
+	}
+	if pl := l.plan.Load(); pl != nil && *pl == key.Plan {
+		// another request's settle may have refilled the lease while this one waited
+		if ch, ok := l.spend(cost, plan); ok {
+			ch.Key, ch.Period = key, l.period
+			return ch, nil, false
+		}
+		if time.Since(l.lastSettle) < m.opt.Interval {
+			// spent within one interval: the key is busier than the lease was sized for
+			l.want = min(max(2*l.want, m.opt.MinLease), m.opt.MaxLease)
+			l.wantCredits = min(max(2*l.wantCredits, 8), m.opt.MaxLease)
+		}
+	}
+	call := m.call(l, key.Plan)
+	call.charge, call.cost = true, cost
+	call.want = max(l.want, m.opt.MinLease, 4*int64(cost))
+	call.wantCredits = max(l.wantCredits, 8)
+	r, err := m.settle(ctx, l, call)
+	if err != nil {
+		return ch, err, false
+	}
+	ch = r.ch
+	ch.Remaining = shariah.RemainingOf(ch.Limit, l.base.Load()-l.allow.Load()-l.over.Load())
+	return ch, m.statusErr(r.status, &ch), false
+}
+
+// call starts a settle of the lease: what it spent, and everything it holds when its plan changed.
+func (m *LeaseMeter) call(l *lease, plan string) meterCall {
+	c := meterCall{edge: m.edge, minLease: m.opt.MinLease, leaseTTL: m.opt.TTL}
+	if pl := l.plan.Load(); pl != nil && *pl != plan {
+		c.back, c.backCredits = l.allow.Swap(0)+l.over.Swap(0), l.credits.Swap(0)
+	}
+	c.spent = l.unsettled.Swap(0)
+	return c
+}
+
+// settle runs the script for the lease (holding its mu) and applies the answer.
+func (m *LeaseMeter) settle(ctx context.Context, l *lease, call meterCall) (meterReply, error) {
+	r, err := m.run(ctx, l.key.hash, l.period, time.Now(), call)
+	m.apply(l, call, r, err)
+	return r, err
+}
+
+// apply takes a settle's answer into the lease. A failed call's spending is settled again later (if the
+// call did reach Redis, that over-counts it; tokens it gave back are not taken again: the lease may
+// hold them in Redis until it lapses, an over-count too, never an under-count).
+func (m *LeaseMeter) apply(l *lease, call meterCall, r meterReply, err error) {
+	if err != nil {
+		l.unsettled.Add(call.spent)
+		return
+	}
+	l.lastSettle = time.Now()
+	if r.lost {
+		// the lease lapsed in Redis and was counted whole: what the edge still holds is paid for
+		l.allow.Store(0)
+		l.over.Store(0)
+	}
+	switch r.status {
+	case 1:
+		l.drop.Store(true)
+		return
+	case 2, 4:
+		l.drop.Store(true)
+	}
+	if r.grant > 0 {
+		if r.overage {
+			l.over.Add(r.grant)
+		} else {
+			l.allow.Add(r.grant)
+		}
+	}
+	if r.credits < 0 {
+		l.unlimitedRate.Store(true)
+	} else {
+		l.unlimitedRate.Store(false)
+		l.credits.Add(r.credits)
+	}
+	l.base.Store(r.ch.Used + r.leased)
+	l.limit.Store(r.ch.Limit)
+	plan := r.ch.Key.Plan
+	l.plan.Store(&plan)
+}
+
+// Refund implements shariah.Meter: a charge served from a lease goes back to the lease (and is settled
+// as negative spending); an exact charge is refunded by the script.
+func (m *LeaseMeter) Refund(ctx context.Context, c shariah.Charge) error {
+	if c.Tokens == 0 {
+		return nil
+	}
+	if !c.Lease {
+		return m.Meter.Refund(ctx, c)
+	}
+	l := m.existing(c.Key.Hash, c.Period)
+	if l == nil {
+		// given back already: its spending was settled, so the exact refund applies
+		return m.Meter.Refund(ctx, c)
+	}
+	t := int64(c.Tokens)
+	l.unsettled.Add(-t)
+	l.tickTokens.Add(-t)
+	if c.Overage > 0 {
+		l.over.Add(t)
+	} else {
+		l.allow.Add(t)
+	}
+	return nil
+}
+
+// Run settles the leases every Interval until ctx ends, then gives every lease back.
+func (m *LeaseMeter) Run(ctx context.Context) error {
+	t := time.NewTicker(m.opt.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			return m.tick(stop, true)
+		case <-t.C:
+			_ = m.tick(ctx, false)
+		}
+	}
+}
+
+// Flush settles this edge's leases of a key now, so that reads of its usage see every served request.
+func (m *LeaseMeter) Flush(ctx context.Context, keyHash string) error {
+	m.mu.RLock()
+	var ls []*lease
+	for k, l := range m.leases {
+		if k.hash == keyHash {
+			ls = append(ls, l)
+		}
+	}
+	m.mu.RUnlock()
+	for _, l := range ls {
+		l.mu.Lock()
+		var err error
+		if !l.dead {
+			if pl := l.plan.Load(); pl != nil {
+				_, err = m.settle(ctx, l, m.call(l, *pl))
+			}
+		}
+		l.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tick settles every lease in one pipelined round trip: it reports what each spent, tops up the busy
+// ones, and gives back those of quiet, revoked or past-period keys (all of them when final).
+func (m *LeaseMeter) tick(ctx context.Context, final bool) error {
+	m.mu.RLock()
+	ls := make([]*lease, 0, len(m.leases))
+	for _, l := range m.leases {
+		ls = append(ls, l)
+	}
+	m.mu.RUnlock()
+	now := time.Now()
+	period := shariah.PeriodOf(now).ID()
+	var held []*lease
+	var calls []meterCall
+	var releases []bool
+	var execs []rueidis.LuaExec
+	for _, l := range ls {
+		if !l.mu.TryLock() {
+			if !final {
+				continue // a request is settling it right now
+			}
+			l.mu.Lock()
+		}
+		pl := l.plan.Load()
+		if l.dead || pl == nil {
+			l.mu.Unlock()
+			continue
+		}
+		call, release, ok := m.tickCall(l, *pl, final || l.key.period != period, now)
+		if !ok {
+			if release && l.allow.Load()+l.over.Load() == 0 && l.unsettled.Load() == 0 {
+				m.remove(l) // nothing held, nothing to say
+			}
+			l.mu.Unlock()
+			continue
+		}
+		held = append(held, l)
+		calls = append(calls, call)
+		releases = append(releases, release)
+		execs = append(execs, rueidis.LuaExec{Keys: []string{keyRecordKey(l.key.hash), meterKey(l.key.hash, l.key.period), rateKey(l.key.hash)},
+			Args: call.args(l.period, now, m.planTable)})
+	}
+	if len(execs) == 0 {
+		return nil
+	}
+	var firstErr error
+	for i, res := range chargeScript.ExecMulti(ctx, m.c, execs...) {
+		l, call := held[i], calls[i]
+		var r meterReply
+		vals, err := res.ToArray()
+		if err == nil {
+			r, err = readReply(vals, l.key.hash, l.period)
+		}
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		m.apply(l, call, r, err)
+		if err == nil && releases[i] && l.allow.Load()+l.over.Load() == 0 && l.unsettled.Load() == 0 {
+			m.remove(l)
+		}
+		l.mu.Unlock()
+	}
+	return firstErr
+}
+
+// tickCall sizes a lease's settle at a tick: release when it gives everything back; ok is false when
+// there is nothing to say.
+func (m *LeaseMeter) tickCall(l *lease, plan string, release bool, now time.Time) (call meterCall, _, ok bool) {
+	tokens, reqs := l.tickTokens.Swap(0), l.tickReqs.Swap(0)
+	if reqs == 0 {
+		l.idle++
+	} else {
+		l.idle = 0
+	}
+	release = release || l.drop.Load() || l.idle >= 2
+	call = m.call(l, plan)
+	if release {
+		call.back, call.backCredits = call.back+l.allow.Swap(0)+l.over.Swap(0), call.backCredits+l.credits.Swap(0)
+		return call, true, call.spent != 0 || call.back > 0 || call.backCredits > 0
+	}
+	if reqs > 0 {
+		// size the next block for two intervals of this interval's traffic, and top up to it
+		l.want = min(max(2*tokens, m.opt.MinLease), m.opt.MaxLease)
+		l.wantCredits = min(max(2*reqs, 8), m.opt.MaxLease)
+		if need := l.want - l.allow.Load() - l.over.Load(); need >= m.opt.MinLease {
+			call.want = need
+		}
+		if !l.unlimitedRate.Load() {
+			if need := l.wantCredits - l.credits.Load(); need >= 4 {
+				call.wantCredits = need
+			}
+		}
+	}
+	// a lease held without news would lapse: settle it at least every half lifetime
+	keep := l.allow.Load()+l.over.Load() > 0 && now.Sub(l.lastSettle) > m.opt.TTL/2
+	return call, false, call.spent != 0 || call.want > 0 || call.wantCredits > 0 || call.back > 0 || keep
+}
+
+// remove takes a given-back lease out of the map (holding its mu): a request holding it starts again.
+func (m *LeaseMeter) remove(l *lease) {
+	l.dead = true
+	m.mu.Lock()
+	if m.leases[l.key] == l {
+		delete(m.leases, l.key)
+	}
+	m.mu.Unlock()
+}

@@ -1,0 +1,163 @@
+package redis_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/internal/testsvc"
+	sredis "github.com/shariah-screen/shariah/redis"
+)
+
+// runLeases runs a lease meter's settling loop until the test ends (and its final give-back).
+func runLeases(tb testing.TB, m *sredis.LeaseMeter) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = m.Run(ctx); close(done) }()
+	tb.Cleanup(func() { cancel(); <-done })
+}
+
+// TestLeaseChargesFewScriptCalls: an enterprise key's requests are served from the lease: 5,000 charges
+// cost far fewer script calls than requests, and after a Flush tokens_used is exact.
+func TestLeaseChargesFewScriptCalls(t *testing.T) {
+	t.Parallel()
+	b := setup(t, testsvc.MustRedis(t).RedisURL())
+	k := b.newKey(t, shariah.PlanEnterprise)
+	m := sredis.NewLeaseMeter(b.client, b.plans, sredis.LeaseOptions{})
+	runLeases(t, m)
+	ctx := context.Background()
+	before := scriptCalls(t, b)
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 500 {
+				ch, err := m.Charge(ctx, k.Record.Hash, 1, time.Now())
+				if err != nil || ch.Tokens != 1 || ch.Remaining != -1 {
+					t.Errorf("charge: %+v %v", ch, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := m.Flush(ctx, k.Record.Hash); err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.keys.Store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(time.Now()))
+	if err != nil || st.Used != 5000 {
+		t.Fatalf("meter %+v %v, want 5000 used", st, err)
+	}
+	if n := scriptCalls(t, b) - before; n > 500 {
+		t.Fatalf("%d script calls for 5000 charges: leases are not used", n)
+	} else {
+		t.Logf("%d script calls for 5000 charges", n)
+	}
+}
+
+// scriptCalls counts EVALSHA and EVAL calls Redis has run.
+func scriptCalls(t *testing.T, b *bundle) int64 {
+	t.Helper()
+	m, err := b.client.Do(context.Background(), b.client.B().Arbitrary("INFO").Args("commandstats").Build()).ToString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, cmd := range []string{"cmdstat_evalsha:calls=", "cmdstat_eval:calls="} {
+		if i := strings.Index(m, cmd); i >= 0 {
+			var v int64
+			for _, c := range m[i+len(cmd):] {
+				if c < '0' || c > '9' {
+					break
+				}
+				v = v*10 + int64(c-'0')
+			}
+			n += v
+		}
+	}
+	return n
+}
+
+// TestLeaseLapsesIntoUsed: an edge that stops settling (as a crashed one) has its lease counted whole as
+// used once it lapses: tokens_used is then at least what it served, and at most that plus its lease.
+func TestLeaseLapsesIntoUsed(t *testing.T) {
+	t.Parallel()
+	b := setup(t, testsvc.MustRedis(t).RedisURL())
+	k := b.newKey(t, shariah.PlanPro)
+	ctx := context.Background()
+	dead := sredis.NewLeaseMeter(b.client, b.plans, sredis.LeaseOptions{TTL: 300 * time.Millisecond}) // never runs: never settles
+	served := int64(0)
+	for range 40 {
+		if _, err := dead.Charge(ctx, k.Record.Hash, 1, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		served++
+	}
+	st, err := b.keys.Store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(time.Now()))
+	if err != nil || st.Leased == 0 {
+		t.Fatalf("no lease held: %+v %v", st, err)
+	}
+	held := st.Used + st.Leased
+	if held < served {
+		t.Fatalf("used %d + leased %d is less than the %d served", st.Used, st.Leased, served)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		// every script call on the key (here another edge's exact charge) sweeps lapsed leases
+		if _, err := b.meter.Charge(ctx, k.Record.Hash, 0, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		st, err = b.keys.Store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(time.Now()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Leased == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the lease never lapsed: %+v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if st.Used != held {
+		t.Fatalf("after the lapse used = %d, want the %d used and leased before (served %d)", st.Used, held, served)
+	}
+}
+
+func BenchmarkLeaseCharge(b *testing.B) {
+	c, err := sredis.Open(testsvc.MustRedis(b).RedisURL())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	// The rate limit runs (credits are leased too) but never refuses.
+	plans := withRate(shariah.DefaultPlans(), shariah.PlanEnterprise, shariah.RateLimit{RequestsPerSecond: 1e6, Burst: 1e6})
+	keys := &shariah.Keys{Store: sredis.NewKeyStore(c), Plans: plans}
+	k, err := keys.Create(context.Background(), "bench@example.com", shariah.PlanEnterprise)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := sredis.NewLeaseMeter(c, plans, sredis.LeaseOptions{})
+	runLeases(b, m)
+	ctx := context.Background()
+	b.Run("serial", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := m.Charge(ctx, k.Record.Hash, 1, time.Now()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := m.Charge(ctx, k.Record.Hash, 1, time.Now()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
+}
