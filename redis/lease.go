@@ -43,6 +43,23 @@ type LeaseMeter struct {
 
 	mu     sync.RWMutex
 	leases map[leaseKey]*lease
+	period atomic.Pointer[namedPeriod] // the last period charged, with its ID
+}
+
+type namedPeriod struct {
+	shariah.Period
+	id string
+}
+
+// periodOf is shariah.PeriodOf(now) with its ID, formatted once a month rather than per request.
+func (m *LeaseMeter) periodOf(now time.Time) *namedPeriod {
+	if p := m.period.Load(); p != nil && !now.Before(p.Start) && now.Before(p.End) {
+		return p
+	}
+	p := shariah.PeriodOf(now)
+	np := &namedPeriod{Period: p, id: p.ID()}
+	m.period.Store(np)
+	return np
 }
 
 // LeaseOptions tune a LeaseMeter; zero values take the defaults.
@@ -52,6 +69,9 @@ type LeaseOptions struct {
 	MinLease  int64         // the smallest grant worth holding, in tokens (default 16)
 	MaxLease  int64         // the largest grant, in tokens (default 1,000,000)
 	RecordTTL time.Duration // client-side cache lifetime of a key record (default 1 minute)
+	// Recheck is how long a lease trusts the key record it last read from the client-side cache
+	// (default 10 ms): a busy key reads the cache once per Recheck, not once per request.
+	Recheck time.Duration
 }
 
 func (o LeaseOptions) withDefaults() LeaseOptions {
@@ -69,6 +89,9 @@ func (o LeaseOptions) withDefaults() LeaseOptions {
 	}
 	if o.RecordTTL <= 0 {
 		o.RecordTTL = time.Minute
+	}
+	if o.Recheck <= 0 {
+		o.Recheck = 10 * time.Millisecond
 	}
 	return o
 }
@@ -103,11 +126,18 @@ type lease struct {
 	base          atomic.Int64 // used + leased at the last settle
 	limit         atomic.Int64
 	drop          atomic.Bool // revoked or replaced: give everything back at the next settle
+	rec           atomic.Pointer[checkedRecord]
 
 	// under mu
 	want, wantCredits int64
 	lastSettle        time.Time
 	idle              int
+}
+
+// checkedRecord is a key record as read at a time (monotonic clock).
+type checkedRecord struct {
+	record
+	at time.Time
 }
 
 // record is the cached part of a key record the meter needs.
@@ -138,8 +168,8 @@ func (m *LeaseMeter) record(ctx context.Context, hash string) (record, error) {
 	return r, nil
 }
 
-func (m *LeaseMeter) lease(hash string, p shariah.Period) *lease {
-	k := leaseKey{hash, p.ID()}
+func (m *LeaseMeter) lease(hash string, p *namedPeriod) *lease {
+	k := leaseKey{hash, p.id}
 	m.mu.RLock()
 	l := m.leases[k]
 	m.mu.RUnlock()
@@ -149,7 +179,7 @@ func (m *LeaseMeter) lease(hash string, p shariah.Period) *lease {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if l = m.leases[k]; l == nil {
-		l = &lease{key: k, period: p}
+		l = &lease{key: k, period: p.Period}
 		m.leases[k] = l
 	}
 	return l
@@ -161,19 +191,20 @@ func (m *LeaseMeter) Charge(ctx context.Context, keyHash string, cost int, now t
 	if cost < 0 {
 		return shariah.Charge{}, fmt.Errorf("negative cost %d", cost)
 	}
-	rec, err := m.record(ctx, keyHash)
+	np := m.periodOf(now)
+	p := np.Period
+	rec, err := m.recordOf(ctx, keyHash, np)
 	if err != nil {
 		return shariah.Charge{}, fmt.Errorf("meter: %w", err)
 	}
 	if !rec.found {
 		return shariah.Charge{}, shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
 	}
-	p := shariah.PeriodOf(now)
 	key := shariah.APIKey{ID: rec.id, Hash: keyHash, Prefix: rec.prefix, UserID: rec.user, Plan: rec.plan, Active: rec.active}
 	plan, known := m.plans.Lookup(rec.plan)
 	if !rec.active || !known {
 		// a revoked key's leases are given back at the next tick
-		if l := m.existing(keyHash, p); l != nil {
+		if l := m.existing(keyHash, np.id); l != nil {
 			l.drop.Store(true)
 		}
 		if !rec.active {
@@ -182,7 +213,7 @@ func (m *LeaseMeter) Charge(ctx context.Context, keyHash string, cost int, now t
 		return m.Meter.Charge(ctx, keyHash, cost, now) // the script names the unknown plan
 	}
 	for {
-		l := m.lease(keyHash, p)
+		l := m.lease(keyHash, np)
 		if pl := l.plan.Load(); pl != nil && *pl == rec.plan {
 			if ch, ok := l.spend(cost, plan); ok {
 				ch.Key, ch.Period = key, p
@@ -196,10 +227,31 @@ func (m *LeaseMeter) Charge(ctx context.Context, keyHash string, cost int, now t
 	}
 }
 
-func (m *LeaseMeter) existing(hash string, p shariah.Period) *lease {
+// recordOf is the key record: the one a lease of the key read within Recheck, else the client-side
+// cache's (which Redis invalidates on every change of the record).
+func (m *LeaseMeter) recordOf(ctx context.Context, hash string, p *namedPeriod) (record, error) {
+	l := m.existing(hash, p.id)
+	if l != nil {
+		if r := l.rec.Load(); r != nil && time.Since(r.at) < m.opt.Recheck {
+			return r.record, nil
+		}
+	}
+	at := time.Now()
+	r, err := m.record(ctx, hash)
+	if err != nil || !r.found {
+		return r, err
+	}
+	if l == nil {
+		l = m.lease(hash, p)
+	}
+	l.rec.Store(&checkedRecord{record: r, at: at})
+	return r, nil
+}
+
+func (m *LeaseMeter) existing(hash, periodID string) *lease {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.leases[leaseKey{hash, p.ID()}]
+	return m.leases[leaseKey{hash, periodID}]
 }
 
 // spend takes a request's credit and tokens from the lease, or reports that it cannot.
@@ -354,7 +406,7 @@ func (m *LeaseMeter) Refund(ctx context.Context, c shariah.Charge) error {
 	if !c.Lease {
 		return m.Meter.Refund(ctx, c)
 	}
-	l := m.existing(c.Key.Hash, c.Period)
+	l := m.existing(c.Key.Hash, c.Period.ID())
 	if l == nil {
 		// given back already: its spending was settled, so the exact refund applies
 		return m.Meter.Refund(ctx, c)
