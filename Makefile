@@ -35,12 +35,13 @@ lint: ## gofmt, vet, the import direction of the layout, and Redocly's lint of t
 	scripts/check-imports.sh
 	scripts/lint-openapi.sh
 
-bench: ## Go benchmarks: the meter (real Redis), the inline-XBRL reader and the companyfacts.zip path
+bench: ## Go benchmarks: the meter and its token lease (real Redis), search and suggest, the inline-XBRL reader and the companyfacts.zip path
 	scripts/install-services.sh
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./redis/
+	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'Search|Suggest' -benchmem .
 	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'ParseInlineXBRL|CompanyFactsZip' -benchmem ./ingest/sec/
 
-load: ## wrk on loopback: metered route vs constant-JSON route, same binary, same run
+load: ## wrk on loopback, free/pro/enterprise keys: metered, quote, cached screening, search, suggest vs the constant route (ratio, p50/p99, targets), p99 at 8 connections, lease and search benchmarks
 	scripts/load.sh
 
 smoke: build ## start the services and the binary, and walk the key flow with curl

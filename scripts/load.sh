@@ -1,59 +1,290 @@
 #!/usr/bin/env bash
-# make load: wrk on loopback against the same binary, same run:
-#   /bench/constant   a bare constant-JSON route (no key, no meter)
-#   /bench/metered    the same body behind the key check and the Lua meter (1 token per request),
-#                     with the usage event written to ClickHouse
-#   /api/keys/plans   a real metered API route (0 tokens: the meter's read-only path)
-#   /api/quote/AAPL   a metered (2 tokens), cached quote from Redis through rueidis client-side caching
-#   /api/screen/MSFT  a metered (5 tokens) cached screening result (screened once before the run)
-# It also times a full load of the shared data set when ../shared/data (or SHARIAH_DATA_DIR) exists.
-# and prints each throughput and the ratio metered/constant. On 2 cores wrk competes with the server,
-# so the ratio is the figure to quote, not the absolute rates.
+# make load: what users feel, measured with wrk (--latency) on loopback against one binary in one run.
+#
+# Pass 1 (LOAD_CONNS connections, default 50; LOAD_DURATION per cell, default 5s; LOAD_THREADS wrk threads,
+# default 2): for a free, a pro and an enterprise key, throughput, ratio to the constant route and p50/p99
+# latency of
+#   /bench/metered                the constant body behind the key check and the meter (1 token)
+#   /api/quote/AAPL               a metered quote (2 tokens)
+#   /api/screen/MSFT              a cached screening (5 tokens; screened once by a POST before the run)
+#   /api/database/search?q=apple  search, a selective query (1 token)
+#   /api/database/search?q=a      search, one letter: tens of thousands of matches ranked (1 token)
+#   /api/suggest?q=ap             suggestions (1 token)
+# against /bench/constant (constant JSON, no key, no meter), measured before each route's three runs and
+# after the last: a route's ratio is taken against the mean of the constant runs just before and after it,
+# so a machine whose load drifts during the run (other work on the same cores) skews it less. Each ratio
+# is printed next to its target (pro key) as PASS or MISS.
+# Pass 2 (LOAD_P99_CONNS connections, default 8, pro key): p99 of quote, search and suggest (target < 2 ms)
+# and the constant route's own figures.
+# Then the Go benchmarks of the token lease (./redis/) and of search and suggest (the root package, with the
+# shared data); a pattern that matches no benchmark yet prints so and does not fail the script.
+#
+# Plans for this run only: the free and pro allowances are raised to 10^12 tokens (free's 50 tokens a month
+# would refuse after a few requests) and every plan's rate limit to 1,000,000 req/s with a burst of
+# 1,000,000 (SHARIAH_PLAN_*_TOKENS, SHARIAH_RATE_LIMITS): nothing is refused at these rates, but the
+# allowance check and the rate-limit code stay in every request's path, as in production.
+#
+# Fails loudly on any non-2xx answer during a run, and when the tokens charged to a key this month
+# (/api/auth/me, read 300 ms after the last run) disagree with what wrk counted: exact, or above it by no
+# more than the requests still in flight when wrk stopped (wrk counts answered requests only; at most one
+# per connection per run); and the usage events in ClickHouse (/api/auth/me/usage/daily) must add up to
+# exactly the tokens the meter charged.
+# Also times a full load of the shared data set when ../shared/data (or SHARIAH_DATA_DIR) exists.
+# On 2 cores wrk competes with the server, so the ratios are the figures to quote, not the absolute rates.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+
+echo "machine: $(nproc) cores, $(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(go version | cut -d' ' -f3-)"
 WITH_WRK=1 scripts/install-services.sh
 scripts/services.sh up >/dev/null
 PORT=${LOAD_PORT:-18080}
-DURATION=${LOAD_DURATION:-10s}
+DURATION=${LOAD_DURATION:-5s}
 CONNS=${LOAD_CONNS:-50}
+THREADS=${LOAD_THREADS:-2}
+P99_CONNS=${LOAD_P99_CONNS:-8}
+TIMEOUT=${LOAD_TIMEOUT:-10s} # wrk's own default (2 s) would leave the slowest answers out of the latencies
+echo "wrk: $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2), $THREADS threads, $CONNS connections (pass 2: $P99_CONNS), $DURATION per cell"
 go build -o bin/shariah ./cmd/shariah
-export SHARIAH_HTTP_ADDR=127.0.0.1:$PORT SHARIAH_ACCESS_LOG=false SHARIAH_BENCH_ROUTES=true SHARIAH_LOG_LEVEL=warn
-# The enterprise key's rate limit stays in the path (the GCRA runs in every charge) but never refuses.
-export SHARIAH_RATE_LIMITS="enterprise=1000000/1000000" SHARIAH_USAGE_SPOOL_DIR="${SHARIAH_USAGE_SPOOL_DIR:-$root/.local/load-usage-spool}"
-bin/shariah migrate
+SHARIAH_LOG_LEVEL=warn bin/shariah migrate >/dev/null
 bin/shariah load --default --problems 0 >/dev/null
 DATA=${SHARIAH_DATA_DIR:-$root/../shared/data}
 if [ -d "$DATA" ]; then
+  DATA=$(cd "$DATA" && pwd)
   t0=$(date +%s.%N)
   bin/shariah load --shared "$DATA" --problems 0 | sed 's/^/load: /'
   t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" 'BEGIN {printf "full shared-data load (process start to end): %.2f s\n", b-a}'
 fi
-KEY=$(bin/shariah keys create --email load@example.com --plan enterprise 2>/dev/null)
-bin/shariah serve & pid=$!
+
+run_id=$(date +%s)-$$
+key() { bin/shariah keys create --email "load-$1-$run_id@example.com" --plan "$2" 2>/dev/null; }
+declare -A KEY
+KEY[free]=$(key free free)
+KEY[pro]=$(key pro pro)
+KEY[enterprise]=$(key enterprise enterprise)
+WARM_KEY=$(key warm enterprise) # warm-up requests, kept out of the three keys' accounts
+plans=(free pro enterprise)
+
+SHARIAH_HTTP_ADDR=127.0.0.1:$PORT SHARIAH_ACCESS_LOG=false SHARIAH_BENCH_ROUTES=true SHARIAH_LOG_LEVEL=warn \
+  SHARIAH_PLAN_FREE_TOKENS=1000000000000 SHARIAH_PLAN_PRO_TOKENS=1000000000000 \
+  SHARIAH_RATE_LIMITS="free=1000000/1000000,starter=1000000/1000000,pro=1000000/1000000,enterprise=1000000/1000000" \
+  SHARIAH_USAGE_SPOOL_DIR="${SHARIAH_USAGE_SPOOL_DIR:-$root/.local/load-usage-spool}" \
+  bin/shariah serve 2>"$root/.local/load-serve.log" & pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/api/health" >/dev/null && break; sleep 0.1; done
-rps() { # path [header]
-  local out
-  if [ $# -gt 1 ]; then out=$(wrk -t1 -c"$CONNS" -d"$DURATION" -H "$2" "http://127.0.0.1:$PORT$1")
-  else out=$(wrk -t1 -c"$CONNS" -d"$DURATION" "http://127.0.0.1:$PORT$1"); fi
-  if grep -q "Non-2xx" <<<"$out"; then echo "non-2xx answers on $1:" >&2; echo "$out" >&2; exit 1; fi
-  awk '/Requests\/sec/ {print $2}' <<<"$out"
+base=http://127.0.0.1:$PORT
+for _ in $(seq 1 100); do curl -fs "$base/api/health" >/dev/null && break; sleep 0.1; done
+curl -fs "$base/api/health" >/dev/null ||
+  { echo "load: the server did not come up on $base:" >&2; cat "$root/.local/load-serve.log" >&2; exit 1; }
+
+# The routes of pass 1: name, path, label.
+routes=(
+  "metered|/bench/metered|GET /bench/metered (1 token)"
+  "quote|/api/quote/AAPL|GET /api/quote/AAPL"
+  "screen|/api/screen/MSFT|GET /api/screen/MSFT (cached)"
+  "search_apple|/api/database/search?q=apple|GET /api/database/search?q=apple"
+  "search_a|/api/database/search?q=a|GET /api/database/search?q=a"
+  "suggest|/api/suggest?q=ap|GET /api/suggest?q=ap"
+)
+# Targets for the pro key: minimum ratio to the constant route.
+declare -A TARGET=([metered]=0.80 [quote]=0.80 [screen]=0.70 [search_apple]=0.50 [search_a]=0.30 [suggest]=0.70)
+P99_TARGET_MS=2
+
+declare -A RPS P50 P99 COST
+declare -A EXPECT BOUND # per plan: tokens of the requests wrk counted; tokens of those possibly in flight
+for p in "${plans[@]}"; do EXPECT[$p]=0; BOUND[$p]=0; done
+
+# wrkrun ID CONNS PATH [PLAN|warm]: one wrk run; figures into RPS/P50/P99[ID] (latencies in ms).
+wrkrun() {
+  local id=$1 c=$2 path=$3 who=${4:-} t=$THREADS out args
+  ((t > c)) && t=$c
+  args=(-t"$t" -c"$c" -d"${DUR:-$DURATION}" --timeout "$TIMEOUT" --latency)
+  case $who in
+    "") ;;
+    warm) args+=(-H "X-API-Key: $WARM_KEY") ;;
+    *) args+=(-H "X-API-Key: ${KEY[$who]}") ;;
+  esac
+  out=$(wrk "${args[@]}" "$base$path")
+  if grep -q "Non-2xx" <<<"$out"; then
+    echo "load: FAIL: non-2xx answers on $path (${who:-no key}, $c connections):" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+  if grep -q "Socket errors" <<<"$out"; then
+    echo "load: warning: $path (${who:-no key}, $c connections): $(grep 'Socket errors' <<<"$out" | sed 's/^ *//')" >&2
+  fi
+  RPS[$id]=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
+  read -r P50[$id] P99[$id] < <(awk '
+    function ms(v) {
+      if (v ~ /us$/) return substr(v, 1, length(v) - 2) / 1000
+      if (v ~ /ms$/) return substr(v, 1, length(v) - 2) + 0
+      if (v ~ /m$/) return substr(v, 1, length(v) - 1) * 60000
+      if (v ~ /s$/) return substr(v, 1, length(v) - 1) * 1000
+      return v + 0
+    }
+    /Latency Distribution/ {d = 1}
+    d && $1 == "50%" {p50 = ms($2)}
+    d && $1 == "99%" {p99 = ms($2)}
+    END {print p50, p99}' <<<"$out")
+  local n cost
+  n=$(awk '/ requests in / {print $1}' <<<"$out")
+  cost=${COST[${id%%@*}]:-0}
+  if [ -n "$who" ] && [ "$who" != warm ]; then
+    EXPECT[$who]=$((EXPECT[$who] + n * cost))
+    BOUND[$who]=$((BOUND[$who] + c * cost))
+  fi
 }
-rps /bench/constant >/dev/null # warm-up
-c=$(rps /bench/constant)
-m=$(rps /bench/metered "X-API-Key: $KEY")
-p=$(rps /api/keys/plans "X-API-Key: $KEY")
-q=$(rps /api/quote/AAPL "X-API-Key: $KEY")
-curl -fs -X POST -H "X-API-Key: $KEY" "http://127.0.0.1:$PORT/api/screen/MSFT" >/dev/null
-sc=$(rps /api/screen/MSFT "X-API-Key: $KEY")
-echo "constant JSON        : $c req/s"
-echo "metered (1 token)    : $m req/s"
-echo "GET /api/keys/plans  : $p req/s"
-echo "GET /api/quote/AAPL  : $q req/s"
-echo "GET /api/screen/MSFT : $sc req/s (cached result)"
-awk -v c="$c" -v m="$m" -v p="$p" -v q="$q" -v sc="$sc" 'BEGIN {printf "ratio metered/constant: %.2f; plans/constant: %.2f; quote/constant: %.2f; cached screen/constant: %.2f\n", m/c, p/c, q/c, sc/c}'
-# Show the meter kept count: tokens used by the load key this month.
-curl -fs -H "X-API-Key: $KEY" "http://127.0.0.1:$PORT/api/auth/me" | sed -e 's/.*"tokens_used":\([0-9]*\).*/tokens charged to the load key this month: \1/'
+
+# Warm-up with a key of its own: screen MSFT once, then each route once with curl (2xx, and its cost from
+# X-Tokens-Charged: what the server charges) and for a second with wrk, so no key pays for a cold start.
+curl -fsS -o /dev/null -X POST -H "X-API-Key: $WARM_KEY" "$base/api/screen/MSFT"
+COST[constant]=0
+DUR=2s wrkrun warm "$CONNS" /bench/constant
+for r in "${routes[@]}"; do
+  IFS='|' read -r name path _ <<<"$r"
+  hdr=$(curl -fsS -o /dev/null -D - -H "X-API-Key: $WARM_KEY" "$base$path") ||
+    { echo "load: FAIL: GET $path with a key did not answer 2xx" >&2; exit 1; }
+  COST[$name]=$(tr -d '\r' <<<"$hdr" | awk -F': ' 'tolower($1) == "x-tokens-charged" {print $2}')
+  [ -n "${COST[$name]}" ] || { echo "load: FAIL: GET $path answered without X-Tokens-Charged" >&2; exit 1; }
+  DUR=1s wrkrun warm "$CONNS" "$path" warm
+done
+
+# Pass 1: the constant route before each route's three runs and after the last, so each ratio is taken
+# against the constant route measured around it (the mean of the runs before and after).
+wrkrun constant@0 "$CONNS" /bench/constant
+i=0
+for r in "${routes[@]}"; do
+  IFS='|' read -r name path _ <<<"$r"
+  for p in "${plans[@]}"; do wrkrun "$name@$p" "$CONNS" "$path" "$p"; done
+  i=$((i + 1))
+  wrkrun "constant@$i" "$CONNS" /bench/constant
+done
+# Pass 2 (pro key).
+p2=(
+  "quote|/api/quote/AAPL|GET /api/quote/AAPL"
+  "search_apple|/api/database/search?q=apple|GET /api/database/search?q=apple"
+  "search_a|/api/database/search?q=a|GET /api/database/search?q=a"
+  "suggest|/api/suggest?q=ap|GET /api/suggest?q=ap"
+)
+wrkrun constant@p2 "$P99_CONNS" /bench/constant
+for r in "${p2[@]}"; do
+  IFS='|' read -r name path _ <<<"$r"
+  wrkrun "$name@p2" "$P99_CONNS" "$path" pro
+done
+sleep 0.3 # the meter reports usage within 100 ms
+
+# The accounts, read now (before printing) so the 300 ms above is what is measured.
+declare -A USED
+for p in "${plans[@]}"; do
+  USED[$p]=$(curl -fsS -H "X-API-Key: ${KEY[$p]}" "$base/api/auth/me" | sed -n 's/.*"tokens_used":\([0-9]*\).*/\1/p')
+done
+
+misses=0 passes=0
+verdict() { # ok (1 or 0): V=PASS or MISS, counted
+  if [ "$1" = 1 ]; then passes=$((passes + 1)) V=PASS; else misses=$((misses + 1)) V=MISS; fi
+}
 echo
+echo "Pass 1: $CONNS connections, $DURATION per cell"
+printf 'GET /bench/constant (no key, no meter), before each route and at the end:\n  req/s '
+for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %.0f' "${RPS[constant@$k]}"; done
+printf '\n  p50 ms'
+for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %.3f' "${P50[constant@$k]}"; done
+printf '\n  p99 ms'
+for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %.3f' "${P99[constant@$k]}"; done
+printf '\n\n'
+printf '%-34s %-10s %9s %9s %6s %8s %8s  %s\n' route key req/s "constant" ratio "p50 ms" "p99 ms" "target (pro key)"
+k=0
+for r in "${routes[@]}"; do
+  IFS='|' read -r name _ label <<<"$r"
+  c0=$(awk -v a="${RPS[constant@$k]}" -v b="${RPS[constant@$((k + 1))]}" 'BEGIN {printf "%.0f", (a + b) / 2}')
+  k=$((k + 1))
+  for p in "${plans[@]}"; do
+    id=$name@$p
+    ratio=$(awk -v a="${RPS[$id]}" -v c="$c0" 'BEGIN {printf "%.2f", a / c}')
+    t=""
+    if [ "$p" = pro ]; then
+      verdict "$(awk -v r="$ratio" -v t="${TARGET[$name]}" 'BEGIN {print (r >= t) ? 1 : 0}')"
+      t=">= ${TARGET[$name]}x $V"
+    fi
+    printf '%-34s %-10s %9.0f %9s %6s %8.3f %8.3f  %s\n' "$([ "$p" = free ] && echo "$label")" "$p" "${RPS[$id]}" \
+      "$([ "$p" = free ] && echo "$c0")" "$ratio" "${P50[$id]}" "${P99[$id]}" "$t"
+  done
+done
+echo "(constant: the mean of the constant route's runs just before and just after the route's three runs)"
+echo
+echo "Pass 2: $P99_CONNS connections, pro key, $DURATION per cell"
+printf '%-36s %10s %7s %8s %8s  %s\n' route req/s ratio "p50 ms" "p99 ms" target
+printf '%-36s %10.0f %7.2f %8.3f %8.3f\n' "GET /bench/constant" "${RPS[constant@p2]}" 1 "${P50[constant@p2]}" "${P99[constant@p2]}"
+for r in "${p2[@]}"; do
+  IFS='|' read -r name _ label <<<"$r"
+  id=$name@p2
+  verdict "$(awk -v v="${P99[$id]}" -v t="$P99_TARGET_MS" 'BEGIN {print (v < t) ? 1 : 0}')"
+  printf '%-36s %10.0f %7.2f %8.3f %8.3f  p99 < %s ms %s\n' "$label" "${RPS[$id]}" \
+    "$(awk -v a="${RPS[$id]}" -v c="${RPS[constant@p2]}" 'BEGIN {print a / c}')" "${P50[$id]}" "${P99[$id]}" \
+    "$P99_TARGET_MS" "$V"
+done
+echo
+echo "targets: $passes PASS, $misses MISS"
+
+# Tokens: the meter against wrk's counts, and the usage events in ClickHouse against the meter.
+echo
+echo "Tokens charged this month (costs from X-Tokens-Charged: $(for r in "${routes[@]}"; do IFS='|' read -r n _ <<<"$r"; printf '%s %s, ' "$n" "${COST[$n]}"; done | sed 's/, $//')):"
+bad=0
+for p in "${plans[@]}"; do
+  used=${USED[$p]} exp=${EXPECT[$p]} bound=${BOUND[$p]}
+  if [ -z "$used" ]; then
+    echo "  $p: MISMATCH: no tokens_used in /api/auth/me"; bad=1; continue
+  fi
+  if [ "$used" -eq "$exp" ]; then
+    echo "  $p: $used tokens = answered requests x cost: exact"
+  elif [ "$used" -gt "$exp" ] && [ "$used" -le $((exp + bound)) ]; then
+    echo "  $p: $used tokens = answered requests x cost ($exp) + $((used - exp)) for requests in flight when wrk stopped (at most $bound): exact up to those"
+  else
+    echo "  $p: MISMATCH: $used tokens; answered requests x cost = $exp (in flight at the stops: at most +$bound)"; bad=1
+  fi
+  # ClickHouse receives the usage events in batches (SHARIAH_USAGE_FLUSH_INTERVAL, 1 s by default).
+  ev=""
+  for _ in $(seq 1 50); do
+    ev=$(curl -fsS -H "X-API-Key: ${KEY[$p]}" "$base/api/auth/me/usage/daily?days=2" |
+      sed -n 's/.*"totals":{[^}]*"tokens":\([0-9]*\).*/\1/p')
+    [ "$ev" = "$used" ] && break
+    sleep 0.2
+  done
+  if [ "$ev" = "$used" ]; then
+    echo "  $p: usage events in ClickHouse: $ev tokens: exact"
+  else
+    echo "  $p: MISMATCH: usage events in ClickHouse add up to ${ev:-nothing} tokens, the meter charged $used"; bad=1
+  fi
+done
+kill $pid 2>/dev/null; wait $pid 2>/dev/null || true
+trap - EXIT
+n=$(grep -c . "$root/.local/load-serve.log" || true)
+if [ "$n" -gt 0 ]; then
+  echo
+  echo "server log: $n lines at WARN or above in .local/load-serve.log, by message:"
+  sed -n 's/.*"level":"\([A-Z]*\)","msg":"\([^"]*\)".*/\1 \2/p' "$root/.local/load-serve.log" | sort | uniq -c | sort -rn | head -5
+fi
+
+# Go benchmarks, with the server stopped.
+gobench() { # pattern package
+  local out
+  echo
+  echo "go test -run '^\$' -bench '$1' -benchmem $2"
+  if ! out=$(SHARIAH_DATA_DIR=${DATA:-} go test -run '^$' -bench "$1" -benchmem "$2" 2>&1); then
+    echo "$out" | sed 's/^/  /'
+    echo "  (go test failed; see above)"
+    return 0
+  fi
+  if grep -q '^Benchmark' <<<"$out"; then
+    grep -E '^(Benchmark|goos|goarch|cpu)' <<<"$out" | sed 's/^/  /'
+  else
+    echo "  no benchmark matches '$1' in $2 yet"
+  fi
+}
+gobench 'Lease' ./redis/
+gobench 'Search|Suggest' .
+
+if [ "$bad" = 1 ]; then
+  echo "load: FAIL: tokens charged disagree (see above)" >&2
+  exit 1
+fi
