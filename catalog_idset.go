@@ -37,11 +37,14 @@ func setFromBits(b []uint64, universe int) idset {
 	return idset{ids: ids, n: n}
 }
 
-// setFromList makes a set of ascending, distinct members, a bitset when that is smaller (the list is
-// then dropped; else it is kept, clipped to its length).
+// setFromList makes a set of ascending, distinct members, a bitset when that is smaller (else the list,
+// copied when it has spare capacity).
 func setFromList(ids []int32, universe int) idset {
 	if len(ids)*32 <= universe {
-		return idset{ids: slices.Clip(ids), n: len(ids)}
+		if cap(ids) > len(ids) {
+			ids = slices.Clone(ids) // without append's spare capacity
+		}
+		return idset{ids: ids, n: len(ids)}
 	}
 	b := make([]uint64, (universe+63)/64)
 	for _, x := range ids {

@@ -40,12 +40,13 @@ const broadPrefix = 512
 
 // searchIndex is what Search and Suggest read beyond the catalog's records.
 type searchIndex struct {
-	lowerNames []string  // each record's lower-case name
-	words      []wordRef // every (name word, record), by word then record: a word prefix is a range
-	rank       []int32   // record -> its place in name order
-	byRank     []int32   // place in name order -> record
-	symLen     [][]int32 // records by symbol length (bytes), each in symbol order
-	prefixes   map[string]idset
+	lowerNames []string             // each record's lower-case name
+	words      []wordRef            // every (name word, record), by word then record: a word prefix is a range
+	rank       []int32              // record -> its place in name order
+	byRank     []int32              // place in name order -> record
+	symLen     [][]int32            // records by symbol length (bytes), each in symbol order
+	prefixes   map[string]idset     // broad name-word prefixes: records, name order
+	symbols    map[string]idset     // broad symbol prefixes: records, name order
 	trigrams   map[[3]byte]idset    // records whose lower-case name has the 3 bytes, name order
 	types      map[string]filterSet // by the exact type
 	sectors    map[string]filterSet // by foldKey of the value
@@ -54,10 +55,14 @@ type searchIndex struct {
 	ordered    bool // the classes' scores cannot overlap: pages are cut per class
 }
 
+// wordRef is a name word: bytes off..end-1 of its record's lower-case name. Twelve bytes and no
+// pointer a word (a string would take 16 more and give the collector 290,000 pointers to follow).
 type wordRef struct {
-	word string // a substring of the record's lower-case name
-	idx  int32
+	idx      int32
+	off, end uint32
 }
+
+func (ix *searchIndex) word(e wordRef) string { return ix.lowerNames[e.idx][e.off:e.end] }
 
 // filterSet is the records of one filter value, in symbol order and in name order.
 type filterSet struct{ sym, name idset }
@@ -65,13 +70,11 @@ type filterSet struct{ sym, name idset }
 func newSearchIndex(assets []Asset) searchIndex {
 	n := len(assets)
 	ix := searchIndex{lowerNames: make([]string, n), rank: make([]int32, n), byRank: make([]int32, n),
-		prefixes: map[string]idset{}, ordered: true}
+		prefixes: map[string]idset{}, symbols: map[string]idset{}, ordered: true}
 	for i, a := range assets {
 		ln := strings.ToLower(a.Name)
 		ix.lowerNames[i] = ln
-		for _, w := range lowerWords(ln) { // substrings of ln: no second copy
-			ix.words = append(ix.words, wordRef{w, int32(i)})
-		}
+		wordSpans(ln, func(off, end int) { ix.words = append(ix.words, wordRef{int32(i), uint32(off), uint32(end)}) })
 		ix.byRank[i] = int32(i)
 		if len(a.Symbol) >= 1000 || len(a.Name) >= 4000 {
 			ix.ordered = false
@@ -81,8 +84,9 @@ func newSearchIndex(assets []Asset) searchIndex {
 		}
 		ix.symLen[len(a.Symbol)] = append(ix.symLen[len(a.Symbol)], int32(i))
 	}
+	ix.words = slices.Clone(ix.words) // without append's spare capacity
 	slices.SortFunc(ix.words, func(x, y wordRef) int {
-		return cmp.Or(strings.Compare(x.word, y.word), cmp.Compare(x.idx, y.idx))
+		return cmp.Or(strings.Compare(ix.word(x), ix.word(y)), cmp.Compare(x.idx, y.idx))
 	})
 	slices.SortFunc(ix.byRank, func(x, y int32) int {
 		return cmp.Or(cmp.Compare(len(assets[x].Name)/4, len(assets[y].Name)/4), cmp.Compare(x, y))
@@ -90,7 +94,25 @@ func newSearchIndex(assets []Asset) searchIndex {
 	for r, i := range ix.byRank {
 		ix.rank[i] = int32(r)
 	}
-	ix.buildPrefixes(n)
+	set := func(recs func(yield func(int32))) idset {
+		bs := make([]uint64, (n+63)/64)
+		recs(func(i int32) { r := ix.rank[i]; bs[r/64] |= 1 << (r % 64) })
+		return setFromBits(bs, n)
+	}
+	broadPrefixes(len(ix.words), func(k int) string { return ix.word(ix.words[k]) }, func(p string, lo, hi int) {
+		ix.prefixes[p] = set(func(yield func(int32)) {
+			for _, e := range ix.words[lo:hi] {
+				yield(e.idx)
+			}
+		})
+	})
+	broadPrefixes(n, func(i int) string { return assets[i].Symbol }, func(p string, lo, hi int) {
+		ix.symbols[p] = set(func(yield func(int32)) {
+			for i := lo; i < hi; i++ {
+				yield(int32(i))
+			}
+		})
+	})
 	ix.buildTrigrams(n)
 	ix.types = ix.filterSets(assets, func(a *Asset) string { return string(a.Type) })
 	ix.sectors = ix.filterSets(assets, func(a *Asset) string { return foldKey(a.Sector) })
@@ -99,33 +121,46 @@ func newSearchIndex(assets []Asset) searchIndex {
 	return ix
 }
 
-// buildPrefixes keeps the records of every broad name-word prefix. A prefix's words are a range of the
-// sorted words, inside its own prefix's range, so only broad ranges are split further.
-func (ix *searchIndex) buildPrefixes(n int) {
-	var walk func(lo, hi, l int) // words[lo:hi] share their first l-1 bytes
+// broadPrefixes calls keep with every prefix that at least broadPrefix of n sorted strings (key(k) the
+// k-th) start with, and their range lo..hi-1. A prefix's range lies inside its own prefix's range, so
+// only broad ranges are split further: the walk costs the sum of the broad ranges.
+func broadPrefixes(n int, key func(int) string, keep func(prefix string, lo, hi int)) {
+	var walk func(lo, hi, l int) // the strings lo..hi-1 share their first l-1 bytes
 	walk = func(lo, hi, l int) {
 		i := lo
-		for i < hi && len(ix.words[i].word) < l {
+		for i < hi && len(key(i)) < l {
 			i++
 		}
 		for i < hi {
-			b, j := ix.words[i].word[l-1], i+1
-			for j < hi && ix.words[j].word[l-1] == b {
+			b, j := key(i)[l-1], i+1
+			for j < hi && key(j)[l-1] == b {
 				j++
 			}
 			if j-i >= broadPrefix {
-				bs := make([]uint64, (n+63)/64)
-				for _, e := range ix.words[i:j] {
-					r := ix.rank[e.idx]
-					bs[r/64] |= 1 << (r % 64)
-				}
-				ix.prefixes[ix.words[i].word[:l]] = setFromBits(bs, n)
+				keep(key(i)[:l], i, j)
 				walk(i, j, l+1)
 			}
 			i = j
 		}
 	}
-	walk(0, len(ix.words), 1)
+	walk(0, n, 1)
+}
+
+// wordSpans calls fn with the bounds of each word of letters and digits of s, as lowerWords splits it.
+func wordSpans(s string, fn func(off, end int)) {
+	start := -1
+	for i, r := range s {
+		switch in := unicode.IsLetter(r) || unicode.IsDigit(r); {
+		case in && start < 0:
+			start = i
+		case !in && start >= 0:
+			fn(start, i)
+			start = -1
+		}
+	}
+	if start >= 0 {
+		fn(start, len(s))
+	}
 }
 
 func (ix *searchIndex) buildTrigrams(n int) {
@@ -235,8 +270,8 @@ func (ix *searchIndex) filter(q SearchQuery) (queryFilter, bool) {
 
 // wordRange is the range of the sorted words starting with w.
 func (ix *searchIndex) wordRange(w string) (lo, hi int) {
-	lo = sort.Search(len(ix.words), func(i int) bool { return ix.words[i].word >= w })
-	hi = lo + sort.Search(len(ix.words)-lo, func(k int) bool { return !strings.HasPrefix(ix.words[lo+k].word, w) })
+	lo = sort.Search(len(ix.words), func(i int) bool { return ix.word(ix.words[i]) >= w })
+	hi = lo + sort.Search(len(ix.words)-lo, func(k int) bool { return !strings.HasPrefix(ix.word(ix.words[lo+k]), w) })
 	return lo, hi
 }
 
@@ -255,10 +290,13 @@ func (ix *searchIndex) wordPrefix(w string) idset {
 	return idset{ids: rs, n: len(rs)}
 }
 
-// dropRecords takes the records lo..hi-1 (symbol order) out of a set in name order of the caller's own.
-func (ix *searchIndex) dropRecords(s *idset, lo, hi int32) {
-	switch {
+// dropSymbols takes the records whose symbol starts with p, lo..hi-1 in symbol order, out of a set
+// in name order of the caller's own.
+func (ix *searchIndex) dropSymbols(s *idset, p string, lo, hi int32) {
+	switch broad, ok := ix.symbols[p]; {
 	case s.n == 0 || lo >= hi:
+	case ok:
+		s.andNot(broad)
 	case s.bits != nil && int(hi-lo) <= s.n:
 		s.remove(ix.rank[lo:hi])
 	default:
@@ -308,7 +346,7 @@ func (c *Catalog) match(qs string, f queryFilter) matches {
 			sets = append(sets, f.name)
 		}
 		m.name = intersect(sets...)
-		ix.dropRecords(&m.name, m.lo, m.hi)
+		ix.dropSymbols(&m.name, m.upper, m.lo, m.hi)
 	}
 	lowerQ := strings.ToLower(qs)
 	if len(lowerQ) < 3 {
@@ -327,7 +365,7 @@ func (c *Catalog) match(qs string, f queryFilter) matches {
 	}
 	m.contain = intersect(sets...)
 	m.contain.andNot(m.name)
-	ix.dropRecords(&m.contain, m.lo, m.hi)
+	ix.dropSymbols(&m.contain, m.upper, m.lo, m.hi)
 	if len(lowerQ) > 3 { // having every trigram of a longer query does not make a name contain it
 		m.contain.keep(func(r int32) bool { return strings.Contains(ix.lowerNames[ix.byRank[r]], lowerQ) })
 	}
