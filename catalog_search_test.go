@@ -163,6 +163,7 @@ func TestSearchIndexAgreesWithAScan(t *testing.T) {
 		{Q: "limited", Limit: 10, Offset: 10000}, {Q: "oldings", Limit: 30}, {Q: "ucits etf", Limit: 20, Offset: 5000},
 		{Q: "a", Country: "Nowhere"}, {Q: "a", Sector: "wide moat'"}, {Q: "a", Sector: "WIDE MOAT'"}, {Q: "e", Exchange: ""},
 		{Type: shariah.Equity, Limit: 100, Offset: 40000}, {Type: shariah.Equity, Country: "JAPAN", Sector: "industrials", Limit: 30, Offset: 200},
+		{Q: "a", Sector: "INDU\u017fTRIAL\u017f", Limit: 10}, {Q: "mar", Country: "\u212aorea", Limit: 10}, // long s, Kelvin sign: EqualFold
 		{Exchange: "lse"}, {Q: "a", Limit: 100, Offset: -5}, {Type: "bond"}, {Q: "fund", Type: shariah.Fund},
 	}
 	for _, q := range golden {
@@ -205,6 +206,26 @@ func TestSearchIndexAgreesWithAScan(t *testing.T) {
 		if r.IntN(4) == 0 { // a deep page
 			q.Offset = r.IntN(5000)
 		}
+		checkAgainstBrute(t, c, assets, q)
+	}
+}
+
+// TestSearchWhenClassesOverlap: with symbols of 1,000 bytes or names of 4,000 the classes' scores
+// overlap (a long name matching by words ranks below a short one containing the query), and Search ranks
+// every hit instead of cutting pages per class: still exactly the scan's answer.
+func TestSearchWhenClassesOverlap(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 4100)
+	assets := sortedAssets([]shariah.Asset{
+		{Symbol: "APP", Name: "Applied Things", Type: shariah.Equity},
+		{Symbol: "APPLX", Name: "Apple " + long, Type: shariah.Equity},
+		{Symbol: "PINE", Name: "Pineapple Co", Type: shariah.Equity},
+		{Symbol: "SNAP", Name: "Snapple " + long, Type: shariah.ETF},
+		{Symbol: "A" + strings.Repeat("P", 1200), Name: "Long Symbol", Type: shariah.Equity},
+		{Symbol: "ZZ", Name: "Apple Again", Type: shariah.Equity},
+	})
+	c := shariah.NewCatalog(assets)
+	for _, q := range []shariah.SearchQuery{{Q: "apple"}, {Q: "app"}, {Q: "a"}, {Q: "ap", Limit: 2, Offset: 1}, {Q: "pple", Type: shariah.Equity}, {Q: "x"}} {
 		checkAgainstBrute(t, c, assets, q)
 	}
 }
