@@ -138,7 +138,9 @@ type SearchHit struct {
 // the query; ties by symbol. A query of filters alone lists the matching records by symbol. The index
 // (catalog_search.go) holds each class in its order, so a page is cut without ranking every hit.
 func (c *Catalog) Search(q SearchQuery) ([]SearchHit, int) {
-	f, ok := c.search.filter(q)
+	sc := getScratch(len(c.assets))
+	defer sc.release()
+	f, ok := c.search.filter(q, sc)
 	if !ok {
 		return []SearchHit{}, 0
 	}
@@ -146,7 +148,7 @@ func (c *Catalog) Search(q SearchQuery) ([]SearchHit, int) {
 	if qs == "" {
 		return c.filtered(f, q)
 	}
-	m := c.match(qs, f)
+	m := c.match(qs, f, sc)
 	if !c.search.ordered {
 		return c.sortedPage(m, q)
 	}
@@ -196,10 +198,10 @@ const suggestBound = 5001
 // starting with the prefix's words, equities first, then shorter names, then by word. Each record once.
 func (c *Catalog) Suggest(prefix string, limit int) []Suggestion {
 	p := strings.TrimSpace(prefix)
-	out := []Suggestion{}
 	if p == "" || limit <= 0 {
-		return out
+		return []Suggestion{}
 	}
+	out := make([]Suggestion, 0, min(limit, 50))
 	ix := &c.search
 	add := func(i int32, by string) bool {
 		a := &c.assets[i]
@@ -231,36 +233,35 @@ func (c *Catalog) Suggest(prefix string, limit int) []Suggestion {
 	if len(words) == 0 {
 		return out
 	}
+	sc := getScratch(len(c.assets))
+	defer sc.release()
 	var others []idset
 	for _, w := range words[1:] {
-		s := ix.wordPrefix(w)
+		s := ix.wordPrefix(w, sc)
 		if s.n == 0 {
 			return out
 		}
 		others = append(others, s)
 	}
 	wlo, whi := ix.wordRange(words[0])
-	keys := make([]uint64, 0, min(whi-wlo, suggestBound))
+	keys := sc.keys[:0]
 next:
 	for j := wlo; j < whi && len(keys) < suggestBound; j++ {
-		i := ix.words[j].idx
+		r := ix.words[j].r
 		for _, s := range others {
-			if !s.has(ix.rank[i]) {
+			if !s.has(r) {
 				continue next
 			}
 		}
-		k := uint64(min(len(c.assets[i].Name), 1<<31-1))<<32 | uint64(j)
-		if c.assets[i].Type != Equity {
-			k |= 1 << 63
-		}
-		keys = append(keys, k)
+		keys = append(keys, uint64(ix.suggestKey[r])<<32|uint64(j))
 	}
+	sc.keys = keys
 	for k := len(keys)/2 - 1; k >= 0; k-- {
 		siftDown(keys, k)
 	}
 	taken := map[int32]bool{}
 	for len(keys) > 0 {
-		i := ix.words[uint32(keys[0])].idx
+		i := ix.byRank[ix.words[uint32(keys[0])].r]
 		keys[0] = keys[len(keys)-1]
 		keys = keys[:len(keys)-1]
 		siftDown(keys, 0)

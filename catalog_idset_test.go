@@ -74,11 +74,11 @@ func TestIDSetAgainstAModel(t *testing.T) {
 						diff = append(diff, x)
 					}
 				}
-				got := intersect(sa, sb)
+				got := intersect(nil, sa, sb)
 				if m := members(got, 0); got.n != len(and) || !slices.Equal(m, append([]int32{}, and...)) {
 					t.Fatalf("intersect: %v, want %v", m, and)
 				}
-				d := intersect(sa) // a copy of the caller's own
+				d := intersect(nil, sa) // a copy of the caller's own
 				d.andNot(sb)
 				if m := members(d, 0); d.n != len(diff) || !slices.Equal(m, append([]int32{}, diff...)) {
 					t.Fatalf("andNot: %v, want %v", m, diff)

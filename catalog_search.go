@@ -40,7 +40,8 @@ const broadPrefix = 512
 
 // searchIndex is what Search and Suggest read beyond the catalog's records.
 type searchIndex struct {
-	lowerNames []string             // each record's lower-case name
+	lowerNames []string             // the lower-case names, in name order
+	suggestKey []uint32             // in name order: 1<<31 for a record not an equity, plus its name's length
 	words      []wordRef            // every (name word, record), by word then record: a word prefix is a range
 	rank       []int32              // record -> its place in name order
 	byRank     []int32              // place in name order -> record
@@ -55,26 +56,24 @@ type searchIndex struct {
 	ordered    bool // the classes' scores cannot overlap: pages are cut per class
 }
 
-// wordRef is a name word: bytes off..end-1 of its record's lower-case name. Twelve bytes and no
-// pointer a word (a string would take 16 more and give the collector 290,000 pointers to follow).
+// wordRef is a name word: bytes off..end-1 of the lower-case name of the record at place r in name
+// order. Twelve bytes and no pointer a word (a string would take 16 more and give the collector 290,000
+// pointers to follow); the place in name order is what the sets of records hold.
 type wordRef struct {
-	idx      int32
+	r        int32
 	off, end uint32
 }
 
-func (ix *searchIndex) word(e wordRef) string { return ix.lowerNames[e.idx][e.off:e.end] }
+func (ix *searchIndex) word(e wordRef) string { return ix.lowerNames[e.r][e.off:e.end] }
 
 // filterSet is the records of one filter value, in symbol order and in name order.
 type filterSet struct{ sym, name idset }
 
 func newSearchIndex(assets []Asset) searchIndex {
 	n := len(assets)
-	ix := searchIndex{lowerNames: make([]string, n), rank: make([]int32, n), byRank: make([]int32, n),
-		prefixes: map[string]idset{}, symbols: map[string]idset{}, ordered: true}
+	ix := searchIndex{lowerNames: make([]string, n), suggestKey: make([]uint32, n), rank: make([]int32, n),
+		byRank: make([]int32, n), prefixes: map[string]idset{}, symbols: map[string]idset{}, ordered: true}
 	for i, a := range assets {
-		ln := strings.ToLower(a.Name)
-		ix.lowerNames[i] = ln
-		wordSpans(ln, func(off, end int) { ix.words = append(ix.words, wordRef{int32(i), uint32(off), uint32(end)}) })
 		ix.byRank[i] = int32(i)
 		if len(a.Symbol) >= 1000 || len(a.Name) >= 4000 {
 			ix.ordered = false
@@ -84,32 +83,40 @@ func newSearchIndex(assets []Asset) searchIndex {
 		}
 		ix.symLen[len(a.Symbol)] = append(ix.symLen[len(a.Symbol)], int32(i))
 	}
-	ix.words = slices.Clone(ix.words) // without append's spare capacity
-	slices.SortFunc(ix.words, func(x, y wordRef) int {
-		return cmp.Or(strings.Compare(ix.word(x), ix.word(y)), cmp.Compare(x.idx, y.idx))
-	})
 	slices.SortFunc(ix.byRank, func(x, y int32) int {
 		return cmp.Or(cmp.Compare(len(assets[x].Name)/4, len(assets[y].Name)/4), cmp.Compare(x, y))
 	})
 	for r, i := range ix.byRank {
+		a := &assets[i]
 		ix.rank[i] = int32(r)
+		ln := strings.ToLower(a.Name)
+		ix.lowerNames[r] = ln
+		wordSpans(ln, func(off, end int) { ix.words = append(ix.words, wordRef{int32(r), uint32(off), uint32(end)}) })
+		ix.suggestKey[r] = uint32(min(len(a.Name), 1<<31-1))
+		if a.Type != Equity {
+			ix.suggestKey[r] |= 1 << 31
+		}
 	}
-	set := func(recs func(yield func(int32))) idset {
+	ix.words = slices.Clone(ix.words)                  // without append's spare capacity
+	slices.SortFunc(ix.words, func(x, y wordRef) int { // by word, then symbol
+		return cmp.Or(strings.Compare(ix.word(x), ix.word(y)), cmp.Compare(ix.byRank[x.r], ix.byRank[y.r]))
+	})
+	set := func(places func(yield func(int32))) idset {
 		bs := make([]uint64, (n+63)/64)
-		recs(func(i int32) { r := ix.rank[i]; bs[r/64] |= 1 << (r % 64) })
+		places(func(r int32) { bs[r/64] |= 1 << (r % 64) })
 		return setFromBits(bs, n)
 	}
 	broadPrefixes(len(ix.words), func(k int) string { return ix.word(ix.words[k]) }, func(p string, lo, hi int) {
 		ix.prefixes[p] = set(func(yield func(int32)) {
 			for _, e := range ix.words[lo:hi] {
-				yield(e.idx)
+				yield(e.r)
 			}
 		})
 	})
 	broadPrefixes(n, func(i int) string { return assets[i].Symbol }, func(p string, lo, hi int) {
 		ix.symbols[p] = set(func(yield func(int32)) {
-			for i := lo; i < hi; i++ {
-				yield(int32(i))
+			for _, r := range ix.rank[lo:hi] {
+				yield(r)
 			}
 		})
 	})
@@ -165,8 +172,7 @@ func wordSpans(s string, fn func(off, end int)) {
 
 func (ix *searchIndex) buildTrigrams(n int) {
 	lists := map[[3]byte][]int32{}
-	for r, i := range ix.byRank {
-		ln := ix.lowerNames[i]
+	for r, ln := range ix.lowerNames {
 		for j := 0; j+3 <= len(ln); j++ {
 			t := [3]byte{ln[j], ln[j+1], ln[j+2]}
 			if l := lists[t]; len(l) == 0 || l[len(l)-1] != int32(r) {
@@ -234,7 +240,7 @@ type queryFilter struct {
 func (f queryFilter) has(i int32) bool { return f.all || f.sym.has(i) }
 
 // filter resolves the query's filters; false when a filter names a value no record has.
-func (ix *searchIndex) filter(q SearchQuery) (queryFilter, bool) {
+func (ix *searchIndex) filter(q SearchQuery, sc *scratch) (queryFilter, bool) {
 	var sets []filterSet
 	for _, d := range [...]struct {
 		m map[string]filterSet
@@ -265,7 +271,7 @@ func (ix *searchIndex) filter(q SearchQuery) (queryFilter, bool) {
 	for _, s := range sets {
 		syms, names = append(syms, s.sym), append(names, s.name)
 	}
-	return queryFilter{sym: intersect(syms...), name: intersect(names...)}, true
+	return queryFilter{sym: intersect(sc, syms...), name: intersect(sc, names...)}, true
 }
 
 // wordRange is the range of the sorted words starting with w.
@@ -276,14 +282,14 @@ func (ix *searchIndex) wordRange(w string) (lo, hi int) {
 }
 
 // wordPrefix is the records having a name word that starts with w, in name order.
-func (ix *searchIndex) wordPrefix(w string) idset {
+func (ix *searchIndex) wordPrefix(w string, sc *scratch) idset {
 	if s, ok := ix.prefixes[w]; ok {
 		return s
 	}
 	lo, hi := ix.wordRange(w)
-	rs := make([]int32, 0, hi-lo)
+	rs := sc.ids(hi - lo)
 	for _, e := range ix.words[lo:hi] {
-		rs = append(rs, ix.rank[e.idx])
+		rs = append(rs, e.r)
 	}
 	slices.Sort(rs)
 	rs = slices.Compact(rs)
@@ -324,7 +330,7 @@ type matches struct {
 	name, contain idset
 }
 
-func (c *Catalog) match(qs string, f queryFilter) matches {
+func (c *Catalog) match(qs string, f queryFilter, sc *scratch) matches {
 	ix := &c.search
 	m := matches{f: f, upper: strings.ToUpper(qs)}
 	m.lo, m.hi = c.symbolRange(m.upper)
@@ -340,12 +346,12 @@ func (c *Catalog) match(qs string, f queryFilter) matches {
 	var sets []idset
 	if words := nameWords(qs); len(words) > 0 {
 		for _, w := range words {
-			sets = append(sets, ix.wordPrefix(w))
+			sets = append(sets, ix.wordPrefix(w, sc))
 		}
 		if !f.all {
 			sets = append(sets, f.name)
 		}
-		m.name = intersect(sets...)
+		m.name = intersect(sc, sets...)
 		ix.dropSymbols(&m.name, m.upper, m.lo, m.hi)
 	}
 	lowerQ := strings.ToLower(qs)
@@ -363,11 +369,11 @@ func (c *Catalog) match(qs string, f queryFilter) matches {
 	if !f.all {
 		sets = append(sets, f.name)
 	}
-	m.contain = intersect(sets...)
+	m.contain = intersect(sc, sets...)
 	m.contain.andNot(m.name)
 	ix.dropSymbols(&m.contain, m.upper, m.lo, m.hi)
 	if len(lowerQ) > 3 { // having every trigram of a longer query does not make a name contain it
-		m.contain.keep(func(r int32) bool { return strings.Contains(ix.lowerNames[ix.byRank[r]], lowerQ) })
+		m.contain.keep(func(r int32) bool { return strings.Contains(ix.lowerNames[r], lowerQ) })
 	}
 	return m
 }

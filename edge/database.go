@@ -48,8 +48,8 @@ func (s *Server) databaseSearch(c *fiber.Ctx) error {
 		return err
 	}
 	var buf [256]byte
-	key := appendKey(buf[:0], "search", strings.TrimSpace(q.Q), string(q.Type), q.Sector, q.Country, q.Exchange,
-		strconv.Itoa(q.Limit), strconv.Itoa(q.Offset))
+	key := appendKey(buf[:0], "search", strings.TrimSpace(q.Q), string(q.Type), q.Sector, q.Country, q.Exchange)
+	key = strconv.AppendInt(append(strconv.AppendInt(key, int64(q.Limit), 10), ' '), int64(q.Offset), 10)
 	return s.catalogBodies.send(c, cat, key, func() any {
 		hits, total := cat.Search(q)
 		return searchPage{Limit: q.Limit, Offset: q.Offset, Results: hits, Total: total}
@@ -71,12 +71,12 @@ func (s *Server) suggest(c *fiber.Ctx) error {
 		return err
 	}
 	var buf [128]byte
-	key := appendKey(buf[:0], "suggest", strings.TrimSpace(q), strconv.Itoa(limit))
+	key := strconv.AppendInt(appendKey(buf[:0], "suggest", strings.TrimSpace(q)), int64(limit), 10)
 	return s.catalogBodies.send(c, cat, key, func() any { return cat.Suggest(q, limit) })
 }
 
 // appendKey appends a memo key of the values, each preceded by its length (no value can run into the
-// next whatever bytes it holds).
+// next whatever bytes it holds); numbers follow the last.
 func appendKey(key []byte, values ...string) []byte {
 	for _, v := range values {
 		key = append(append(strconv.AppendInt(key, int64(len(v)), 10), ':'), v...)
