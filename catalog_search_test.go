@@ -210,6 +210,45 @@ func TestSearchIndexAgreesWithAScan(t *testing.T) {
 	}
 }
 
+// TestSearchAndSuggestConcurrently: queries share the catalog and a pool of working memory; from eight
+// goroutines at once they answer what they answer alone (run with -race).
+func TestSearchAndSuggestConcurrently(t *testing.T) {
+	t.Parallel()
+	c := shariah.NewCatalog(sortedAssets(sharedCatalogAssets(t)))
+	queries := []shariah.SearchQuery{{Q: "a", Type: shariah.Equity, Limit: 50}, {Q: "bank of", Limit: 20}, {Q: "oldings", Limit: 10, Offset: 5},
+		{Q: "co", Type: shariah.Equity, Country: "united states", Exchange: "nasdaq", Limit: 30, Offset: 100}, {Type: shariah.ETF, Sector: "equities", Limit: 10},
+		{Q: "AAPL"}, {Q: "inc", Limit: 5, Offset: 3000}}
+	prefixes := []string{"a", "ap", "bank of", "a b", "lim", "0700"}
+	type answer struct {
+		hits  []shariah.SearchHit
+		total int
+	}
+	want := make([]answer, len(queries))
+	for k, q := range queries {
+		want[k].hits, want[k].total = c.Search(q)
+	}
+	wantSug := make([][]shariah.Suggestion, len(prefixes))
+	for k, p := range prefixes {
+		wantSug[k] = c.Suggest(p, 20)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for n := range 20 {
+				k := (g + n) % len(queries)
+				if hits, total := c.Search(queries[k]); total != want[k].total || !reflect.DeepEqual(hits, want[k].hits) {
+					t.Errorf("%+v: a different answer under concurrency", queries[k])
+				}
+				k = (g + n) % len(prefixes)
+				if s := c.Suggest(prefixes[k], 20); !reflect.DeepEqual(s, wantSug[k]) {
+					t.Errorf("suggest %q: a different answer under concurrency", prefixes[k])
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // TestSearchWhenClassesOverlap: with symbols of 1,000 bytes or names of 4,000 the classes' scores
 // overlap (a long name matching by words ranks below a short one containing the query), and Search ranks
 // every hit instead of cutting pages per class: still exactly the scan's answer.
