@@ -32,9 +32,16 @@ import (
 // of the classes' counts, and any page is cut without looking at the hits before it one by one.
 // Identical results to ranking every hit hold while the classes' scores cannot overlap (symbols under
 // 1,000 and names under 4,000 bytes); a catalog beyond that ranks all hits and sorts them (ordered).
+//
+// Chosen over the alternatives: precomputing every short query's ranked answer would not serve filters
+// or longer queries; bitsets alone would cost 7.5 KB for each of the thousands of rare values, lists
+// alone would make intersecting the dense ones slow, hence a set is whichever is smaller. Nothing is
+// memoised here, since a query costs microseconds; the edge keeps the encoded answers of repeated
+// queries per catalog (edge/database.go), where encoding costs as much as searching. A query's
+// intermediate sets come from a pool (scratch), so what a query allocates is its page.
 
 // broadPrefix is how many (name word, record) pairs make a name-word prefix broad: its records are kept
-// in the index (about 400 prefixes of the real catalog, from "a" to "limited"); a narrower prefix's
+// in the index (426 prefixes of the real catalog, from "a" to "limited"); a narrower prefix's
 // records are gathered from the sorted words per query, a sort of fewer than broadPrefix records.
 const broadPrefix = 512
 
