@@ -14,15 +14,9 @@ type Catalog struct {
 	assets   []Asset        // sorted by symbol
 	bySymbol map[string]int // symbol -> index
 	byISIN   map[string]int
-	words    []wordRef          // name words, sorted
 	bySector map[string][]int32 // lower-case sector -> equities, by symbol
-	search   searchIndex
+	search   searchIndex        // catalog_search.go
 	stats    CatalogStats
-}
-
-type wordRef struct {
-	word string
-	idx  int32
 }
 
 // CatalogStats are the aggregate counts of GET /api/database/stats.
@@ -81,17 +75,6 @@ func NewCatalog(assets []Asset) *Catalog {
 		}
 	}
 	c.search = newSearchIndex(c.assets)
-	for i, ws := range c.search.nameWords {
-		for _, w := range ws {
-			c.words = append(c.words, wordRef{w, int32(i)})
-		}
-	}
-	sort.Slice(c.words, func(i, j int) bool {
-		if c.words[i].word != c.words[j].word {
-			return c.words[i].word < c.words[j].word
-		}
-		return c.words[i].idx < c.words[j].idx
-	})
 	c.stats.Total = len(c.assets)
 	c.stats.EquitySectors, c.stats.EquityCountries = len(c.bySector), len(countries)
 	return c
@@ -152,40 +135,24 @@ type SearchHit struct {
 
 // Search returns a page of the matches and their total. Ranking: exact symbol, then symbol prefix
 // (shorter symbols first), then names matching every query word (word prefixes), then names containing
-// the query; ties by symbol. Only the index's candidates are examined (catalog_search.go): no search
-// scans or re-tokenises the catalog's names, except a query of filters alone.
+// the query; ties by symbol. A query of filters alone lists the matching records by symbol. The index
+// (catalog_search.go) holds each class in its order, so a page is cut without ranking every hit.
 func (c *Catalog) Search(q SearchQuery) ([]SearchHit, int) {
+	sc := getScratch(len(c.assets))
+	defer sc.release()
+	f, ok := c.search.filter(q, sc)
+	if !ok {
+		return []SearchHit{}, 0
+	}
 	qs := strings.TrimSpace(q.Q)
-	upper := strings.ToUpper(qs)
-	words := nameWords(qs)
-	lowerQ := strings.ToLower(qs)
-	var hits []rankedHit
 	if qs == "" {
-		for i, a := range c.assets {
-			if q.matchesFilters(a) {
-				hits = append(hits, rankedHit{idx: int32(i), by: "filter"})
-			}
-		}
-		return c.page(hits, q)
+		return c.filtered(f, q)
 	}
-	for _, i := range c.candidates(upper, words, lowerQ) {
-		a := &c.assets[i]
-		if !q.matchesFilters(*a) {
-			continue
-		}
-		switch {
-		case a.Symbol == upper:
-			hits = append(hits, rankedHit{i, 4000, "symbol"})
-		case strings.HasPrefix(a.Symbol, upper):
-			hits = append(hits, rankedHit{i, 3000 - len(a.Symbol), "symbol_prefix"})
-		case len(words) > 0 && allWordPrefixes(c.search.nameWords[i], words):
-			hits = append(hits, rankedHit{i, 2000 - len(a.Name)/4, "name"})
-		case len(lowerQ) >= 3 && strings.Contains(c.search.lowerNames[i], lowerQ):
-			hits = append(hits, rankedHit{i, 1000 - len(a.Name)/4, "name_contains"})
-		}
+	m := c.match(qs, f, sc)
+	if !c.search.ordered {
+		return c.sortedPage(m, q)
 	}
-	slices.SortStableFunc(hits, func(x, y rankedHit) int { return y.score - x.score })
-	return c.page(hits, q)
+	return c.classPage(m, q)
 }
 
 // rankedHit is a match before its page is cut: the record's place, its rank and how it matched.
@@ -198,36 +165,17 @@ type rankedHit struct {
 // page cuts the requested page out of the ranked hits and counts them; only the page's records are
 // copied out.
 func (c *Catalog) page(hits []rankedHit, q SearchQuery) ([]SearchHit, int) {
-	total := len(hits)
-	if q.Offset >= total {
-		return []SearchHit{}, total
+	p, ok := c.newPager(len(hits), q)
+	if !ok {
+		return []SearchHit{}, len(hits)
 	}
-	end := total
-	if q.Limit > 0 && q.Offset+q.Limit < total {
-		end = q.Offset + q.Limit
-	}
-	out := make([]SearchHit, 0, end-q.Offset)
-	for _, h := range hits[q.Offset:end] {
-		out = append(out, SearchHit{Asset: c.assets[h.idx], MatchedBy: h.by, score: h.score})
-	}
-	return out, total
-}
-
-// allWordPrefixes reports whether every query word is a prefix of some name word.
-func allWordPrefixes(name, query []string) bool {
-	for _, q := range query {
-		found := false
-		for _, w := range name {
-			if strings.HasPrefix(w, q) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
+	for _, h := range hits[p.skip:] {
+		p.skip = 0
+		if !p.add(h.idx, h.score, h.by) {
+			break
 		}
 	}
-	return true
+	return p.out, len(hits)
 }
 
 // Suggestion is a ranked prefix match for autocompletion.
@@ -240,79 +188,110 @@ type Suggestion struct {
 	MatchedBy string    `json:"matched_by"` // symbol, symbol_prefix, name_prefix
 }
 
-// Suggest returns up to limit ranked prefix matches on symbol and name words, by binary search on the
-// sorted symbols and name words (no scan of the catalog). Equities rank before other types on ties.
+// suggestBound is how many symbol prefixes, and how many (name word, record) pairs, Suggest ranks at
+// most: the first in symbol order and in word order. It decides which records a broad prefix can
+// suggest, so it stays what it was when Suggest sorted its candidates.
+const suggestBound = 5001
+
+// Suggest returns up to limit ranked prefix matches, from the search index: the exact symbol; symbols
+// starting with the prefix, shortest first, equities first on ties; then records with name words
+// starting with the prefix's words, equities first, then shorter names, then by word. Each record once.
 func (c *Catalog) Suggest(prefix string, limit int) []Suggestion {
 	p := strings.TrimSpace(prefix)
-	out := []Suggestion{}
 	if p == "" || limit <= 0 {
-		return out
+		return []Suggestion{}
 	}
-	up := strings.ToUpper(p)
-	seen := map[int]bool{}
-	add := func(i int, by string) bool {
-		if seen[i] {
-			return len(out) < limit
-		}
-		seen[i] = true
-		a := c.assets[i]
+	out := make([]Suggestion, 0, min(limit, 50))
+	ix := &c.search
+	add := func(i int32, by string) bool {
+		a := &c.assets[i]
 		out = append(out, Suggestion{Symbol: a.Symbol, Name: a.Name, Type: a.Type, Exchange: a.Exchange, Country: a.Country, MatchedBy: by})
 		return len(out) < limit
 	}
-	if i, ok := c.bySymbol[up]; ok && !add(i, "symbol") {
+	up := strings.ToUpper(p)
+	lo, hi := c.symbolRange(up)
+	if lo < hi && c.assets[lo].Symbol == up && !add(lo, "symbol") {
 		return out
 	}
-	// symbol prefixes, shortest symbols first (then equities first)
-	lo := sort.Search(len(c.assets), func(i int) bool { return c.assets[i].Symbol >= up })
-	var pref []int
-	for i := lo; i < len(c.assets) && strings.HasPrefix(c.assets[i].Symbol, up); i++ {
-		pref = append(pref, i)
-		if len(pref) > 5000 {
-			break
+	hi = min(hi, lo+suggestBound)
+	for l := len(up) + 1; l < len(ix.symLen); l++ { // the exact symbol is the only one of up's length
+		recs := ix.symLen[l]
+		a, _ := slices.BinarySearch(recs, lo)
+		b, _ := slices.BinarySearch(recs, hi)
+		for _, equities := range [...]bool{true, false} {
+			for _, i := range recs[a:b] {
+				if (c.assets[i].Type == Equity) == equities && !add(i, "symbol_prefix") {
+					return out
+				}
+			}
 		}
 	}
-	sort.SliceStable(pref, func(a, b int) bool {
-		x, y := c.assets[pref[a]], c.assets[pref[b]]
-		if len(x.Symbol) != len(y.Symbol) {
-			return len(x.Symbol) < len(y.Symbol)
-		}
-		return x.Type == Equity && y.Type != Equity
-	})
-	for _, i := range pref {
-		if !add(i, "symbol_prefix") {
-			return out
-		}
-	}
+	// Every record of lo..hi-1 is suggested by now. Name words: pairs of the first word's range whose
+	// record has the other words (sets in name order), keyed (not an equity, name length, place in the
+	// word order), the smallest popped from a heap: a page needs a few keys of up to 5,001.
 	words := nameWords(p)
 	if len(words) == 0 {
 		return out
 	}
-	// name words: the first query word by binary search, the rest checked on the candidate
-	first := words[0]
-	lo = sort.Search(len(c.words), func(i int) bool { return c.words[i].word >= first })
-	var cand []int
-	for i := lo; i < len(c.words) && strings.HasPrefix(c.words[i].word, first); i++ {
-		idx := int(c.words[i].idx)
-		if len(words) == 1 || allWordPrefixes(c.search.nameWords[idx], words[1:]) {
-			cand = append(cand, idx)
+	sc := getScratch(len(c.assets))
+	defer sc.release()
+	var others []idset
+	for _, w := range words[1:] {
+		s := ix.wordPrefix(w, sc)
+		if s.n == 0 {
+			return out
 		}
-		if len(cand) > 5000 {
+		others = append(others, s)
+	}
+	wlo, whi := ix.wordRange(words[0])
+	keys := sc.keys[:0]
+next:
+	for j := wlo; j < whi && len(keys) < suggestBound; j++ {
+		r := ix.words[j].r
+		for _, s := range others {
+			if !s.has(r) {
+				continue next
+			}
+		}
+		keys = append(keys, uint64(ix.suggestKey[r])<<32|uint64(j))
+	}
+	sc.keys = keys
+	for k := len(keys)/2 - 1; k >= 0; k-- {
+		siftDown(keys, k)
+	}
+	taken := map[int32]bool{}
+	for len(keys) > 0 {
+		i := ix.byRank[ix.words[uint32(keys[0])].r]
+		keys[0] = keys[len(keys)-1]
+		keys = keys[:len(keys)-1]
+		siftDown(keys, 0)
+		if (i >= lo && i < hi) || taken[i] {
+			continue
+		}
+		taken[i] = true
+		if !add(i, "name_prefix") {
 			break
 		}
 	}
-	sort.SliceStable(cand, func(a, b int) bool {
-		x, y := c.assets[cand[a]], c.assets[cand[b]]
-		if (x.Type == Equity) != (y.Type == Equity) {
-			return x.Type == Equity
-		}
-		return len(x.Name) < len(y.Name)
-	})
-	for _, i := range cand {
-		if !add(i, "name_prefix") {
-			return out
-		}
-	}
 	return out
+}
+
+// siftDown restores the min-heap order of h below k.
+func siftDown(h []uint64, k int) {
+	for {
+		c := 2*k + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1] < h[c] {
+			c++
+		}
+		if h[k] <= h[c] {
+			return
+		}
+		h[k], h[c] = h[c], h[k]
+		k = c
+	}
 }
 
 // Resolution is the answer of canonical symbol resolution.

@@ -2,7 +2,9 @@ package edge
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -27,6 +29,15 @@ func searchQuery(c *fiber.Ctx) (shariah.SearchQuery, error) {
 	return q, v.Err()
 }
 
+// searchPage is the body of GET /api/database/search; its fields are in the order encoding/json gave
+// the map it replaced, so the bytes are the same.
+type searchPage struct {
+	Limit   int                 `json:"limit"`
+	Offset  int                 `json:"offset"`
+	Results []shariah.SearchHit `json:"results"`
+	Total   int                 `json:"total"`
+}
+
 func (s *Server) databaseSearch(c *fiber.Ctx) error {
 	q, err := searchQuery(c)
 	if err != nil {
@@ -36,8 +47,13 @@ func (s *Server) databaseSearch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	hits, total := cat.Search(q)
-	return c.JSON(fiber.Map{"total": total, "limit": q.Limit, "offset": q.Offset, "results": hits})
+	var buf [256]byte
+	key := appendKey(buf[:0], "search", strings.TrimSpace(q.Q), string(q.Type), q.Sector, q.Country, q.Exchange)
+	key = strconv.AppendInt(append(strconv.AppendInt(key, int64(q.Limit), 10), ' '), int64(q.Offset), 10)
+	return s.catalogBodies.send(c, cat, key, func() any {
+		hits, total := cat.Search(q)
+		return searchPage{Limit: q.Limit, Offset: q.Offset, Results: hits, Total: total}
+	})
 }
 
 func (s *Server) suggest(c *fiber.Ctx) error {
@@ -54,7 +70,76 @@ func (s *Server) suggest(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(cat.Suggest(q, limit))
+	var buf [128]byte
+	key := strconv.AppendInt(appendKey(buf[:0], "suggest", strings.TrimSpace(q)), int64(limit), 10)
+	return s.catalogBodies.send(c, cat, key, func() any { return cat.Suggest(q, limit) })
+}
+
+// appendKey appends a memo key of the values, each preceded by its length (no value can run into the
+// next whatever bytes it holds); numbers follow the last.
+func appendKey(key []byte, values ...string) []byte {
+	for _, v := range values {
+		key = append(append(strconv.AppendInt(key, int64(len(v)), 10), ':'), v...)
+	}
+	return key
+}
+
+// catalogBodies memoises the encoded answers of search and suggest. Each is a function of the catalog
+// and the request's parameters alone, and a catalog never changes (a reload builds a new one and
+// CatalogCache swaps the pointer), so a body is good until its catalog is replaced; the first request
+// that brings a new catalog drops them all. The memo holds its catalog, so a replaced catalog's
+// address is never reused while the memo could mistake it. Repeated queries (autocompletion while
+// typing, a client paging, load tests) then cost a map lookup instead of a search and an encoding.
+// Bounded in bytes: a full memo forgets entries at random (Go's map order) to make room.
+type catalogBodies struct {
+	mu    sync.RWMutex
+	cat   *shariah.Catalog
+	m     map[string][]byte
+	bytes int
+}
+
+// maxCatalogBodies bounds the memo's bodies and keys (a page of 500 search hits is about 200 KB).
+const maxCatalogBodies = 16 << 20
+
+// send answers with the memoised body of key under cat, or encodes answer(), memoises and sends it.
+func (b *catalogBodies) send(c *fiber.Ctx, cat *shariah.Catalog, key []byte, answer func() any) error {
+	b.mu.RLock()
+	body, ok := b.m[string(key)]
+	ok = ok && b.cat == cat
+	b.mu.RUnlock()
+	if !ok {
+		var err error
+		if body, err = json.Marshal(answer()); err != nil {
+			return err
+		}
+		b.put(cat, string(key), body)
+	}
+	c.Response().Header.SetContentType(fiber.MIMEApplicationJSON)
+	return c.Send(body)
+}
+
+func (b *catalogBodies) put(cat *shariah.Catalog, key string, body []byte) {
+	size := len(key) + len(body)
+	if size > maxCatalogBodies/8 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cat != cat { // a newer catalog (or, briefly, a request still on the old one): start over
+		b.cat, b.m, b.bytes = cat, map[string][]byte{}, 0
+	}
+	for k, v := range b.m {
+		if b.bytes+size <= maxCatalogBodies {
+			break
+		}
+		delete(b.m, k)
+		b.bytes -= len(k) + len(v)
+	}
+	if old, ok := b.m[key]; ok {
+		b.bytes -= len(key) + len(old)
+	}
+	b.m[key] = body
+	b.bytes += size
 }
 
 func (s *Server) databaseStock(c *fiber.Ctx) error {

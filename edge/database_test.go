@@ -1,6 +1,9 @@
 package edge_test
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -50,5 +53,57 @@ func TestDatabaseSearchAndSuggest(t *testing.T) {
 	}
 	if l := e.do(t, "GET", "/api/suggest", nil, k).json2(t).([]any); len(l) != 0 {
 		t.Fatalf("empty query: %v", l)
+	}
+}
+
+// TestSearchAndSuggestBodiesMemoised: search and suggest answer with the bytes an encoding of the
+// catalog's own answer gives (the fields of the map the handler used to encode, in its order), the same
+// bytes again for the same query, and the new catalog's answer once the reference data changes.
+func TestSearchAndSuggestBodiesMemoised(t *testing.T) {
+	t.Parallel()
+	e := setup(t, options{})
+	ctx := context.Background()
+	k := key(e.newKey(t, shariah.PlanPro))
+	want := func(q shariah.SearchQuery) []byte {
+		t.Helper()
+		cat, err := (&shariah.CatalogCache{Store: e.ref}).Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, total := cat.Search(q)
+		b, err := json.Marshal(map[string]any{"total": total, "limit": q.Limit, "offset": q.Offset, "results": hits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	path := "/api/database/search?q=%20a%20&limit=3&offset=1"
+	q := shariah.SearchQuery{Q: "a", Type: shariah.Equity, Limit: 3, Offset: 1}
+	first := e.do(t, "GET", path, nil, k)
+	if first.StatusCode != 200 || !bytes.Equal(first.body, want(q)) {
+		t.Fatalf("search body:\n got %s\nwant %s", first.body, want(q))
+	}
+	if again := e.do(t, "GET", path, nil, k); !bytes.Equal(again.body, first.body) || again.Header.Get("Content-Type") != first.Header.Get("Content-Type") {
+		t.Fatalf("memoised body differs:\n%s\n%s", again.body, first.body)
+	}
+	sug := e.do(t, "GET", "/api/suggest?q=zq", nil, k)
+	if string(sug.body) != "[]" {
+		t.Fatalf("suggest zq before the data changed: %s", sug.body)
+	}
+
+	if err := e.ref.PutAssets(ctx, []shariah.Asset{{Symbol: "AAAZQ", Name: "Aardvark Zq Holdings", Type: shariah.Equity,
+		Exchange: "NYSE", Country: "United States", Sector: "Industrials"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ref.BumpVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.awaitData(t)
+	if got := e.do(t, "GET", path, nil, k); !bytes.Equal(got.body, want(q)) || bytes.Equal(got.body, first.body) {
+		t.Fatalf("search after the data changed:\n got %s\nwant %s", got.body, want(q))
+	}
+	list := e.do(t, "GET", "/api/suggest?q=zq", nil, k).json2(t).([]any)
+	if len(list) != 1 || list[0].(map[string]any)["symbol"] != "AAAZQ" {
+		t.Fatalf("suggest zq after the data changed: %v", list)
 	}
 }

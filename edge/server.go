@@ -107,6 +107,8 @@ type Server struct {
 	// resultMemo holds the JSON of the screening results served last (see sendResult), bounded.
 	memoMu     sync.Mutex
 	resultMemo map[string]*resultMemo
+	// catalogBodies holds the encoded search and suggest answers of the current catalog (database.go).
+	catalogBodies catalogBodies
 }
 
 // authMode says how a route authenticates.
