@@ -45,6 +45,16 @@ type journal struct {
 	activeSeq uint64
 	activeLen atomic.Int64
 
+	// group commit of appends (see append)
+	gmu      sync.Mutex
+	gcond    *sync.Cond
+	queued   []byte // lines waiting for the next write
+	spare    []byte
+	batch    uint64 // the batch queued lines belong to
+	written  uint64 // batches written (batch numbers below it are on disk)
+	writing  bool   // a writer is in write(2) now
+	batchErr error  // the error of the last batch written
+
 	// read side, used by the shipper only
 	seq, off uint64 // the shipped position
 	torn     int64  // bytes passed over at the end of sealed segments (lines cut by a crash)
@@ -197,12 +207,48 @@ func (j *journal) begin() error {
 	return nil
 }
 
-// append writes one line to the active segment.
+// append writes one line to the active segment and returns once it is there (in the page cache: a
+// process killed after append returned loses nothing). Appends that arrive while a write is in progress
+// are written together by one of them in the next write (group commit): one write(2) per batch instead
+// of one per request.
 func (j *journal) append(line []byte) error {
+	j.gmu.Lock()
+	if j.gcond == nil {
+		j.gcond = sync.NewCond(&j.gmu)
+	}
+	j.queued = append(j.queued, line...)
+	mine := j.batch
+	for {
+		if j.written > mine {
+			err := j.batchErr
+			j.gmu.Unlock()
+			return err
+		}
+		if !j.writing {
+			break
+		}
+		j.gcond.Wait()
+	}
+	// write the queued batch (it holds this line) while later appends gather the next one
+	buf := j.queued
+	j.queued, j.spare = j.spare[:0], nil
+	j.batch++
+	j.writing = true
+	j.gmu.Unlock()
+
 	j.mu.RLock()
-	_, err := j.active.Write(line)
+	_, err := j.active.Write(buf)
 	j.mu.RUnlock()
-	if err == nil && j.activeLen.Add(int64(len(line))) >= segmentBytes {
+	sealNow := err == nil && j.activeLen.Add(int64(len(buf))) >= segmentBytes
+
+	j.gmu.Lock()
+	j.spare = buf[:0]
+	j.written = mine + 1
+	j.batchErr = err
+	j.writing = false
+	j.gcond.Broadcast()
+	j.gmu.Unlock()
+	if sealNow {
 		j.seal()
 	}
 	return err
