@@ -40,7 +40,18 @@ func (s *Server) screenFresh(c *fiber.Ctx) bool {
 			sym = r.Symbol
 		}
 	}
+	if sv, ok := s.Screener.ServedFresh(c.UserContext(), sym, o); ok {
+		// The handler sends this body: one lookup per request.
+		c.Locals(servedKey, &servedAnswer{symbol: sym, sv: sv})
+		return false
+	}
 	return !s.Screener.Fresh(c.UserContext(), sym, o)
+}
+
+// servedAnswer is the stored body screenFresh found for a request it priced as cached.
+type servedAnswer struct {
+	symbol string
+	sv     shariah.Served
 }
 
 // screen answers GET and POST /api/screen/{symbol}: the same behaviour on both methods. A fresh cached
@@ -54,6 +65,10 @@ func (s *Server) screen(c *fiber.Ctx) error {
 	a, err := s.symbolParam(c)
 	if err != nil {
 		return err
+	}
+	if sa, ok := c.Locals(servedKey).(*servedAnswer); ok && sa.symbol == a.Symbol {
+		c.Set("X-Cache", "HIT")
+		return sendServed(c, sa.sv, 0)
 	}
 	if sv, ok := s.Screener.ServedFresh(c.UserContext(), a.Symbol, o); ok {
 		c.Set("X-Cache", "HIT")

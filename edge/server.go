@@ -259,6 +259,7 @@ const (
 	ridKey localKey = iota
 	routeKey
 	chargeKey
+	servedKey // the screening body screenFresh found (servedAnswer)
 )
 
 var ridRE = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)
