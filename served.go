@@ -66,6 +66,9 @@ func NewQuoteBodies(disclaimers []Disclaimer) QuoteBodies {
 		variant: "q" + strconv.Itoa(servedFormat) + "-" + quoteShape + "-" + strconv.FormatUint(h.Sum64(), 36)}
 }
 
+// Disclaimers are the disclaimers a served quote carries (a batch of quotes carries them on each).
+func (b QuoteBodies) Disclaimers() []Disclaimer { return b.disclaimers }
+
 // Variant names the encoding (see QuoteBodies).
 func (b QuoteBodies) Variant() string { return b.variant }
 

@@ -41,11 +41,8 @@ func (s *Server) quotesBatch(c *fiber.Ctx) error {
 	if s.Popular != nil {
 		count = s.Popular.Add
 	}
-	var ds []shariah.Disclaimer
-	if d, ok := s.marketDataDisclaimer(); ok {
-		ds = []shariah.Disclaimer{d}
-	}
-	out, err := shariah.BatchQuotes(c.UserContext(), s.catalogs, s.Ref, syms, count, ds)
+	// Each quote with the disclaimers a single quote is served with.
+	out, err := shariah.BatchQuotes(c.UserContext(), s.catalogs, s.Ref, syms, count, s.quoteBodies.Disclaimers())
 	if err != nil {
 		return err
 	}
@@ -169,12 +166,4 @@ func (s *Server) cachedScreening(c *fiber.Ctx, symbol string) (*shariah.Result, 
 		return nil, err
 	}
 	return &r, nil
-}
-
-// marketDataDisclaimer is the market_data disclaimer of the registry (false without one).
-func (s *Server) marketDataDisclaimer() (shariah.Disclaimer, bool) {
-	if s.Education == nil {
-		return shariah.Disclaimer{}, false
-	}
-	return s.Education.Disclaimer("market_data")
 }
