@@ -28,6 +28,8 @@ type RefWriter interface {
 	PutHoldings(ctx context.Context, etf string, hs []Holding) error
 	PutFX(ctx context.Context, rates []FXRate) error
 	PutMetals(ctx context.Context, prices []MetalPrice) error
+	// PutQuote stores a symbol's latest quote and, when the store was given the quote bodies, the body
+	// GET /api/quote serves for it (ServedQuote).
 	PutQuote(ctx context.Context, q Quote) error
 	PutTrending(ctx context.Context, items []Trending) error
 	// BumpVersion marks the reference data changed, so caches of it (the edge's catalog) reload.
@@ -57,8 +59,10 @@ type RefReader interface {
 	FX(ctx context.Context) ([]FXRate, error)
 	Metals(ctx context.Context, metal string) ([]MetalPrice, error) // oldest first
 	Quote(ctx context.Context, symbol string) (Quote, bool, error)
-	// QuoteJSON is the stored quote as JSON (the hot path serves it without decoding).
-	QuoteJSON(ctx context.Context, symbol string) ([]byte, bool, error)
+	// ServedQuote is the body GET /api/quote serves for a symbol's stored quote, as bodies encodes it:
+	// as stored when it was stored with the quote under bodies' variant, else encoded from the quote
+	// (and stored beside it for the next read). The body is read only. ok is false without a quote.
+	ServedQuote(ctx context.Context, symbol string, bodies QuoteBodies) (StoredQuote, bool, error)
 	Quotes(ctx context.Context, symbols []string) (map[string]Quote, error)
 	Trending(ctx context.Context) ([]Trending, error)
 	// ScreeningResultCount is the number of cached screening results (for the database stats).

@@ -11,9 +11,14 @@ import (
 
 // ResultStore holds cached screening results and a time-ordered index of their updates.
 type ResultStore interface {
-	// PutResult stores a result of a ruleset with the reference-data version its inputs had.
+	// PutResult stores a result of a ruleset with the reference-data version its inputs had, and its
+	// served body (ServeResult).
 	PutResult(ctx context.Context, r Result, version int64) error
 	Result(ctx context.Context, symbol, ruleset string) (Result, int64, bool, error)
+	// ServedResult is a cached result's served body: as stored when it was stored under ResultVariant,
+	// else encoded from the stored result (and stored beside it for the next read). The body is read
+	// only. ok is false when the symbol was never screened under the ruleset.
+	ServedResult(ctx context.Context, symbol, ruleset string) (StoredResult, bool, error)
 	// Results lists every cached result of a ruleset, by symbol.
 	Results(ctx context.Context, ruleset string) ([]Result, error)
 	// UpdatedSince lists results written after since, oldest first.
@@ -89,8 +94,50 @@ func (s *Screener) Fresh(ctx context.Context, symbol string, opts ScreenOptions)
 	if err != nil || opts.ForceRefresh {
 		return false
 	}
+	if _, ok := s.servedFresh(ctx, symbol, rs.Name); ok {
+		return true
+	}
 	_, ok := s.cached(ctx, symbol, rs.Name)
 	return ok
+}
+
+// ServedFresh is Screen's answer as stored, when it is one: the served body of a fresh cached result
+// for a request of its default view. ok is false when the request needs anything else (force_refresh,
+// a methodology's view, nothing fresh cached), and the caller screens (Screen) and encodes the result
+// (ServeResult).
+func (s *Screener) ServedFresh(ctx context.Context, symbol string, opts ScreenOptions) (Served, bool) {
+	if opts.ForceRefresh || opts.Methodology != "" {
+		return Served{}, false
+	}
+	rs, _, err := s.Rulesets.Resolve(opts.Ruleset, "")
+	if err != nil {
+		return Served{}, false
+	}
+	st, ok := s.servedFresh(ctx, symbol, rs.Name)
+	return st.Served, ok
+}
+
+// servedFresh reads a cached result's served body and tells whether it is fresh. A result this process
+// wrote after the one read is newer (the client-side cache has not yet heard of the write): the stored
+// body is not the answer then.
+func (s *Screener) servedFresh(ctx context.Context, symbol, ruleset string) (StoredResult, bool) {
+	v, err := s.Ref.Version(ctx)
+	if err != nil {
+		return StoredResult{}, false
+	}
+	st, ok, err := s.Results.ServedResult(ctx, symbol, ruleset)
+	if err != nil || !ok || st.Version != v || s.now().Sub(st.ScreenedAt) >= s.maxAge() || s.rememberedAfter(symbol, ruleset, st.ScreenedAt) {
+		return StoredResult{}, false
+	}
+	return st, true
+}
+
+// rememberedAfter reports whether this process remembers a result of the symbol screened after at.
+func (s *Screener) rememberedAfter(symbol, ruleset string, at time.Time) bool {
+	s.mu.Lock()
+	e, ok := s.mem[memKey(symbol, ruleset)]
+	s.mu.Unlock()
+	return ok && e.r.ScreenedAt.After(at)
 }
 
 func memKey(symbol, ruleset string) string { return symbol + "|" + ruleset }
@@ -211,6 +258,23 @@ func (s *Screener) Cached(ctx context.Context, symbol string, opts ScreenOptions
 		return Result{}, Errorf(ENOTFOUND, "%s has not been screened under ruleset %s: POST /api/screen/%s screens it.", symbol, rs.Name, symbol)
 	}
 	return r.View(rs, m), nil
+}
+
+// ServedCached is Cached's answer as stored, when it is one: the served body of the stored result
+// (fresh or not) for a request of its default view. ok is false when the request needs a methodology's
+// view, when nothing is stored (or the client-side cache has not yet heard of it), or when this process
+// wrote a newer result than the one read; the caller then reads Cached (which says ENOTFOUND for a symbol
+// never screened) and encodes it (ServeResult).
+func (s *Screener) ServedCached(ctx context.Context, symbol string, opts ScreenOptions) (Served, bool, error) {
+	rs, _, err := s.Rulesets.Resolve(opts.Ruleset, opts.Methodology)
+	if err != nil || opts.Methodology != "" {
+		return Served{}, false, err
+	}
+	st, ok, err := s.Results.ServedResult(ctx, symbol, rs.Name)
+	if err != nil || !ok || s.rememberedAfter(symbol, rs.Name, st.ScreenedAt) {
+		return Served{}, false, err
+	}
+	return st.Served, true, nil
 }
 
 // View returns the result as seen through one methodology (the overall verdict becomes that

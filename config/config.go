@@ -63,6 +63,8 @@ type Config struct {
 	Plan  PlanSettings
 	// MeterLeases lets an edge hold token leases per key (redis.LeaseMeter: most metered requests cost
 	// no Redis round trip; usage is settled every MeterLeaseInterval). Off: one script call per request.
+	// PprofAddr serves Go's profiler (/debug/pprof/) on this address, e.g. 127.0.0.1:6060; empty: off.
+	PprofAddr          string        `env:"SHARIAH_PPROF_ADDR"`
 	MeterLeases        bool          `env:"SHARIAH_METER_LEASES" envDefault:"true"`
 	MeterLeaseInterval time.Duration `env:"SHARIAH_METER_LEASE_INTERVAL" envDefault:"100ms"`
 	// MeterLeaseTTL: a lease its edge has not settled within it (the edge died) is counted as spent.
@@ -419,6 +421,11 @@ func (c Config) validateServing() []error {
 	}
 	if _, err := c.TrustedProxyList(); err != nil {
 		errs = append(errs, err)
+	}
+	if c.PprofAddr != "" {
+		if _, _, err := net.SplitHostPort(c.PprofAddr); err != nil {
+			errs = append(errs, fmt.Errorf("SHARIAH_PPROF_ADDR: %q is not host:port (%v)", c.PprofAddr, err))
+		}
 	}
 	if c.MeterLeaseInterval < 10*time.Millisecond || c.MeterLeaseInterval > 10*time.Second {
 		errs = append(errs, fmt.Errorf("SHARIAH_METER_LEASE_INTERVAL: %s is not between 10ms and 10s", c.MeterLeaseInterval))

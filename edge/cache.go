@@ -2,12 +2,13 @@ package edge
 
 import (
 	"encoding/json"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	shariah "github.com/shariah-screen/shariah"
 )
 
 // sendCacheable writes v as JSON with a strong ETag (a hash of the body) and Cache-Control, and answers
@@ -18,14 +19,7 @@ func sendCacheable(c *fiber.Ctx, v any, maxAge time.Duration) error {
 	if err != nil {
 		return err
 	}
-	return sendRaw(c, body, etagOf(body), maxAge)
-}
-
-// etagOf is a strong ETag of a body: a 64-bit FNV-1a hash.
-func etagOf(body []byte) string {
-	h := fnv.New64a()
-	h.Write(body)
-	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
+	return sendRaw(c, body, shariah.ETag(body), maxAge)
 }
 
 // sendRaw writes a JSON body with its ETag and Cache-Control, or 304 when If-None-Match matches.
@@ -37,6 +31,16 @@ func sendRaw(c *fiber.Ctx, body []byte, etag string, maxAge time.Duration) error
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 	return c.Send(body)
+}
+
+// sendServed writes a served body (shariah.Served) as sendRaw does on GET. POST (screening's canonical
+// method) gets the body alone, as before: If-None-Match and caching are for reads.
+func sendServed(c *fiber.Ctx, sv shariah.Served, maxAge time.Duration) error {
+	if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
+		return sendRaw(c, sv.Body, sv.ETag, maxAge)
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	return c.Send(sv.Body)
 }
 
 // etagMatches implements If-None-Match's weak comparison over a list of tags (or *).

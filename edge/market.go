@@ -1,8 +1,6 @@
 package edge
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -10,8 +8,10 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// quote serves the stored quote JSON as it is (it is the marshalled shariah.Quote): the hot path of the
-// service decodes nothing, and the ETag and as-of date are memoised per symbol until the bytes change.
+// quote serves the quote's body as it was stored with the quote (shariah.QuoteBodies: the quote with
+// the market_data disclaimer): a local lookup in the client-side cache and a write, no encoding. A quote
+// stored without that body (by an older binary, or with other disclaimers) is encoded by the store and
+// stored with its body for the next request.
 func (s *Server) quote(c *fiber.Ctx) error {
 	a, err := s.symbolParam(c)
 	if err != nil {
@@ -20,42 +20,14 @@ func (s *Server) quote(c *fiber.Ctx) error {
 	if s.Popular != nil {
 		s.Popular.Add(a.Symbol)
 	}
-	raw, ok, err := s.Ref.QuoteJSON(c.UserContext(), a.Symbol)
+	q, ok, err := s.Ref.ServedQuote(c.UserContext(), a.Symbol, s.quoteBodies)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return shariah.Errorf(shariah.ENOTFOUND, "No price data for %s.", a.Symbol)
 	}
-	m, _ := s.quoteMemo.Load(a.Symbol)
-	memo, _ := m.(*rawMemo)
-	if memo == nil || !bytes.Equal(memo.raw, raw) {
-		// Once per stored version: the body served adds the market_data disclaimer, and re-encoding
-		// brings a quote stored in an earlier shape (change_percent as a string, no changePercent)
-		// to the current one.
-		var q shariah.Quote
-		if err := json.Unmarshal(raw, &q); err != nil {
-			return err
-		}
-		if d, ok := s.marketDataDisclaimer(); ok {
-			q.Disclaimers = []shariah.Disclaimer{d}
-		}
-		body, err := json.Marshal(q)
-		if err != nil {
-			return err
-		}
-		memo = &rawMemo{raw: bytes.Clone(raw), body: body, etag: etagOf(body), asOf: q.AsOf}
-		s.quoteMemo.Store(a.Symbol, memo)
-	}
-	return sendRaw(c, memo.body, memo.etag, ageMaxAge(memo.asOf, s.Now()))
-}
-
-// rawMemo is the body served for a stored version (raw), with its ETag and as-of date.
-type rawMemo struct {
-	raw  []byte
-	body []byte
-	etag string
-	asOf string
+	return sendRaw(c, q.Body, q.ETag, ageMaxAge(q.AsOf, s.Now()))
 }
 
 // quotesBatch answers POST /api/quotes/batch: each requested symbol (as given, trimmed and upper-cased)
@@ -69,11 +41,8 @@ func (s *Server) quotesBatch(c *fiber.Ctx) error {
 	if s.Popular != nil {
 		count = s.Popular.Add
 	}
-	var ds []shariah.Disclaimer
-	if d, ok := s.marketDataDisclaimer(); ok {
-		ds = []shariah.Disclaimer{d}
-	}
-	out, err := shariah.BatchQuotes(c.UserContext(), s.catalogs, s.Ref, syms, count, ds)
+	// Each quote with the disclaimers a single quote is served with.
+	out, err := shariah.BatchQuotes(c.UserContext(), s.catalogs, s.Ref, syms, count, s.quoteBodies.Disclaimers())
 	if err != nil {
 		return err
 	}
@@ -197,12 +166,4 @@ func (s *Server) cachedScreening(c *fiber.Ctx, symbol string) (*shariah.Result, 
 		return nil, err
 	}
 	return &r, nil
-}
-
-// marketDataDisclaimer is the market_data disclaimer of the registry (false without one).
-func (s *Server) marketDataDisclaimer() (shariah.Disclaimer, bool) {
-	if s.Education == nil {
-		return shariah.Disclaimer{}, false
-	}
-	return s.Education.Disclaimer("market_data")
 }

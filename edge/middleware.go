@@ -138,18 +138,31 @@ func (s *Server) handle(rt *route) fiber.Handler {
 }
 
 // setTokenHeaders writes the metering headers of an authenticated response, and the rate-limit ones
-// when the key's plan has a request rate limit.
+// when the key's plan has a request rate limit. (Canonical header names, numbers formatted on the stack:
+// this runs on every metered request.)
 func (s *Server) setTokenHeaders(c *fiber.Ctx, ch *shariah.Charge) {
+	h := &c.Response().Header
+	var buf [20]byte
 	if r := ch.Rate; r.Burst > 0 {
-		c.Set("X-RateLimit-Limit", strconv.Itoa(r.Burst))
-		c.Set("X-RateLimit-Remaining", strconv.Itoa(r.Remaining))
-		c.Set("X-RateLimit-Reset", strconv.FormatInt((r.ResetMS+999)/1000, 10))
+		h.SetCanonical(hdrRateLimit, strconv.AppendInt(buf[:0], int64(r.Burst), 10))
+		h.SetCanonical(hdrRateRemaining, strconv.AppendInt(buf[:0], int64(r.Remaining), 10))
+		h.SetCanonical(hdrRateReset, strconv.AppendInt(buf[:0], (r.ResetMS+999)/1000, 10))
 	}
-	c.Set("X-Tokens-Charged", strconv.Itoa(ch.Tokens))
-	c.Set("X-Tokens-Remaining", strconv.FormatInt(ch.Remaining, 10))
+	h.SetCanonical(hdrTokensCharged, strconv.AppendInt(buf[:0], int64(ch.Tokens), 10))
+	h.SetCanonical(hdrTokensRemaining, strconv.AppendInt(buf[:0], ch.Remaining, 10))
 	if ch.Overage > 0 {
-		c.Set("X-Tokens-Overage", "true")
+		h.SetCanonical(hdrTokensOverage, hdrTrue)
 	} else {
-		c.Response().Header.Del("X-Tokens-Overage")
+		h.DelBytes(hdrTokensOverage)
 	}
 }
+
+var (
+	hdrRateLimit       = []byte("X-Ratelimit-Limit")
+	hdrRateRemaining   = []byte("X-Ratelimit-Remaining")
+	hdrRateReset       = []byte("X-Ratelimit-Reset")
+	hdrTokensCharged   = []byte("X-Tokens-Charged")
+	hdrTokensRemaining = []byte("X-Tokens-Remaining")
+	hdrTokensOverage   = []byte("X-Tokens-Overage")
+	hdrTrue            = []byte("true")
+)

@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -41,10 +40,23 @@ func (s *Server) screenFresh(c *fiber.Ctx) bool {
 			sym = r.Symbol
 		}
 	}
+	if sv, ok := s.Screener.ServedFresh(c.UserContext(), sym, o); ok {
+		// The handler sends this body: one lookup per request.
+		c.Locals(servedKey, &servedAnswer{symbol: sym, sv: sv})
+		return false
+	}
 	return !s.Screener.Fresh(c.UserContext(), sym, o)
 }
 
-// screen answers GET and POST /api/screen/{symbol}: the same behaviour on both methods.
+// servedAnswer is the stored body screenFresh found for a request it priced as cached.
+type servedAnswer struct {
+	symbol string
+	sv     shariah.Served
+}
+
+// screen answers GET and POST /api/screen/{symbol}: the same behaviour on both methods. A fresh cached
+// result asked for in its default view is served as stored (no decoding or encoding); anything else is
+// screened (or read from the screener's memory) and encoded.
 func (s *Server) screen(c *fiber.Ctx) error {
 	o, err := s.screenOptions(c)
 	if err != nil {
@@ -54,6 +66,14 @@ func (s *Server) screen(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if sa, ok := c.Locals(servedKey).(*servedAnswer); ok && sa.symbol == a.Symbol {
+		c.Set("X-Cache", "HIT")
+		return sendServed(c, sa.sv, 0)
+	}
+	if sv, ok := s.Screener.ServedFresh(c.UserContext(), a.Symbol, o); ok {
+		c.Set("X-Cache", "HIT")
+		return sendServed(c, sv, 0)
+	}
 	r, cached, err := s.Screener.Screen(c.UserContext(), a.Symbol, o)
 	if err != nil {
 		return err
@@ -62,49 +82,57 @@ func (s *Server) screen(c *fiber.Ctx) error {
 	return s.sendResult(c, r)
 }
 
-// resultMemo is a result's JSON, reused while the same result (symbol, ruleset, view, screened_at) is
-// served again: cached screenings are the hot path, and their bodies are large.
-// maxResultMemo bounds the memo (results are about 12 KB each).
-const maxResultMemo = 2000
+// viewMemo is the served body of a methodology's view of a result, reused while the same result
+// (symbol, ruleset, view, screened_at) is asked for again: a view is encoded per request otherwise (the
+// stored body is the default view's). maxViewMemo bounds it (results are about 12 KB each).
+const maxViewMemo = 2000
 
-type resultMemo struct {
-	at   time.Time
-	body []byte
+type viewMemo struct {
+	at time.Time
+	sv shariah.Served
 }
 
+// sendResult encodes a result (shariah.ServeResult, as the stored bodies are) and sends it; a
+// methodology's view is memoised.
 func (s *Server) sendResult(c *fiber.Ctx, r shariah.Result) error {
+	if r.Methodology == "" {
+		sv, err := shariah.ServeResult(r)
+		if err != nil {
+			return err
+		}
+		return sendServed(c, sv, 0)
+	}
 	key := r.Symbol + "|" + r.Ruleset.Name + "|" + r.Methodology
 	s.memoMu.Lock()
-	m, ok := s.resultMemo[key]
+	m, ok := s.viewMemo[key]
 	s.memoMu.Unlock()
 	if ok && m.at.Equal(r.ScreenedAt) {
-		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-		return c.Send(m.body)
+		return sendServed(c, m.sv, 0)
 	}
-	body, err := json.Marshal(r)
+	sv, err := shariah.ServeResult(r)
 	if err != nil {
 		return err
 	}
 	s.memoMu.Lock()
-	if s.resultMemo == nil {
-		s.resultMemo = map[string]*resultMemo{}
+	if s.viewMemo == nil {
+		s.viewMemo = map[string]*viewMemo{}
 	}
-	if len(s.resultMemo) >= maxResultMemo { // drop an arbitrary tenth (map order is random)
+	if len(s.viewMemo) >= maxViewMemo { // drop an arbitrary tenth (map order is random)
 		n := 0
-		for k := range s.resultMemo {
-			delete(s.resultMemo, k)
-			if n++; n >= maxResultMemo/10 {
+		for k := range s.viewMemo {
+			delete(s.viewMemo, k)
+			if n++; n >= maxViewMemo/10 {
 				break
 			}
 		}
 	}
-	s.resultMemo[key] = &resultMemo{at: r.ScreenedAt, body: body}
+	s.viewMemo[key] = &viewMemo{at: r.ScreenedAt, sv: sv}
 	s.memoMu.Unlock()
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-	return c.Send(body)
+	return sendServed(c, sv, 0)
 }
 
-// result answers GET /api/result/{symbol}: the cached result only; 404 when never screened.
+// result answers GET /api/result/{symbol}: the cached result only (as stored, in its default view);
+// 404 when never screened.
 func (s *Server) result(c *fiber.Ctx) error {
 	o, err := s.screenOptions(c)
 	if err != nil {
@@ -113,6 +141,13 @@ func (s *Server) result(c *fiber.Ctx) error {
 	a, err := s.symbolParam(c)
 	if err != nil {
 		return err
+	}
+	sv, ok, err := s.Screener.ServedCached(c.UserContext(), a.Symbol, o)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return sendServed(c, sv, 0)
 	}
 	r, err := s.Screener.Cached(c.UserContext(), a.Symbol, o)
 	if err != nil {

@@ -102,11 +102,11 @@ type Server struct {
 	store    shariah.KeyStore
 	catalogs *shariah.CatalogCache
 	insights *shariah.Insights
-	// quoteMemo holds, per symbol, the last quote bytes served with their ETag (see quote).
-	quoteMemo sync.Map
-	// resultMemo holds the JSON of the screening results served last (see sendResult), bounded.
-	memoMu     sync.Mutex
-	resultMemo map[string]*resultMemo
+	// quoteBodies encodes GET /api/quote's body (the quote with the registry's market_data disclaimer).
+	quoteBodies shariah.QuoteBodies
+	// viewMemo holds the bodies of the methodology views served last (see sendResult), bounded.
+	memoMu   sync.Mutex
+	viewMemo map[string]*viewMemo
 	// catalogBodies holds the encoded search and suggest answers of the current catalog (database.go).
 	catalogBodies catalogBodies
 }
@@ -162,6 +162,10 @@ func New(d Deps) (*Server, error) {
 	s.metrics = newMetrics(d.Registry)
 	s.deps = newDeps(d.Checks, d.Log)
 	s.quiet = &quietLog{log: d.Log}
+	s.quoteBodies = shariah.NewQuoteBodies(nil)
+	if d.Education != nil {
+		s.quoteBodies = d.Education.QuoteBodies()
+	}
 	if d.Health != nil {
 		d.Registry.MustRegister(ingestCollector{d.Health})
 	}
@@ -257,6 +261,7 @@ const (
 	ridKey localKey = iota
 	routeKey
 	chargeKey
+	servedKey // the screening body screenFresh found (servedAnswer)
 )
 
 var ridRE = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)

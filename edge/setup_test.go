@@ -74,7 +74,7 @@ type env struct {
 	logs     *syncBuffer
 	plans    shariah.Plans
 	bulk     *shariah.Bulk
-	ref      *sredis.RefStore // uncached, for tests that change the data
+	ref      *sredis.RefStore // uncached, for tests that change the data (quotes stored as served, as the writers do)
 	served   *sredis.RefStore // the edge's own (client-side cached) store
 	ingest   *sredis.IngestStore
 	news     *sredis.NewsStore
@@ -191,7 +191,7 @@ func setup(t testing.TB, o options) *env {
 		t.Fatal(err)
 	}
 	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
-	screener := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rsets, Disclaimers: edu.DisclaimersFor}
+	screener := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc).Cached(30 * time.Second), Rulesets: rsets, Disclaimers: edu.DisclaimersFor}
 	queue, err := jobs.NewQueue(o.redisURL)
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +227,7 @@ func setup(t testing.TB, o options) *env {
 	if !o.exactMeter {
 		// as the service runs: token leases, settled by the meter's loop
 		lm := sredis.NewLeaseMeter(rc, o.plans, sredis.LeaseOptions{TTL: o.leaseTTL})
+		store.OnChange(lm.Forget)
 		mctx, mcancel := context.WithCancel(context.Background())
 		mdone := make(chan struct{})
 		go func() { _ = lm.Run(mctx); close(mdone) }()
@@ -250,7 +251,7 @@ func setup(t testing.TB, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bulk, ref: sredis.NewRefStore(rc), served: ref,
+	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bulk, ref: sredis.NewRefStore(rc).WithQuoteBodies(edu.QuoteBodies()), served: ref,
 		ingest: ingest, news: news, traj: traj, popular: popular, rc: rc, billing: bill, redisURL: o.redisURL, meter: meter}
 }
 

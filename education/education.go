@@ -274,6 +274,12 @@ func (r *Registry) Disclaimer(id string) (shariah.Disclaimer, bool) {
 	return shariah.Disclaimer{}, false
 }
 
+// QuoteBodies encodes the body GET /api/quote serves: the quote with the market_data disclaimer. The
+// edge serves these bodies and the quote writers (load, ingest) store them, so both take them from here.
+func (r *Registry) QuoteBodies() shariah.QuoteBodies {
+	return shariah.NewQuoteBodies(r.DisclaimersFor("market_data"))
+}
+
 // DisclaimersFor returns the disclaimers with the ids, in registry order (the Screener attaches them).
 func (r *Registry) DisclaimersFor(ids ...string) []shariah.Disclaimer {
 	want := map[string]bool{}

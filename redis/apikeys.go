@@ -13,7 +13,20 @@ import (
 
 // KeyStore implements shariah.KeyStore.
 type KeyStore struct {
-	c rueidis.Client
+	c        rueidis.Client
+	onChange func(hash string) // told after a key record changed (see OnChange)
+}
+
+// OnChange registers f to be told, after this store changed a key's record (deactivated, plan), so
+// that a lease meter of the same process applies it from the very next request instead of when Redis's
+// invalidation arrives.
+func (s *KeyStore) OnChange(f func(hash string)) { s.onChange = f }
+
+func (s *KeyStore) changed(hash string, err error) error {
+	if err == nil && s.onChange != nil {
+		s.onChange(hash)
+	}
+	return err
 }
 
 var _ shariah.KeyStore = (*KeyStore)(nil)
@@ -137,7 +150,7 @@ func (s *KeyStore) Deactivate(ctx context.Context, hash string, at time.Time, re
 	if replacedBy != "" {
 		cmd = cmd.FieldValue("replaced_by", replacedBy)
 	}
-	return s.c.Do(ctx, cmd.Build()).Error()
+	return s.changed(hash, s.c.Do(ctx, cmd.Build()).Error())
 }
 
 // SetPlan changes a key's plan; the meter applies it from the next request.
@@ -145,7 +158,7 @@ func (s *KeyStore) SetPlan(ctx context.Context, hash, plan string) error {
 	if _, err := s.KeyByHash(ctx, hash); err != nil {
 		return err
 	}
-	return s.c.Do(ctx, s.c.B().Hset().Key(keyRecordKey(hash)).FieldValue().FieldValue("plan", plan).Build()).Error()
+	return s.changed(hash, s.c.Do(ctx, s.c.B().Hset().Key(keyRecordKey(hash)).FieldValue().FieldValue("plan", plan).Build()).Error())
 }
 
 // UserForEmail maps an email to its user id, creating the mapping (SET NX) when the email is new.

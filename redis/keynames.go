@@ -4,8 +4,10 @@ import "time"
 
 // Every Redis key name of the service. All keys start with "shr:"; the part in braces is the Redis
 // Cluster hash tag: keys that one script or pipeline touches together share it, so they live on one
-// slot. "JSON" is a string holding a JSON document. TTLs not listed are none (the key lives until
-// rewritten or deleted).
+// slot. "JSON" is a string holding a JSON document; "served" is JSON that is also the route's response
+// body with its ETag (served.go: a header in front, read by position; written with the record, and added
+// by a reader that finds none of its variant with lua/replace_if_equal.lua, if the value is unchanged).
+// TTLs not listed are none (the key lives until rewritten or deleted).
 //
 //	key                                   type         TTL                               hash tag
 //	--- API keys and metering (keys.go, meter.go, lua/meter_*.lua)
@@ -16,11 +18,11 @@ import "time"
 //	shr:user:{<user>}:keys                zset         -                                 user
 //	shr:email:<email>                     string       -                                 -
 //	shr:window:{<group>}:<bucket>         string       the window (lua/window_take.lua)  group ({keygen})
-//	--- reference data (reference.go)
+//	--- reference data (reference.go; quotes as served, served.go)
 //	shr:asset:{<sym>}                     JSON         -                                 symbol
 //	shr:bars:{<sym>}                      hash         -                                 symbol
 //	shr:fund:{<sym>}                      JSON         -                                 symbol
-//	shr:quote:{<sym>}                     JSON         -                                 symbol
+//	shr:quote:{<sym>}                     JSON, served -                                 symbol
 //	shr:div:{<sym>}                       JSON         -                                 symbol
 //	shr:holdings:{<etf>}                  JSON         -                                 ETF symbol
 //	shr:holdings:etfs                     set          -                                 -
@@ -32,8 +34,8 @@ import "time"
 //	shr:assets, shr:series                set          -                                 -
 //	shr:ref:version                       string (int) -                                 -
 //	shr:fund-source:<source>              set          -                                 -
-//	--- screening results (results.go)
-//	shr:result:{<sym>}:<ruleset>          JSON         -                                 symbol
+//	--- screening results (results.go; as served, served.go)
+//	shr:result:{<sym>}:<ruleset>          JSON, served -                                 symbol
 //	shr:etfresult:{<sym>}:<ruleset>       JSON         -                                 ETF symbol
 //	shr:results                           set          -                                 -
 //	shr:results:source:<source>           set          -                                 -

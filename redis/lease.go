@@ -44,6 +44,27 @@ type LeaseMeter struct {
 	mu     sync.RWMutex
 	leases map[leaseKey]*lease
 	period atomic.Pointer[namedPeriod] // the last period charged, with its ID
+	// forgotten holds the keys this process changed (Forget), with when: their record is read from
+	// Redis itself, not the client-side cache, until Redis's invalidation has surely arrived
+	forgotten sync.Map
+}
+
+// forgetFor is how long a changed key's record bypasses the client-side cache.
+const forgetFor = time.Second
+
+// Forget makes the next request of the key read its record from Redis and gives back its leases: the
+// process changed the record itself (revoke, regenerate, plan), so it applies at once, not when Redis's
+// invalidation of the cached record arrives (redis.KeyStore.OnChange).
+func (m *LeaseMeter) Forget(keyHash string) {
+	m.forgotten.Store(keyHash, time.Now())
+	m.mu.RLock()
+	for k, l := range m.leases {
+		if k.hash == keyHash {
+			l.rec.Store(nil)
+			l.drop.Store(true)
+		}
+	}
+	m.mu.RUnlock()
 }
 
 type namedPeriod struct {
@@ -146,9 +167,16 @@ type record struct {
 	id, prefix, user, plan string
 }
 
-func (m *LeaseMeter) record(ctx context.Context, hash string) (record, error) {
-	vals, err := m.c.DoCache(ctx, m.c.B().Hmget().Key(keyRecordKey(hash)).Field("id", "prefix", "user_id", "plan", "active").Cache(),
-		m.opt.RecordTTL).ToArray()
+// readRecord reads a key record through the client-side cache, or from Redis itself.
+func (m *LeaseMeter) readRecord(ctx context.Context, hash string, cached bool) (record, error) {
+	var vals []rueidis.RedisMessage
+	var err error
+	if cached {
+		vals, err = m.c.DoCache(ctx, m.c.B().Hmget().Key(keyRecordKey(hash)).Field("id", "prefix", "user_id", "plan", "active").Cache(),
+			m.opt.RecordTTL).ToArray()
+	} else {
+		vals, err = m.c.Do(ctx, m.c.B().Hmget().Key(keyRecordKey(hash)).Field("id", "prefix", "user_id", "plan", "active").Build()).ToArray()
+	}
 	if err != nil {
 		return record{}, err
 	}
@@ -237,7 +265,16 @@ func (m *LeaseMeter) recordOf(ctx context.Context, hash string, p *namedPeriod) 
 		}
 	}
 	at := time.Now()
-	r, err := m.record(ctx, hash)
+	var r record
+	var err error
+	if v, ok := m.forgotten.Load(hash); ok && at.Sub(v.(time.Time)) < forgetFor {
+		r, err = m.readRecord(ctx, hash, false)
+	} else {
+		if ok {
+			m.forgotten.Delete(hash)
+		}
+		r, err = m.readRecord(ctx, hash, true)
+	}
 	if err != nil || !r.found {
 		return r, err
 	}

@@ -26,6 +26,8 @@ type RefStore struct {
 	// arrives asynchronously, so writers (the loader, ingesters) use an uncached store to read their
 	// own writes.
 	cacheTTL time.Duration
+	// quotes, when set, makes PutQuote store each quote as the body GET /api/quote serves (served.go).
+	quotes *shariah.QuoteBodies
 }
 
 var _ shariah.RefStore = (*RefStore)(nil)
@@ -34,7 +36,20 @@ var _ shariah.RefStore = (*RefStore)(nil)
 func NewRefStore(c rueidis.Client) *RefStore { return &RefStore{c: c} }
 
 // Cached returns a copy of the store that serves reads from the client-side cache (for the edge).
-func (s *RefStore) Cached(ttl time.Duration) *RefStore { return &RefStore{c: s.c, cacheTTL: ttl} }
+func (s *RefStore) Cached(ttl time.Duration) *RefStore {
+	c := *s
+	c.cacheTTL = ttl
+	return &c
+}
+
+// WithQuoteBodies returns a copy of the store whose PutQuote stores each quote as the body GET
+// /api/quote serves, encoded by bodies (the writers get the service's market_data disclaimer). Without
+// it the quote is stored alone, and the edge encodes its body on the first read.
+func (s *RefStore) WithQuoteBodies(bodies shariah.QuoteBodies) *RefStore {
+	c := *s
+	c.quotes = &bodies
+	return &c
+}
 
 // chunk is the number of commands sent in one pipeline by bulk operations.
 const chunk = 2000
@@ -572,35 +587,82 @@ func (s *RefStore) Metals(ctx context.Context, metal string) ([]shariah.MetalPri
 	return out, err
 }
 
-// PutQuote stores a symbol's latest quote.
+// PutQuote stores a symbol's latest quote: as its served body when the store has the quote bodies.
 func (s *RefStore) PutQuote(ctx context.Context, q shariah.Quote) error {
-	c, err := s.setJSON(quoteKey(q.Symbol), q)
-	if err != nil {
-		return err
+	var b []byte
+	if s.quotes != nil {
+		sv, err := s.quotes.Serve(q)
+		if err != nil {
+			return err
+		}
+		b = quoteValue(s.quotes.Variant(), sv, q.AsOf)
 	}
-	return s.c.Do(ctx, c).Error()
+	if b == nil {
+		var err error
+		if b, err = json.Marshal(q); err != nil {
+			return err
+		}
+	}
+	return s.c.Do(ctx, s.c.B().Set().Key(quoteKey(q.Symbol)).Value(rueidis.BinaryString(b)).Build()).Error()
+}
+
+// quoteValue is a quote stored as its served body: the header, then the body's members (the body less
+// its opening brace), so the value still decodes as the quote. It is nil for a quote whose as-of date
+// cannot stand in the header as it is (the quote is then stored alone).
+func quoteValue(variant string, sv shariah.Served, asOf string) []byte {
+	if !plainString(asOf) || len(sv.Body) < 3 || sv.Body[0] != '{' {
+		return nil
+	}
+	b := framed(variant, sv.ETag, `"`+asOf+`"`, len(sv.Body))
+	return append(b, sv.Body[1:]...)
+}
+
+// decodeQuote reads a stored quote, served body or not: the disclaimers of a served body are the
+// route's, not the quote's.
+func decodeQuote(b []byte) (shariah.Quote, error) {
+	var q shariah.Quote
+	err := json.Unmarshal(b, &q)
+	q.Disclaimers = nil
+	return q, err
 }
 
 // Quote reads a symbol's latest quote (client-side cached; Redis invalidates on change).
 func (s *RefStore) Quote(ctx context.Context, symbol string) (shariah.Quote, bool, error) {
-	var q shariah.Quote
-	ok, err := s.getJSON(ctx, quoteKey(symbol), &q, true)
-	return q, ok, err
+	b, ok, err := getValue(ctx, s.c, quoteKey(symbol), s.cacheTTL)
+	if err != nil || !ok {
+		return shariah.Quote{}, false, err
+	}
+	q, err := decodeQuote(b)
+	return q, err == nil, err
 }
 
-// QuoteJSON reads a symbol's stored quote without decoding it.
-func (s *RefStore) QuoteJSON(ctx context.Context, symbol string) ([]byte, bool, error) {
-	var b []byte
-	var err error
-	if s.cacheTTL > 0 {
-		b, err = s.c.DoCache(ctx, s.c.B().Get().Key(quoteKey(symbol)).Cache(), s.cacheTTL).AsBytes()
-	} else {
-		b, err = s.c.Do(ctx, s.c.B().Get().Key(quoteKey(symbol)).Build()).AsBytes()
+// ServedQuote reads a symbol's quote as the body GET /api/quote serves (client-side cached on a cached
+// store): the stored body when its variant is bodies', else the body encoded from the stored quote,
+// which then replaces the value read (if it is still the stored one).
+func (s *RefStore) ServedQuote(ctx context.Context, symbol string, bodies shariah.QuoteBodies) (shariah.StoredQuote, bool, error) {
+	key := quoteKey(symbol)
+	b, ok, err := getValue(ctx, s.c, key, s.cacheTTL)
+	if err != nil || !ok {
+		return shariah.StoredQuote{}, false, err
 	}
-	if rueidis.IsRedisNil(err) {
-		return nil, false, nil
+	if variant, etag, at, rest, ok := parseServed(b); ok && string(variant) == bodies.Variant() && len(at) >= 2 && at[0] == '"' {
+		body := make([]byte, 1+len(rest))
+		body[0] = '{'
+		copy(body[1:], rest)
+		return shariah.StoredQuote{Served: shariah.Served{Body: body, ETag: string(etag)}, AsOf: string(at[1 : len(at)-1])}, true, nil
 	}
-	return b, err == nil, err
+	q, err := decodeQuote(b)
+	if err != nil {
+		return shariah.StoredQuote{}, false, err
+	}
+	sv, err := bodies.Serve(q)
+	if err != nil {
+		return shariah.StoredQuote{}, false, err
+	}
+	if v := quoteValue(bodies.Variant(), sv, q.AsOf); v != nil {
+		backfill(ctx, s.c, key, b, v)
+	}
+	return shariah.StoredQuote{Served: sv, AsOf: q.AsOf}, true, nil
 }
 
 // Quotes reads several quotes; absent ones are missing from the map.
@@ -628,8 +690,8 @@ func (s *RefStore) Quotes(ctx context.Context, symbols []string) (map[string]sha
 		if err != nil {
 			return nil, err
 		}
-		var q shariah.Quote
-		if err := json.Unmarshal(b, &q); err != nil {
+		q, err := decodeQuote(b)
+		if err != nil {
 			return nil, err
 		}
 		out[symbols[i]] = q

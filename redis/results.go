@@ -1,6 +1,7 @@
 package redis
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -12,24 +13,49 @@ import (
 )
 
 // ResultStore implements shariah.ResultStore.
-type ResultStore struct{ c rueidis.Client }
+type ResultStore struct {
+	c rueidis.Client
+	// cacheTTL, when set, serves ServedResult from rueidis's client-side cache (see RefStore).
+	cacheTTL time.Duration
+}
 
 var _ shariah.ResultStore = (*ResultStore)(nil)
 
 // NewResultStore returns the result store over the client.
 func NewResultStore(c rueidis.Client) *ResultStore { return &ResultStore{c: c} }
 
+// Cached returns a copy of the store that serves ServedResult from the client-side cache (for the
+// processes that serve cached screenings).
+func (s *ResultStore) Cached(ttl time.Duration) *ResultStore {
+	c := *s
+	c.cacheTTL = ttl
+	return &c
+}
+
+// storedResult is how a result decodes from its key (the served header, when present, is skipped).
 type storedResult struct {
 	Version int64          `json:"version"`
 	Result  shariah.Result `json:"result"`
 }
 
-// PutResult writes a result and indexes it by time.
+// resultValue is a result stored as its served body (served.go): the header, the data version and the
+// body as the result.
+func resultValue(sv shariah.Served, version int64, screenedAt time.Time) []byte {
+	b := framed(shariah.ResultVariant, sv.ETag, strconv.FormatInt(max(screenedAt.UnixNano(), 0), 10), len(sv.Body)+32)
+	b = append(b, `"version":`...)
+	b = strconv.AppendInt(b, version, 10)
+	b = append(b, `,"result":`...)
+	b = append(b, sv.Body...)
+	return append(b, '}')
+}
+
+// PutResult writes a result, as its served body, and indexes it by time.
 func (s *ResultStore) PutResult(ctx context.Context, r shariah.Result, version int64) error {
-	b, err := json.Marshal(storedResult{Version: version, Result: r})
+	sv, err := shariah.ServeResult(r)
 	if err != nil {
 		return err
 	}
+	b := resultValue(sv, version, r.ScreenedAt)
 	ms := float64(r.ScreenedAt.UnixMilli())
 	member := r.Symbol + "|" + r.Ruleset.Name
 	cmds := rueidis.Commands{
@@ -52,6 +78,56 @@ func (s *ResultStore) PutResult(ctx context.Context, r shariah.Result, version i
 		}
 	}
 	return nil
+}
+
+// ServedResult reads a symbol's cached result of a ruleset as its served body (client-side cached on a
+// cached store): the stored body when its variant is shariah.ResultVariant, else the body encoded from
+// the stored result, which then replaces the value read (if it is still the stored one).
+func (s *ResultStore) ServedResult(ctx context.Context, symbol, ruleset string) (shariah.StoredResult, bool, error) {
+	key := resultKey(symbol, ruleset)
+	b, ok, err := getValue(ctx, s.c, key, s.cacheTTL)
+	if err != nil || !ok {
+		return shariah.StoredResult{}, false, err
+	}
+	if st, ok := parseResultValue(b); ok {
+		return st, true, nil
+	}
+	var sr storedResult
+	if err := json.Unmarshal(b, &sr); err != nil {
+		return shariah.StoredResult{}, false, err
+	}
+	sr.Result.Normalize()
+	sv, err := shariah.ServeResult(sr.Result)
+	if err != nil {
+		return shariah.StoredResult{}, false, err
+	}
+	backfill(ctx, s.c, key, b, resultValue(sv, sr.Version, sr.Result.ScreenedAt))
+	return shariah.StoredResult{Served: sv, Version: sr.Version, ScreenedAt: sr.Result.ScreenedAt}, true, nil
+}
+
+// parseResultValue reads a result stored as its served body of the current variant, by position.
+func parseResultValue(b []byte) (shariah.StoredResult, bool) {
+	variant, etag, at, rest, ok := parseServed(b)
+	if !ok || string(variant) != shariah.ResultVariant {
+		return shariah.StoredResult{}, false
+	}
+	ns, ok := digits(at)
+	if !ok || !bytes.HasPrefix(rest, []byte(`"version":`)) {
+		return shariah.StoredResult{}, false
+	}
+	rest = rest[len(`"version":`):]
+	i := bytes.IndexByte(rest, ',')
+	if i < 0 {
+		return shariah.StoredResult{}, false
+	}
+	version, ok := digits(rest[:i])
+	rest = rest[i:]
+	if !ok || !bytes.HasPrefix(rest, []byte(`,"result":`)) || len(rest) < len(`,"result":`)+3 || rest[len(rest)-1] != '}' {
+		return shariah.StoredResult{}, false
+	}
+	body := rest[len(`,"result":`) : len(rest)-1]
+	return shariah.StoredResult{Served: shariah.Served{Body: body, ETag: string(etag)}, Version: version,
+		ScreenedAt: time.Unix(0, ns).UTC()}, true
 }
 
 // Result reads a symbol's cached result of a ruleset with the data version it was computed from.

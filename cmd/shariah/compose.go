@@ -94,12 +94,12 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 		return nil, err
 	}
 	s := &services{rc: rc, db: db, queue: q, edu: edu, sukukRules: sukukRules,
-		raw: sredis.NewRefStore(rc), ingest: sredis.NewIngestStore(rc), news: sredis.NewNewsStore(rc),
+		raw: sredis.NewRefStore(rc).WithQuoteBodies(edu.QuoteBodies()), ingest: sredis.NewIngestStore(rc), news: sredis.NewNewsStore(rc),
 		sukuk: sredis.NewSukukStore(rc), lists: sredis.NewWatchlistStore(rc), popularity: sredis.NewPopularityStore(rc),
 		trajectory: analytics.Trajectory{DB: db}, usageRead: analytics.UsageReader{DB: db}, popular: &shariah.RequestCounter{}}
 	s.ref = s.raw.Cached(30 * time.Second)
 	s.catalogs = &shariah.CatalogCache{Store: s.ref}
-	results := sredis.NewResultStore(rc)
+	results := sredis.NewResultStore(rc).Cached(30 * time.Second)
 	s.screener = &shariah.Screener{Ref: s.ref, Results: results, Rulesets: rs, Disclaimers: edu.DisclaimersFor}
 	s.bulk = &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: s.ref, Screener: s.screener, Queue: q,
 		Concurrency: e.cfg.BulkConcurrency, Pause: e.cfg.BulkPause}
@@ -133,7 +133,11 @@ func (s *services) withUsage(e *env) error {
 // withLeases meters with token leases (a process that serves; its Run is an actor of addEdgeLoops).
 func (s *services) withLeases(e *env) {
 	if e.cfg.MeterLeases {
-		s.meter = sredis.NewLeaseMeter(s.rc, e.plans, sredis.LeaseOptions{Interval: e.cfg.MeterLeaseInterval, TTL: e.cfg.MeterLeaseTTL})
+		lm := sredis.NewLeaseMeter(s.rc, e.plans, sredis.LeaseOptions{Interval: e.cfg.MeterLeaseInterval, TTL: e.cfg.MeterLeaseTTL})
+		if ks, ok := s.keys.Store.(*sredis.KeyStore); ok {
+			ks.OnChange(lm.Forget) // this process's own revokes and plan changes apply from the next request
+		}
+		s.meter = lm
 	}
 }
 

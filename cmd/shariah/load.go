@@ -11,7 +11,9 @@ import (
 
 	"github.com/shariah-screen/shariah/datapack"
 	"github.com/shariah-screen/shariah/datapack/defaultpack"
+	"github.com/shariah-screen/shariah/education"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/rules"
 )
 
 // runLoad imports data: `load --default` (the embedded default universe), `load --dir D` (a data pack,
@@ -41,7 +43,16 @@ func runLoad(args []string) error {
 		return err
 	}
 	defer rc.Close()
-	l := &loader{st: sredis.NewRefStore(rc), sukuk: sredis.NewSukukStore(rc), asJSON: *asJSON, maxProblems: *maxProblems}
+	// Quotes are stored as the body GET /api/quote serves (with the market_data disclaimer).
+	rs, err := rules.Rulesets()
+	if err != nil {
+		return err
+	}
+	edu, err := education.Load(rs)
+	if err != nil {
+		return err
+	}
+	l := &loader{st: sredis.NewRefStore(rc).WithQuoteBodies(edu.QuoteBodies()), sukuk: sredis.NewSukukStore(rc), asJSON: *asJSON, maxProblems: *maxProblems}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	run := func(what string, read func() (*datapack.Pack, datapack.Extras, error)) error {

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"syscall"
 	"time"
@@ -96,6 +98,9 @@ func runProcesses(which string) error {
 	if serving {
 		e.addEdgeLoops(&g, svc)
 	}
+	if e.cfg.PprofAddr != "" {
+		e.addPprof(&g)
+	}
 	return stopped(e.log, g.Run())
 }
 
@@ -145,6 +150,22 @@ func (e *env) addEdgeLoops(g *run.Group, svc *services) {
 		downgrades(ctx, svc.billing, e.log)
 		return nil
 	})
+}
+
+// addPprof serves Go's profiler on SHARIAH_PPROF_ADDR (an operator's loopback port, never the API's).
+func (e *env) addPprof(g *run.Group) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Addr: e.cfg.PprofAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	g.Add(func() error {
+		e.log.Info("pprof listening", "addr", e.cfg.PprofAddr)
+		if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}, func(error) { _ = srv.Close() })
 }
 
 // addMCP adds the MCP server over HTTP on SHARIAH_MCP_ADDR.

@@ -1,0 +1,139 @@
+package shariah
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Served is a response body exactly as its route answers it, with the body's strong ETag. Quotes and
+// screening results are stored this way when they are written, beside the record they are made of, so
+// that a cached read is a local lookup and a write of these bytes, with no decoding or encoding per
+// request (issue 16). ServeQuote and ServeResult are the one encoding of those bodies: the writers use
+// them, and so does the fallback for a record stored without a body (by an older binary).
+type Served struct {
+	Body []byte
+	ETag string // strong and quoted: "…" (ETag)
+}
+
+// StoredQuote is a quote's served body with its as-of date (the body's cache lifetime follows it).
+type StoredQuote struct {
+	Served
+	AsOf string
+}
+
+// StoredResult is a cached screening result's served body (the result as stored, no methodology's view)
+// with what its freshness is judged by: the reference-data version it was computed from and when.
+type StoredResult struct {
+	Served
+	Version    int64
+	ScreenedAt time.Time
+}
+
+// ETag is the strong ETag of a body: its 64-bit FNV-1a hash in base 36, quoted.
+func ETag(body []byte) string {
+	h := fnv.New64a()
+	h.Write(body)
+	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
+}
+
+// NewServed is a body with its ETag.
+func NewServed(body []byte) Served { return Served{Body: body, ETag: ETag(body)} }
+
+// servedFormat is raised when the encoding of a served body changes in a way the types' shapes do not
+// show (a MarshalJSON, Normalize or the quote's disclaimers rule): stored bodies of another format are
+// not served, but encoded again from their records.
+const servedFormat = 1
+
+// QuoteBodies encodes the body of GET /api/quote/{symbol}: the stored quote with the disclaimers a quote
+// is served with (the market_data one). Variant names the encoding (format, the Quote type's shape, the
+// disclaimers' text): a body stored under another variant (by a binary with other disclaimers or
+// another Quote) is not served.
+type QuoteBodies struct {
+	disclaimers []Disclaimer
+	variant     string
+}
+
+// NewQuoteBodies encodes quotes with these disclaimers.
+func NewQuoteBodies(disclaimers []Disclaimer) QuoteBodies {
+	h := fnv.New64a()
+	b, _ := json.Marshal(disclaimers) // plain strings: cannot fail
+	h.Write(b)
+	return QuoteBodies{disclaimers: disclaimers,
+		variant: "q" + strconv.Itoa(servedFormat) + "-" + quoteShape + "-" + strconv.FormatUint(h.Sum64(), 36)}
+}
+
+// Disclaimers are the disclaimers a served quote carries (a batch of quotes carries them on each).
+func (b QuoteBodies) Disclaimers() []Disclaimer { return b.disclaimers }
+
+// Variant names the encoding (see QuoteBodies).
+func (b QuoteBodies) Variant() string { return b.variant }
+
+// Serve is the body GET /api/quote serves for a stored quote.
+func (b QuoteBodies) Serve(q Quote) (Served, error) {
+	q.Disclaimers = b.disclaimers
+	body, err := json.Marshal(q)
+	if err != nil {
+		return Served{}, err
+	}
+	return NewServed(body), nil
+}
+
+// ResultVariant names the encoding of served screening results (format and the Result type's shape): a
+// body stored under another one is not served. A result carries its own disclaimers (attached when it
+// was computed), so nothing else enters its body.
+var ResultVariant = "r" + strconv.Itoa(servedFormat) + "-" + shapeHash(reflect.TypeOf(Result{}))
+
+// ServeResult is the body of a screening result as GET /api/screen and GET /api/result serve it (a
+// methodology's view is the result View returns).
+func ServeResult(r Result) (Served, error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return Served{}, err
+	}
+	return NewServed(body), nil
+}
+
+var quoteShape = shapeHash(reflect.TypeOf(Quote{}))
+
+// shapeHash is a hash of a type's shape as encoding/json sees it (field names, tags and types, nested),
+// so that adding, renaming or retyping a field of a served type makes its stored bodies another variant
+// without anyone remembering to raise servedFormat.
+func shapeHash(t reflect.Type) string {
+	var b strings.Builder
+	writeShape(&b, t, map[reflect.Type]bool{})
+	h := fnv.New64a()
+	h.Write([]byte(b.String()))
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+func writeShape(b *strings.Builder, t reflect.Type, seen map[reflect.Type]bool) {
+	if t.Name() != "" {
+		b.WriteString(t.PkgPath() + "." + t.Name())
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+	}
+	b.WriteString("(" + t.Kind().String())
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		b.WriteString(" ")
+		writeShape(b, t.Elem(), seen)
+	case reflect.Map:
+		b.WriteString(" ")
+		writeShape(b, t.Key(), seen)
+		b.WriteString(" ")
+		writeShape(b, t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			b.WriteString(" " + f.Name + " " + strconv.Quote(string(f.Tag)) + " ")
+			writeShape(b, f.Type, seen)
+		}
+	}
+	b.WriteString(")")
+}
