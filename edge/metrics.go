@@ -3,6 +3,7 @@ package edge
 import (
 	"context"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -19,6 +20,20 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 	tokens   *prometheus.CounterVec
 	handler  fiber.Handler
+	// the series of each route, method and status once looked up (a label lookup hashes its values on
+	// every call; this runs on every request)
+	series sync.Map // routeSeries -> *seriesOf
+	plans  sync.Map // plan -> prometheus.Counter
+}
+
+type routeSeries struct {
+	method, route string
+	status        int
+}
+
+type seriesOf struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
@@ -47,8 +62,24 @@ func RegisterRuntimeCollectors(reg *prometheus.Registry) {
 }
 
 func (m *metrics) observe(method, route string, status int, d time.Duration) {
-	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
-	m.latency.WithLabelValues(method, route).Observe(d.Seconds())
+	k := routeSeries{method, route, status}
+	v, ok := m.series.Load(k)
+	if !ok {
+		v, _ = m.series.LoadOrStore(k, &seriesOf{requests: m.requests.WithLabelValues(method, route, strconv.Itoa(status)),
+			latency: m.latency.WithLabelValues(method, route)})
+	}
+	s := v.(*seriesOf)
+	s.requests.Inc()
+	s.latency.Observe(d.Seconds())
+}
+
+// tokensOf is the tokens counter of a plan.
+func (m *metrics) tokensOf(plan string) prometheus.Counter {
+	if c, ok := m.plans.Load(plan); ok {
+		return c.(prometheus.Counter)
+	}
+	c, _ := m.plans.LoadOrStore(plan, m.tokens.WithLabelValues(plan))
+	return c.(prometheus.Counter)
 }
 
 // ingestCollector exposes the ingest sources' health, read from the store at each scrape (the

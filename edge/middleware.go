@@ -40,7 +40,7 @@ func (s *Server) outer(c *fiber.Ctx) error {
 	tokens, prefix := 0, ""
 	if ch != nil {
 		tokens, prefix = ch.Tokens, ch.Key.Prefix
-		s.metrics.tokens.WithLabelValues(ch.Key.Plan).Add(float64(ch.Tokens))
+		s.metrics.tokensOf(ch.Key.Plan).Add(float64(ch.Tokens))
 		s.Usage.Record(shariah.UsageEvent{
 			RequestID: rid, KeyID: ch.Key.ID, UserID: ch.Key.UserID, KeyPrefix: ch.Key.Prefix,
 			Method: method, Route: route, Status: status, Tokens: ch.Tokens, Overage: ch.Overage,
