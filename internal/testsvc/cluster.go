@@ -48,16 +48,16 @@ func StartZooKeeper(dir string) (*Proc, error) {
 	p.Port, p.ready = port, waitZooKeeper
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := waitZooKeeper(ctx, port); err != nil {
+	if err := waitZooKeeper(ctx, p); err != nil {
 		p.Kill()
 		return nil, fmt.Errorf("ZooKeeper: %w\n%s", err, p.out.String())
 	}
 	return p, nil
 }
 
-// waitZooKeeper waits until the ZooKeeper on port answers `srvr` with its Mode.
-func waitZooKeeper(ctx context.Context, port int) error {
-	addr := "127.0.0.1:" + strconv.Itoa(port)
+// waitZooKeeper waits until the ZooKeeper answers `srvr` with its Mode.
+func waitZooKeeper(ctx context.Context, p *Proc) error {
+	addr := "127.0.0.1:" + strconv.Itoa(p.Port)
 	for {
 		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
 			_ = c.SetDeadline(time.Now().Add(time.Second))
@@ -67,6 +67,9 @@ func waitZooKeeper(ctx context.Context, port int) error {
 			if bytes.Contains(out, []byte("Mode:")) {
 				return nil
 			}
+		}
+		if p.exited() {
+			return fmt.Errorf("ZooKeeper on port %d exited", p.Port)
 		}
 		select {
 		case <-ctx.Done():
@@ -100,33 +103,48 @@ func StartClickHouseCluster(dir string, n int) (*ClickHouseCluster, error) {
 		return nil, err
 	}
 	c := &ClickHouseCluster{Name: ClusterName, ZooKeeper: zk}
+	// Every server's configuration names every server's port, so a port another process takes between
+	// FreePort and the server's start fails the attempt: the next one takes other ports.
+	for attempt := 0; attempt < 3; attempt++ {
+		if err = c.startReplicas(dir, n); err == nil {
+			return c, nil
+		}
+		for _, r := range c.Replicas {
+			r.Stop()
+		}
+		c.Replicas = nil
+	}
+	c.Stop()
+	return nil, err
+}
+
+// startReplicas starts n servers of the cluster on free ports.
+func (c *ClickHouseCluster) startReplicas(dir string, n int) error {
 	type ports struct{ tcp, http, interserver int }
 	all := make([]ports, n)
 	tcps := make([]int, n)
 	for i := range all {
 		for _, p := range []*int{&all[i].tcp, &all[i].http, &all[i].interserver} {
+			var err error
 			if *p, err = FreePort(); err != nil {
-				c.Stop()
-				return nil, err
+				return err
 			}
 		}
 		tcps[i] = all[i].tcp
 	}
 	for i, p := range all {
 		var conf bytes.Buffer
-		if err := replicaTmpl.Execute(&conf, map[string]any{"InterserverPort": p.interserver, "ZooKeeperPort": zk.Port,
+		if err := replicaTmpl.Execute(&conf, map[string]any{"InterserverPort": p.interserver, "ZooKeeperPort": c.ZooKeeper.Port,
 			"Shard": "01", "Replica": "r" + strconv.Itoa(i+1), "Cluster": c.Name, "Ports": tcps}); err != nil {
-			c.Stop()
-			return nil, err
+			return err
 		}
 		ch, err := startClickHouse(filepath.Join(dir, "ch"+strconv.Itoa(i+1)), p.tcp, p.http, conf.Bytes())
 		if err != nil {
-			c.Stop()
-			return nil, err
+			return err
 		}
 		c.Replicas = append(c.Replicas, ch)
 	}
-	return c, nil
+	return nil
 }
 
 // Stop stops the servers and then the ZooKeeper.

@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,7 +46,7 @@ type Proc struct {
 	args  []string
 	extra []string // a Redis's extra options, kept by RestartRedis
 	// ready waits until the server serves (nil: until its port accepts connections).
-	ready func(ctx context.Context, port int) error
+	ready func(ctx context.Context, p *Proc) error
 }
 
 // Stop ends the process (SIGTERM, then SIGKILL after 5 s).
@@ -116,11 +117,11 @@ func (p *Proc) Start() error {
 	np.Port, np.ready = p.Port, p.ready
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	wait := waitTCP
+	wait := func(ctx context.Context, p *Proc) error { return waitTCP(ctx, p.Port) }
 	if p.ready != nil {
 		wait = p.ready
 	}
-	if err := wait(ctx, p.Port); err != nil {
+	if err := wait(ctx, np); err != nil {
 		np.Kill()
 		return fmt.Errorf("%w\n%s", err, np.out.String())
 	}
@@ -285,7 +286,7 @@ func StartClickHouse(dir string) (*Proc, error) {
 
 // startClickHouse starts clickhouse-server on the given ports with the project's config and, when extra
 // is not nil, extra as config.d/extra.xml (ClickHouse merges config.d/*.xml into the main config).
-func startClickHouse(dir string, tcp, http int, extra []byte) (*Proc, error) {
+func startClickHouse(dir string, tcp, httpPort int, extra []byte) (*Proc, error) {
 	root, err := ModuleRoot()
 	if err != nil {
 		return nil, err
@@ -299,7 +300,7 @@ func startClickHouse(dir string, tcp, http int, extra []byte) (*Proc, error) {
 			return nil, err
 		}
 	}
-	conf := strings.NewReplacer("@DIR@", dir, "@TCP_PORT@", strconv.Itoa(tcp), "@HTTP_PORT@", strconv.Itoa(http)).Replace(string(tmpl))
+	conf := strings.NewReplacer("@DIR@", dir, "@TCP_PORT@", strconv.Itoa(tcp), "@HTTP_PORT@", strconv.Itoa(httpPort)).Replace(string(tmpl))
 	confPath := filepath.Join(dir, "config.xml")
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		return nil, err
@@ -313,15 +314,58 @@ func startClickHouse(dir string, tcp, http int, extra []byte) (*Proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Port = tcp
+	p.Port, p.ready = tcp, pingClickHouse(httpPort)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := waitTCP(ctx, tcp); err != nil {
+	if err := p.ready(ctx, p); err != nil {
 		p.Kill()
 		errlog, _ := os.ReadFile(filepath.Join(dir, "log", "clickhouse-server.err.log"))
 		return nil, fmt.Errorf("%w\n%s\n%s", err, p.out.String(), errlog)
 	}
 	return p, nil
+}
+
+// pingClickHouse waits until the server answers /ping on its HTTP port. A server binds every port before
+// it serves on any, so one that could not bind a port (taken by another process after FreePort) exits
+// instead of answering, though its native port may already have accepted a connection.
+func pingClickHouse(httpPort int) func(ctx context.Context, p *Proc) error {
+	url := fmt.Sprintf("http://127.0.0.1:%d/ping", httpPort)
+	client := &http.Client{Timeout: time.Second}
+	return func(ctx context.Context, p *Proc) error {
+		for {
+			if resp, err := client.Get(url); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					return nil
+				}
+			}
+			if p.exited() {
+				return fmt.Errorf("clickhouse-server on port %d exited", p.Port)
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("clickhouse-server never answered %s: %w", url, ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// exited tells whether the process has ended (a zombie not yet waited for counts; Linux only, false
+// elsewhere).
+func (p *Proc) exited() bool {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return runtime.GOOS == "linux"
+	}
+	// pid (comm) state ...: the state follows the last ')'.
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] == 'Z' || stat[i+2] == 'X'
+	}
+	return false
 }
 
 // ClickHouseURL is the native-protocol URL of a ClickHouse started here, with the database.
