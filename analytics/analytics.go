@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,14 +29,18 @@ var migrationFS embed.FS
 type DB struct {
 	Conn driver.Conn
 	Name string
+	// Cluster names the ClickHouse cluster (remote_servers) the schema is replicated across
+	// (SHARIAH_CLICKHOUSE_CLUSTER); empty: a single server. See cluster.go.
+	Cluster string
 }
 
 var dbName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 
-// DatabaseName checks a clickhouse:// URL and returns its database name (default "shariah").
+// DatabaseName checks a clickhouse:// URL and returns its database name (default "shariah"). The URL
+// may name several servers, clickhouse://host1:9000,host2:9000/database (replicas of a cluster).
 func DatabaseName(raw string) (string, error) {
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "clickhouse" || u.Host == "" {
+	if err != nil || u.Scheme != "clickhouse" || u.Host == "" || slices.Contains(strings.Split(u.Host, ","), "") {
 		return "", fmt.Errorf("%q is not a clickhouse://host:port/database URL (native protocol)", raw)
 	}
 	db := strings.Trim(u.Path, "/")
@@ -48,7 +53,9 @@ func DatabaseName(raw string) (string, error) {
 	return db, nil
 }
 
-// Open connects to the ClickHouse at a clickhouse://host:port/database URL (native protocol).
+// Open connects to the ClickHouse at a clickhouse://host:port/database URL (native protocol). With
+// several servers (host1:9000,host2:9000), a connection goes to the first that accepts it: the
+// replicas of a cluster stand in for each other.
 func Open(raw string) (*DB, error) {
 	name, err := DatabaseName(raw)
 	if err != nil {
@@ -56,10 +63,11 @@ func Open(raw string) (*DB, error) {
 	}
 	u, _ := url.Parse(raw)
 	opts := &clickhouse.Options{
-		Addr:        []string{u.Host},
-		Auth:        clickhouse.Auth{Database: "default", Username: "default"},
-		DialTimeout: 5 * time.Second,
-		ReadTimeout: 30 * time.Second,
+		Addr:             strings.Split(u.Host, ","),
+		ConnOpenStrategy: clickhouse.ConnOpenInOrder,
+		Auth:             clickhouse.Auth{Database: "default", Username: "default"},
+		DialTimeout:      5 * time.Second,
+		ReadTimeout:      30 * time.Second,
 	}
 	if u.User != nil {
 		opts.Auth.Username = u.User.Username()
@@ -80,14 +88,29 @@ func (db *DB) table(name string) string { return db.Name + "." + name }
 
 // Migrate creates the database and applies every migration not applied yet, in order. Each migration
 // is idempotent (CREATE ... IF NOT EXISTS), so a migration interrupted before being recorded is safe to
-// run again.
+// run again. With a Cluster, every statement is its cluster form (cluster.go), run ON CLUSTER; the
+// cluster must be known to the server (an error wrapping ErrUnknownCluster otherwise).
 func (db *DB) Migrate(ctx context.Context) ([]string, error) {
-	if err := db.Conn.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+db.Name); err != nil {
+	bootstrap := db.bootstrap()
+	if db.Cluster != "" {
+		if err := db.CheckCluster(ctx); err != nil {
+			return nil, err
+		}
+		if err := db.checkMacros(ctx); err != nil {
+			return nil, err
+		}
+		ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"distributed_ddl_task_timeout": ddlTimeout}))
+	}
+	if err := db.Conn.Exec(ctx, bootstrap[0]); err != nil {
 		return nil, fmt.Errorf("create database: %w", err)
 	}
-	if err := db.Conn.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+db.table("schema_migrations")+
-		" (version UInt32, name String, applied_at DateTime) ENGINE = TinyLog"); err != nil {
+	if err := db.Conn.Exec(ctx, bootstrap[1]); err != nil {
 		return nil, fmt.Errorf("create schema_migrations: %w", err)
+	}
+	if db.Cluster != "" {
+		if err := db.checkClusterSchema(ctx); err != nil {
+			return nil, err
+		}
 	}
 	applied := map[uint32]bool{}
 	rows, err := db.Conn.Query(ctx, "SELECT version FROM "+db.table("schema_migrations"))
@@ -118,11 +141,11 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 		if applied[uint32(v)] {
 			continue
 		}
-		src, err := migrationFS.ReadFile(f)
+		stmts, err := db.migrationStatements(f)
 		if err != nil {
-			return done, err
+			return done, fmt.Errorf("migration %s: %w", base, err)
 		}
-		for _, stmt := range splitStatements(strings.ReplaceAll(string(src), "{db}", db.Name)) {
+		for _, stmt := range stmts {
 			if err := db.Conn.Exec(ctx, stmt); err != nil {
 				return done, fmt.Errorf("migration %s: %w", base, err)
 			}
@@ -142,6 +165,56 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 		done = append(done, base)
 	}
 	return done, nil
+}
+
+// bootstrap creates the database and the table of applied migrations.
+func (db *DB) bootstrap() []string {
+	if db.Cluster != "" {
+		return db.clusterBootstrap()
+	}
+	return []string{"CREATE DATABASE IF NOT EXISTS " + db.Name,
+		"CREATE TABLE IF NOT EXISTS " + db.table("schema_migrations") + " (version UInt32, name String, applied_at DateTime) ENGINE = TinyLog"}
+}
+
+// migrationStatements reads one migration file and returns its statements for this database: as
+// written, or their cluster form.
+func (db *DB) migrationStatements(file string) ([]string, error) {
+	src, err := migrationFS.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	stmts := splitStatements(strings.ReplaceAll(string(src), "{db}", db.Name))
+	if db.Cluster == "" {
+		return stmts, nil
+	}
+	var out []string
+	for _, stmt := range stmts {
+		cs, err := db.clusterStatements(stmt)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cs...)
+	}
+	return out, nil
+}
+
+// Schema returns the statements Migrate runs for this database, in order (for the documentation and
+// the tests; Migrate skips the migrations already applied).
+func (db *DB) Schema() ([]string, error) {
+	files, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	out := db.bootstrap()
+	for _, f := range files {
+		stmts, err := db.migrationStatements(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, stmts...)
+	}
+	return out, nil
 }
 
 // splitStatements splits a migration file on semicolons at line ends and drops comment-only parts.

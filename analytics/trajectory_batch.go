@@ -23,7 +23,7 @@ func (t Trajectory) PutTrajectories(ctx context.Context, bySymbol map[string][]s
 		return nil
 	}
 	sort.Strings(syms)
-	b, err := t.DB.Conn.PrepareBatch(ctx, "INSERT INTO "+t.DB.table("trajectory")+
+	b, err := t.DB.Conn.PrepareBatch(t.DB.writeContext(ctx), "INSERT INTO "+t.DB.table("trajectory")+
 		" (symbol, period_end, period, fiscal_year, debt_assets, cash_assets, liquidity_assets, interest_revenue,"+
 		" has_debt, has_cash, has_liquidity, has_interest, source, accession, ingested_at)")
 	if err != nil {

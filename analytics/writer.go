@@ -336,7 +336,7 @@ func (w *UsageWriter) dropDrained() {
 }
 
 func (w *UsageWriter) insert(ctx context.Context, batch []shariah.UsageEvent) error {
-	b, err := w.db.Conn.PrepareBatch(ctx, "INSERT INTO "+w.db.table("usage_events")+
+	b, err := w.db.Conn.PrepareBatch(w.db.writeContext(ctx), "INSERT INTO "+w.db.table("usage_events")+
 		" (request_id, key_id, user_id, key_prefix, method, route, status, tokens, overage, latency_us, ts, ts_ms)")
 	if err != nil {
 		return err

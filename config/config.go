@@ -59,6 +59,11 @@ type Config struct {
 	// BaseURL is the public address used in links (docs, Link headers of deprecated routes).
 	BaseURL string `env:"SHARIAH_BASE_URL" envDefault:"http://localhost:8000"`
 
+	// ClickHouseCluster names the ClickHouse cluster (the servers' remote_servers) the schema is
+	// replicated across: replicated tables created ON CLUSTER, Distributed tables for reads and writes.
+	// Empty: a single server.
+	ClickHouseCluster string `env:"SHARIAH_CLICKHOUSE_CLUSTER"`
+
 	Usage Usage
 	Plan  PlanSettings
 	// MeterLeases lets an edge hold token leases per key (redis.LeaseMeter: most metered requests cost
@@ -403,6 +408,11 @@ func (c Config) validateServing() []error {
 	}
 	if _, err := ClickHouseDatabase(c.ClickHouseURL); err != nil {
 		errs = append(errs, fmt.Errorf("SHARIAH_CLICKHOUSE_URL: %w", err))
+	}
+	if c.ClickHouseCluster != "" {
+		if err := analytics.ValidClusterName(c.ClickHouseCluster); err != nil {
+			errs = append(errs, fmt.Errorf("SHARIAH_CLICKHOUSE_CLUSTER: %w", err))
+		}
 	}
 	if c.DataDir != "" {
 		if st, err := os.Stat(c.DataDir); err != nil || !st.IsDir() {

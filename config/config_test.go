@@ -159,3 +159,26 @@ func TestHTTPLimitsKeylessAndProxies(t *testing.T) {
 		}
 	}
 }
+
+func TestClickHouseCluster(t *testing.T) {
+	c, err := Load()
+	if err != nil || c.ClickHouseCluster != "" {
+		t.Fatalf("default cluster %q, %v: want none (a single server)", c.ClickHouseCluster, err)
+	}
+	t.Setenv("SHARIAH_CLICKHOUSE_CLUSTER", "prod-replicas_1")
+	t.Setenv("SHARIAH_CLICKHOUSE_URL", "clickhouse://ch1:9000,ch2:9000/shariah")
+	if c, err = Load(); err != nil || c.ClickHouseCluster != "prod-replicas_1" {
+		t.Fatalf("cluster %q, %v", c.ClickHouseCluster, err)
+	}
+	for _, bad := range []string{"two words", "x`; DROP TABLE y", "1st", "a.b"} {
+		t.Setenv("SHARIAH_CLICKHOUSE_CLUSTER", bad)
+		if _, err := Load(); err == nil || !strings.Contains(err.Error(), "SHARIAH_CLICKHOUSE_CLUSTER") {
+			t.Errorf("cluster %q: %v", bad, err)
+		}
+	}
+	t.Setenv("SHARIAH_CLICKHOUSE_CLUSTER", "")
+	t.Setenv("SHARIAH_CLICKHOUSE_URL", "clickhouse://ch1:9000,/shariah")
+	if _, err := Load(); err == nil || !strings.Contains(err.Error(), "SHARIAH_CLICKHOUSE_URL") {
+		t.Errorf("an empty host in the list: %v", err)
+	}
+}

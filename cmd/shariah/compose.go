@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -61,8 +64,13 @@ func open(e *env) (*services, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := analytics.Open(e.cfg.ClickHouseURL)
+	db, err := openClickHouse(e)
 	if err != nil {
+		rc.Close()
+		return nil, err
+	}
+	if err := checkCluster(e, db); err != nil {
+		db.Close()
 		rc.Close()
 		return nil, err
 	}
@@ -73,6 +81,34 @@ func open(e *env) (*services, error) {
 		return nil, err
 	}
 	return svc, nil
+}
+
+// openClickHouse opens the ClickHouse of the configuration, in cluster mode when SHARIAH_CLICKHOUSE_CLUSTER
+// names one.
+func openClickHouse(e *env) (*analytics.DB, error) {
+	db, err := analytics.Open(e.cfg.ClickHouseURL)
+	if err != nil {
+		return nil, err
+	}
+	db.Cluster = e.cfg.ClickHouseCluster
+	return db, nil
+}
+
+// checkCluster refuses to start when the ClickHouse answers without the cluster SHARIAH_CLICKHOUSE_CLUSTER
+// names. A ClickHouse that does not answer is no reason not to start: the process runs as it does when
+// ClickHouse goes away later (usage held in the spool, usage reads failing) and a warning says the
+// setting is unchecked.
+func checkCluster(e *env, db *analytics.DB) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := db.CheckCluster(ctx)
+	if errors.Is(err, analytics.ErrUnknownCluster) {
+		return fmt.Errorf("SHARIAH_CLICKHOUSE_CLUSTER: %w", err)
+	}
+	if err != nil {
+		e.log.Warn("ClickHouse did not answer: SHARIAH_CLICKHOUSE_CLUSTER is not checked", "cluster", db.Cluster, "error", err.Error())
+	}
+	return nil
 }
 
 // compose builds every service once over one Redis and one ClickHouse.

@@ -247,7 +247,7 @@ func runMigrate() error {
 	if err != nil {
 		return err
 	}
-	db, err := analytics.Open(e.cfg.ClickHouseURL)
+	db, err := openClickHouse(e)
 	if err != nil {
 		return err
 	}
@@ -255,14 +255,21 @@ func runMigrate() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	applied, err := db.Migrate(ctx)
+	if errors.Is(err, analytics.ErrUnknownCluster) {
+		return fmt.Errorf("SHARIAH_CLICKHOUSE_CLUSTER: %w", err)
+	}
 	if err != nil {
 		return err
 	}
+	attrs := []any{"database", db.Name}
+	if db.Cluster != "" {
+		attrs = append(attrs, "cluster", db.Cluster)
+	}
 	if len(applied) == 0 {
-		e.log.Info("schema up to date", "database", db.Name)
+		e.log.Info("schema up to date", attrs...)
 	}
 	for _, m := range applied {
-		e.log.Info("migration applied", "database", db.Name, "migration", m)
+		e.log.Info("migration applied", append(attrs, "migration", m)...)
 	}
 	return nil
 }

@@ -45,6 +45,44 @@ func MustClickHouse(tb testing.TB) *Proc {
 	return p
 }
 
+// MustClickHouseCluster starts a ZooKeeper and n ClickHouse replicas of one cluster (ClusterName) for the
+// test and stops them when it ends; the test may stop and start any of them. Use it when the test stops
+// a server; otherwise ClickHouseClusterDB (one shared cluster) is cheaper.
+func MustClickHouseCluster(tb testing.TB, n int) *ClickHouseCluster {
+	tb.Helper()
+	c, err := StartClickHouseCluster(tb.TempDir(), n)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(c.Stop)
+	return c
+}
+
+// sharedCluster is the two-replica cluster shared by a package's tests: started on first use, stopped
+// by Main.
+var sharedCluster struct {
+	once sync.Once
+	dir  string
+	c    *ClickHouseCluster
+	err  error
+}
+
+// ClickHouseClusterDB returns the two-replica cluster the package's tests share (starting it on first
+// use) and the name of a database of the test's own on it (not yet created). The package's TestMain
+// must call Main.
+func ClickHouseClusterDB(tb testing.TB) (*ClickHouseCluster, string) {
+	tb.Helper()
+	sharedCluster.once.Do(func() {
+		if sharedCluster.dir, sharedCluster.err = os.MkdirTemp("", "clickhouse-cluster-test-"); sharedCluster.err == nil {
+			sharedCluster.c, sharedCluster.err = StartClickHouseCluster(sharedCluster.dir, 2)
+		}
+	})
+	if sharedCluster.err != nil {
+		tb.Fatal(sharedCluster.err)
+	}
+	return sharedCluster.c, testDBName(tb)
+}
+
 // shared is the ClickHouse shared by a package's tests: started on first use, stopped by Main.
 var shared struct {
 	once sync.Once
@@ -55,7 +93,7 @@ var shared struct {
 }
 
 // Main runs a package's tests and then stops the servers they shared. A package whose tests call
-// ClickHouseDB has `func TestMain(m *testing.M) { os.Exit(testsvc.Main(m)) }`.
+// ClickHouseDB or ClickHouseClusterDB has `func TestMain(m *testing.M) { os.Exit(testsvc.Main(m)) }`.
 func Main(m *testing.M) int {
 	code := m.Run()
 	if shared.ch != nil {
@@ -63,6 +101,12 @@ func Main(m *testing.M) int {
 	}
 	if shared.dir != "" {
 		os.RemoveAll(shared.dir)
+	}
+	if sharedCluster.c != nil {
+		sharedCluster.c.Stop()
+	}
+	if sharedCluster.dir != "" {
+		os.RemoveAll(sharedCluster.dir)
 	}
 	return code
 }
@@ -82,9 +126,14 @@ func ClickHouseDB(tb testing.TB) string {
 	if shared.err != nil {
 		tb.Fatal(shared.err)
 	}
+	return shared.ch.ClickHouseURL(testDBName(tb))
+}
+
+// testDBName names a database after the test, unique in the test binary.
+func testDBName(tb testing.TB) string {
 	name := unsafeName.ReplaceAllString(tb.Name(), "_")
 	if len(name) > 40 {
 		name = name[:40]
 	}
-	return shared.ch.ClickHouseURL(fmt.Sprintf("t%d_%s", shared.n.Add(1), name))
+	return fmt.Sprintf("t%d_%s", shared.n.Add(1), name)
 }

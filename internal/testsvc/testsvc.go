@@ -1,10 +1,12 @@
 // Package testsvc starts real Redis and ClickHouse servers for tests, on free loopback ports, with their
 // data in temporary directories, and stops them afterwards. Tests never touch a server they did not start.
 //
-// Tests call the Must helpers (must.go): MustRedis, MustRedisCluster and MustClickHouse start a server of
-// the test's own, stop it when the test ends and fail the test if it cannot start; ClickHouseDB gives a
-// test a database of its own on one ClickHouse the package's tests share (TestMain calls Main). The
-// error-returning Start functions are for a TestMain that shares one server among a package's tests.
+// Tests call the Must helpers (must.go): MustRedis, MustRedisCluster, MustClickHouse and
+// MustClickHouseCluster (a ZooKeeper and replicated ClickHouse servers, cluster.go) start servers of
+// the test's own, stop them when the test ends and fail the test if they cannot start; ClickHouseDB
+// and ClickHouseClusterDB give a test a database of its own on one ClickHouse (or one two-replica
+// cluster) the package's tests share (TestMain calls Main). The error-returning Start functions are
+// for a TestMain that shares one server among a package's tests.
 // internal/redistest adds a client on the Redis and the default data pack.
 package testsvc
 
@@ -13,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,6 +45,8 @@ type Proc struct {
 	name  string
 	args  []string
 	extra []string // a Redis's extra options, kept by RestartRedis
+	// ready waits until the server serves (nil: until its port accepts connections).
+	ready func(ctx context.Context, p *Proc) error
 }
 
 // Stop ends the process (SIGTERM, then SIGKILL after 5 s).
@@ -109,10 +114,14 @@ func (p *Proc) Start() error {
 	if err != nil {
 		return err
 	}
-	np.Port = p.Port
+	np.Port, np.ready = p.Port, p.ready
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := waitTCP(ctx, p.Port); err != nil {
+	wait := func(ctx context.Context, p *Proc) error { return waitTCP(ctx, p.Port) }
+	if p.ready != nil {
+		wait = p.ready
+	}
+	if err := wait(ctx, np); err != nil {
 		np.Kill()
 		return fmt.Errorf("%w\n%s", err, np.out.String())
 	}
@@ -264,14 +273,6 @@ func ModuleRoot() (string, error) {
 // StartClickHouse starts clickhouse-server with the project's config (scripts/clickhouse-config.xml) on
 // free loopback ports and waits until it answers on the native port.
 func StartClickHouse(dir string) (*Proc, error) {
-	root, err := ModuleRoot()
-	if err != nil {
-		return nil, err
-	}
-	tmpl, err := os.ReadFile(filepath.Join(root, "scripts", "clickhouse-config.xml"))
-	if err != nil {
-		return nil, err
-	}
 	tcp, err := FreePort()
 	if err != nil {
 		return nil, err
@@ -280,29 +281,91 @@ func StartClickHouse(dir string) (*Proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, sub := range []string{"log", "data", "tmp", "user_files", "format_schemas"} {
+	return startClickHouse(dir, tcp, http, nil)
+}
+
+// startClickHouse starts clickhouse-server on the given ports with the project's config and, when extra
+// is not nil, extra as config.d/extra.xml (ClickHouse merges config.d/*.xml into the main config).
+func startClickHouse(dir string, tcp, httpPort int, extra []byte) (*Proc, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return nil, err
+	}
+	tmpl, err := os.ReadFile(filepath.Join(root, "scripts", "clickhouse-config.xml"))
+	if err != nil {
+		return nil, err
+	}
+	for _, sub := range []string{"log", "data", "tmp", "user_files", "format_schemas", "config.d"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return nil, err
 		}
 	}
-	conf := strings.NewReplacer("@DIR@", dir, "@TCP_PORT@", strconv.Itoa(tcp), "@HTTP_PORT@", strconv.Itoa(http)).Replace(string(tmpl))
+	conf := strings.NewReplacer("@DIR@", dir, "@TCP_PORT@", strconv.Itoa(tcp), "@HTTP_PORT@", strconv.Itoa(httpPort)).Replace(string(tmpl))
 	confPath := filepath.Join(dir, "config.xml")
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		return nil, err
+	}
+	if extra != nil {
+		if err := os.WriteFile(filepath.Join(dir, "config.d", "extra.xml"), extra, 0o644); err != nil {
+			return nil, err
+		}
 	}
 	p, err := start("clickhouse-server", []string{"--config-file=" + confPath}, dir)
 	if err != nil {
 		return nil, err
 	}
-	p.Port = tcp
+	p.Port, p.ready = tcp, pingClickHouse(httpPort)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := waitTCP(ctx, tcp); err != nil {
+	if err := p.ready(ctx, p); err != nil {
 		p.Kill()
 		errlog, _ := os.ReadFile(filepath.Join(dir, "log", "clickhouse-server.err.log"))
 		return nil, fmt.Errorf("%w\n%s\n%s", err, p.out.String(), errlog)
 	}
 	return p, nil
+}
+
+// pingClickHouse waits until the server answers /ping on its HTTP port. A server binds every port before
+// it serves on any, so one that could not bind a port (taken by another process after FreePort) exits
+// instead of answering, though its native port may already have accepted a connection.
+func pingClickHouse(httpPort int) func(ctx context.Context, p *Proc) error {
+	url := fmt.Sprintf("http://127.0.0.1:%d/ping", httpPort)
+	client := &http.Client{Timeout: time.Second}
+	return func(ctx context.Context, p *Proc) error {
+		for {
+			if resp, err := client.Get(url); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					return nil
+				}
+			}
+			if p.exited() {
+				return fmt.Errorf("clickhouse-server on port %d exited", p.Port)
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("clickhouse-server never answered %s: %w", url, ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// exited tells whether the process has ended (a zombie not yet waited for counts; Linux only, false
+// elsewhere).
+func (p *Proc) exited() bool {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return runtime.GOOS == "linux"
+	}
+	// pid (comm) state ...: the state follows the last ')'.
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] == 'Z' || stat[i+2] == 'X'
+	}
+	return false
 }
 
 // ClickHouseURL is the native-protocol URL of a ClickHouse started here, with the database.
