@@ -1,6 +1,7 @@
 package analytics_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -321,5 +322,68 @@ func TestTrajectoryRoundTripAndReplace(t *testing.T) {
 	if len(got) != 8 || got[7].PeriodEnd != pts[9].PeriodEnd || *got[7].DebtAssets != 0.55 || got[0].PeriodEnd != pts[2].PeriodEnd ||
 		got[0].LiquidityAssets != nil || got[0].Accession != "acc-2" {
 		t.Fatalf("trajectory %+v", got)
+	}
+}
+
+// TestSpoolOfAKilledProcessWithUnwrittenPlaces: a process killed while appending leaves its mapped
+// segment at full size, with zeros where appends had taken a place but not yet copied, and a line cut
+// by the kill. The next writer cuts the zeros off, passes over them and the cut line, and ships every
+// complete line exactly once.
+func TestSpoolOfAKilledProcessWithUnwrittenPlaces(t *testing.T) {
+	t.Parallel()
+	db := setup(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	live := newWriter(t, db, dir, 0, 100, time.Hour) // takes slot-0
+	dead, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: dir, BatchSize: 100, Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		dead.Record(event(i))
+	}
+	dead.Close()
+	segs, _ := filepath.Glob(filepath.Join(dir, "slot-1", "*.log"))
+	if len(segs) != 1 {
+		t.Fatalf("segments of the dead slot: %v", segs)
+	}
+	b, err := os.ReadFile(segs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	// Rebuild the segment as the kill would have left it: lines 0-9, a place never written, lines
+	// 10-19, a line cut short then zeros, lines 20-29, and zeros to the segment's full size (16 MiB).
+	var seg []byte
+	for _, l := range lines[:10] {
+		seg = append(seg, l...)
+	}
+	seg = append(seg, make([]byte, 173)...)
+	for _, l := range lines[10:20] {
+		seg = append(seg, l...)
+	}
+	seg = append(seg, lines[29][:40]...) // the start of a line never finished
+	seg = append(seg, make([]byte, 90)...)
+	for _, l := range lines[20:30] {
+		seg = append(seg, l...)
+	}
+	seg = append(seg, make([]byte, 16<<20-len(seg))...)
+	if err := os.WriteFile(segs[0], seg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go live.Run(ctx)
+	live.Record(event(30))
+	if err := live.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events"); n != 31 {
+		t.Fatalf("%d events shipped, want the killed process's 30 (each once) and the live one", n)
+	}
+	if n := count(t, db, "SELECT toUInt64(uniqExact(request_id)) FROM "+db.Name+".usage_events"); n != 31 {
+		t.Fatalf("%d distinct events shipped, want 31", n)
+	}
+	if st := live.Stats(); st.PendingBytes != 0 || st.Corrupt != 0 {
+		t.Fatalf("stats %+v", st)
 	}
 }

@@ -18,16 +18,20 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 )
 
-// The usage spool is a journal of usage events on local disk: every event is appended to it before the
-// response that produced it is sent (one write(2), no fsync: what the kernel holds survives a kill -9 of
-// the process), and the writer ships it to ClickHouse from there. While ClickHouse is unavailable the
+// The usage spool is a journal of usage events on local disk: every event is copied into it before the
+// response that produced it is sent, and the writer ships it to ClickHouse from there. The active segment
+// is a file mapped shared into memory, so an append is an atomic add and a copy, no system call; the
+// pages belong to the kernel's page cache, so what was copied survives a kill -9 of the process (as a
+// write(2) would; no fsync: a crash of the machine is not covered). While ClickHouse is unavailable the
 // journal grows, bounded by a size cap; when ClickHouse returns it is shipped in order.
 //
 // Layout: <dir>/slot-N/ is one process's journal, held with an exclusive flock on slot-N/lock, so several
 // processes can share a directory and a process that died leaves its slot to the next one to start (or to
-// a running one, which adopts and drains it). A slot holds segments NNNNNNNNNNNN.log, appended to with
-// O_APPEND, and `shipped`, the position ("segment offset") up to which ClickHouse holds the events.
-// A line is one event; a line without its newline (a write cut by a crash) is never shipped.
+// a running one, which adopts and drains it). A slot holds segments NNNNNNNNNNNN.log and `shipped`, the
+// position ("segment offset") up to which ClickHouse holds the events. A line is one event. A segment is
+// created at its full size (zeros) and cut to its lines when sealed; one left by a killed process is cut
+// when its slot is next taken, and the reader passes over zeros of places never written and lines cut by
+// them. A line without its newline (cut by a crash) is never shipped.
 
 // segmentBytes is the size at which the active segment is sealed and a new one begun.
 const segmentBytes = 16 << 20
@@ -43,17 +47,10 @@ type journal struct {
 	mu        sync.RWMutex // writers hold it shared; sealing the active segment holds it exclusively
 	active    *os.File     // nil for an adopted slot: shipped, never written
 	activeSeq uint64
-	activeLen atomic.Int64
+	activeLen atomic.Int64 // bytes taken in the active segment (past segmentBytes once it is full)
 
-	// group commit of appends (see append)
-	gmu      sync.Mutex
-	gcond    *sync.Cond
-	queued   []byte // lines waiting for the next write
-	spare    []byte
-	batch    uint64 // the batch queued lines belong to
-	written  uint64 // batches written (batch numbers below it are on disk)
-	writing  bool   // a writer is in write(2) now
-	batchErr error  // the error of the last batch written
+	mapped []byte       // the active segment, mapped shared: an append is a copy into it
+	full   atomic.Int64 // where the first append that did not fit began (segmentBytes: none yet)
 
 	// read side, used by the shipper only
 	seq, off uint64 // the shipped position
@@ -105,7 +102,54 @@ func lockSlot(dir string) (*journal, bool, error) {
 		j.close()
 		return nil, false, err
 	}
+	if err := j.trimSegments(); err != nil {
+		j.close()
+		return nil, false, err
+	}
 	return j, true, nil
+}
+
+// trimSegments cuts the unwritten zeros off the segments a process left mapped when it was killed (they
+// keep their full mapped size), so that sizes count events again.
+func (j *journal) trimSegments() error {
+	segs, err := j.segments()
+	if err != nil {
+		return err
+	}
+	for _, seq := range segs {
+		if err := trimZeros(j.segPath(seq)); err != nil {
+			return fmt.Errorf("usage spool: %w", err)
+		}
+	}
+	return nil
+}
+
+// trimZeros truncates a file of segmentBytes after its last byte that is not zero.
+func trimZeros(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() != segmentBytes {
+		return err
+	}
+	buf := make([]byte, 64<<10)
+	for end := fi.Size(); end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		b := buf[:end-start]
+		if _, err := f.ReadAt(b, start); err != nil && err != io.EOF {
+			return err
+		}
+		for i := len(b) - 1; i >= 0; i-- {
+			if b[i] != 0 {
+				return f.Truncate(start + int64(i) + 1)
+			}
+		}
+		end = start
+	}
+	return f.Truncate(0)
 }
 
 // segments lists the slot's segment numbers in order.
@@ -173,11 +217,15 @@ func (j *journal) pending() (int64, error) {
 		if s < j.seq {
 			continue
 		}
-		fi, err := os.Stat(j.segPath(s))
-		if err != nil {
-			continue
+		if j.mapped != nil && s == j.activeSeq {
+			n += min(j.activeLen.Load(), j.full.Load()) // the file is the segment's full size
+		} else {
+			fi, err := os.Stat(j.segPath(s))
+			if err != nil {
+				continue
+			}
+			n += fi.Size()
 		}
-		n += fi.Size()
 		if s == j.seq {
 			n -= int64(j.off)
 		}
@@ -195,80 +243,102 @@ func (j *journal) begin() error {
 	if len(segs) > 0 {
 		next = segs[len(segs)-1] + 1
 	}
-	f, err := os.OpenFile(j.segPath(next), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, m, err := j.openSegment(next)
 	if err != nil {
-		return fmt.Errorf("usage spool: %w", err)
+		return err
 	}
 	if len(segs) == 0 || j.seq == 0 {
 		j.seq, j.off = next, 0
 	}
-	j.active, j.activeSeq = f, next
+	j.active, j.mapped, j.activeSeq = f, m, next
 	j.activeLen.Store(0)
+	j.full.Store(segmentBytes)
 	return nil
 }
 
-// append writes one line to the active segment and returns once it is there (in the page cache: a
-// process killed after append returned loses nothing). Appends that arrive while a write is in progress
-// are written together by one of them in the next write (group commit): one write(2) per batch instead
-// of one per request.
-func (j *journal) append(line []byte) error {
-	j.gmu.Lock()
-	if j.gcond == nil {
-		j.gcond = sync.NewCond(&j.gmu)
+// openSegment creates a segment of segmentBytes (sparse: zeros until written) and maps it shared. Its
+// pages are the page cache's: what is copied into them survives a kill -9 of the process, as a write(2)
+// would, without a system call per line.
+func (j *journal) openSegment(seq uint64) (*os.File, []byte, error) {
+	f, err := os.OpenFile(j.segPath(seq), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("usage spool: %w", err)
 	}
-	j.queued = append(j.queued, line...)
-	mine := j.batch
-	for {
-		if j.written > mine {
-			err := j.batchErr
-			j.gmu.Unlock()
-			return err
-		}
-		if !j.writing {
-			break
-		}
-		j.gcond.Wait()
+	if err := f.Truncate(segmentBytes); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("usage spool: %w", err)
 	}
-	// write the queued batch (it holds this line) while later appends gather the next one
-	buf := j.queued
-	j.queued, j.spare = j.spare[:0], nil
-	j.batch++
-	j.writing = true
-	j.gmu.Unlock()
-
-	j.mu.RLock()
-	_, err := j.active.Write(buf)
-	j.mu.RUnlock()
-	sealNow := err == nil && j.activeLen.Add(int64(len(buf))) >= segmentBytes
-
-	j.gmu.Lock()
-	j.spare = buf[:0]
-	j.written = mine + 1
-	j.batchErr = err
-	j.writing = false
-	j.gcond.Broadcast()
-	j.gmu.Unlock()
-	if sealNow {
-		j.seal()
+	m, err := syscall.Mmap(int(f.Fd()), 0, segmentBytes, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("usage spool: map a segment: %w", err)
 	}
-	return err
+	return f, m, nil
 }
 
-// seal closes the active segment and begins the next, when it is still over size.
-func (j *journal) seal() {
+// append writes one line to the active segment and returns once it is there (in the page cache: a
+// process killed after append returned loses nothing). Appends take their place with one atomic add and
+// copy into the mapped segment concurrently; the one that does not fit seals the segment.
+func (j *journal) append(line []byte) error {
+	n := int64(len(line))
+	if n > segmentBytes {
+		return fmt.Errorf("usage spool: a line of %d bytes", n)
+	}
+	for {
+		j.mu.RLock()
+		if j.mapped == nil {
+			j.mu.RUnlock()
+			return errors.New("usage spool: closed")
+		}
+		end := j.activeLen.Add(n)
+		if end <= segmentBytes {
+			copy(j.mapped[end-n:end], line)
+			j.mu.RUnlock()
+			return nil
+		}
+		// did not fit: the segment ends where the first such append began
+		for {
+			cur := j.full.Load()
+			if end-n >= cur || j.full.CompareAndSwap(cur, end-n) {
+				break
+			}
+		}
+		j.mu.RUnlock()
+		if err := j.seal(); err != nil {
+			return err
+		}
+	}
+}
+
+// seal ends the full active segment at its last line and begins the next. Every copy into it has
+// finished: copies hold mu shared, sealing holds it exclusively.
+func (j *journal) seal() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.activeLen.Load() < segmentBytes {
+	if j.activeLen.Load() <= segmentBytes {
+		return nil // sealed meanwhile by another append
+	}
+	f, m, err := j.openSegment(j.activeSeq + 1)
+	if err != nil {
+		return err // the next append tries again; until then events are dropped and counted
+	}
+	j.unmapActive()
+	j.active, j.mapped, j.activeSeq = f, m, j.activeSeq+1
+	j.activeLen.Store(0)
+	j.full.Store(segmentBytes)
+	return nil
+}
+
+// unmapActive unmaps the active segment and cuts its file to the lines written (holding mu).
+func (j *journal) unmapActive() {
+	if j.mapped == nil {
 		return
 	}
-	old := j.active
-	f, err := os.OpenFile(j.segPath(j.activeSeq+1), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return // keep appending to the old one; the next append tries again
-	}
-	j.active, j.activeSeq = f, j.activeSeq+1
-	j.activeLen.Store(0)
-	old.Close()
+	used := min(j.activeLen.Load(), j.full.Load())
+	_ = syscall.Munmap(j.mapped)
+	j.mapped = nil
+	_ = j.active.Truncate(used)
+	j.active.Close()
 }
 
 // sealedBefore reports whether segment seq will get no more lines.
@@ -311,16 +381,46 @@ func (j *journal) readBatch(buf []byte, maxLines int) (lines [][]byte, done int,
 			return nil, 0, rerr
 		}
 		chunk := buf[:n]
+		if !sealed {
+			// zeros: a place taken by an append still copying (or the segment's unwritten rest)
+			if z := bytes.IndexByte(chunk, 0); z >= 0 {
+				chunk = chunk[:z]
+			}
+		}
 		for len(lines) < maxLines {
 			i := bytes.IndexByte(chunk[done:], '\n')
 			if i < 0 {
 				break
 			}
-			lines = append(lines, chunk[done:done+i])
+			line := chunk[done : done+i]
+			if z := bytes.LastIndexByte(line, 0); z >= 0 {
+				// in a segment left by a process killed while appending: the zeros of a place never
+				// written, and any line cut by them, are passed over
+				line = line[z+1:]
+			}
+			if len(line) > 0 {
+				lines = append(lines, line)
+			}
 			done += i + 1
 		}
-		if len(lines) > 0 || !sealed || n == len(buf) {
+		if done > 0 && len(lines) == 0 {
+			// only zeros and cut lines so far: pass over them and read on
+			j.torn += int64(done)
+			j.off += uint64(done)
+			done = 0
+			continue
+		}
+		if len(lines) > 0 || !sealed {
 			return lines, done, nil
+		}
+		if n == len(buf) {
+			if bytes.IndexByte(chunk, '\n') >= 0 {
+				return lines, done, nil
+			}
+			// a whole buffer without a line: zeros of a segment left unfinished by a killed process
+			j.torn += int64(n)
+			j.off += uint64(n)
+			continue
 		}
 		// A sealed segment read to its end. A tail without a newline is a write cut by a crash: passed
 		// over. Then the next segment, if any.
@@ -377,7 +477,9 @@ func (j *journal) close() {
 		j.reader.Close()
 	}
 	if j.active != nil {
-		j.active.Close()
+		j.mu.Lock()
+		j.unmapActive()
+		j.mu.Unlock()
 	}
 	if j.lock != nil {
 		j.lock.Close() // releases the flock
@@ -401,13 +503,26 @@ func encodeEvent(b []byte, e shariah.UsageEvent) []byte {
 	b = append(b, spoolVersion...)
 	for _, s := range []string{e.RequestID, e.KeyID, e.UserID, e.KeyPrefix, e.Method, e.Route} {
 		b = append(b, '\t')
-		b = strconv.AppendQuote(b, s)
+		b = appendQuoted(b, s)
 	}
 	for _, n := range []int64{int64(e.Status), int64(e.Tokens), int64(e.Overage), e.Latency.Microseconds(), e.Time.UnixMilli()} {
 		b = append(b, '\t')
 		b = strconv.AppendInt(b, n, 10)
 	}
 	return append(b, '\n')
+}
+
+// appendQuoted is strconv.AppendQuote, with a fast path for the usual field (printable ASCII, no quote
+// or backslash: quoted as it is).
+func appendQuoted(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // decodeEvent reads a line written by encodeEvent (without its newline).
