@@ -527,27 +527,47 @@ func appendQuoted(b []byte, s string) []byte {
 
 // decodeEvent reads a line written by encodeEvent (without its newline).
 func decodeEvent(line []byte) (shariah.UsageEvent, error) {
-	f := strings.Split(string(line), "\t")
-	if len(f) != 12 || f[0] != spoolVersion {
-		return shariah.UsageEvent{}, fmt.Errorf("usage spool: malformed line (%d fields)", len(f))
+	str := string(line) // one allocation: the fields below are slices of it
+	var f [12]string
+	n := 0
+	for n < len(f)-1 {
+		k := strings.IndexByte(str, '\t')
+		if k < 0 {
+			break
+		}
+		f[n], str = str[:k], str[k+1:]
+		n++
+	}
+	f[n] = str
+	if n != len(f)-1 || strings.IndexByte(str, '\t') >= 0 || f[0] != spoolVersion {
+		return shariah.UsageEvent{}, fmt.Errorf("usage spool: malformed line (%d fields)", n+1)
 	}
 	var s [6]string
 	for i := range s {
-		v, err := strconv.Unquote(f[1+i])
+		v, err := unquote(f[1+i])
 		if err != nil {
 			return shariah.UsageEvent{}, fmt.Errorf("usage spool: field %d: %w", 1+i, err)
 		}
 		s[i] = v
 	}
-	var n [5]int64
-	for i := range n {
+	var num [5]int64
+	for i := range num {
 		v, err := strconv.ParseInt(f[7+i], 10, 64)
 		if err != nil {
 			return shariah.UsageEvent{}, fmt.Errorf("usage spool: field %d: %w", 7+i, err)
 		}
-		n[i] = v
+		num[i] = v
 	}
 	return shariah.UsageEvent{RequestID: s[0], KeyID: s[1], UserID: s[2], KeyPrefix: s[3], Method: s[4], Route: s[5],
-		Status: int(n[0]), Tokens: int(n[1]), Overage: int(n[2]), Latency: time.Duration(n[3]) * time.Microsecond,
-		Time: time.UnixMilli(n[4]).UTC()}, nil
+		Status: int(num[0]), Tokens: int(num[1]), Overage: int(num[2]), Latency: time.Duration(num[3]) * time.Microsecond,
+		Time: time.UnixMilli(num[4]).UTC()}, nil
+}
+
+// unquote is strconv.Unquote of a quoted field, taking the inside as it is when nothing is escaped.
+func unquote(q string) (string, error) {
+	if len(q) >= 2 && q[0] == '"' && q[len(q)-1] == '"' && strings.IndexByte(q, '\\') < 0 &&
+		strings.IndexByte(q[1:len(q)-1], '"') < 0 {
+		return q[1 : len(q)-1], nil
+	}
+	return strconv.Unquote(q)
 }

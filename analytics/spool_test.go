@@ -13,3 +13,19 @@ func TestAppendQuotedIsAppendQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestUnquoteIsStrconvUnquote: the fast path reads what appendQuoted wrote, as strconv does.
+func TestUnquoteIsStrconvUnquote(t *testing.T) {
+	for _, s := range []string{"", "GET", "/api/quote/{symbol}", `a"b`, `a\b`, "tab\there", "é", "\x00", "日本"} {
+		q := string(appendQuoted(nil, s))
+		got, err := unquote(q)
+		if err != nil || got != s {
+			t.Errorf("unquote(%s) = %q, %v; want %q", q, got, err, s)
+		}
+	}
+	for _, bad := range []string{`"`, `"a`, `a"`, `"a"b"`} {
+		if _, err := unquote(bad); err == nil {
+			t.Errorf("unquote(%s) accepted", bad)
+		}
+	}
+}
