@@ -56,7 +56,7 @@ func (s *Server) outer(c *fiber.Ctx) error {
 	return nil
 }
 
-// handle wraps a route's handler: it authenticates and meters (one Lua call), runs the handler, and
+// handle wraps a route's handler: it authenticates and meters (the lease meter: mostly in memory), runs the handler, and
 // refunds the charge when the response is not a success. Its errors are answered here, so the status
 // is final before the refund decision.
 func (s *Server) handle(rt *route) fiber.Handler {
