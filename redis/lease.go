@@ -221,7 +221,7 @@ func (m *LeaseMeter) Charge(ctx context.Context, keyHash string, cost int, now t
 	}
 	np := m.periodOf(now)
 	p := np.Period
-	rec, err := m.recordOf(ctx, keyHash, np)
+	rec, l, err := m.recordOf(ctx, keyHash, np)
 	if err != nil {
 		return shariah.Charge{}, fmt.Errorf("meter: %w", err)
 	}
@@ -232,7 +232,7 @@ func (m *LeaseMeter) Charge(ctx context.Context, keyHash string, cost int, now t
 	plan, known := m.plans.Lookup(rec.plan)
 	if !rec.active || !known {
 		// a revoked key's leases are given back at the next tick
-		if l := m.existing(keyHash, np.id); l != nil {
+		if l != nil {
 			l.drop.Store(true)
 		}
 		if !rec.active {
@@ -241,7 +241,9 @@ func (m *LeaseMeter) Charge(ctx context.Context, keyHash string, cost int, now t
 		return m.Meter.Charge(ctx, keyHash, cost, now) // the script names the unknown plan
 	}
 	for {
-		l := m.lease(keyHash, np)
+		if l == nil {
+			l = m.lease(keyHash, np)
+		}
 		if pl := l.plan.Load(); pl != nil && *pl == rec.plan {
 			if ch, ok := l.spend(cost, plan); ok {
 				ch.Key, ch.Period = key, p
@@ -252,16 +254,18 @@ func (m *LeaseMeter) Charge(ctx context.Context, keyHash string, cost int, now t
 		if !retry {
 			return ch, err
 		}
+		l = nil // given back meanwhile: a fresh one
 	}
 }
 
 // recordOf is the key record: the one a lease of the key read within Recheck, else the client-side
-// cache's (which Redis invalidates on every change of the record).
-func (m *LeaseMeter) recordOf(ctx context.Context, hash string, p *namedPeriod) (record, error) {
+// cache's (which Redis invalidates on every change of the record); with the key's lease when the key
+// exists.
+func (m *LeaseMeter) recordOf(ctx context.Context, hash string, p *namedPeriod) (record, *lease, error) {
 	l := m.existing(hash, p.id)
 	if l != nil {
 		if r := l.rec.Load(); r != nil && time.Since(r.at) < m.opt.Recheck {
-			return r.record, nil
+			return r.record, l, nil
 		}
 	}
 	at := time.Now()
@@ -276,13 +280,13 @@ func (m *LeaseMeter) recordOf(ctx context.Context, hash string, p *namedPeriod) 
 		r, err = m.readRecord(ctx, hash, true)
 	}
 	if err != nil || !r.found {
-		return r, err
+		return r, nil, err
 	}
 	if l == nil {
 		l = m.lease(hash, p)
 	}
 	l.rec.Store(&checkedRecord{record: r, at: at})
-	return r, nil
+	return r, l, nil
 }
 
 func (m *LeaseMeter) existing(hash, periodID string) *lease {
