@@ -90,7 +90,10 @@ routes=(
 declare -A TARGET=([metered]=0.80 [quote]=0.80 [screen]=0.70 [search_apple]=0.50 [search_a]=0.30 [suggest]=0.70)
 P99_TARGET_MS=2
 
-declare -A RPS P50 P99 COST
+declare -A RPS P50 P99 COST CPU
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+# cputicks: the server's user and system CPU so far, in clock ticks (/proc/PID/stat fields 14 and 15).
+cputicks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 declare -A EXPECT BOUND # per plan: tokens of the requests wrk counted; tokens of those possibly in flight
 for p in "${plans[@]}"; do EXPECT[$p]=0; BOUND[$p]=0; done
 
@@ -104,7 +107,10 @@ wrkrun() {
     warm) args+=(-H "X-API-Key: $WARM_KEY") ;;
     *) args+=(-H "X-API-Key: ${KEY[$who]}") ;;
   esac
+  local t0 t1
+  t0=$(cputicks)
   out=$(wrk "${args[@]}" "$base$path")
+  t1=$(cputicks)
   if grep -q "Non-2xx" <<<"$out"; then
     echo "load: FAIL: non-2xx answers on $path (${who:-no key}, $c connections):" >&2
     echo "$out" >&2
@@ -128,6 +134,8 @@ wrkrun() {
     END {print p50, p99}' <<<"$out")
   local n cost
   n=$(awk '/ requests in / {print $1}' <<<"$out")
+  # the server's CPU per request (microseconds): what the route costs, whatever else runs on the machine
+  CPU[$id]=$(awk -v d=$((t1 - t0)) -v us="$TICK_US" -v n="$n" 'BEGIN {printf "%.1f", (n > 0 ? d * us / n : 0)}')
   cost=${COST[${id%%@*}]:-0}
   if [ -n "$who" ] && [ "$who" != warm ]; then
     EXPECT[$who]=$((EXPECT[$who] + n * cost))
@@ -192,11 +200,12 @@ for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %.3f' "${P50[constant@$k]}";
 printf '\n  p99 ms'
 for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %.3f' "${P99[constant@$k]}"; done
 printf '\n\n'
-printf '%-34s %-10s %9s %9s %6s %8s %8s  %s\n' route key req/s "constant" ratio "p50 ms" "p99 ms" "target (pro key)"
+printf '%-34s %-10s %9s %9s %6s %8s %8s %7s %6s  %s\n' route key req/s "constant" ratio "p50 ms" "p99 ms" "cpu us" "cpu x" "target (pro key)"
 k=0
 for r in "${routes[@]}"; do
   IFS='|' read -r name _ label <<<"$r"
   c0=$(awk -v a="${RPS[constant@$k]}" -v b="${RPS[constant@$((k + 1))]}" 'BEGIN {printf "%.0f", (a + b) / 2}')
+  u0=$(awk -v a="${CPU[constant@$k]}" -v b="${CPU[constant@$((k + 1))]}" 'BEGIN {printf "%.2f", (a + b) / 2}')
   k=$((k + 1))
   for p in "${plans[@]}"; do
     id=$name@$p
@@ -206,11 +215,17 @@ for r in "${routes[@]}"; do
       verdict "$(awk -v r="$ratio" -v t="${TARGET[$name]}" 'BEGIN {print (r >= t) ? 1 : 0}')"
       t=">= ${TARGET[$name]}x $V"
     fi
-    printf '%-34s %-10s %9.0f %9s %6s %8.3f %8.3f  %s\n' "$([ "$p" = free ] && echo "$label")" "$p" "${RPS[$id]}" \
-      "$([ "$p" = free ] && echo "$c0")" "$ratio" "${P50[$id]}" "${P99[$id]}" "$t"
+    printf '%-34s %-10s %9.0f %9s %6s %8.3f %8.3f %7s %6s  %s\n' "$([ "$p" = free ] && echo "$label")" "$p" "${RPS[$id]}" \
+      "$([ "$p" = free ] && echo "$c0")" "$ratio" "${P50[$id]}" "${P99[$id]}" "${CPU[$id]}" \
+      "$(awk -v a="$u0" -v b="${CPU[$id]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')" "$t"
   done
 done
-echo "(constant: the mean of the constant route's runs just before and just after the route's three runs)"
+echo "(constant: the mean of the constant route's runs just before and just after the route's three runs;"
+echo " cpu us: the server's CPU time per request; cpu x: the constant route's CPU per request over the route's,"
+echo " the ratio a server with cores of its own would reach, whatever else the machine was doing)"
+printf 'constant route, server CPU per request (us):'
+for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %s' "${CPU[constant@$k]}"; done
+echo
 echo
 echo "Pass 2: $P99_CONNS connections, pro key, $DURATION per cell"
 printf '%-36s %10s %7s %8s %8s  %s\n' route req/s ratio "p50 ms" "p99 ms" target
