@@ -35,6 +35,12 @@ func Open(url string) (rueidis.Client, error) {
 	return c, nil
 }
 
+// IsCluster reports whether the client is on a Redis Cluster: rueidis asks the servers of the URL when
+// it connects (CLUSTER SHARDS), and takes a single server when the only address given answers that it
+// has no cluster support. Everything else that connects to the same URL (the asynq queue and workers)
+// follows this answer, so the service never mixes the two modes.
+func IsCluster(c rueidis.Client) bool { return c.Mode() == rueidis.ClientModeCluster }
+
 // Ping checks the connection.
 func Ping(ctx context.Context, c rueidis.Client) error {
 	return c.Do(ctx, c.B().Ping().Build()).Error()

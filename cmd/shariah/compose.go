@@ -125,7 +125,7 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := jobs.NewQueue(e.cfg.RedisURL)
+	q, err := jobs.NewQueue(e.cfg.RedisURL, sredis.IsCluster(rc))
 	if err != nil {
 		return nil, err
 	}

@@ -179,7 +179,7 @@ func (e *env) addMCP(g *run.Group, svc *services) {
 // addWorker adds the asynq workers (bulk runs and ETF screens), the scheduled re-screens and the
 // reclaiming of runs whose worker died.
 func (e *env) addWorker(g *run.Group, svc *services) error {
-	srv, mux, err := jobs.NewWorker(e.cfg.RedisURL, e.cfg.WorkerConcurrency, e.log)
+	srv, mux, err := jobs.NewWorker(e.cfg.RedisURL, sredis.IsCluster(svc.rc), e.cfg.WorkerConcurrency, e.log)
 	if err != nil {
 		return err
 	}
