@@ -6,6 +6,8 @@ package redis
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -30,9 +32,49 @@ func Open(url string) (rueidis.Client, error) {
 	}
 	c, err := rueidis.NewClient(opt)
 	if err != nil {
-		return nil, fmt.Errorf("redis connect: %w", err)
+		return nil, fmt.Errorf("no Redis answers at %s: %w", strings.Join(opt.InitAddress, ", "), err)
 	}
 	return c, nil
+}
+
+// CheckCluster checks, when c is on a Redis Cluster, that every node that answers reports
+// cluster_state:ok: a cluster in state fail (slots without a live master) refuses every command, so a
+// process should not start on it. A single Redis passes.
+func CheckCluster(ctx context.Context, c rueidis.Client) error {
+	if !IsCluster(c) {
+		return nil
+	}
+	nodes := c.Nodes()
+	addrs := make([]string, 0, len(nodes))
+	for a := range nodes {
+		addrs = append(addrs, a)
+	}
+	sort.Strings(addrs)
+	answered := 0
+	var lastErr error
+	for _, a := range addrs {
+		s, err := nodes[a].Do(ctx, c.B().ClusterInfo().Build()).ToString()
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		answered++
+		info := map[string]string{}
+		// RESP3 answers a verbatim string; its "txt:" format may come with the text
+		for _, line := range strings.Split(strings.TrimPrefix(s, "txt:"), "\n") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
+				info[k] = v
+			}
+		}
+		if st := info["cluster_state"]; st != "ok" {
+			return fmt.Errorf("the Redis Cluster is in state %s (node %s: %s of 16384 slots served, %s failing): every slot needs a live master",
+				st, a, info["cluster_slots_ok"], info["cluster_slots_fail"])
+		}
+	}
+	if answered == 0 {
+		return fmt.Errorf("no node of the Redis Cluster answers CLUSTER INFO: %w", lastErr)
+	}
+	return nil
 }
 
 // IsCluster reports whether the client is on a Redis Cluster: rueidis asks the servers of the URL when

@@ -275,7 +275,7 @@ func runMigrate() error {
 }
 
 // redisFor opens the Redis of the configuration (for the keys and load subcommands, which need no more).
-func redisFor(e *env) (rueidis.Client, error) { return sredis.Open(e.cfg.RedisURL) }
+func redisFor(e *env) (rueidis.Client, error) { return openRedis(e) }
 
 // downgrades returns to Free, every minute, the users whose cancelled subscription's period has ended.
 func downgrades(ctx context.Context, b *shariah.Billing, log *slog.Logger) {
