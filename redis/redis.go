@@ -5,9 +5,13 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -35,6 +39,25 @@ func Open(url string) (rueidis.Client, error) {
 		return nil, fmt.Errorf("no Redis answers at %s: %w", strings.Join(opt.InitAddress, ", "), err)
 	}
 	return c, nil
+}
+
+// Unavailable reports an error of a Redis that cannot serve for a while: a transport failure (refused,
+// reset or closed connection, a timeout) or a Redis Cluster's CLUSTERDOWN, TRYAGAIN, LOADING or
+// MASTERDOWN answer (a master lost and its replica not yet promoted, a slot moving, a node loading its
+// data). rueidis retries these a few times (Open); past them the caller has the error, and the same
+// command succeeds once Redis is back. It says nothing about the data.
+func Unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var re *rueidis.RedisError
+	if errors.As(err, &re) {
+		return re.IsClusterDown() || re.IsTryAgain() || re.IsLoading() || strings.HasPrefix(re.Error(), "MASTERDOWN")
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, rueidis.ErrClosing)
 }
 
 // CheckCluster checks, when c is on a Redis Cluster, that every node that answers reports
@@ -83,8 +106,13 @@ func CheckCluster(ctx context.Context, c rueidis.Client) error {
 // follows this answer, so the service never mixes the two modes.
 func IsCluster(c rueidis.Client) bool { return c.Mode() == rueidis.ClientModeCluster }
 
-// Ping checks the connection.
+// Ping checks that Redis serves: a single Redis answers PING; every node of a Redis Cluster that
+// answers reports cluster_state:ok (CheckCluster: a node of a cluster in state fail still answers
+// PING, but refuses every key).
 func Ping(ctx context.Context, c rueidis.Client) error {
+	if IsCluster(c) {
+		return CheckCluster(ctx, c)
+	}
 	return c.Do(ctx, c.B().Ping().Build()).Error()
 }
 
