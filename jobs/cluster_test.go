@@ -22,7 +22,8 @@ import (
 func TestRedisOpt(t *testing.T) {
 	t.Parallel()
 	o, err := jobs.RedisOpt("redis://u:p@10.0.0.1:7000?addr=10.0.0.2:7001&addr=10.0.0.3:7002", true)
-	c, ok := o.(asynq.RedisClusterClientOpt)
+	co, ok := o.(jobs.ClusterOpt)
+	c := co.RedisClusterClientOpt
 	if err != nil || !ok || len(c.Addrs) != 3 || c.Addrs[0] != "10.0.0.1:7000" || c.Addrs[2] != "10.0.0.3:7002" || c.Username != "u" || c.Password != "p" {
 		t.Fatalf("cluster: %#v %v", o, err)
 	}
