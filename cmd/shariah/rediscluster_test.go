@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -282,5 +284,350 @@ func TestServiceOnRedisCluster(t *testing.T) {
 		if strings.Contains(logs, `"level":"ERROR"`) {
 			t.Errorf("%s logged errors:\n%s", name, logs)
 		}
+	}
+}
+
+// outcome tallies the answers of a load loop.
+type outcome struct {
+	mu       sync.Mutex
+	statuses map[int]int
+	failures []string // answers that are neither served, refused by the meter nor 503
+	tokens   int64    // X-Tokens-Charged of the 200s
+}
+
+func (o *outcome) add(path string, r reply) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.statuses == nil {
+		o.statuses = map[int]int{}
+	}
+	o.statuses[r.status]++
+	switch {
+	case r.err != nil:
+		o.failures = append(o.failures, fmt.Sprintf("%s: no answer: %v", path, r.err))
+	case r.status == 200:
+		o.tokens += r.tokens()
+	case r.status == 429 || r.status == 503:
+	default:
+		o.failures = append(o.failures, fmt.Sprintf("%s: %d %s", path, r.status, r.body))
+	}
+}
+
+// TestRedisClusterFailoverUnderLoad: with the edge, a worker and a bulk run working on a cluster of
+// three masters with a replica each, the master holding the bulk queue (asynq's {bulk} slot), a Free
+// key's and a Pro key's records and meters and some quotes is killed with SIGKILL under load. Its
+// replica takes over; requests recover by themselves: 503 during the gap, never a 500 or an
+// unanswered request; the Free key (hard block, charged exactly) is never served past its allowance
+// and its tokens_used never passes it; the run completes with every symbol once and no symbol's
+// outcome an error; an ETF look-through works afterwards. The times from the kill to the first Free
+// request served again, to the cluster reporting ok and to the run's completion are logged.
+func TestRedisClusterFailoverUnderLoad(t *testing.T) {
+	t.Parallel()
+	cl := testsvc.MustRedisClusterReplicated(t)
+	s := newEnvOn(t, cl.URL())
+	prepare(t, s)
+	edge := startEdge(t, s, "SHARIAH_BENCH_ROUTES=true", "SHARIAH_LOG_LEVEL=warn")
+	worker, workerLogs := startWorker(t, s, "SHARIAH_BULK_CONCURRENCY=1", "SHARIAH_BULK_PAUSE=250ms")
+	a := api{t: t, base: edge.base}
+	victim, err := cl.MasterOf("asynq:{bulk}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	onVictim := func(tag string) bool {
+		m, err := cl.MasterOf(tag)
+		return err == nil && m == victim
+	}
+	// Keys whose record and meter (hash tag: the key's SHA-256) live on the victim.
+	newKey := func(plan string) string {
+		for i := range 50 {
+			out, err := s.command([]string{"keys", "create", "--email", fmt.Sprintf("failover-%s-%d@example.com", plan, i), "--plan", plan}).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k := strings.TrimSpace(string(out)); onVictim(shariah.HashKey(k)) {
+				return k
+			}
+		}
+		t.Fatalf("no %s key landed on the master to kill", plan)
+		return ""
+	}
+	free, pro := newKey(shariah.PlanFree), newKey(shariah.PlanPro)
+	// and a key elsewhere, whose reads are refused (CLUSTERDOWN) only while the cluster is failing
+	var other string
+	for i := 0; other == ""; i++ {
+		out, err := s.command([]string{"keys", "create", "--email", fmt.Sprintf("failover-other-%d@example.com", i), "--plan", "enterprise"}).Output()
+		if err != nil || i > 50 {
+			t.Fatalf("no key off the master to kill: %v", err)
+		}
+		if k := strings.TrimSpace(string(out)); !onVictim(shariah.HashKey(k)) {
+			other = k
+		}
+	}
+	// Quotes on the victim and elsewhere: while the cluster reads fail, every node refuses every key.
+	var quotes, victimQuotes []string
+	for _, sym := range []string{"AAPL", "MSFT", "JNJ", "KO", "JPM", "XOM", "NVDA", "AMZN", "PG", "GOOGL"} {
+		if a.do("GET", "/api/quote/"+sym, pro, nil).status == 200 {
+			quotes = append(quotes, sym)
+			if onVictim(sym) {
+				victimQuotes = append(victimQuotes, sym)
+			}
+		}
+	}
+	if len(victimQuotes) == 0 {
+		t.Fatal("no quote of the default universe lives on the master to kill")
+	}
+
+	run := a.must(202, "POST", "/api/screen-bulk", pro, map[string]any{"index_name": "SP500", "force_refresh": true}).json(t)
+	runID := run["run_id"].(string)
+	t.Logf("run %s (its keys on the master to kill: %v); quotes on it: %v", runID, onVictim(runID), victimQuotes)
+
+	// Load: the Pro key from three loops (leased; quotes, some read from the victim) and uncached reads
+	// of a key elsewhere from a fourth; once the run has screened two symbols, the Free key, one request
+	// every 40 ms (each a script call on the victim: its allowance is too small to lease).
+	var freeLog, proLog, otherLog outcome
+	var freeServedAfter atomic.Int64 // when the first Free request after the kill was served, Unix ns
+	var killedAt atomic.Int64
+	stop := make(chan struct{})
+	freeDone := make(chan struct{})
+	freeLoad := func() {
+		defer close(freeDone)
+		tick := time.NewTicker(40 * time.Millisecond)
+		defer tick.Stop()
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			<-tick.C
+			r := a.do("GET", "/bench/metered", free, nil)
+			freeLog.add("free /bench/metered", r)
+			if k := killedAt.Load(); k != 0 && r.status == 200 {
+				freeServedAfter.CompareAndSwap(0, time.Now().UnixNano())
+			}
+			if freeServedAfter.Load() != 0 && r.status == 429 {
+				return // the allowance is used up after the failover
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+				if g == 3 { // uncached reads off the victim
+					path := []string{"/api/auth/me", "/api/watchlists", "/api/screen-bulk/runs"}[i%3]
+					otherLog.add(path, a.do("GET", path, other, nil))
+					continue
+				}
+				path := "/bench/metered"
+				if (g+i)%2 == 0 {
+					path = "/api/quote/" + quotes[i%len(quotes)]
+				}
+				proLog.add(path, a.do("GET", path, pro, nil))
+			}
+		}()
+	}
+
+	waitFor(t, "the run to screen two symbols", func() bool {
+		r := a.do("GET", "/api/screen-bulk/status?run_id="+runID, pro, nil)
+		return r.status == 200 && r.json(t)["processed"].(float64) >= 2
+	})
+	go freeLoad()
+	waitFor(t, "the Free key to be served five times", func() bool {
+		freeLog.mu.Lock()
+		defer freeLog.mu.Unlock()
+		return freeLog.statuses[200] >= 5
+	})
+	if err := cl.KillMaster(victim); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	killedAt.Store(killed.UnixNano())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	promoted, err := cl.WaitFailover(ctx, victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clusterOK := time.Since(killed)
+	select {
+	case <-freeDone:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the Free key's loop did not end")
+	}
+	firstFree := time.Duration(freeServedAfter.Load() - killed.UnixNano())
+	st, seen := waitRun(t, a, pro, runID)
+	runDone := time.Since(killed)
+	close(stop)
+	wg.Wait()
+
+	for _, o := range []*outcome{&freeLog, &proLog, &otherLog} {
+		if len(o.failures) > 0 {
+			t.Errorf("%d answers other than 200, 429 and 503, first: %s", len(o.failures), o.failures[0])
+		}
+	}
+	if freeServedAfter.Load() == 0 {
+		t.Fatal("the Free key was never served after the kill")
+	}
+	used := int64(a.must(200, "GET", "/api/auth/me", free, nil).json(t)["quota"].(map[string]any)["tokens_used"].(float64))
+	if freeLog.tokens > 50 || used > 50 {
+		t.Fatalf("Free key overspent: served %d tokens, tokens_used %d, allowance 50", freeLog.tokens, used)
+	}
+	total := int(st["total"].(float64))
+	if len(seen) != total {
+		t.Fatalf("the run completed with %d of %d symbols", len(seen), total)
+	}
+	for sym, n := range seen {
+		if n != 1 {
+			t.Fatalf("%s appears %d times in the run's results", sym, n)
+		}
+	}
+	if errs := st["errors"].(float64); errs != 0 {
+		t.Fatalf("the run recorded %v symbols as errors (a Redis failover is not a symbol's outcome)\n%s", errs, workerLogs.String())
+	}
+	if etf := a.must(200, "POST", "/api/etf/HLAL/screen", pro, nil).json(t); etf["symbol"] != "HLAL" {
+		t.Fatalf("ETF look-through after the failover: %v", etf)
+	}
+	if !running(worker) || !running(edge.cmd) {
+		t.Fatal("the worker or the edge exited")
+	}
+	t.Logf("killed master %d, replica %d took over: cluster_state ok on every node %v after the kill; first Free request (a script call on the "+
+		"failed slots) served %v after it; run completed %v after it", victim.Port, promoted.Port, clusterOK.Round(time.Millisecond),
+		firstFree.Round(time.Millisecond), runDone.Round(time.Millisecond))
+	proUsed := int64(a.must(200, "GET", "/api/auth/me", pro, nil).json(t)["quota"].(map[string]any)["tokens_used"].(float64))
+	t.Logf("answers by status: Free key %v, %d tokens served, tokens_used %d; Pro key (leased) %v, %d tokens served, tokens_used %d "+
+		"(the run's 50 included); uncached reads %v", freeLog.statuses, freeLog.tokens, used, proLog.statuses, proLog.tokens, proUsed, otherLog.statuses)
+}
+
+// running tells whether a started process still runs (Linux: not a zombie; elsewhere, assumed).
+func running(c *exec.Cmd) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.Process.Pid))
+	if err != nil {
+		return runtime.GOOS != "linux"
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] != 'Z' && stat[i+2] != 'X'
+}
+
+// exits runs a subcommand that must fail at start and returns its output (20 s at most).
+func exits(t *testing.T, s *testEnv, args ...string) string {
+	t.Helper()
+	cmd := s.command(args, "SHARIAH_HTTP_ADDR=127.0.0.1:0", "SHARIAH_MCP_ADDR=127.0.0.1:0")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &lockedWriter{w: &out}, &lockedWriter{w: &out}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatalf("%v succeeded:\n%s", args, out.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("%v still running 20 s after its start:\n%s", args, out.String())
+	}
+	return out.String()
+}
+
+// TestRedisClusterDownAtStartAndAtRunTime: a cluster URL whose nodes do not answer, and a cluster in
+// state fail (a master lost without a replica), stop serve, worker, ingest and the key command at
+// start with an error naming SHARIAH_REDIS_URL. An edge and a worker already running when the cluster
+// fails keep running: /readyz and a request the meter must charge in Redis answer 503 (never 500), and
+// once the master is back both serve again by themselves.
+func TestRedisClusterDownAtStartAndAtRunTime(t *testing.T) {
+	t.Parallel()
+	p1, _ := testsvc.FreePort()
+	p2, _ := testsvc.FreePort()
+	closed := newEnvOn(t, fmt.Sprintf("redis://127.0.0.1:%d?addr=127.0.0.1:%d", p1, p2))
+	for _, args := range [][]string{{"serve"}, {"worker"}, {"ingest"}, {"keys", "create", "--email", "x@example.com"}} {
+		if out := exits(t, closed, args...); !strings.Contains(out, "SHARIAH_REDIS_URL: no Redis answers at 127.0.0.1:"+strconv.Itoa(p1)) {
+			t.Fatalf("%v on a cluster that does not answer:\n%s", args, out)
+		}
+	}
+
+	cl := testsvc.MustRedisClusterWith(t, testsvc.RedisClusterOptions{Masters: 3, NodeTimeout: 500 * time.Millisecond})
+	s := newEnvOn(t, cl.URL())
+	prepare(t, s)
+	edge := startEdge(t, s, "SHARIAH_BENCH_ROUTES=true", "SHARIAH_LOG_LEVEL=warn")
+	worker, workerLogs := startWorker(t, s)
+	a := api{t: t, base: edge.base}
+	// A Free key (charged by a script call per request) and an Enterprise key, on masters that stay.
+	key := func(plan string) (string, *testsvc.Proc) {
+		out, err := s.command([]string{"keys", "create", "--email", "down-" + plan + "@example.com", "--plan", plan}).Output()
+		if err != nil {
+			t.Fatalf("keys create: %v", err)
+		}
+		k := strings.TrimSpace(string(out))
+		home, err := cl.MasterOf(shariah.HashKey(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k, home
+	}
+	free, freeHome := key(shariah.PlanFree)
+	ops, opsHome := key(shariah.PlanEnterprise)
+	var victim *testsvc.Proc
+	for _, n := range cl.Nodes {
+		if n != freeHome && n != opsHome {
+			victim = n
+		}
+	}
+	a.must(200, "GET", "/bench/metered", free, nil)
+	a.must(200, "GET", "/readyz", "", nil)
+
+	if err := cl.KillMaster(victim); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cl.WaitState(ctx, "fail"); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"serve"}, {"worker"}, {"ingest"}, {"keys", "create", "--email", "y@example.com"}} {
+		if out := exits(t, s, args...); !strings.Contains(out, "SHARIAH_REDIS_URL: the Redis Cluster is in state fail") {
+			t.Fatalf("%v on a cluster in state fail:\n%s", args, out)
+		}
+	}
+	// At run time: the meter's Redis cannot charge, so 503 with Retry-After; readiness says so.
+	for _, path := range []string{"/bench/metered", "/api/auth/me", "/api/quote/AAPL"} {
+		r := a.do("GET", path, free, nil)
+		if r.err != nil || r.status != 503 || r.header.Get("Retry-After") == "" {
+			t.Fatalf("GET %s on a failed cluster: %d %s %v", path, r.status, r.body, r.err)
+		}
+	}
+	waitFor(t, "/readyz to say the edge cannot meter", func() bool { return a.do("GET", "/readyz", "", nil).status == 503 })
+	if h := a.must(200, "GET", "/api/health", "", nil).json(t); h["status"] != "degraded" {
+		t.Fatalf("health on a failed cluster: %v", h)
+	}
+
+	// The master back (empty: no persistence): the cluster is ok again and the processes serve.
+	if err := victim.RestartRedis(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.WaitState(ctx, "ok"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the edge to meter again", func() bool { return a.do("GET", "/bench/metered", ops, nil).status == 200 })
+	a.must(200, "GET", "/readyz", "", nil)
+	if !running(worker) || !running(edge.cmd) {
+		t.Fatal("the worker or the edge exited")
+	}
+	var last reply
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		last = a.do("GET", "/api/screen-bulk/source-health", ops, nil)
+		if last.status == 200 && strings.Contains(string(last.body), `"name":"worker_queue","status":"ok"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the worker is not registered with the queue: %d %s\nworker:\n%s\nedge:\n%s", last.status, last.body, workerLogs.String(), edge.logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
