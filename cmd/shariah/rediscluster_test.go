@@ -145,6 +145,9 @@ func waitRun(t *testing.T, a api, key, id string) (map[string]any, map[string]in
 // billing webhook, and the ingesters' runs and health.
 func TestServiceOnRedisCluster(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster and the binaries")
+	}
 	cl := testsvc.MustRedisClusterReplicated(t)
 	s := newEnvOn(t, cl.URL())
 	prepare(t, s)
@@ -323,6 +326,9 @@ func (o *outcome) add(path string, r reply) {
 // request served again, to the cluster reporting ok and to the run's completion are logged.
 func TestRedisClusterFailoverUnderLoad(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster and the binaries")
+	}
 	cl := testsvc.MustRedisClusterReplicated(t)
 	s := newEnvOn(t, cl.URL())
 	prepare(t, s)
@@ -542,6 +548,9 @@ func exits(t *testing.T, s *testEnv, args ...string) string {
 // once the master is back both serve again by themselves.
 func TestRedisClusterDownAtStartAndAtRunTime(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster and the binaries")
+	}
 	p1, _ := testsvc.FreePort()
 	p2, _ := testsvc.FreePort()
 	closed := newEnvOn(t, fmt.Sprintf("redis://127.0.0.1:%d?addr=127.0.0.1:%d", p1, p2))
