@@ -27,6 +27,16 @@ import (
 type api struct {
 	t    *testing.T
 	base string
+	// charged sums X-Tokens-Charged by key (the final figure of every answer: a refunded one shows 0)
+	charged *sync.Map
+}
+
+// chargedTo is the sum of X-Tokens-Charged of every answer to key's requests.
+func (a api) chargedTo(key string) int64 {
+	if v, ok := a.charged.Load(key); ok {
+		return v.(*atomic.Int64).Load()
+	}
+	return 0
 }
 
 // reply is an answer of the edge.
@@ -76,7 +86,12 @@ func (a api) do(method, path, key string, body any, hdr ...string) reply {
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return reply{status: resp.StatusCode, header: resp.Header, body: b, err: err}
+	r := reply{status: resp.StatusCode, header: resp.Header, body: b, err: err}
+	if a.charged != nil && key != "" {
+		v, _ := a.charged.LoadOrStore(key, &atomic.Int64{})
+		v.(*atomic.Int64).Add(r.tokens())
+	}
+	return r
 }
 
 // must is do, failing the test unless the answer has the status.
@@ -334,7 +349,7 @@ func TestRedisClusterFailoverUnderLoad(t *testing.T) {
 	prepare(t, s)
 	edge := startEdge(t, s, "SHARIAH_BENCH_ROUTES=true", "SHARIAH_LOG_LEVEL=warn")
 	worker, workerLogs := startWorker(t, s, "SHARIAH_BULK_CONCURRENCY=1", "SHARIAH_BULK_PAUSE=250ms")
-	a := api{t: t, base: edge.base}
+	a := api{t: t, base: edge.base, charged: &sync.Map{}}
 	victim, err := cl.MasterOf("asynq:{bulk}")
 	if err != nil {
 		t.Fatal(err)
@@ -504,8 +519,12 @@ func TestRedisClusterFailoverUnderLoad(t *testing.T) {
 		"failed slots) served %v after it; run completed %v after it", victim.Port, promoted.Port, clusterOK.Round(time.Millisecond),
 		firstFree.Round(time.Millisecond), runDone.Round(time.Millisecond))
 	proUsed := int64(a.must(200, "GET", "/api/auth/me", pro, nil).json(t)["quota"].(map[string]any)["tokens_used"].(float64))
-	t.Logf("answers by status: Free key %v, %d tokens served, tokens_used %d; Pro key (leased) %v, %d tokens served, tokens_used %d "+
-		"(the run's 50 included); uncached reads %v", freeLog.statuses, freeLog.tokens, used, proLog.statuses, proLog.tokens, proUsed, otherLog.statuses)
+	proCharged := a.chargedTo(pro)
+	if proUsed < proCharged {
+		t.Errorf("the Pro key is under-counted: tokens_used %d, charged %d", proUsed, proCharged)
+	}
+	t.Logf("answers by status: Free key %v, %d tokens served, tokens_used %d; Pro key (leased) %v, every request charged %d tokens, "+
+		"tokens_used %d; uncached reads %v", freeLog.statuses, freeLog.tokens, used, proLog.statuses, proCharged, proUsed, otherLog.statuses)
 }
 
 // running tells whether a started process still runs (Linux: not a zombie; elsewhere, assumed).
