@@ -34,6 +34,10 @@ type Bulk struct {
 	// (0: DefaultStallAfter); at Lease another worker's reclaim loop takes it over (takeover.go).
 	Lease      time.Duration
 	StallAfter time.Duration
+	// Unavailable reports a store error that passes (Redis unreachable, or a Redis Cluster failing
+	// over): a symbol whose screening fails so is not recorded as an error but left for the run's
+	// next attempt. nil: every failed screening is the symbol's outcome.
+	Unavailable func(error) bool
 }
 
 func (b *Bulk) now() time.Time {
@@ -286,7 +290,9 @@ func (b *Bulk) Delete(ctx context.Context, by Caller, id string) error {
 // the constituents not screened yet with bounded concurrency, writing each outcome once and the
 // progress as it goes, stops between symbols when the run is cancelled or deleted, and records
 // per-symbol errors without failing the run. It is idempotent: a run resumed after a crash skips what
-// is already written.
+// is already written. A store that fails under it (an outcome not written, the run not readable, a
+// screening that failed because Redis was unavailable) ends the attempt with that error before the run
+// is completed: the task is retried and resumes with the symbols still missing.
 func (b *Bulk) execute(ctx context.Context, r Run) error {
 	id := r.ID
 	if _, err := b.Runs.SetStatus(ctx, id, RunRunning, []string{RunQueued, RunRunning}, b.now(), ""); err != nil {
@@ -296,7 +302,10 @@ func (b *Bulk) execute(ctx context.Context, r Run) error {
 	if err != nil {
 		return err
 	}
-	stopped := b.screenAll(ctx, r, todo, done, b.previousStatuses(ctx, r))
+	stopped, err := b.screenAll(ctx, r, todo, done, b.previousStatuses(ctx, r))
+	if err != nil && ctx.Err() == nil {
+		return err
+	}
 	// Progress writes from the workers may land out of order: write the final figures once.
 	if items, err := b.Runs.Items(ctx, id); err == nil {
 		n := 0
@@ -353,10 +362,23 @@ func (b *Bulk) previousStatuses(ctx context.Context, r Run) map[string]string {
 
 // screenAll screens the symbols with Concurrency workers, storing each item and the progress; between
 // symbols it checks the run is still running, and reports whether it stopped early (cancelled, deleted
-// or shut down).
-func (b *Bulk) screenAll(ctx context.Context, r Run, todo []string, done int, previous map[string]string) (stopped bool) {
+// or shut down) and the first store failure that left a symbol without its outcome (the symbols after
+// it are not started).
+func (b *Bulk) screenAll(ctx context.Context, r Run, todo []string, done int, previous map[string]string) (stopped bool, failed error) {
 	var mu sync.Mutex
 	processed, errs := done, 0
+	fail := func(err error) {
+		mu.Lock()
+		if failed == nil {
+			failed = err
+		}
+		mu.Unlock()
+	}
+	hasFailed := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return failed != nil
+	}
 	workers := b.Concurrency
 	if workers <= 0 {
 		workers = 4
@@ -368,8 +390,12 @@ func (b *Bulk) screenAll(ctx context.Context, r Run, todo []string, done int, pr
 		go func() {
 			defer wg.Done()
 			for sym := range ch {
-				it := b.screenOne(ctx, r, sym, previous)
-				if _, err := b.Runs.PutItem(ctx, r.ID, it); err != nil {
+				it, err := b.screenOne(ctx, r, sym, previous)
+				if err == nil {
+					_, err = b.Runs.PutItem(ctx, r.ID, it)
+				}
+				if err != nil {
+					fail(err)
 					continue
 				}
 				mu.Lock()
@@ -390,9 +416,16 @@ func (b *Bulk) screenAll(ctx context.Context, r Run, todo []string, done int, pr
 		}()
 	}
 	for i, sym := range todo {
+		if hasFailed() {
+			break
+		}
 		if i%workers == 0 { // between symbols: has the run been cancelled or deleted?
 			cur, ok, err := b.Runs.Run(ctx, r.ID)
-			if err != nil || !ok || cur.Status != RunRunning || ctx.Err() != nil {
+			if err != nil && ctx.Err() == nil {
+				fail(err)
+				break
+			}
+			if !ok || cur.Status != RunRunning || ctx.Err() != nil {
 				stopped = true
 				break
 			}
@@ -401,12 +434,26 @@ func (b *Bulk) screenAll(ctx context.Context, r Run, todo []string, done int, pr
 	}
 	close(ch)
 	wg.Wait()
-	return stopped
+	return stopped, failed
 }
 
-func (b *Bulk) screenOne(ctx context.Context, r Run, sym string, previous map[string]string) RunItem {
+// passing reports a store failure that passes (Unavailable).
+func (b *Bulk) passing(err error) bool {
+	return err != nil && b.Unavailable != nil && b.Unavailable(err)
+}
+
+// screenOne screens one symbol of a run into its outcome; err is not nil when the screening failed
+// because a store was unavailable (Unavailable): that is no outcome of the symbol's.
+func (b *Bulk) screenOne(ctx context.Context, r Run, sym string, previous map[string]string) (RunItem, error) {
 	it := RunItem{Symbol: sym}
 	res, _, err := b.Screener.Screen(ctx, sym, ScreenOptions{Ruleset: r.Ruleset, ForceRefresh: r.ForceRefresh, RunID: r.ID})
+	if b.passing(err) {
+		return it, err
+	}
+	a, found, aerr := b.Ref.Asset(ctx, sym)
+	if b.passing(aerr) {
+		return it, aerr
+	}
 	if err != nil {
 		it.HasError, it.Status = true, "ERROR"
 		if e, ok := err.(*Error); ok && e.Code != EINTERNAL {
@@ -414,12 +461,12 @@ func (b *Bulk) screenOne(ctx context.Context, r Run, sym string, previous map[st
 		} else {
 			it.Error = "screening failed"
 		}
-		if a, ok, _ := b.Ref.Asset(ctx, sym); ok {
+		if found {
 			it.Name, it.Sector = a.Name, a.Sector
 		}
 	} else {
 		it.Name, it.Status, it.IsCompliant, it.Result = res.Name, res.ComplianceStatus, res.IsCompliant, &res
-		if a, ok, _ := b.Ref.Asset(ctx, sym); ok {
+		if found {
 			it.Sector = a.Sector
 		}
 	}
@@ -427,5 +474,5 @@ func (b *Bulk) screenOne(ctx context.Context, r Run, sym string, previous map[st
 		it.PreviousStatus = prev
 		it.StatusChanged = prev != it.Status
 	}
-	return it
+	return it, nil
 }

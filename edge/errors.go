@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // ErrorBody is the error envelope of every error response (the Error schema of openapi.yaml).
@@ -85,12 +86,13 @@ func (s *Server) errorBody(c *fiber.Ctx, err error) (int, ErrorBody) {
 }
 
 // unreachable reports a transport failure talking to a store (refused, reset or closed connection, a
-// network timeout), as opposed to a fault of the service.
+// network timeout) or a Redis that cannot serve for a while (a Redis Cluster failing over answers
+// CLUSTERDOWN for every key until a replica has taken over), as opposed to a fault of the service.
 func unreachable(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, net.ErrClosed)
+		errors.Is(err, net.ErrClosed) || sredis.Unavailable(err)
 }
 
 func (s *Server) internal(c *fiber.Ctx, err error) (int, ErrorBody) {

@@ -192,7 +192,7 @@ func setup(t testing.TB, o options) *env {
 	}
 	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
 	screener := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc).Cached(30 * time.Second), Rulesets: rsets, Disclaimers: edu.DisclaimersFor}
-	queue, err := jobs.NewQueue(o.redisURL)
+	queue, err := jobs.NewQueue(o.redisURL, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func setup(t testing.TB, o options) *env {
 	bulk := &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: ref, Screener: screener, Queue: queue, Concurrency: 2}
 	etfs := &shariah.ETFs{Ref: ref, Screener: screener, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}
 	if o.worker {
-		wsrv, mux, err := jobs.NewWorker(o.redisURL, 4, log)
+		wsrv, mux, err := jobs.NewWorker(o.redisURL, false, 4, log)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,9 +33,9 @@ type Queue struct {
 	Inspector *asynq.Inspector
 }
 
-// NewQueue connects a queue to the Redis at url.
-func NewQueue(url string) (*Queue, error) {
-	opt, err := asynq.ParseRedisURI(url)
+// NewQueue connects a queue to the Redis at url, a Redis Cluster when cluster is true (RedisOpt).
+func NewQueue(url string, cluster bool) (*Queue, error) {
+	opt, err := RedisOpt(url, cluster)
 	if err != nil {
 		return nil, err
 	}

@@ -13,9 +13,10 @@ import (
 // Queues and their priorities: interactive work (an ETF screen a request waits for) before bulk runs.
 var Queues = map[string]int{"interactive": 6, "bulk": 3, "default": 1}
 
-// NewWorker returns an asynq server on the Redis at url and the mux its handlers register on.
-func NewWorker(url string, concurrency int, log *slog.Logger) (*asynq.Server, *asynq.ServeMux, error) {
-	opt, err := asynq.ParseRedisURI(url)
+// NewWorker returns an asynq server on the Redis at url (a Redis Cluster when cluster is true: RedisOpt)
+// and the mux its handlers register on.
+func NewWorker(url string, cluster bool, concurrency int, log *slog.Logger) (*asynq.Server, *asynq.ServeMux, error) {
+	opt, err := RedisOpt(url, cluster)
 	if err != nil {
 		return nil, nil, err
 	}

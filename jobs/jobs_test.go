@@ -35,7 +35,7 @@ func TestRescreensNeverOverlap(t *testing.T) {
 	ctx := context.Background()
 	ref := sredis.NewRefStore(rc)
 	rs, _ := rules.Rulesets()
-	q, err := jobs.NewQueue(srv.RedisURL())
+	q, err := jobs.NewQueue(srv.RedisURL(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func start(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	cats := &shariah.CatalogCache{Store: ref}
-	queue, err := jobs.NewQueue(r.RedisURL())
+	queue, err := jobs.NewQueue(r.RedisURL(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

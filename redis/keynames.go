@@ -3,8 +3,10 @@ package redis
 import "time"
 
 // Every Redis key name of the service. All keys start with "shr:"; the part in braces is the Redis
-// Cluster hash tag: keys that one script or pipeline touches together share it, so they live on one
-// slot. "JSON" is a string holding a JSON document; "served" is JSON that is also the route's response
+// Cluster hash tag: keys that one script or one multi-key command touches share it, so they live on one
+// slot (a cluster refuses others with CROSSSLOT; TestEveryScriptOnRedisCluster runs every script and
+// multi-key command on one). Commands pipelined with DoMulti may span slots: rueidis sends each to its
+// node. "JSON" is a string holding a JSON document; "served" is JSON that is also the route's response
 // body with its ETag (served.go: a header in front, read by position; written with the record, and added
 // by a reader that finds none of its variant with lua/replace_if_equal.lua, if the value is unchanged).
 // TTLs not listed are none (the key lives until rewritten or deleted).

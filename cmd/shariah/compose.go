@@ -60,7 +60,7 @@ type services struct {
 
 // open connects to the Redis and ClickHouse of the configuration and composes the services over them.
 func open(e *env) (*services, error) {
-	rc, err := sredis.Open(e.cfg.RedisURL)
+	rc, err := openRedis(e)
 	if err != nil {
 		return nil, err
 	}
@@ -81,6 +81,24 @@ func open(e *env) (*services, error) {
 		return nil, err
 	}
 	return svc, nil
+}
+
+// openRedis opens the Redis of SHARIAH_REDIS_URL (a single server or a Redis Cluster, as rueidis finds
+// it) and refuses a cluster in state fail: a process does not start on a Redis it cannot use, and the
+// error names the setting. Once running, a Redis that goes away (or a cluster that fails) makes the
+// metered routes answer 503 until it is back.
+func openRedis(e *env) (rueidis.Client, error) {
+	rc, err := sredis.Open(e.cfg.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("SHARIAH_REDIS_URL: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := sredis.CheckCluster(ctx, rc); err != nil {
+		rc.Close()
+		return nil, fmt.Errorf("SHARIAH_REDIS_URL: %w", err)
+	}
+	return rc, nil
 }
 
 // openClickHouse opens the ClickHouse of the configuration, in cluster mode when SHARIAH_CLICKHOUSE_CLUSTER
@@ -125,7 +143,7 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := jobs.NewQueue(e.cfg.RedisURL)
+	q, err := jobs.NewQueue(e.cfg.RedisURL, sredis.IsCluster(rc))
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +156,7 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 	results := sredis.NewResultStore(rc).Cached(30 * time.Second)
 	s.screener = &shariah.Screener{Ref: s.ref, Results: results, Rulesets: rs, Disclaimers: edu.DisclaimersFor}
 	s.bulk = &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: s.ref, Screener: s.screener, Queue: q,
-		Concurrency: e.cfg.BulkConcurrency, Pause: e.cfg.BulkPause}
+		Concurrency: e.cfg.BulkConcurrency, Pause: e.cfg.BulkPause, Unavailable: sredis.Unavailable}
 	s.etfs = &shariah.ETFs{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
 	s.insights = &shariah.Insights{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
 	s.watchlists = &shariah.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}

@@ -128,7 +128,7 @@ func bulkOf(t *testing.T, s *testEnv) (*shariah.Bulk, *sredis.RunStore, *jobs.Qu
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := jobs.NewQueue(s.redis.RedisURL())
+	q, err := jobs.NewQueue(s.redis.RedisURL(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

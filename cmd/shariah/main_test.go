@@ -42,28 +42,38 @@ func TestMain(m *testing.M) {
 // on the ClickHouse the package's tests share, and a usage spool of its own (never the working
 // directory), so that tests can run in parallel.
 type testEnv struct {
-	redis  *testsvc.Proc
-	chURL  string
-	chPort string
-	db     string
-	spool  string
+	redis    *testsvc.Proc // nil on a Redis Cluster (newClusterEnv)
+	redisURL string
+	chURL    string
+	chPort   string
+	db       string
+	spool    string
 }
 
 func newTestEnv(t *testing.T) *testEnv {
+	t.Helper()
+	r := testsvc.MustRedis(t)
+	s := newEnvOn(t, r.RedisURL())
+	s.redis = r
+	return s
+}
+
+// newEnvOn is a test environment on the Redis (or Redis Cluster) at redisURL.
+func newEnvOn(t *testing.T, redisURL string) *testEnv {
 	t.Helper()
 	chURL := testsvc.ClickHouseDB(t)
 	u, err := url.Parse(chURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testEnv{redis: testsvc.MustRedis(t), chURL: chURL, chPort: u.Port(),
+	return &testEnv{redisURL: redisURL, chURL: chURL, chPort: u.Port(),
 		db: strings.TrimPrefix(u.Path, "/"), spool: t.TempDir()}
 }
 
 // command runs the binary with the test's services configured; extraEnv overrides them.
 func (s *testEnv) command(args []string, extraEnv ...string) *exec.Cmd {
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "SHARIAH_REDIS_URL="+s.redis.RedisURL(),
+	cmd.Env = append(os.Environ(), "SHARIAH_REDIS_URL="+s.redisURL,
 		"SHARIAH_CLICKHOUSE_URL="+s.chURL, "SHARIAH_USAGE_SPOOL_DIR="+s.spool,
 		"SHARIAH_RATE_LIMITS=off") // rate limits have their own tests (edge, redis)
 	cmd.Env = append(cmd.Env, extraEnv...)

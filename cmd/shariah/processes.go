@@ -179,7 +179,7 @@ func (e *env) addMCP(g *run.Group, svc *services) {
 // addWorker adds the asynq workers (bulk runs and ETF screens), the scheduled re-screens and the
 // reclaiming of runs whose worker died.
 func (e *env) addWorker(g *run.Group, svc *services) error {
-	srv, mux, err := jobs.NewWorker(e.cfg.RedisURL, e.cfg.WorkerConcurrency, e.log)
+	srv, mux, err := jobs.NewWorker(e.cfg.RedisURL, sredis.IsCluster(svc.rc), e.cfg.WorkerConcurrency, e.log)
 	if err != nil {
 		return err
 	}
@@ -275,7 +275,7 @@ func runMigrate() error {
 }
 
 // redisFor opens the Redis of the configuration (for the keys and load subcommands, which need no more).
-func redisFor(e *env) (rueidis.Client, error) { return sredis.Open(e.cfg.RedisURL) }
+func redisFor(e *env) (rueidis.Client, error) { return openRedis(e) }
 
 // downgrades returns to Free, every minute, the users whose cancelled subscription's period has ended.
 func downgrades(ctx context.Context, b *shariah.Billing, log *slog.Logger) {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // MustRedis starts a redis-server of the test's own (data in tb.TempDir()), stops it when the test ends,
@@ -31,6 +32,25 @@ func MustRedisCluster(tb testing.TB, n int) *Cluster {
 	}
 	tb.Cleanup(c.Stop)
 	return c
+}
+
+// MustRedisClusterWith starts a Redis Cluster shaped by o for the test (data in tb.TempDir()) and
+// stops it when the test ends; the test may kill any node (KillMaster, then WaitFailover).
+func MustRedisClusterWith(tb testing.TB, o RedisClusterOptions) *Cluster {
+	tb.Helper()
+	c, err := StartRedisClusterWith(tb.TempDir(), o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(c.Stop)
+	return c
+}
+
+// MustRedisClusterReplicated starts a Redis Cluster of three masters with one replica each and a
+// node timeout of one second (a killed master's replica takes over within a few seconds).
+func MustRedisClusterReplicated(tb testing.TB) *Cluster {
+	tb.Helper()
+	return MustRedisClusterWith(tb, RedisClusterOptions{Masters: 3, Replicas: 1, NodeTimeout: time.Second})
 }
 
 // MustClickHouse starts a clickhouse-server of the test's own and stops it when the test ends. Use it

@@ -1,8 +1,9 @@
 // Package testsvc starts real Redis and ClickHouse servers for tests, on free loopback ports, with their
 // data in temporary directories, and stops them afterwards. Tests never touch a server they did not start.
 //
-// Tests call the Must helpers (must.go): MustRedis, MustRedisCluster, MustClickHouse and
-// MustClickHouseCluster (a ZooKeeper and replicated ClickHouse servers, cluster.go) start servers of
+// Tests call the Must helpers (must.go): MustRedis, MustRedisCluster and MustRedisClusterReplicated
+// (rediscluster.go: masters with replicas; a master killed and its replica's takeover awaited),
+// MustClickHouse and MustClickHouseCluster (a ZooKeeper and replicated ClickHouse servers, cluster.go) start servers of
 // the test's own, stop them when the test ends and fail the test if they cannot start; ClickHouseDB
 // and ClickHouseClusterDB give a test a database of its own on one ClickHouse (or one two-replica
 // cluster) the package's tests share (TestMain calls Main). The error-returning Start functions are
@@ -189,68 +190,6 @@ func (p *Proc) RestartRedis() error {
 
 // URL is the redis:// URL of a Redis started here.
 func (p *Proc) RedisURL() string { return fmt.Sprintf("redis://127.0.0.1:%d/0", p.Port) }
-
-// Cluster is a Redis Cluster of several masters on one machine.
-type Cluster struct{ Nodes []*Proc }
-
-// URL lists every node, so a client can seed from any of them.
-func (c *Cluster) URL() string {
-	u := fmt.Sprintf("redis://127.0.0.1:%d", c.Nodes[0].Port)
-	for i, n := range c.Nodes[1:] {
-		sep := "&"
-		if i == 0 {
-			sep = "?"
-		}
-		u += fmt.Sprintf("%saddr=127.0.0.1:%d", sep, n.Port)
-	}
-	return u
-}
-
-// Stop stops every node.
-func (c *Cluster) Stop() {
-	for _, n := range c.Nodes {
-		n.Stop()
-	}
-}
-
-// StartRedisCluster starts n cluster-enabled redis-servers and joins them into a cluster without replicas.
-func StartRedisCluster(dir string, n int) (*Cluster, error) {
-	c := &Cluster{}
-	var addrs []string
-	for i := range n {
-		d := filepath.Join(dir, "node"+strconv.Itoa(i))
-		p, err := StartRedis(d, "--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(d, "nodes.conf"))
-		if err != nil {
-			c.Stop()
-			return nil, err
-		}
-		c.Nodes = append(c.Nodes, p)
-		addrs = append(addrs, "127.0.0.1:"+strconv.Itoa(p.Port))
-	}
-	args := append([]string{"--cluster", "create"}, addrs...)
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
-	out, err := exec.Command("redis-cli", args...).CombinedOutput()
-	if err != nil {
-		c.Stop()
-		return nil, fmt.Errorf("redis-cli --cluster create: %w\n%s", err, out)
-	}
-	// Wait until every node reports the cluster ok.
-	deadline := time.Now().Add(20 * time.Second)
-	for _, p := range c.Nodes {
-		for {
-			info, _ := exec.Command("redis-cli", "-p", strconv.Itoa(p.Port), "cluster", "info").Output()
-			if strings.Contains(string(info), "cluster_state:ok") {
-				break
-			}
-			if time.Now().After(deadline) {
-				c.Stop()
-				return nil, fmt.Errorf("cluster never became ok: %s", info)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	return c, nil
-}
 
 // ModuleRoot returns the directory holding go.mod, found upwards from the working directory.
 func ModuleRoot() (string, error) {

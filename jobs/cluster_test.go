@@ -1,0 +1,132 @@
+package jobs_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/internal/redistest"
+	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/jobs"
+	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/rules"
+)
+
+// TestRedisOpt: the service's URL form, read as rueidis reads it; on a cluster every address seeds
+// asynq's cluster client.
+func TestRedisOpt(t *testing.T) {
+	t.Parallel()
+	o, err := jobs.RedisOpt("redis://u:p@10.0.0.1:7000?addr=10.0.0.2:7001&addr=10.0.0.3:7002", true)
+	co, ok := o.(jobs.ClusterOpt)
+	c := co.RedisClusterClientOpt
+	if err != nil || !ok || len(c.Addrs) != 3 || c.Addrs[0] != "10.0.0.1:7000" || c.Addrs[2] != "10.0.0.3:7002" || c.Username != "u" || c.Password != "p" {
+		t.Fatalf("cluster: %#v %v", o, err)
+	}
+	if _, err := jobs.RedisOpt("redis://10.0.0.1:7000/2", true); err == nil {
+		t.Fatal("a cluster URL naming database 2 was accepted")
+	}
+	o, err = jobs.RedisOpt("rediss://:secret@cache.example.com:6380/3", false)
+	s, ok := o.(asynq.RedisClientOpt)
+	if err != nil || !ok || s.Addr != "cache.example.com:6380" || s.DB != 3 || s.Password != "secret" || s.TLSConfig == nil || s.Network != "tcp" {
+		t.Fatalf("single: %#v %v", o, err)
+	}
+	o, err = jobs.RedisOpt("unix:///run/redis.sock?db=1", false)
+	if s, ok := o.(asynq.RedisClientOpt); err != nil || !ok || s.Network != "unix" || s.Addr != "/run/redis.sock" || s.DB != 1 {
+		t.Fatalf("unix: %#v %v", o, err)
+	}
+	if _, err := jobs.RedisOpt("http://x", false); err == nil {
+		t.Fatal("http URL accepted")
+	}
+}
+
+// TestQueueAndWorkerOnRedisCluster: the queue and a worker on a three-master cluster, detected from
+// the URL as the stores detect it: a bulk run and an ETF look-through complete, a second enqueue of
+// a run is refused, and a waiting task is dropped.
+func TestQueueAndWorkerOnRedisCluster(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a 3-node cluster")
+	}
+	cl := testsvc.MustRedisCluster(t, 3)
+	rc := redistest.MustClient(t, cl.URL())
+	if !sredis.IsCluster(rc) {
+		t.Fatal("rueidis did not find a cluster")
+	}
+	redistest.LoadDefaultPack(t, rc)
+	ctx := context.Background()
+	q, err := jobs.NewQueue(cl.URL(), sredis.IsCluster(rc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(q.Close)
+	rs, _ := rules.Rulesets()
+	ref, results := sredis.NewRefStore(rc), sredis.NewResultStore(rc)
+	sc := &shariah.Screener{Ref: ref, Results: results, Rulesets: rs}
+	runs := sredis.NewRunStore(rc)
+	bulk := &shariah.Bulk{Runs: runs, Ref: ref, Queue: q, Screener: sc, Concurrency: 2}
+	etfs := &shariah.ETFs{Ref: ref, Screener: sc, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}
+
+	// A run queued before any worker runs: a second enqueue is refused, and a waiting task can be dropped.
+	waiting, err := bulk.StartRun(ctx, shariah.ServiceCaller, "DJIA", 0, false, "", "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.EnqueueRun(ctx, waiting.ID); shariah.ErrorCode(err) != shariah.ECONFLICT {
+		t.Fatalf("second enqueue: %v", err)
+	}
+	if err := q.DropRun(ctx, waiting.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Inspector.GetTaskInfo("bulk", waiting.ID); err == nil {
+		t.Fatal("the dropped task is still queued")
+	}
+	if _, err := bulk.Cancel(ctx, shariah.ServiceCaller, waiting.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	srv, mux, err := jobs.NewWorker(cl.URL(), true, 4, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs.RegisterBulk(mux, bulk)
+	jobs.RegisterETF(mux, etfs)
+	if err := srv.Start(mux); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+
+	run, err := bulk.StartRun(ctx, shariah.ServiceCaller, "SP500", 0, true, "", "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r, ok, err := shariah.AwaitETFScreening(ctx, func(ctx context.Context) error {
+		return q.EnqueueETF(ctx, jobs.ETFPayload{Symbol: "SPUS", Ruleset: "spec"})
+	}, results, "SPUS", "spec", start, 30*time.Second)
+	if err != nil || !ok || len(r.Holdings) == 0 {
+		t.Fatalf("ETF look-through on the cluster: %v %v %+v", ok, err, r)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, _, err := runs.Run(ctx, run.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status == shariah.RunCompleted {
+			items, err := runs.Items(ctx, run.ID)
+			if err != nil || len(items) != run.Total || got.Processed != run.Total {
+				t.Fatalf("completed with %d items, processed %d, of %d: %v", len(items), got.Processed, run.Total, err)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not complete on the cluster: %+v", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
