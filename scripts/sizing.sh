@@ -14,8 +14,10 @@
 #     the constant route (no key, no meter), the metered constant route (1 token), a quote, a cached
 #     screening, search (one query, then random two-letter queries and pages, the memo mostly missing)
 #     and suggest. Token leases on (the default); then the metered route again with leases off
-#     (SHARIAH_METER_LEASES=false), which gives Redis's CPU per meter script call. The edges' own usage
-#     writer ships every request's event to ClickHouse meanwhile: ClickHouse's CPU per event is read too.
+#     (SHARIAH_METER_LEASES=false), which gives Redis's CPU per meter script call; and the quote with the
+#     access log on (the measurements above run with it off, as `make load` does). The edges' own usage
+#     writer ships every request's event to ClickHouse meanwhile: ClickHouse's CPU per event is read too,
+#     and the events counted against wrk's requests.
 #  2. Worker: `worker` on the core under test (serve on the others), bulk runs of the S&P 500 with
 #     force_refresh, timed from POST /api/screen-bulk to `completed` (status polled every 100 ms), at
 #     SHARIAH_BULK_CONCURRENCY 4 (the default) and 16.
@@ -23,7 +25,7 @@
 #     under test, inserts of generated rows shaped like the service's (random UUIDv7-like request ids,
 #     2,000 keys, the route templates and costs) in batches of 5,000, SIZING_CH_CLIENTS clients at once
 #     (default 2) with clickhouse-client; CPU counted until 5 s after the last insert (merges). Then the
-#     bytes per row on disk after OPTIMIZE ... FINAL.
+#     bytes per row on disk: one copy of the rows in a fresh table, after OPTIMIZE ... FINAL.
 #  4. Memory: Redis bytes per key kind (MEMORY USAGE over a sample), the edge's and worker's RSS.
 #
 # Redis and ClickHouse are started by scripts/services.sh on ports of their own (REDIS_PORT 16479,
@@ -107,7 +109,7 @@ start_serve() {
   local cpus=$1
   shift
   env SHARIAH_HTTP_ADDR="127.0.0.1:$PORT" SHARIAH_ACCESS_LOG=false SHARIAH_BENCH_ROUTES=true \
-    SHARIAH_RATE_LIMITS="$limits" "$@" taskset -c "$cpus" bin/shariah serve 2>>"$out/serve.log" &
+    SHARIAH_RATE_LIMITS="$limits" "$@" taskset -c "$cpus" bin/shariah serve 2>>"${SERVE_LOG:-$out/serve.log}" &
   SERVE_PID=$!
   pids+=("$SERVE_PID")
   for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/api/health" >/dev/null && return 0; sleep 0.1; done
@@ -189,6 +191,14 @@ start_serve "$CORE" SHARIAH_METER_LEASES=false
 DURATION=1s wrkrun metered /bench/metered "$out/warmup.tsv"
 for rep in $(seq 1 "$REPS"); do
   wrkrun metered_noleases /bench/metered "$out/edge.tsv"
+done
+stop "$SERVE_PID"
+
+echo "  the quote with the access log on (one JSON line per request, written to /dev/null here)"
+SERVE_LOG=/dev/null start_serve "$CORE" SHARIAH_ACCESS_LOG=true SHARIAH_LOG_LEVEL=info
+DURATION=1s wrkrun quote_accesslog /api/quote/AAPL "$out/warmup.tsv"
+for rep in $(seq 1 "$REPS"); do
+  wrkrun quote_accesslog /api/quote/AAPL "$out/edge.tsv"
 done
 stop "$SERVE_PID"
 
@@ -312,6 +322,13 @@ for rep in $(seq 1 "$REPS"); do
   echo "  repetition $rep of $REPS done (load $(load1))"
 done
 taskset -a -cp "$REST" "$ch_pid" >/dev/null
+# Bytes per row: the repetitions inserted the same rows again (which compress into each other), so one
+# copy is loaded into a fresh table and merged into one part per partition.
+chq -q "DROP DATABASE sizing_usage"
+SHARIAH_CLICKHOUSE_URL="clickhouse://127.0.0.1:$CLICKHOUSE_PORT/sizing_usage" bin/shariah migrate >/dev/null
+while read -r f; do
+  chq -q "INSERT INTO sizing_usage.usage_events ($cols) FORMAT TabSeparated" <"$f"
+done <"$out/batches.list"
 chq -q "OPTIMIZE TABLE sizing_usage.usage_events FINAL"
 storage=$(chq -q "SELECT sum(rows), sum(data_compressed_bytes), sum(data_uncompressed_bytes) FROM system.parts
   WHERE database = 'sizing_usage' AND table = 'usage_events' AND active")
@@ -325,7 +342,7 @@ edge_storage=$(chq -q "SELECT sum(rows), sum(data_compressed_bytes) FROM system.
   echo "1. Edge, per route: wall req/s with the edge on one core; the edge's CPU use (1.00 = the core saturated);"
   echo "   requests per edge CPU-second (the per-core figure); Redis CPU per request. Median (lowest-highest) of $REPS."
   printf '%-16s %24s %18s %24s %20s\n' route "req/s (1 core)" "edge core used" "req per edge CPU-s" "Redis us/request"
-  for name in constant metered quote screening search search_varied suggest metered_noleases; do
+  for name in constant metered quote screening search search_varied suggest metered_noleases quote_accesslog; do
     f() { awk -v n="$name" "\$1 == n {print $1}" "$out/edge.tsv" | stats; }
     read -r a b c < <(f '$2')
     read -r u1 u2 u3 < <(f '$5 / $4')
@@ -363,7 +380,7 @@ edge_storage=$(chq -q "SELECT sum(rows), sum(data_compressed_bytes) FROM system.
   printf '   rows/s (wall, %d clients): %.0f (%.0f-%.0f); ClickHouse core used %.2f (%.2f-%.2f); rows per ClickHouse CPU-second: %.0f (%.0f-%.0f)\n' \
     "$CH_CLIENTS" "$w1" "$w2" "$w3" "$u1" "$u2" "$u3" "$p1" "$p2" "$p3"
   read -r r c u <<<"$storage"
-  awk -v r="$r" -v c="$c" -v u="$u" 'BEGIN {printf "   on disk after OPTIMIZE FINAL: %d rows, %.1f bytes/row compressed (%.1f uncompressed)\n", r, c / r, u / r}'
+  awk -v r="$r" -v c="$c" -v u="$u" 'BEGIN {printf "   on disk, one copy after OPTIMIZE FINAL: %d rows, %.1f bytes/row compressed (%.1f uncompressed)\n", r, c / r, u / r}'
   read -r r c <<<"$edge_storage"
   if [ "${r:-0}" -gt 0 ]; then
     awk -v r="$r" -v c="$c" 'BEGIN {printf "   (the edges'"'"' own usage rows, one key, not optimised: %d rows, %.1f bytes/row)\n", r, c / r}'
