@@ -27,6 +27,9 @@
 #     (default 2) with clickhouse-client; CPU counted until 5 s after the last insert (merges). Then the
 #     bytes per row on disk: one copy of the rows in a fresh table, after OPTIMIZE ... FINAL.
 #  4. Memory: Redis bytes per key kind (MEMORY USAGE over a sample), the edge's and worker's RSS.
+#  5. Load balancer (when haproxy is installed): deploy/haproxy/haproxy.cfg with this machine's edge as its
+#     one server, HAProxy on the core under test (one thread), serve and wrk on the others: requests per
+#     HAProxy CPU-second for the constant route and the quote.
 #
 # Redis and ClickHouse are started by scripts/services.sh on ports of their own (REDIS_PORT 16479,
 # CLICKHOUSE_PORT 19300, CLICKHOUSE_HTTP_PORT 18323 unless set; the script refuses ports in use, so it
@@ -52,9 +55,9 @@ HZ=$(getconf CLK_TCK)
 
 WITH_WRK=1 scripts/install-services.sh
 command -v taskset >/dev/null || { echo "sizing: taskset (util-linux) is needed" >&2; exit 1; }
-for p in "$REDIS_PORT" "$CLICKHOUSE_PORT" "$CLICKHOUSE_HTTP_PORT" "$PORT"; do
+for p in "$REDIS_PORT" "$CLICKHOUSE_PORT" "$CLICKHOUSE_HTTP_PORT" "$PORT" "$((PORT + 1))"; do
   if ss -ltnH "sport = :$p" | grep -q .; then
-    echo "sizing: port $p is in use; set REDIS_PORT, CLICKHOUSE_PORT, CLICKHOUSE_HTTP_PORT or SIZING_PORT" >&2
+    echo "sizing: port $p is in use; set REDIS_PORT, CLICKHOUSE_PORT, CLICKHOUSE_HTTP_PORT or SIZING_PORT (it and the next)" >&2
     exit 1
   fi
 done
@@ -273,6 +276,35 @@ kind() {
 } >"$out/redis.txt"
 stop "$SERVE_PID"
 
+# --- 5. Load balancer --------------------------------------------------------------------------------
+if command -v haproxy >/dev/null; then
+  echo
+  echo "5. load balancer: HAProxy (one thread) on core $CORE, serve and wrk on core(s) $REST"
+  # the compose config with this machine's edge for the replicas found through Docker's DNS
+  sed -e 's/^\( *maxconn\) .*/\1 4000\n    nbthread 1/' -e '/^resolvers docker/,/^$/d' -e 's/ resolvers docker init-addr none//' \
+    -e 's/server-template .*/server edge1 127.0.0.1:'"$PORT"'/' -e 's/bind :8080/bind 127.0.0.1:'"$((PORT + 1))"'/' \
+    -e '/^ *log /d' -e '/option httplog/d' deploy/haproxy/haproxy.cfg >"$out/haproxy.cfg"
+  haproxy -c -q -f "$out/haproxy.cfg"
+  start_serve "$REST"
+  taskset -c "$CORE" haproxy -db -f "$out/haproxy.cfg" >"$out/haproxy.log" 2>&1 &
+  LB_PID=$!
+  pids+=("$LB_PID")
+  for _ in $(seq 1 50); do curl -fs -o /dev/null "http://127.0.0.1:$((PORT + 1))/api/health" && break; sleep 0.1; done
+  for rep in $(seq 1 "$REPS"); do
+    for r in "constant|/bench/constant" "quote|/api/quote/AAPL"; do
+      IFS='|' read -r name path <<<"$r"
+      h0=$(ticks "$LB_PID")
+      o=$(taskset -c "$REST" wrk -t1 -c"$CONNS" -d"$DURATION" --timeout 10s -H "X-API-Key: $KEY" "http://127.0.0.1:$((PORT + 1))$path")
+      h1=$(ticks "$LB_PID")
+      grep -q "Non-2xx" <<<"$o" && { echo "sizing: FAIL: non-2xx answers through HAProxy on $path" >&2; exit 1; }
+      awk -v n="$name" -v h="$((h1 - h0))" -v hz="$HZ" '/ requests in / {req = $1} /^Requests\/sec/ {rps = $2}
+        END {printf "%s %.0f %d %.2f\n", n, rps, req, h / hz}' <<<"$o" >>"$out/lb.tsv"
+    done
+  done
+  stop "$LB_PID"
+  stop "$SERVE_PID"
+fi
+
 # --- 3. ClickHouse ------------------------------------------------------------------------------------
 echo
 echo "3. ClickHouse: usage_events inserts on core $CORE, $CH_CLIENTS clickhouse-client at once on core(s) $REST"
@@ -384,6 +416,14 @@ edge_storage=$(chq -q "SELECT sum(rows), sum(data_compressed_bytes) FROM system.
   read -r r c <<<"$edge_storage"
   if [ "${r:-0}" -gt 0 ]; then
     awk -v r="$r" -v c="$c" 'BEGIN {printf "   (the edges'"'"' own usage rows, one key, not optimised: %d rows, %.1f bytes/row)\n", r, c / r}'
+  fi
+  if [ -f "$out/lb.tsv" ]; then
+    echo
+    echo "5. HAProxy (deploy/haproxy/haproxy.cfg, one thread, one edge), requests per HAProxy CPU-second. Median (lowest-highest) of $REPS."
+    for name in constant quote; do
+      read -r p1 p2 p3 < <(awk -v n="$name" '$1 == n && $4 > 0 {print $3 / $4}' "$out/lb.tsv" | stats)
+      printf '   %-10s %8.0f (%6.0f-%6.0f)\n' "$name" "$p1" "$p2" "$p3"
+    done
   fi
   echo
   echo "4. Memory"
