@@ -4,7 +4,7 @@ BIN     := bin/shariah
 DATA    ?= $(abspath ../shared/data)
 PKG     := github.com/shariah-screen/shariah
 
-.PHONY: help build run test lint bench load smoke services-up services-down up down migrate clean
+.PHONY: help build run test lint bench load sizing smoke services-up services-down up down cluster-up cluster-down migrate clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-14s %s\n", $$1, $$2}'
@@ -44,6 +44,9 @@ bench: ## Go benchmarks: the meter and its token lease (real Redis), search and 
 load: ## wrk on loopback, free/pro/enterprise keys: metered, quote, cached screening, search, suggest vs the constant route (ratio, p50/p99, targets), p99 at 8 connections, lease and search benchmarks
 	scripts/load.sh
 
+sizing: ## per-core figures for docs/deploy.md: edge req/s per core by route, worker symbols/s, ClickHouse usage rows/s (taskset, wrk; about 10 minutes)
+	scripts/sizing.sh
+
 smoke: build ## start the services and the binary, and walk the key flow with curl
 	scripts/smoke.sh
 
@@ -61,6 +64,12 @@ up: ## docker compose up (needs a Docker engine)
 
 down: ## docker compose down
 	docker compose down
+
+cluster-up: ## docker compose, the cluster profile: Redis Cluster, ClickHouse replicas, edges behind a load balancer on :8080 (docs/deploy.md)
+	docker compose --profile cluster up -d --build cluster-lb cluster-worker cluster-ingest
+
+cluster-down: ## stop the cluster profile
+	docker compose --profile cluster down
 
 clean:
 	rm -rf bin
