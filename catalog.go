@@ -4,7 +4,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
 )
 
 // Catalog is an in-memory index of the reference database for search, suggestions, canonical symbol
@@ -85,7 +84,9 @@ func nameWords(name string) []string { return lowerWords(strings.ToLower(name)) 
 
 // lowerWords splits a lower-case text into its words of letters and digits (substrings of it).
 func lowerWords(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	var out []string
+	wordSpans(s, func(off, end int) { out = append(out, s[off:end]) })
+	return out
 }
 
 // SectorPeers lists the other equities of a's sector (case-insensitive), by symbol.

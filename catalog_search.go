@@ -160,7 +160,8 @@ func broadPrefixes(n int, key func(int) string, keep func(prefix string, lo, hi 
 	walk(0, n, 1)
 }
 
-// wordSpans calls fn with the bounds of each word of letters and digits of s, as lowerWords splits it.
+// wordSpans calls fn with the bounds of each word of letters and digits of s: the one definition of a
+// word, for the index and for queries (lowerWords).
 func wordSpans(s string, fn func(off, end int)) {
 	start := -1
 	for i, r := range s {

@@ -10,37 +10,42 @@ import (
 // again instead of served in the old shape.
 func TestShapeHashFollowsTheEncodedShape(t *testing.T) {
 	t.Parallel()
-	type inner struct {
-		A string `json:"a"`
-	}
-	type innerRetyped struct {
-		A int `json:"a"`
-	}
-	type base struct {
-		X  string  `json:"x"`
-		In []inner `json:"in"`
-	}
-	type retagged struct {
-		X  string  `json:"y"`
-		In []inner `json:"in"`
-	}
-	type added struct {
-		X  string  `json:"x"`
-		In []inner `json:"in"`
-		Z  *bool   `json:"z,omitempty"`
-	}
-	type nested struct {
-		X  string         `json:"x"`
-		In []innerRetyped `json:"in"`
-	}
+	// Unnamed types: only the shape (fields, tags, types) can tell them apart, not a type's name.
+	var (
+		base = reflect.TypeOf(struct {
+			X  string `json:"x"`
+			In []struct {
+				A string `json:"a"`
+			} `json:"in"`
+		}{})
+		retagged = reflect.TypeOf(struct {
+			X  string `json:"y"`
+			In []struct {
+				A string `json:"a"`
+			} `json:"in"`
+		}{})
+		added = reflect.TypeOf(struct {
+			X  string `json:"x"`
+			In []struct {
+				A string `json:"a"`
+			} `json:"in"`
+			Z *bool `json:"z,omitempty"`
+		}{})
+		nested = reflect.TypeOf(struct {
+			X  string `json:"x"`
+			In []struct {
+				A int `json:"a"`
+			} `json:"in"`
+		}{})
+	)
 	type self struct {
 		Next *self `json:"next"`
 	}
-	h := shapeHash(reflect.TypeOf(base{}))
-	if h != shapeHash(reflect.TypeOf(base{})) {
+	h := shapeHash(base)
+	if h != shapeHash(base) {
 		t.Fatal("not deterministic")
 	}
-	for name, typ := range map[string]reflect.Type{"retagged": reflect.TypeOf(retagged{}), "added": reflect.TypeOf(added{}), "nested retyped": reflect.TypeOf(nested{})} {
+	for name, typ := range map[string]reflect.Type{"retagged": retagged, "added": added, "nested retyped": nested} {
 		if shapeHash(typ) == h {
 			t.Errorf("%s: same shape hash", name)
 		}

@@ -368,7 +368,7 @@ func TestSpoolOfAKilledProcessWithUnwrittenPlaces(t *testing.T) {
 	for _, l := range lines[20:30] {
 		seg = append(seg, l...)
 	}
-	seg = append(seg, make([]byte, 16<<20-len(seg))...)
+	seg = append(seg, make([]byte, analytics.SegmentBytes-len(seg))...)
 	if err := os.WriteFile(segs[0], seg, 0o600); err != nil {
 		t.Fatal(err)
 	}

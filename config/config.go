@@ -66,10 +66,10 @@ type Config struct {
 
 	Usage Usage
 	Plan  PlanSettings
+	// PprofAddr serves Go's profiler (/debug/pprof/) on this address, e.g. 127.0.0.1:6060; empty: off.
+	PprofAddr string `env:"SHARIAH_PPROF_ADDR"`
 	// MeterLeases lets an edge hold token leases per key (redis.LeaseMeter: most metered requests cost
 	// no Redis round trip; usage is settled every MeterLeaseInterval). Off: one script call per request.
-	// PprofAddr serves Go's profiler (/debug/pprof/) on this address, e.g. 127.0.0.1:6060; empty: off.
-	PprofAddr          string        `env:"SHARIAH_PPROF_ADDR"`
 	MeterLeases        bool          `env:"SHARIAH_METER_LEASES" envDefault:"true"`
 	MeterLeaseInterval time.Duration `env:"SHARIAH_METER_LEASE_INTERVAL" envDefault:"100ms"`
 	// MeterLeaseTTL: a lease its edge has not settled within it (the edge died) is counted as spent.

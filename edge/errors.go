@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
-	"syscall"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -66,9 +63,9 @@ func (s *Server) errorBody(c *fiber.Ctx, err error) (int, ErrorBody) {
 		}
 		return status, ErrorBody{Code: de.Code, Message: de.Message, Detail: de.Detail}
 	}
-	if unreachable(err) {
-		// a store behind the route is down (the meter answered from its lease): the route's own
-		// feature is unavailable for that time, not broken
+	if sredis.Unavailable(err) {
+		// a store behind the route is down or failing over (the meter answered from its lease): the
+		// route's own feature is unavailable for that time, not broken
 		return http.StatusServiceUnavailable, ErrorBody{Code: shariah.EUNAVAILABLE, Message: "A service this route needs is unavailable. Retry shortly."}
 	}
 	var fe *fiber.Error
@@ -83,16 +80,6 @@ func (s *Server) errorBody(c *fiber.Ctx, err error) (int, ErrorBody) {
 		}
 	}
 	return s.internal(c, err)
-}
-
-// unreachable reports a transport failure talking to a store (refused, reset or closed connection, a
-// network timeout) or a Redis that cannot serve for a while (a Redis Cluster failing over answers
-// CLUSTERDOWN for every key until a replica has taken over), as opposed to a fault of the service.
-func unreachable(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, net.ErrClosed) || sredis.Unavailable(err)
 }
 
 func (s *Server) internal(c *fiber.Ctx, err error) (int, ErrorBody) {

@@ -2,7 +2,6 @@ package edge_test
 
 import (
 	"context"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,36 +14,6 @@ import (
 
 // The guarantees of token leases (redis.LeaseMeter), which every edge test runs with unless it asks for
 // the exact meter: tested here through two edges sharing one Redis.
-
-// servedTokens sends n concurrent GETs alternating between the edges and sums X-Tokens-Charged of the
-// 200s; it counts the 429s.
-func servedTokens(t *testing.T, edges []*env, n int, path string, k shariah.IssuedKey) (tokens, ok, refused int64) {
-	t.Helper()
-	var wg sync.WaitGroup
-	var tok, okN, refN atomic.Int64
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := edges[i%len(edges)].do(t, "GET", path, nil, key(k))
-			switch r.StatusCode {
-			case 200:
-				okN.Add(1)
-				c, err := strconv.Atoi(r.Header.Get("X-Tokens-Charged"))
-				if err != nil {
-					t.Errorf("X-Tokens-Charged %q", r.Header.Get("X-Tokens-Charged"))
-				}
-				tok.Add(int64(c))
-			case 429:
-				refN.Add(1)
-			default:
-				t.Errorf("status %d: %s", r.StatusCode, r.body)
-			}
-		}()
-	}
-	wg.Wait()
-	return tok.Load(), okN.Load(), refN.Load()
-}
 
 // meterOf reads a key's meter for this period straight from Redis (no edge settles first).
 func meterOf(t *testing.T, e *env, k shariah.IssuedKey) shariah.MeterState {
@@ -78,7 +47,7 @@ func TestLeaseFreeKeyNeverPassesItsAllowanceAcrossEdges(t *testing.T) {
 	b := setup(t, o)
 	k := a.newKey(t, shariah.PlanFree)
 	edges := []*env{a, b}
-	tokens, _, _ := servedTokens(t, edges, 600, "/bench/metered", k)
+	tokens := hammer(t, edges, 600, "/bench/metered", k).tokens
 	if tokens > 400 {
 		t.Fatalf("served %d tokens on a 400-token Free key", tokens)
 	}
@@ -87,8 +56,7 @@ func TestLeaseFreeKeyNeverPassesItsAllowanceAcrossEdges(t *testing.T) {
 	}
 	// Leases idle for two intervals are given back: what the burst left unspent is served later.
 	waitFor(t, 10*time.Second, "the rest of the allowance served", func() bool {
-		n, _, _ := servedTokens(t, edges, 2, "/bench/metered", k)
-		tokens += n
+		tokens += hammer(t, edges, 2, "/bench/metered", k).tokens
 		return tokens >= 400
 	})
 	for _, e := range edges {
@@ -123,11 +91,11 @@ func TestLeaseStarterTokensUsedEqualsCharged(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n, ok, _ := servedTokens(t, edges, 500, path, k)
-			if ok != 500 {
-				t.Errorf("%s: %d of 500 served on a plan with overage", path, ok)
+			r := hammer(t, edges, 500, path, k)
+			if r.ok != 500 {
+				t.Errorf("%s: %d of 500 served on a plan with overage", path, r.ok)
 			}
-			total.Add(n)
+			total.Add(r.tokens)
 		}()
 	}
 	wg.Wait()
@@ -154,7 +122,7 @@ func TestLeaseRevokeSeenByBothEdges(t *testing.T) {
 	b := setup(t, o)
 	k := a.newKey(t, shariah.PlanPro)
 	edges := []*env{a, b}
-	servedTokens(t, edges, 100, "/bench/metered", k)
+	hammer(t, edges, 100, "/bench/metered", k)
 	if st := meterOf(t, a, k); st.Leased == 0 {
 		t.Fatalf("no edge holds a lease after 100 requests: %+v", st)
 	}
@@ -191,7 +159,7 @@ func TestLeaseSurvivesScriptFlushAndRestart(t *testing.T) {
 	redistest.LoadDefaultPack(t, redistest.MustClient(t, own.RedisURL()))
 	e := setup(t, options{redisURL: own.RedisURL(), benchRoutes: true})
 	k := e.newKey(t, shariah.PlanPro)
-	served, _, _ := servedTokens(t, []*env{e}, 200, "/bench/metered", k)
+	served := hammer(t, []*env{e}, 200, "/bench/metered", k).tokens
 	if st := meterOf(t, e, k); st.Leased == 0 {
 		t.Fatalf("no lease held: %+v", st)
 	}
@@ -199,11 +167,11 @@ func TestLeaseSurvivesScriptFlushAndRestart(t *testing.T) {
 	if err := rc.Do(context.Background(), rc.B().ScriptFlush().Build()).Error(); err != nil {
 		t.Fatal(err)
 	}
-	n, ok, _ := servedTokens(t, []*env{e}, 200, "/bench/metered", k)
-	if ok != 200 {
-		t.Fatalf("after SCRIPT FLUSH: %d of 200 served", ok)
+	r := hammer(t, []*env{e}, 200, "/bench/metered", k)
+	if r.ok != 200 {
+		t.Fatalf("after SCRIPT FLUSH: %d of 200 served", r.ok)
 	}
-	served += n
+	served += r.tokens
 	waitFor(t, 5*time.Second, "tokens_used equal to the tokens served before the restart", func() bool { return meterOf(t, e, k).Used == served })
 	if err := own.RestartRedis(); err != nil {
 		t.Fatal(err)
@@ -216,12 +184,12 @@ func TestLeaseSurvivesScriptFlushAndRestart(t *testing.T) {
 		}
 		return r.StatusCode == 200
 	})
-	n, ok, _ = servedTokens(t, []*env{e}, 200, "/bench/metered", k)
-	if ok != 200 {
-		t.Fatalf("after the restart: %d of 200 served", ok)
+	r = hammer(t, []*env{e}, 200, "/bench/metered", k)
+	if r.ok != 200 {
+		t.Fatalf("after the restart: %d of 200 served", r.ok)
 	}
-	served += n
-	before := served - n - 1
+	served += r.tokens
+	before := served - r.tokens - 1
 	waitFor(t, 10*time.Second, "tokens_used to count every token served", func() bool { return meterOf(t, e, k).Used >= served })
 	if used := meterOf(t, e, k).Used; used-served > before {
 		t.Fatalf("tokens_used %d, served %d: over-counted by more than one cut-off call could carry (%d)", used, served, before)

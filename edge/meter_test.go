@@ -2,6 +2,7 @@ package edge_test
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,12 +14,16 @@ import (
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
-// hammer sends n concurrent requests, alternating between the edges, and counts statuses and
-// overage headers.
-func hammer(t *testing.T, edges []*env, n int, path string, k shariah.IssuedKey) (ok, refused, overage int64) {
+// tally counts the answers of a burst: 200s (and the tokens their X-Tokens-Charged sum to, and how many
+// carried X-Tokens-Overage), and 429s.
+type tally struct{ ok, refused, overage, tokens int64 }
+
+// hammer sends n concurrent requests, alternating between the edges, and tallies the answers; any
+// other status fails the test.
+func hammer(t *testing.T, edges []*env, n int, path string, k shariah.IssuedKey) tally {
 	t.Helper()
 	var wg sync.WaitGroup
-	var okN, refN, ovN atomic.Int64
+	var okN, refN, ovN, tokN atomic.Int64
 	for i := range n {
 		wg.Add(1)
 		go func() {
@@ -30,6 +35,11 @@ func hammer(t *testing.T, edges []*env, n int, path string, k shariah.IssuedKey)
 				if r.Header.Get("X-Tokens-Overage") == "true" {
 					ovN.Add(1)
 				}
+				c, err := strconv.Atoi(r.Header.Get("X-Tokens-Charged"))
+				if err != nil {
+					t.Errorf("X-Tokens-Charged %q", r.Header.Get("X-Tokens-Charged"))
+				}
+				tokN.Add(int64(c))
 			case 429:
 				refN.Add(1)
 			default:
@@ -38,7 +48,7 @@ func hammer(t *testing.T, edges []*env, n int, path string, k shariah.IssuedKey)
 		}()
 	}
 	wg.Wait()
-	return okN.Load(), refN.Load(), ovN.Load()
+	return tally{okN.Load(), refN.Load(), ovN.Load(), tokN.Load()}
 }
 
 // TestMeterUnderContentionAcrossTwoEdges: 600 concurrent requests on one Free key through two edge
@@ -50,9 +60,9 @@ func TestMeterUnderContentionAcrossTwoEdges(t *testing.T) {
 	a := setup(t, options{costs: costs})
 	b := setup(t, options{costs: costs, db: a.db, redisURL: a.redisURL})
 	k := a.newKey(t, shariah.PlanFree)
-	ok, refused, _ := hammer(t, []*env{a, b}, 600, "/api/keys/plans", k)
-	if ok != 25 || refused != 575 {
-		t.Fatalf("ok=%d refused=%d; want exactly 25 (50 tokens / 2) and 575", ok, refused)
+	r := hammer(t, []*env{a, b}, 600, "/api/keys/plans", k)
+	if r.ok != 25 || r.refused != 575 {
+		t.Fatalf("ok=%d refused=%d; want exactly 25 (50 tokens / 2) and 575", r.ok, r.refused)
 	}
 	me := b.do(t, "GET", "/api/auth/me", nil, key(k)).json(t)
 	q := me["quota"].(map[string]any)
@@ -68,12 +78,7 @@ func TestMeterUnderContentionAcrossTwoEdges(t *testing.T) {
 // (at most what the edges hold then: a quarter of the remaining allowance per holder).
 func TestPaidPlanOverageUnderContention(t *testing.T) {
 	t.Parallel()
-	plans := shariah.DefaultPlans().WithoutRateLimits()
-	for i := range plans {
-		if plans[i].ID == shariah.PlanStarter {
-			plans[i].TokensPerMonth = 100
-		}
-	}
+	plans := plansWith(shariah.PlanStarter, 100)
 	for _, exact := range []bool{true, false} {
 		t.Run(map[bool]string{true: "exact", false: "leases"}[exact], func(t *testing.T) {
 			t.Parallel()
@@ -81,7 +86,8 @@ func TestPaidPlanOverageUnderContention(t *testing.T) {
 			a := setup(t, options{costs: costs, plans: plans, exactMeter: exact})
 			b := setup(t, options{costs: costs, plans: plans, db: a.db, redisURL: a.redisURL, exactMeter: exact})
 			k := a.newKey(t, shariah.PlanStarter)
-			ok, refused, overage := hammer(t, []*env{a, b}, 500, "/api/keys/plans", k)
+			r := hammer(t, []*env{a, b}, 500, "/api/keys/plans", k)
+			ok, refused, overage := r.ok, r.refused, r.overage
 			maxFlags := int64(450)
 			if !exact {
 				maxFlags += 100 / 4 / 2 // the most allowance another edge can hold, in requests of 2 tokens

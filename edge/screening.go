@@ -40,18 +40,20 @@ func (s *Server) screenFresh(c *fiber.Ctx) bool {
 			sym = r.Symbol
 		}
 	}
-	if sv, ok := s.Screener.ServedFresh(c.UserContext(), sym, o); ok {
-		// The handler sends this body: one lookup per request.
-		c.Locals(servedKey, &servedAnswer{symbol: sym, sv: sv})
+	sv, ok := s.Screener.ServedFresh(c.UserContext(), sym, o)
+	// The handler sends this body, or knows there is none to send: one lookup per request.
+	c.Locals(servedKey, &servedAnswer{symbol: sym, sv: sv, found: ok})
+	if ok {
 		return false
 	}
 	return !s.Screener.Fresh(c.UserContext(), sym, o)
 }
 
-// servedAnswer is the stored body screenFresh found for a request it priced as cached.
+// servedAnswer is what screenFresh's lookup of the stored body found (found: a body to send as it is).
 type servedAnswer struct {
 	symbol string
 	sv     shariah.Served
+	found  bool
 }
 
 // screen answers GET and POST /api/screen/{symbol}: the same behaviour on both methods. A fresh cached
@@ -66,13 +68,14 @@ func (s *Server) screen(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if sa, ok := c.Locals(servedKey).(*servedAnswer); ok && sa.symbol == a.Symbol {
+	sa, looked := c.Locals(servedKey).(*servedAnswer)
+	if !looked || sa.symbol != a.Symbol {
+		sv, ok := s.Screener.ServedFresh(c.UserContext(), a.Symbol, o)
+		sa = &servedAnswer{symbol: a.Symbol, sv: sv, found: ok}
+	}
+	if sa.found {
 		c.Set("X-Cache", "HIT")
 		return sendServed(c, sa.sv, 0)
-	}
-	if sv, ok := s.Screener.ServedFresh(c.UserContext(), a.Symbol, o); ok {
-		c.Set("X-Cache", "HIT")
-		return sendServed(c, sv, 0)
 	}
 	r, cached, err := s.Screener.Screen(c.UserContext(), a.Symbol, o)
 	if err != nil {

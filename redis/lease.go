@@ -250,7 +250,7 @@ func (m *LeaseMeter) Charge(ctx context.Context, keyHash string, cost int, now t
 				return ch, nil
 			}
 		}
-		ch, err, retry := m.refill(ctx, l, key, plan, cost, now)
+		ch, err, retry := m.refill(ctx, l, key, plan, cost)
 		if !retry {
 			return ch, err
 		}
@@ -350,7 +350,7 @@ func take(v *atomic.Int64, n int64) bool {
 
 // refill charges the request exactly in the script call that settles the lease and asks for a new block.
 // retry is set when the lease was given back meanwhile: the caller starts again with a fresh one.
-func (m *LeaseMeter) refill(ctx context.Context, l *lease, key shariah.APIKey, plan shariah.Plan, cost int, now time.Time) (ch shariah.Charge, err error, retry bool) {
+func (m *LeaseMeter) refill(ctx context.Context, l *lease, key shariah.APIKey, plan shariah.Plan, cost int) (ch shariah.Charge, err error, retry bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.dead {

@@ -129,35 +129,8 @@ func TestLeaseLapsesIntoUsed(t *testing.T) {
 }
 
 func BenchmarkLeaseCharge(b *testing.B) {
-	c, err := sredis.Open(testsvc.MustRedis(b).RedisURL())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	// The rate limit runs (credits are leased too) but never refuses.
-	plans := withRate(shariah.DefaultPlans(), shariah.PlanEnterprise, shariah.RateLimit{RequestsPerSecond: 1e6, Burst: 1e6})
-	keys := &shariah.Keys{Store: sredis.NewKeyStore(c), Plans: plans}
-	k, err := keys.Create(context.Background(), "bench@example.com", shariah.PlanEnterprise)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c, plans, hash := benchKey(b)
 	m := sredis.NewLeaseMeter(c, plans, sredis.LeaseOptions{})
 	runLeases(b, m)
-	ctx := context.Background()
-	b.Run("serial", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := m.Charge(ctx, k.Record.Hash, 1, time.Now()); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("parallel", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if _, err := m.Charge(ctx, k.Record.Hash, 1, time.Now()); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	})
+	benchCharges(b, m, hash)
 }

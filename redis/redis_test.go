@@ -248,23 +248,33 @@ func TestMeterOnRedisCluster(t *testing.T) {
 }
 
 func BenchmarkMeterCharge(b *testing.B) {
+	c, plans, hash := benchKey(b)
+	benchCharges(b, sredis.NewMeter(c, plans), hash)
+}
+
+// benchKey opens a client on a Redis of the benchmark's own and creates an enterprise key whose rate
+// limit runs in every charge (credits are leased too) but never refuses.
+func benchKey(b *testing.B) (rueidis.Client, shariah.Plans, string) {
 	c, err := sredis.Open(testsvc.MustRedis(b).RedisURL())
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer c.Close()
-	// The rate limit runs (it is part of every charge) but never refuses.
+	b.Cleanup(c.Close)
 	plans := withRate(shariah.DefaultPlans(), shariah.PlanEnterprise, shariah.RateLimit{RequestsPerSecond: 1e6, Burst: 1e6})
 	keys := &shariah.Keys{Store: sredis.NewKeyStore(c), Plans: plans}
 	k, err := keys.Create(context.Background(), "bench@example.com", shariah.PlanEnterprise)
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := sredis.NewMeter(c, plans)
+	return c, plans, k.Record.Hash
+}
+
+// benchCharges charges one token at a time, from one goroutine and from several.
+func benchCharges(b *testing.B, m shariah.Meter, hash string) {
 	ctx := context.Background()
 	b.Run("serial", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := m.Charge(ctx, k.Record.Hash, 1, time.Now()); err != nil {
+			if _, err := m.Charge(ctx, hash, 1, time.Now()); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -272,7 +282,7 @@ func BenchmarkMeterCharge(b *testing.B) {
 	b.Run("parallel", func(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				if _, err := m.Charge(ctx, k.Record.Hash, 1, time.Now()); err != nil {
+				if _, err := m.Charge(ctx, hash, 1, time.Now()); err != nil {
 					b.Fatal(err)
 				}
 			}

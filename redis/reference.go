@@ -99,17 +99,12 @@ func (s *RefStore) setJSON(key string, v any) (rueidis.Completed, error) {
 }
 
 func (s *RefStore) getJSON(ctx context.Context, key string, v any, cached bool) (bool, error) {
-	var b []byte
-	var err error
-	if cached && s.cacheTTL > 0 {
-		b, err = s.c.DoCache(ctx, s.c.B().Get().Key(key).Cache(), s.cacheTTL).AsBytes()
-	} else {
-		b, err = s.c.Do(ctx, s.c.B().Get().Key(key).Build()).AsBytes()
+	ttl := s.cacheTTL
+	if !cached {
+		ttl = 0
 	}
-	if rueidis.IsRedisNil(err) {
-		return false, nil
-	}
-	if err != nil {
+	b, ok, err := getValue(ctx, s.c, key, ttl)
+	if !ok || err != nil {
 		return false, err
 	}
 	return true, json.Unmarshal(b, v)
@@ -645,7 +640,8 @@ func (s *RefStore) ServedQuote(ctx context.Context, symbol string, bodies sharia
 	if err != nil || !ok {
 		return shariah.StoredQuote{}, false, err
 	}
-	if variant, etag, at, rest, ok := parseServed(b); ok && string(variant) == bodies.Variant() && len(at) >= 2 && at[0] == '"' {
+	variant, etag, at, rest, headed := parseServed(b)
+	if headed && string(variant) == bodies.Variant() && len(at) >= 2 && at[0] == '"' {
 		body := make([]byte, 1+len(rest))
 		body[0] = '{'
 		copy(body[1:], rest)
@@ -659,7 +655,9 @@ func (s *RefStore) ServedQuote(ctx context.Context, symbol string, bodies sharia
 	if err != nil {
 		return shariah.StoredQuote{}, false, err
 	}
-	if v := quoteValue(bodies.Variant(), sv, q.AsOf); v != nil {
+	// Backfilled only when written by an older binary (no body at all): a body of another variant is
+	// another running binary's, and two binaries would otherwise overwrite each other on every read.
+	if v := quoteValue(bodies.Variant(), sv, q.AsOf); v != nil && !headed {
 		backfill(ctx, s.c, key, b, v)
 	}
 	return shariah.StoredQuote{Served: sv, AsOf: q.AsOf}, true, nil

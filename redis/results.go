@@ -82,7 +82,8 @@ func (s *ResultStore) PutResult(ctx context.Context, r shariah.Result, version i
 
 // ServedResult reads a symbol's cached result of a ruleset as its served body (client-side cached on a
 // cached store): the stored body when its variant is shariah.ResultVariant, else the body encoded from
-// the stored result, which then replaces the value read (if it is still the stored one).
+// the stored result, which then replaces the value read if an older binary wrote it without a body (and
+// it is still the stored one).
 func (s *ResultStore) ServedResult(ctx context.Context, symbol, ruleset string) (shariah.StoredResult, bool, error) {
 	key := resultKey(symbol, ruleset)
 	b, ok, err := getValue(ctx, s.c, key, s.cacheTTL)
@@ -101,7 +102,10 @@ func (s *ResultStore) ServedResult(ctx context.Context, symbol, ruleset string) 
 	if err != nil {
 		return shariah.StoredResult{}, false, err
 	}
-	backfill(ctx, s.c, key, b, resultValue(sv, sr.Version, sr.Result.ScreenedAt))
+	if _, _, _, _, headed := parseServed(b); !headed {
+		// only a value an older binary wrote without a body (see RefStore.ServedQuote)
+		backfill(ctx, s.c, key, b, resultValue(sv, sr.Version, sr.Result.ScreenedAt))
+	}
 	return shariah.StoredResult{Served: sv, Version: sr.Version, ScreenedAt: sr.Result.ScreenedAt}, true, nil
 }
 
@@ -132,11 +136,8 @@ func parseResultValue(b []byte) (shariah.StoredResult, bool) {
 
 // Result reads a symbol's cached result of a ruleset with the data version it was computed from.
 func (s *ResultStore) Result(ctx context.Context, symbol, ruleset string) (shariah.Result, int64, bool, error) {
-	b, err := s.c.Do(ctx, s.c.B().Get().Key(resultKey(symbol, ruleset)).Build()).AsBytes()
-	if rueidis.IsRedisNil(err) {
-		return shariah.Result{}, 0, false, nil
-	}
-	if err != nil {
+	b, ok, err := getValue(ctx, s.c, resultKey(symbol, ruleset), 0)
+	if !ok || err != nil {
 		return shariah.Result{}, 0, false, err
 	}
 	var sr storedResult

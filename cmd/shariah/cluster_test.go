@@ -93,20 +93,10 @@ func TestMigrateAndServeOnAReplicatedClickHouse(t *testing.T) {
 		err := r2.Conn.QueryRow(context.Background(), "SELECT toUInt64(count()) FROM shariah.usage_events_local WHERE request_id = ?", id).Scan(&n)
 		return err == nil && n == 1
 	}
-	waitFor := func(id string) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !held(id) {
-			if time.Now().After(deadline) {
-				t.Fatalf("request %s never reached the second replica\n%s", id, e.logs.String())
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	waitFor("replica-check-1")
+	waitFor(t, "request replica-check-1 on the second replica", func() bool { return held("replica-check-1") })
 	c.Replicas[0].Stop()
 	get("/api/auth/me", "replica-check-2").Body.Close()
-	waitFor("replica-check-2")
+	waitFor(t, "request replica-check-2 on the second replica", func() bool { return held("replica-check-2") })
 	resp := get("/api/auth/me/usage/recent?limit=10", "")
 	defer resp.Body.Close()
 	var recent struct {

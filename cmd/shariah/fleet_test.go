@@ -31,11 +31,7 @@ func TestFleetOnClusters(t *testing.T) {
 	s := newEnvOn(t, rcl.URL())
 	s.chURL, s.db = ch.URL(db), db
 	cluster := []string{"SHARIAH_CLICKHOUSE_CLUSTER=" + ch.Name, "SHARIAH_LOG_LEVEL=warn"}
-	for _, args := range [][]string{{"migrate"}, {"load", "--default", "--problems", "0"}} {
-		if out, err := s.command(args, cluster...).CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v %s", args[0], err, out)
-		}
-	}
+	prepare(t, s, cluster...)
 	edgeEnv := append([]string{"SHARIAH_BENCH_ROUTES=true"}, cluster...)
 	edges := []*edgeProc{startEdge(t, s, edgeEnv...), startEdge(t, s, edgeEnv...)}
 	w1, w1logs := startWorker(t, s, cluster...)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,15 +32,8 @@ func TestLeaseEdgeKilledNeverUnderCounts(t *testing.T) {
 	}
 	apiKey := strings.TrimSpace(string(out))
 	get := func(base, path string) (int, int64) {
-		req, _ := http.NewRequest("GET", base+path, nil)
-		req.Header.Set("X-API-Key", apiKey)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return 0, 0
-		}
-		resp.Body.Close()
-		n, _ := strconv.ParseInt(resp.Header.Get("X-Tokens-Charged"), 10, 64)
-		return resp.StatusCode, n
+		r := api{t: t, base: base}.do("GET", path, apiKey, nil)
+		return r.status, r.tokens()
 	}
 
 	// Load on edge A until it is killed: answered tokens are counted from X-Tokens-Charged.
@@ -90,9 +81,6 @@ func TestLeaseEdgeKilledNeverUnderCounts(t *testing.T) {
 	atKill := meter()
 	if atKill.Leased == 0 {
 		t.Fatalf("edge A held no lease when killed: %+v", atKill)
-	}
-	if atKill.Used >= servedA.Load() {
-		t.Logf("note: edge A had settled all it served before the kill (used %d, served %d)", atKill.Used, servedA.Load())
 	}
 	// Edge B serves the key; its script calls sweep A's lease once it lapsed. GET /api/auth/me settles
 	// B's own spending first, so the meter can be compared exactly.
