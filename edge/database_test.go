@@ -56,7 +56,7 @@ func TestDatabaseSearchAndSuggest(t *testing.T) {
 	}
 }
 
-// TestSearchAndSuggestBodiesMemoised: search and suggest answer with the bytes an encoding of the
+// TestSearchAndSuggestBodiesFollowTheCatalog: search and suggest answer with the bytes an encoding of the
 // catalog's own answer gives (the fields of the map the handler used to encode, in its order), the same
 // bytes again for the same query, and the new catalog's answer once the reference data changes.
 func TestSearchAndSuggestBodiesFollowTheCatalog(t *testing.T) {
