@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the service and its tests need on Debian, when missing: Redis, ClickHouse (Debian's
 # 18.16 package), redis-cli (cluster tests), ZooKeeper and the Java runtime it depends on (replicated
-# ClickHouse tests) and wrk (make load). Needs root (or sudo).
+# ClickHouse tests), Chromium (the dashboard's browser test) and wrk (make load). Needs root (or sudo).
 set -euo pipefail
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
@@ -10,6 +10,7 @@ command -v clickhouse-server >/dev/null 2>&1 || need+=(clickhouse-server)
 command -v clickhouse-client >/dev/null 2>&1 || need+=(clickhouse-client)
 # The tests run Debian's jar with java themselves (internal/testsvc); the package brings default-jre.
 { [ -f /usr/share/java/zookeeper.jar ] && command -v java >/dev/null 2>&1; } || need+=(zookeeper)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ "${WITH_WRK:-0}" = 1 ]; then command -v wrk >/dev/null 2>&1 || need+=(wrk); fi
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
