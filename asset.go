@@ -1,7 +1,6 @@
 package shariah
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -75,17 +74,35 @@ func (a Asset) Merge(b Asset) Asset {
 // MaxSymbolLen bounds a symbol; longer input is not a symbol.
 const MaxSymbolLen = 20
 
-var symbolRE = regexp.MustCompile(`^\^?[A-Z0-9][A-Z0-9.\-=&]{0,19}$`)
-
 // NormalizeSymbol trims and upper-cases s and reports whether the result is a plausible symbol
 // (letters, digits, '.', '-', '=', '&', an optional leading '^' for indices; at most 20 characters).
 // Anything else never reaches a store.
 func NormalizeSymbol(s string) (string, bool) {
 	s = strings.ToUpper(strings.TrimSpace(s))
-	if len(s) == 0 || len(s) > MaxSymbolLen+1 || !symbolRE.MatchString(s) {
+	if !symbolShaped(s) {
 		return "", false
 	}
 	return s, true
+}
+
+// symbolShaped is ^\^?[A-Z0-9][A-Z0-9.\-=&]{0,19}$ without a regexp: it runs on every symbol route.
+func symbolShaped(s string) bool {
+	if len(s) > 0 && s[0] == '^' {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > MaxSymbolLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case i > 0 && (c == '.' || c == '-' || c == '=' || c == '&'):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // ValidISIN checks an ISIN's shape and its check digit (ISO 6166: letters to numbers, then Luhn).

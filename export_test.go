@@ -5,3 +5,6 @@ func NewSearchIndexForTest(assets []Asset) any {
 	ix := newSearchIndex(assets)
 	return &ix
 }
+
+// SymbolShaped is the hand-written symbol check, for comparing it with its regular expression.
+var SymbolShaped = symbolShaped

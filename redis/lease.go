@@ -140,6 +140,9 @@ type lease struct {
 
 	allow, over   atomic.Int64 // tokens held within the allowance, past it
 	credits       atomic.Int64 // request credits held
+	// rateElsewhere is what the key's rate bucket held beyond this lease's credits at the last settle:
+	// X-RateLimit-Remaining is the bucket's, not this edge's share of it
+	rateElsewhere atomic.Int64
 	unlimitedRate atomic.Bool  // the plan has no rate limit: no credits needed
 	unsettled     atomic.Int64 // tokens spent (less refunded) since the last settle
 	tickTokens    atomic.Int64 // tokens spent since the last tick (sizing)
@@ -328,9 +331,9 @@ func (l *lease) spend(cost int, plan shariah.Plan) (shariah.Charge, bool) {
 	ch.Used = l.base.Load() - l.allow.Load() - l.over.Load()
 	ch.Remaining = shariah.RemainingOf(ch.Limit, ch.Used)
 	if r := plan.RateLimit; r.Limited() {
-		left := l.credits.Load()
-		ch.Rate = shariah.RateState{Burst: r.Burst, Remaining: int(min(left, int64(r.Burst))),
-			ResetMS: int64(float64(int64(r.Burst)-min(left, int64(r.Burst))) * 1000 / r.RequestsPerSecond)}
+		left := min(l.credits.Load()+l.rateElsewhere.Load(), int64(r.Burst))
+		ch.Rate = shariah.RateState{Burst: r.Burst, Remaining: int(left),
+			ResetMS: int64(float64(int64(r.Burst)-left) * 1000 / r.RequestsPerSecond)}
 	}
 	return ch, true
 }
@@ -431,6 +434,8 @@ func (m *LeaseMeter) apply(l *lease, call meterCall, r meterReply, err error) {
 	} else {
 		l.unlimitedRate.Store(false)
 		l.credits.Add(r.credits)
+		// the script's rl_remaining still counts the credits it just granted
+		l.rateElsewhere.Store(max(int64(r.ch.Rate.Remaining)-r.credits, 0))
 	}
 	l.base.Store(r.ch.Used + r.leased)
 	l.limit.Store(r.ch.Limit)

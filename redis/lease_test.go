@@ -134,3 +134,33 @@ func BenchmarkLeaseCharge(b *testing.B) {
 	runLeases(b, m)
 	benchCharges(b, m, hash)
 }
+
+// TestLeaseRateRemainingIsTheKeys: X-RateLimit-Remaining on a request served from a lease is what the
+// key's rate bucket allows, not the few request credits this edge holds of it.
+func TestLeaseRateRemainingIsTheKeys(t *testing.T) {
+	t.Parallel()
+	b := setup(t, testsvc.MustRedis(t).RedisURL())
+	k := b.newKey(t, shariah.PlanEnterprise)
+	plans := shariah.DefaultPlans()
+	ent, _ := plans.Lookup(shariah.PlanEnterprise) // 1,000 req/s, burst 2,000
+	m := sredis.NewLeaseMeter(b.client, plans, sredis.LeaseOptions{})
+	runLeases(t, m)
+	ctx := context.Background()
+	leased := 0
+	for i := range 50 {
+		ch, err := m.Charge(ctx, k.Record.Hash, 1, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Lease {
+			leased++
+		}
+		// 50 requests at most were taken from a full bucket (and it refills meanwhile)
+		if ch.Rate.Burst != ent.RateLimit.Burst || ch.Rate.Remaining < ent.RateLimit.Burst-1-i || ch.Rate.Remaining > ent.RateLimit.Burst {
+			t.Fatalf("request %d (lease %v): rate %+v, want remaining within [%d, %d]", i+1, ch.Lease, ch.Rate, ent.RateLimit.Burst-1-i, ent.RateLimit.Burst)
+		}
+	}
+	if leased == 0 {
+		t.Fatal("no request was served from a lease")
+	}
+}
