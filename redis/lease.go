@@ -138,8 +138,8 @@ type lease struct {
 	plan   atomic.Pointer[string] // the plan it was granted under; nil before the first grant
 	dead   bool                   // given back and removed from the map (under mu)
 
-	allow, over   atomic.Int64 // tokens held within the allowance, past it
-	credits       atomic.Int64 // request credits held
+	allow, over atomic.Int64 // tokens held within the allowance, past it
+	credits     atomic.Int64 // request credits held
 	// rateElsewhere is what the key's rate bucket held beyond this lease's credits at the last settle:
 	// X-RateLimit-Remaining is the bucket's, not this edge's share of it
 	rateElsewhere atomic.Int64
