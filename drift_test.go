@@ -137,3 +137,35 @@ func TestSortDriftCompaniesClosestFirstEitherSide(t *testing.T) {
 		t.Fatalf("order %v", got)
 	}
 }
+
+// MovedRatios: the ratios of the methodologies whose verdict changed, crossed ones first; unchanged and
+// unknown-in-both ratios are not listed; without a changed verdict every methodology's moved ratios.
+func TestMovedRatios(t *testing.T) {
+	t.Parallel()
+	n := func(s string) *shariah.Number { v := shariah.NewNumber(decimal.RequireFromString(s)); return &v }
+	yes, no := true, false
+	ratio := func(id string, v *shariah.Number, pass *bool) shariah.RatioResult {
+		return shariah.RatioResult{ID: id, Value: v, Pass: pass, ThresholdBP: shariah.NewNumber(decimal.NewFromInt(3333))}
+	}
+	res := func(ftseVerdict string, debt, cash *shariah.Number, debtPass *bool, aaoifiDebt *shariah.Number) *shariah.Result {
+		return &shariah.Result{ByMethodology: map[string]shariah.MethodologyResult{
+			"FTSE":   {ID: "ftse", Verdict: ftseVerdict, Ratios: []shariah.RatioResult{ratio("cash", cash, &yes), ratio("debt", debt, debtPass), ratio("unknown", nil, nil)}},
+			"AAOIFI": {ID: "aaoifi", Verdict: "NON_COMPLIANT", Ratios: []shariah.RatioResult{ratio("debt", aaoifiDebt, &no)}},
+		}}
+	}
+	a := res("COMPLIANT", n("0.30"), n("0.10"), &yes, n("0.40"))
+	b := res("NON_COMPLIANT", n("0.35"), n("0.12"), &no, n("0.45"))
+	got := shariah.MovedRatios(a, b)
+	if len(got) != 2 || got[0].Ratio != "debt" || !got[0].Crossed || got[0].Methodology != "ftse" || got[0].From.String() != "0.3" ||
+		got[0].To.String() != "0.35" || got[1].Ratio != "cash" || got[1].Crossed {
+		t.Fatalf("moved %+v", got)
+	}
+	// No verdict changed: every methodology's moved ratios.
+	c := res("COMPLIANT", n("0.30"), n("0.10"), &yes, n("0.45"))
+	if got := shariah.MovedRatios(a, c); len(got) != 1 || got[0].Methodology != "aaoifi" {
+		t.Fatalf("no verdict change: %+v", got)
+	}
+	if got := shariah.MovedRatios(nil, b); got == nil || len(got) != 0 {
+		t.Fatalf("an errored run's item: %+v", got)
+	}
+}
