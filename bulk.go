@@ -108,14 +108,13 @@ func NormalizeIndexName(s string) string {
 	return strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
 }
 
-// unknownIndex is the EINVALID error of an index name not in the listing, naming the valid ones at loc.
-func unknownIndex(index string, listing []IndexListing, loc ...any) error {
+// validIndices is the field message of an index name not in the listing, naming the valid ones.
+func validIndices(listing []IndexListing) string {
 	names := make([]string, 0, len(listing))
 	for _, l := range listing {
 		names = append(names, l.Name)
 	}
-	return &Error{Code: EINVALID, Message: fmt.Sprintf("Unknown index %q.", index),
-		Detail: map[string]any{"errors": []FieldError{{Loc: loc, Msg: "unknown index; valid: " + strings.Join(names, ", "), Type: "value_error.index"}}}}
+	return "unknown index; valid: " + strings.Join(names, ", ")
 }
 
 // StartRun validates and queues a run of an index for the caller, who owns it (the service owns
@@ -129,7 +128,8 @@ func (b *Bulk) StartRun(ctx context.Context, by Caller, index string, limit int,
 		return Run{}, err
 	}
 	if !slices.ContainsFunc(listing, func(l IndexListing) bool { return l.Name == index }) {
-		return Run{}, unknownIndex(index, listing, "body", "index_name")
+		return Run{}, &Error{Code: EINVALID, Message: fmt.Sprintf("Unknown index %q.", index),
+			Detail: map[string]any{"errors": []FieldError{{Loc: []any{"body", "index_name"}, Msg: validIndices(listing), Type: "value_error.index"}}}}
 	}
 	syms := members[index]
 	if len(syms) == 0 {

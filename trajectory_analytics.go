@@ -124,7 +124,9 @@ func (t *TrajectoryAnalytics) read(ctx context.Context, s TrajectoryScope) (comp
 			return c, err
 		}
 		if !slices.ContainsFunc(listing, func(l IndexListing) bool { return l.Name == name }) {
-			return c, unknownIndex(name, listing, "query", "index")
+			var v Validation
+			v.Add(validIndices(listing), "value_error.index", "query", "index")
+			return c, v.Err()
 		}
 		c.index, syms = &name, members[name]
 	} else {
