@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -61,7 +62,13 @@ type IndexListing struct {
 
 // Indices lists the known indices and any a data pack defined, with their loaded constituents.
 func (b *Bulk) Indices(ctx context.Context) ([]IndexListing, map[string][]string, error) {
-	stored, err := b.Ref.Indices(ctx)
+	return ListIndices(ctx, b.Ref)
+}
+
+// ListIndices lists the known indices and any a data pack defined, with their loaded constituents by
+// name: what a bulk run screens and what the trajectory analytics read.
+func ListIndices(ctx context.Context, ref RefReader) ([]IndexListing, map[string][]string, error) {
+	stored, err := ref.Indices(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -96,25 +103,33 @@ func (b *Bulk) Indices(ctx context.Context) ([]IndexListing, map[string][]string
 	return out, members, nil
 }
 
+// NormalizeIndexName is the canonical form of an index name as clients write it ("sp 500" is SP500).
+func NormalizeIndexName(s string) string {
+	return strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
+}
+
+// validIndices is the field message of an index name not in the listing, naming the valid ones.
+func validIndices(listing []IndexListing) string {
+	names := make([]string, 0, len(listing))
+	for _, l := range listing {
+		names = append(names, l.Name)
+	}
+	return "unknown index; valid: " + strings.Join(names, ", ")
+}
+
 // StartRun validates and queues a run of an index for the caller, who owns it (the service owns
 // runs started by ServiceCaller: the scheduled rescreens). An unknown index is EINVALID naming the
 // valid ones; an index with a run already active is ECONFLICT (naming the active run when the caller
 // may read it).
 func (b *Bulk) StartRun(ctx context.Context, by Caller, index string, limit int, force bool, ruleset, trigger string) (Run, error) {
-	index = strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(index), " ", ""))
+	index = NormalizeIndexName(index)
 	listing, members, err := b.Indices(ctx)
 	if err != nil {
 		return Run{}, err
 	}
-	var names []string
-	found := false
-	for _, l := range listing {
-		names = append(names, l.Name)
-		found = found || l.Name == index
-	}
-	if !found {
+	if !slices.ContainsFunc(listing, func(l IndexListing) bool { return l.Name == index }) {
 		return Run{}, &Error{Code: EINVALID, Message: fmt.Sprintf("Unknown index %q.", index),
-			Detail: map[string]any{"errors": []FieldError{{Loc: []any{"body", "index_name"}, Msg: "unknown index; valid: " + strings.Join(names, ", "), Type: "value_error.index"}}}}
+			Detail: map[string]any{"errors": []FieldError{{Loc: []any{"body", "index_name"}, Msg: validIndices(listing), Type: "value_error.index"}}}}
 	}
 	syms := members[index]
 	if len(syms) == 0 {

@@ -1,6 +1,7 @@
 package shariah
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -126,6 +127,63 @@ type StatusChange struct {
 	Symbol string `json:"symbol"`
 	From   string `json:"from"`
 	To     string `json:"to"`
+	// Moved are the ratios that moved between the runs (MovedRatios): why the status changed.
+	Moved []RatioMove `json:"moved"`
+}
+
+// RatioMove is one ratio of a methodology whose value differs between two runs' results.
+type RatioMove struct {
+	Methodology string  `json:"methodology"` // the methodology id (ftse, msci, ...)
+	Ratio       string  `json:"ratio"`       // the rule's id (debt, cash, ...)
+	From        *Number `json:"from"`        // fraction; null when run A could not compute it
+	To          *Number `json:"to"`
+	ThresholdBP Number  `json:"threshold_bp"` // run B's
+	// Crossed: the ratio passed in one run and failed in the other (both known).
+	Crossed bool `json:"crossed"`
+}
+
+// MovedRatios lists the ratios that moved between two results of a symbol, of the methodologies whose
+// verdict changed (of every methodology when none did: a status can change with the rules that combine
+// the verdicts). The ones that crossed their threshold come first, then by methodology and in the
+// methodology's rule order. A ratio unknown in both results has not moved.
+func MovedRatios(a, b *Result) []RatioMove {
+	out := []RatioMove{}
+	if a == nil || b == nil {
+		return out
+	}
+	keys := make([]string, 0, len(b.ByMethodology))
+	for k := range b.ByMethodology {
+		if _, ok := a.ByMethodology[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	changed := keys[:0:0]
+	for _, k := range keys {
+		if !strings.EqualFold(a.ByMethodology[k].Verdict, b.ByMethodology[k].Verdict) {
+			changed = append(changed, k)
+		}
+	}
+	if len(changed) > 0 {
+		keys = changed
+	}
+	for _, k := range keys {
+		ma, mb := a.ByMethodology[k], b.ByMethodology[k]
+		for _, rb := range mb.Ratios {
+			i := slices.IndexFunc(ma.Ratios, func(r RatioResult) bool { return r.ID == rb.ID })
+			if i < 0 {
+				continue
+			}
+			ra := ma.Ratios[i]
+			if ra.Value == nil && rb.Value == nil || ra.Value != nil && rb.Value != nil && ra.Value.Equal(rb.Value.Decimal) {
+				continue
+			}
+			out = append(out, RatioMove{Methodology: mb.ID, Ratio: rb.ID, From: ra.Value, To: rb.Value, ThresholdBP: rb.ThresholdBP,
+				Crossed: ra.Pass != nil && rb.Pass != nil && *ra.Pass != *rb.Pass})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Crossed && !out[j].Crossed })
+	return out
 }
 
 // RunComparison compares run A (before) with run B (after).
@@ -140,13 +198,15 @@ type RunComparison struct {
 	Unchanged         int            `json:"unchanged"`
 }
 
-// CompareRuns lists the symbols whose status changed, became compliant or non-compliant, and the
-// symbols added to or removed from the index between two runs.
+// CompareRuns lists the symbols whose status changed (with the ratios that moved, from the two runs'
+// stored results), became compliant or non-compliant, and the symbols added to or removed from the
+// index between two runs.
 func CompareRuns(a, b string, itemsA, itemsB []RunItem) RunComparison {
 	c := RunComparison{RunA: a, RunB: b, Changed: []StatusChange{}, NewlyCompliant: []string{}, NewlyNonCompliant: []string{}, Added: []string{}, Removed: []string{}}
 	before := map[string]string{}
+	resultA := map[string]*Result{}
 	for _, it := range itemsA {
-		before[it.Symbol] = it.Status
+		before[it.Symbol], resultA[it.Symbol] = it.Status, it.Result
 	}
 	after := map[string]bool{}
 	for _, it := range itemsB {
@@ -156,7 +216,7 @@ func CompareRuns(a, b string, itemsA, itemsB []RunItem) RunComparison {
 		case !ok:
 			c.Added = append(c.Added, it.Symbol)
 		case from != it.Status:
-			c.Changed = append(c.Changed, StatusChange{Symbol: it.Symbol, From: from, To: it.Status})
+			c.Changed = append(c.Changed, StatusChange{Symbol: it.Symbol, From: from, To: it.Status, Moved: MovedRatios(resultA[it.Symbol], it.Result)})
 			if it.Status == "COMPLIANT" {
 				c.NewlyCompliant = append(c.NewlyCompliant, it.Symbol)
 			}

@@ -24,7 +24,15 @@ type TrajectoryStore interface {
 	PutTrajectory(ctx context.Context, symbol string, pts []TrajectoryPoint) error
 	// Trajectory returns the last n quarters, oldest first.
 	Trajectory(ctx context.Context, symbol string, n int) ([]TrajectoryPoint, error)
+	// FiledTrajectories returns the last n filed quarters of each of many symbols (FiledSources only;
+	// symbols without any are absent), oldest first, in one query however many symbols: the index-wide
+	// analytics read a whole index at once.
+	FiledTrajectories(ctx context.Context, symbols []string, n int) (map[string][]TrajectoryPoint, error)
 }
+
+// FiledSources are the sources of trajectory quarters the analytics read: numbers from filings (and a
+// live feed of them), never illustrative ones made up for the offline demo.
+var FiledSources = []string{SourceFiling, SourceLive}
 
 // TrajectoryOf computes the quarterly ratio points of a company's fundamentals (quarters only).
 func TrajectoryOf(fs []Fundamentals) []TrajectoryPoint {

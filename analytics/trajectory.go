@@ -3,6 +3,8 @@ package analytics
 import (
 	"context"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
 	shariah "github.com/shariah-screen/shariah"
 )
 
@@ -28,22 +30,32 @@ func (t Trajectory) Trajectory(ctx context.Context, symbol string, n int) ([]sha
 	defer rows.Close()
 	var out []shariah.TrajectoryPoint
 	for rows.Next() {
-		var p shariah.TrajectoryPoint
-		var fy uint32
-		var d, c, l, i float64
-		var hd, hc, hl, hi uint8
-		if err := rows.Scan(&p.PeriodEnd, &p.Period, &fy, &d, &c, &l, &i, &hd, &hc, &hl, &hi, &p.Source, &p.Accession); err != nil {
+		p, err := scanPoint(rows)
+		if err != nil {
 			return nil, err
 		}
-		p.FiscalYear = int(fy)
-		opt := func(v float64, has uint8) *float64 {
-			if has == 0 {
-				return nil
-			}
-			return &v
-		}
-		p.DebtAssets, p.CashAssets, p.LiquidityAssets, p.InterestRevenue = opt(d, hd), opt(c, hc), opt(l, hl), opt(i, hi)
 		out = append([]shariah.TrajectoryPoint{p}, out...)
 	}
 	return out, rows.Err()
+}
+
+// scanPoint reads one row of the trajectory's columns (after the extra leading ones, such as the
+// symbol, given in dst): has_* = 0 is a ratio the filings did not allow (nil).
+func scanPoint(rows driver.Rows, dst ...any) (shariah.TrajectoryPoint, error) {
+	var p shariah.TrajectoryPoint
+	var fy uint32
+	var d, c, l, i float64
+	var hd, hc, hl, hi uint8
+	if err := rows.Scan(append(dst, &p.PeriodEnd, &p.Period, &fy, &d, &c, &l, &i, &hd, &hc, &hl, &hi, &p.Source, &p.Accession)...); err != nil {
+		return p, err
+	}
+	p.FiscalYear = int(fy)
+	opt := func(v float64, has uint8) *float64 {
+		if has == 0 {
+			return nil
+		}
+		return &v
+	}
+	p.DebtAssets, p.CashAssets, p.LiquidityAssets, p.InterestRevenue = opt(d, hd), opt(c, hc), opt(l, hl), opt(i, hi)
+	return p, nil
 }

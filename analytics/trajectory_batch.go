@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"time"
 
@@ -53,4 +54,44 @@ func (t Trajectory) PutTrajectories(ctx context.Context, bySymbol map[string][]s
 		}
 	}
 	return b.Send()
+}
+
+// filedBatch bounds the symbols of one FiledTrajectories query: an index is a few hundred, and a
+// query's text (the IN list) stays small however large a data pack's index is.
+const filedBatch = 1000
+
+// FiledTrajectories reads the last n filed quarters (shariah.FiledSources) of each symbol, oldest
+// first, in one query per filedBatch symbols (LIMIT n BY symbol: ClickHouse cuts each symbol's rows,
+// newest first, on the server). Illustrative quarters are filtered in the query, before the limit,
+// so they neither show nor take a filed quarter's place.
+func (t Trajectory) FiledTrajectories(ctx context.Context, symbols []string, n int) (map[string][]shariah.TrajectoryPoint, error) {
+	out := map[string][]shariah.TrajectoryPoint{}
+	for start := 0; start < len(symbols); start += filedBatch {
+		batch := symbols[start:min(start+filedBatch, len(symbols))]
+		rows, err := t.DB.Conn.Query(ctx, `SELECT symbol, toString(period_end), period, toUInt32(fiscal_year), debt_assets, cash_assets,
+			liquidity_assets, interest_revenue, has_debt, has_cash, has_liquidity, has_interest, source, accession
+			FROM `+t.DB.table("trajectory")+` FINAL WHERE symbol IN (SELECT arrayJoin(?)) AND period != 'FY' AND has(?, source)
+			ORDER BY symbol, period_end DESC LIMIT ? BY symbol`, batch, shariah.FiledSources, n)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var sym string
+			p, err := scanPoint(rows, &sym)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[sym] = append(out[sym], p)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, pts := range out {
+		slices.Reverse(pts)
+	}
+	return out, nil
 }

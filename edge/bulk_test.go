@@ -255,6 +255,22 @@ func TestRunComparisonAndStatusChanges(t *testing.T) {
 		strings.Join(toStrings(cmp["removed"]), ",") != "KO" {
 		t.Fatalf("compare: %v", cmp)
 	}
+	// The change names the ratios that moved, the crossed ones first: MSFT's debt ratios rose past their
+	// thresholds; nothing that did not move is listed.
+	moved := changed[0].(map[string]any)["moved"].([]any)
+	if len(moved) == 0 {
+		t.Fatalf("no moved ratios: %v", changed[0])
+	}
+	first := moved[0].(map[string]any)
+	if first["crossed"] != true || !strings.Contains(first["ratio"].(string), "debt") || first["from"].(float64) >= first["to"].(float64) ||
+		first["threshold_bp"].(float64) <= 0 || first["methodology"] == "" {
+		t.Fatalf("first moved ratio: %v", first)
+	}
+	for _, m := range moved {
+		if m := m.(map[string]any); m["from"] == m["to"] {
+			t.Fatalf("a ratio that did not move: %v", m)
+		}
+	}
 	if sum := e.do(t, "GET", "/api/screen-bulk/"+b+"/summary", nil, k).json(t)["summary"].(map[string]any); sum["status_changes"] != 1.0 {
 		t.Fatalf("status changes: %v", sum["status_changes"])
 	}

@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"math"
+
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
@@ -89,4 +91,45 @@ func (s *Server) staleness(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(shariah.StalenessOf(r, all, s.EventRelevance))
+}
+
+// trajectoryScope reads the scope of the index-wide trajectory routes: index or watchlist_id (the
+// caller's own), quarters. The domain checks the scope's rules (TrajectoryAnalytics); here only that
+// quarters is an integer.
+func trajectoryScope(c *fiber.Ctx, v *shariah.Validation) shariah.TrajectoryScope {
+	sc := shariah.TrajectoryScope{Index: c.Query("index"), WatchlistID: c.Query("watchlist_id"),
+		Quarters: intQuery(c, v, "quarters", shariah.DriftQuartersDefault, math.MinInt32, math.MaxInt32)}
+	if ch := chargeOf(c); ch != nil {
+		sc.UserID = ch.Key.UserID
+	}
+	return sc
+}
+
+// drift answers the companies of an index or a watchlist whose ratios drift toward or across a
+// methodology's thresholds (shariah.TrajectoryAnalytics.Drift).
+func (s *Server) drift(c *fiber.Ctx) error {
+	var v shariah.Validation
+	q := shariah.DriftQuery{TrajectoryScope: trajectoryScope(c, &v), Ruleset: c.Query("ruleset"), Methodology: c.Query("methodology")}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	r, err := s.trajectories.Drift(c.UserContext(), q)
+	if err != nil {
+		return err
+	}
+	return c.JSON(r)
+}
+
+// sectorMedians answers the per-quarter sector medians of an index's or a watchlist's filed ratios.
+func (s *Server) sectorMedians(c *fiber.Ctx) error {
+	var v shariah.Validation
+	sc := trajectoryScope(c, &v)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	r, err := s.trajectories.SectorMedians(c.UserContext(), sc)
+	if err != nil {
+		return err
+	}
+	return c.JSON(r)
 }

@@ -129,6 +129,9 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/insights/{symbol}/peer-percentiles", Auth: authHeader, Handler: s.peerPercentiles},
 		{Method: G, Path: "/api/insights/{symbol}/cashflow", Auth: authHeader, Handler: s.cashflow},
 		{Method: G, Path: "/api/insights/{symbol}/staleness", Auth: authHeader, Handler: s.staleness},
+		// trajectory analytics over an index or a watchlist (insights.go)
+		{Method: G, Path: "/api/insights/drift", Auth: authHeader, Handler: s.drift},
+		{Method: G, Path: "/api/insights/sector-medians", Auth: authHeader, Handler: s.sectorMedians},
 	}
 	if s.BenchRoutes {
 		// Load-test pair (health.go): the same constant body, bare and through the full key + meter path (1 token).

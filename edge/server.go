@@ -102,6 +102,8 @@ type Server struct {
 	store    shariah.KeyStore
 	catalogs *shariah.CatalogCache
 	insights *shariah.Insights
+	// trajectories answers the index-wide trajectory analytics (drift, sector medians; insights.go).
+	trajectories *shariah.TrajectoryAnalytics
 	// quoteBodies encodes GET /api/quote's body (the quote with the registry's market_data disclaimer).
 	quoteBodies shariah.QuoteBodies
 	// viewMemo holds the bodies of the methodology views served last (see sendResult), bounded.
@@ -163,6 +165,7 @@ func New(d Deps) (*Server, error) {
 		d.Insights = &shariah.Insights{Ref: d.Ref, Screener: d.Screener, Catalogs: d.Catalogs}
 	}
 	s := &Server{Deps: d, log: d.Log, plans: d.Keys.Plans, store: d.Keys.Store, catalogs: d.Catalogs, insights: d.Insights}
+	s.trajectories = &shariah.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets, Watchlists: d.WatchlistStore}
 	s.metrics = newMetrics(d.Registry)
 	s.deps = newDeps(d.Checks, d.Log)
 	s.quiet = &quietLog{log: d.Log}

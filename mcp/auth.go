@@ -40,6 +40,7 @@ var toolRoutes = map[string]string{
 	"get_news": "GET /api/news", "get_sec_filings": "GET /api/filings/{symbol}", "generate_report": "GET /api/reports/screening/{symbol}",
 	"islamic_finance_education": "GET /api/education/glossary", "screen_sukuk": "GET /api/sukuk/search",
 	"get_compliance_insights": "GET /api/insights/{symbol}/alternatives", "get_disclaimers": "GET /api/disclaimers",
+	"get_index_drift": "GET /api/insights/drift",
 }
 
 // cost is the tokens a call costs: its route's, per item for batches, fresh for force_refresh; a bulk
@@ -151,6 +152,9 @@ func (a *Auth) keylessRefusal(req mcp.CallToolRequest, t *server.ServerTool) str
 	}
 	if userTools[name] {
 		return name + " keeps data per user: it needs an API key over HTTP."
+	}
+	if wl, _ := req.GetArguments()["watchlist_id"].(string); wl != "" && name == "get_index_drift" {
+		return "A watchlist is kept per user: reading one needs an API key over HTTP."
 	}
 	if a.Keyless == config.KeylessFull {
 		return ""

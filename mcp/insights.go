@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	shariah "github.com/shariah-screen/shariah"
 )
@@ -10,6 +12,49 @@ import (
 func (d Deps) insightsTools() []tool {
 	return []tool{newTool("get_compliance_insights", "Per-symbol insights: alternatives (compliant sector peers), peer_percentiles, cashflow, trajectory (8 quarters).",
 		lookup, objectOut("symbol", "kind"), d.getComplianceInsights)}
+}
+
+// driftTools is the analyst's index-wide tool (GET /api/insights/drift).
+func (d Deps) driftTools() []tool {
+	return []tool{newTool("get_index_drift", "Companies of an index (or of one of your watchlists) whose filed quarterly ratios drift toward or across a "+
+		"methodology's thresholds: direction, quarters of drift, distance to the threshold in percentage points, the methodology it threatens. "+
+		"Filed data only; companies without filed quarters are counted in left_out.",
+		lookup, objectOut("ruleset", "quarters", "considered", "companies", "left_out"), d.getIndexDrift)}
+}
+
+type driftArgs struct {
+	Index       string `json:"index" jsonschema:"An index of bulk_screen list_indices (SP500, DJIA, ...); give this or watchlist_id."`
+	WatchlistID string `json:"watchlist_id" jsonschema:"One of your watchlists (manage_watchlist); give this or index."`
+	Ruleset     string `json:"ruleset" jsonschema:"Ruleset name (spec by default)."`
+	Methodology string `json:"methodology" jsonschema:"One methodology's thresholds (aaoifi, djim, ftse, msci, sp); every methodology's when absent."`
+	Quarters    int    `json:"quarters" jsonschema:"How many of each company's latest filed quarters are read." schema:"minimum=2,maximum=8,default=8"`
+}
+
+// getIndexDrift answers what GET /api/insights/drift answers (shariah.TrajectoryAnalytics.Drift).
+func (d Deps) getIndexDrift(ctx context.Context, in driftArgs) (any, string, error) {
+	ta := &shariah.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets}
+	if d.Watchlists != nil {
+		ta.Watchlists = d.Watchlists.Store
+	}
+	r, err := ta.Drift(ctx, shariah.DriftQuery{TrajectoryScope: shariah.TrajectoryScope{Index: in.Index, WatchlistID: in.WatchlistID,
+		UserID: userOf(ctx), Quarters: in.Quarters}, Ruleset: in.Ruleset, Methodology: in.Methodology})
+	if err != nil {
+		return nil, "", err
+	}
+	scope := "watchlist " + in.WatchlistID
+	if r.Index != nil {
+		scope = *r.Index
+	}
+	lines := []string{fmt.Sprintf("%s: %d companies drifting of %d with filed quarters (%d left out: %d illustrative, %d without filed quarters).",
+		scope, len(r.Companies), r.Considered, len(r.LeftOut.Symbols), r.LeftOut.Illustrative, r.LeftOut.NoFiledQuarters)}
+	for _, c := range r.Companies {
+		lines = append(lines, fmt.Sprintf("%s %s %s %s's %s line (%s bp): %.1f -> %.1f bp over %d rising quarters, distance %.2f points.",
+			c.Symbol, c.Ratio, c.Direction, c.MethodologyName, c.Rule, c.ThresholdBP, c.FirstBP, c.LatestBP, c.QuartersOfDrift, c.DistancePoints))
+	}
+	b, _ := json.Marshal(r)
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	return out, strings.Join(lines, "\n"), nil
 }
 
 type insightsArgs struct {

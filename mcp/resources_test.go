@@ -30,7 +30,8 @@ type harness struct {
 	stop func()
 }
 
-func start(t *testing.T) *harness {
+// start serves the tools over the default pack; opts change the services before the server is made.
+func start(t *testing.T, opts ...func(*mcp.Deps)) *harness {
 	t.Helper()
 	r, rc := redistest.StartWithDefaultPack(t)
 	ctx := context.Background()
@@ -56,6 +57,9 @@ func start(t *testing.T) *harness {
 		ETFs: &shariah.ETFs{Ref: ref, Screener: sc, Results: sredis.NewResultStore(rc), Catalogs: cats}, Ref: ref, Catalogs: cats,
 		Insights: &shariah.Insights{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
 		News: sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sk}
+	for _, o := range opts {
+		o(&d)
+	}
 	s := mcp.New(d)
 	c, err := client.NewInProcessClient(s)
 	if err != nil {

@@ -90,6 +90,7 @@ func (d Deps) families() []struct {
 		{d.News != nil, d.newsTools},
 		{d.Filings != nil, d.filingsTools},
 		{d.Insights != nil, d.insightsTools},
+		{d.Ref != nil && d.Screener != nil, d.driftTools},
 		{d.Ref != nil && d.Catalogs != nil, d.dividendTools},
 		{d.ETFs != nil, d.etfTools},
 		{d.Screener != nil && d.Catalogs != nil, d.portfolioTools},
