@@ -129,6 +129,12 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/insights/{symbol}/peer-percentiles", Auth: authHeader, Handler: s.peerPercentiles},
 		{Method: G, Path: "/api/insights/{symbol}/cashflow", Auth: authHeader, Handler: s.cashflow},
 		{Method: G, Path: "/api/insights/{symbol}/staleness", Auth: authHeader, Handler: s.staleness},
+		// pictures: no key, embeddable anywhere; stored data only (pictures.go)
+		{Method: G, Path: "/api/badge/{symbol}.svg", Handler: s.badge},
+		{Method: G, Path: "/api/insights/{symbol}/trajectory.svg", Handler: s.trajectorySVG},
+		// the dashboard page and its embedded assets; the page asks for a key (dashboard.go)
+		{Method: G, Path: "/dashboard", Handler: s.dashboardPage},
+		{Method: G, Path: "/dashboard/assets/{file}", Handler: s.dashboardAsset},
 	}
 	if s.BenchRoutes {
 		// Load-test pair (health.go): the same constant body, bare and through the full key + meter path (1 token).
