@@ -150,6 +150,7 @@
       try {
         const ix = await api("/api/screen-bulk/indices");
         $("an-index").replaceChildren(...ix.indices.map((i) => { const o = el("option", i.index_name + " - " + i.description); o.value = i.index_name; return o; }));
+        if (ix.indices.some((i) => i.index_name === "SP500")) $("an-index").value = "SP500";
         indicesLoaded = true;
       } catch (e) {
         show("an-message", "Could not list the indices: " + e.message);
