@@ -93,7 +93,8 @@
     const days = Number($("op-range").value);
     const to = new Date();
     const from = new Date(to.getTime() - days * 86400000);
-    return { from: from.toISOString().replace(/\.\d+Z$/, "Z"), to: to.toISOString().replace(/\.\d+Z$/, "Z"), granularity: days <= 2 ? "hour" : "day" };
+    return { from: from.toISOString().replace(/\.\d+Z$/, "Z"), to: to.toISOString().replace(/\.\d+Z$/, "Z"), granularity: days <= 2 ? "hour" : "day",
+      span: [Math.floor(from.getTime() / 1000), Math.floor(to.getTime() / 1000)] };
   }
   async function loadOperator() {
     const r = range();
@@ -120,9 +121,9 @@
     $("op-totals").replaceChildren(...cards.map(([k, v]) => { const d = el("div", null, "card"); d.appendChild(el("span", k, "muted")); d.appendChild(el("b", v)); return d; }));
     const pts = (usage.series && usage.series[0] && usage.series[0].points) || [];
     const xs = pts.map((p) => Date.parse(p.time) / 1000);
-    plot("chart-usage", [xs, pts.map((p) => p.requests), pts.map((p) => p.errors_4xx), pts.map((p) => p.errors_5xx)],
+    plot("chart-usage", r.span, [xs, pts.map((p) => p.requests), pts.map((p) => p.errors_4xx), pts.map((p) => p.errors_5xx)],
       [{ label: "requests", stroke: "#0969da" }, { label: "4xx", stroke: "#bf8700" }, { label: "5xx", stroke: "#b42318" }]);
-    plot("chart-latency", [xs, pts.map((p) => p.p50_ms), pts.map((p) => p.p95_ms), pts.map((p) => p.p99_ms)],
+    plot("chart-latency", r.span, [xs, pts.map((p) => p.p50_ms), pts.map((p) => p.p95_ms), pts.map((p) => p.p99_ms)],
       [{ label: "p50", stroke: "#1a7f37" }, { label: "p95", stroke: "#bf8700" }, { label: "p99", stroke: "#b42318" }]);
     fill("op-routes", routes.routes.map((x) => row([x.method, x.route, fmt(x.requests), fmt(x.tokens), fmt(x.errors_4xx), fmt(x.errors_5xx),
       pctOf(x.error_rate), fmt(x.p50_ms, 1), fmt(x.p95_ms, 1), fmt(x.p99_ms, 1)], [2, 3, 4, 5, 6, 7, 8, 9])), "No requests in this range.", 10);
@@ -131,13 +132,14 @@
     fill("op-quota", quota.events.map((ev) => row([ev.time.replace("T", " ").replace("Z", ""), ev.kind === "quota_exhausted" ? "quota exhausted" : "overage started",
       ev.key_prefix, ev.plan, fmt(ev.requests)], [4])), "No quota events in this range.", 5);
   }
-  function plot(id, data, series) {
+  // plot draws a time series over the whole range asked for (not only the buckets that have requests).
+  function plot(id, span, data, series) {
     const box = $(id);
     if (charts[id]) { charts[id].destroy(); delete charts[id]; }
     box.replaceChildren();
     if (data[0].length === 0) { box.appendChild(el("p", "No data in this range.", "muted")); return; }
     charts[id] = new uPlot({ width: Math.max(320, box.clientWidth || 480), height: 240, series: [{}].concat(series.map((s) => Object.assign({ width: 2 }, s))),
-      axes: [{}, { size: 60 }], scales: { x: { time: true } } }, data, box);
+      axes: [{}, { size: 60 }], scales: { x: { time: true, range: span } } }, data, box);
   }
   $("op-refresh").addEventListener("click", loadOperator);
   $("op-range").addEventListener("change", loadOperator);
