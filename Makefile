@@ -4,7 +4,7 @@ BIN     := bin/shariah
 DATA    ?= $(abspath ../shared/data)
 PKG     := github.com/shariah-screen/shariah
 
-.PHONY: help build run test lint bench load sizing smoke services-up services-down up down cluster-up cluster-down migrate clean
+.PHONY: help build run test lint bench load sizing smoke screenshots services-up services-down up down cluster-up cluster-down migrate clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-14s %s\n", $$1, $$2}'
@@ -34,6 +34,9 @@ lint: ## gofmt, vet, the import direction of the layout, and Redocly's lint of t
 	$(GO) vet ./...
 	scripts/check-imports.sh
 	scripts/lint-openapi.sh
+
+screenshots: ## the dashboard's screenshots for the README (headless Chromium over a seeded server): docs/img/dashboard-*.png
+	SHARIAH_SCREENSHOTS=$(abspath docs/img) $(GO) test -count=1 -run '^TestDashboardInChromium$$' ./edge/
 
 bench: ## Go benchmarks: the meter and its token lease (real Redis), search and suggest, the inline-XBRL reader and the companyfacts.zip path
 	scripts/install-services.sh

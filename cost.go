@@ -75,7 +75,7 @@ func indexWide(m, p string) TokenCost {
 func heavy(m, p string) TokenCost { return TokenCost{Method: m, Path: p, Tokens: 50, Class: CostHeavy} }
 
 // DefaultTokenCosts is the token-cost table for every route of the API:
-// 0 for health, education, disclaimers, keys, billing and auth/me; 1 for lightweight reads (search,
+// 0 for health, education, disclaimers, keys, billing, auth/me and the pictures (badge, trajectory SVG); 1 for lightweight reads (search,
 // suggest, news, watchlists, listings); 2 for standard reads (quotes, OHLC, cached results, records);
 // 5 for a cached screen and 10 for a fresh one; 5 for the index-wide trajectory analytics; 2 per symbol for batches, capped at 50; 50 for a bulk
 // index run or an ETF screen.
@@ -134,6 +134,8 @@ func DefaultTokenCosts() TokenCosts {
 		std(G, "/api/insights/{symbol}/cashflow"),
 		// trajectory analytics read a whole index's filed quarters in one query: priced as a cached screening
 		indexWide(G, "/api/insights/drift"), indexWide(G, "/api/insights/sector-medians"),
+		// pictures: no key (embedded in other pages), stored data only
+		free(G, "/api/badge/{symbol}.svg"), free(G, "/api/insights/{symbol}/trajectory.svg"),
 		std(P, "/api/terminal/agent"),
 		// watchlists
 		light(G, "/api/watchlists"), light(P, "/api/watchlists"), light(G, "/api/watchlists/{watchlist_id}"),

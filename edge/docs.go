@@ -1,21 +1,13 @@
 package edge
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"embed"
 	"encoding/json"
-	"fmt"
-	"io"
-	"path"
-	"strings"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gofiber/fiber/v2"
-
-	shariah "github.com/shariah-screen/shariah"
 )
 
 // The OpenAPI document is written by hand in openapi.yaml and served as JSON at /openapi.json. The
@@ -88,50 +80,9 @@ func (s *Server) redocPage(c *fiber.Ctx) error {
 	return c.SendString(redocHTML)
 }
 
-var (
-	plainOnce   sync.Once
-	plainAssets = map[string][]byte{}
-)
+var docsAssets = &assetDir{fs: docsFS, dir: "docs", what: "documentation"}
 
-// docsAsset serves an embedded asset, gzip-encoded when the client accepts it, else decompressed
-// (once, then kept).
-func (s *Server) docsAsset(c *fiber.Ctx) error {
-	name := path.Base(c.Params("file"))
-	gz, err := docsFS.ReadFile("docs/" + name + ".gz")
-	if err != nil {
-		return shariah.Errorf(shariah.ENOTFOUND, "No such documentation asset.")
-	}
-	switch {
-	case strings.HasSuffix(name, ".js"):
-		c.Set(fiber.HeaderContentType, "application/javascript; charset=utf-8")
-	case strings.HasSuffix(name, ".css"):
-		c.Set(fiber.HeaderContentType, "text/css; charset=utf-8")
-	}
-	c.Set(fiber.HeaderCacheControl, "public, max-age=86400")
-	c.Vary(fiber.HeaderAcceptEncoding)
-	if strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
-		c.Set(fiber.HeaderContentEncoding, "gzip")
-		return c.Send(gz)
-	}
-	plainOnce.Do(func() {
-		entries, _ := docsFS.ReadDir("docs")
-		for _, e := range entries {
-			raw, _ := docsFS.ReadFile("docs/" + e.Name())
-			zr, err := gzip.NewReader(bytes.NewReader(raw))
-			if err != nil {
-				continue
-			}
-			b, err := io.ReadAll(zr)
-			if err == nil {
-				plainAssets[strings.TrimSuffix(e.Name(), ".gz")] = b
-			}
-		}
-	})
-	b, ok := plainAssets[name]
-	if !ok {
-		return fmt.Errorf("asset %s does not decompress", name)
-	}
-	return c.Send(b)
-}
+// docsAsset serves an embedded asset of the documentation pages.
+func (s *Server) docsAsset(c *fiber.Ctx) error { return docsAssets.serve(c) }
 
 func (s *Server) metricsHandler(c *fiber.Ctx) error { return s.metrics.handler(c) }

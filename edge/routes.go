@@ -132,6 +132,12 @@ func (s *Server) routeTable() []route {
 		// trajectory analytics over an index or a watchlist (insights.go)
 		{Method: G, Path: "/api/insights/drift", Auth: authHeader, Handler: s.drift},
 		{Method: G, Path: "/api/insights/sector-medians", Auth: authHeader, Handler: s.sectorMedians},
+		// pictures: no key, embeddable anywhere; stored data only (pictures.go)
+		{Method: G, Path: "/api/badge/{symbol}.svg", Handler: s.badge},
+		{Method: G, Path: "/api/insights/{symbol}/trajectory.svg", Handler: s.trajectorySVG},
+		// the dashboard page and its embedded assets; the page asks for a key (dashboard.go)
+		{Method: G, Path: "/dashboard", Handler: s.dashboardPage},
+		{Method: G, Path: "/dashboard/assets/{file}", Handler: s.dashboardAsset},
 	}
 	if s.BenchRoutes {
 		// Load-test pair (health.go): the same constant body, bare and through the full key + meter path (1 token).

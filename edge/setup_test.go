@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	// Pages, scripts and metrics are text: validate them as strings.
-	for _, ct := range []string{"text/html", "application/javascript", "text/css", "text/plain"} {
+	for _, ct := range []string{"text/html", "application/javascript", "text/css", "text/plain", "image/svg+xml"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
 	}
 	doc, _, err := edge.OpenAPI()

@@ -5,7 +5,8 @@
 #
 #   0 domain      .                          the rules and services, in the domain's words
 #   1 data        rules education datapack/defaultpack ingest/httpx internal/testsvc internal/tools/*
-#                                            embedded data and leaf helpers: the domain at most
+#                 svgchart                   embedded data and leaf helpers (svgchart: pictures drawn
+#                                            from domain values): the domain at most
 #   2 readers     ingest ingest/*            fetch and parse outside sources into domain types
 #   3 adapters    redis analytics billing datapack
 #                                            stores, payment and the data-pack loader (which may use
@@ -23,7 +24,7 @@ layer_of() {
   case "$1" in
     "") echo 0 ;;
     internal/redistest) echo 4 ;;
-    rules|education|datapack/defaultpack|ingest/httpx|internal/*) echo 1 ;;
+    rules|education|datapack/defaultpack|ingest/httpx|svgchart|internal/*) echo 1 ;;
     ingest|ingest/*) echo 2 ;;
     redis|analytics|billing|datapack) echo 3 ;;
     config) echo 4 ;;
