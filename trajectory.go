@@ -3,6 +3,7 @@ package shariah
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -93,4 +94,25 @@ func TrajectorySummary(pts []TrajectoryPoint) string {
 	}
 	s := strings.Join(parts, "; ")
 	return strings.ToUpper(s[:1]) + s[1:] + fmt.Sprintf(" over %d quarters (%s to %s).", len(pts), first.PeriodEnd, last.PeriodEnd)
+}
+
+// FiledTrajectoriesOf computes the quarterly trajectories of a data pack's companies from their filed
+// fundamentals (a quarter whose total assets come from FiledSources; illustrative periods give none),
+// by symbol, oldest quarter first. `shariah load --shared` writes them, so the inline-XBRL 10-Qs of the
+// shared data set have a trajectory before any SEC ingest has run.
+func FiledTrajectoriesOf(fs []Fundamentals) map[string][]TrajectoryPoint {
+	bySym := map[string][]Fundamentals{}
+	for _, f := range fs {
+		if ta, ok := f.Facts[TotalAssets]; ok && slices.Contains(FiledSources, ta.Source) {
+			bySym[f.Symbol] = append(bySym[f.Symbol], f)
+		}
+	}
+	out := map[string][]TrajectoryPoint{}
+	for sym, periods := range bySym {
+		slices.SortStableFunc(periods, func(a, b Fundamentals) int { return strings.Compare(a.PeriodEnd, b.PeriodEnd) })
+		if pts := TrajectoryOf(periods); len(pts) > 0 {
+			out[sym] = pts
+		}
+	}
+	return out
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/datapack"
 	"github.com/shariah-screen/shariah/datapack/defaultpack"
 	"github.com/shariah-screen/shariah/education"
@@ -52,7 +54,8 @@ func runLoad(args []string) error {
 	if err != nil {
 		return err
 	}
-	l := &loader{st: sredis.NewRefStore(rc).WithQuoteBodies(edu.QuoteBodies()), sukuk: sredis.NewSukukStore(rc), asJSON: *asJSON, maxProblems: *maxProblems}
+	l := &loader{st: sredis.NewRefStore(rc).WithQuoteBodies(edu.QuoteBodies()), sukuk: sredis.NewSukukStore(rc), asJSON: *asJSON, maxProblems: *maxProblems, e: e}
+	defer l.close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	run := func(what string, read func() (*datapack.Pack, datapack.Extras, error)) error {
@@ -98,6 +101,9 @@ type loader struct {
 	sukuk       *sredis.SukukStore
 	asJSON      bool
 	maxProblems int
+	// e opens ClickHouse for the filed trajectories, once, when a pack has any
+	e    *env
+	traj *analytics.Trajectory
 }
 
 // load reads one pack, stores it and prints its report.
@@ -116,7 +122,46 @@ func (l *loader) load(ctx context.Context, what string, read func() (*datapack.P
 		return fmt.Errorf("%s: sukuk: %w", what, err)
 	}
 	l.report(what, rep, readTime)
+	l.trajectories(ctx, what, p)
 	return nil
+}
+
+// trajectories writes the quarterly trajectories of the pack's filed fundamentals to ClickHouse (the
+// series the trajectory routes and analytics read). ClickHouse is optional for a load: when it cannot
+// take them, a line says so and the load goes on (the SEC ingest writes them later).
+func (l *loader) trajectories(ctx context.Context, what string, p *datapack.Pack) {
+	byS := shariah.FiledTrajectoriesOf(p.Fundamentals)
+	if len(byS) == 0 {
+		return
+	}
+	if l.traj == nil {
+		db, err := openClickHouse(l.e)
+		if err != nil {
+			fmt.Printf("%s: filed trajectories not written (ClickHouse: %v)\n", what, err)
+			return
+		}
+		l.traj = &analytics.Trajectory{DB: db}
+	}
+	n := 0
+	for _, pts := range byS {
+		n += len(pts)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := l.traj.PutTrajectories(wctx, byS); err != nil {
+		fmt.Printf("%s: filed trajectories not written (ClickHouse: %v)\n", what, err)
+		return
+	}
+	if !l.asJSON {
+		fmt.Printf("%s: filed trajectories of %d companies (%d quarters) written to ClickHouse\n", what, len(byS), n)
+	}
+}
+
+// close closes the ClickHouse connection, if the load opened one.
+func (l *loader) close() {
+	if l.traj != nil {
+		_ = l.traj.DB.Close()
+	}
 }
 
 // report prints one import's counts and its first problems (or one JSON line).
