@@ -32,7 +32,9 @@ type mergedStats struct {
 	q                                 []float64
 }
 
-func (m *mergedStats) dest() []any { return []any{&m.requests, &m.tokens, &m.overage, &m.e4, &m.e5, &m.q} }
+func (m *mergedStats) dest() []any {
+	return []any{&m.requests, &m.tokens, &m.overage, &m.e4, &m.e5, &m.q}
+}
 
 func (m *mergedStats) stats() shariah.UsageStats {
 	s := shariah.UsageStats{Requests: int64(m.requests), Tokens: int64(m.tokens), Errors4xx: int64(m.e4), Errors5xx: int64(m.e5)}

@@ -75,7 +75,9 @@ func TestUsageAnalyticsFromTheAggregates(t *testing.T) {
 	ctx := context.Background()
 	r := analytics.UsageReader{DB: db}
 	week := shariah.UsageRange{From: analyticsDay, To: analyticsDay.Add(7 * 24 * time.Hour)}
-	at := func(d, h int) time.Time { return analyticsDay.Add(time.Duration(d)*24*time.Hour + time.Duration(h)*time.Hour) }
+	at := func(d, h int) time.Time {
+		return analyticsDay.Add(time.Duration(d)*24*time.Hour + time.Duration(h)*time.Hour)
+	}
 
 	t.Run("by day, no grouping", func(t *testing.T) {
 		rep, err := r.UsageSeries(ctx, shariah.UsageQuery{Range: week, Granularity: "day", GroupBy: "none"})
