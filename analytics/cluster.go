@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 
@@ -23,7 +24,7 @@ import (
 //
 // A materialized view (CREATE MATERIALIZED VIEW ... TO aggregate AS SELECT ... FROM usage_events) is
 // created ON CLUSTER over the local tables: from NAME_local into the aggregate's replicated local table,
-// whose Distributed table is read. ALTER TABLE ... ADD COLUMN runs on both tables, ON CLUSTER.
+// whose Distributed table is read. ALTER TABLE ... ADD COLUMN runs on NAME_local, ON CLUSTER, and NAME is made again over it.
 //
 // The code reads and writes NAME as on a single node. Writes through the Distributed table go to one
 // replica of the shard (internal_replication: the local one when the server is a replica), synchronously
@@ -129,11 +130,20 @@ var firstSortColumn = regexp.MustCompile(`ORDER BY \(?\s*([A-Za-z_][A-Za-z0-9_]*
 // form is an error: it needs a cluster form written for it.
 func (db *DB) clusterStatements(stmt string) ([]string, error) {
 	if m := alterTable.FindStringSubmatch(stmt); m != nil && m[1] == db.Name {
-		// the column goes to both tables: the data (replicated: one replica per shard runs it and
-		// ZooKeeper carries it to the others) and the Distributed table over it
+		// The column goes to the data (replicated: one replica per shard runs the ALTER and ZooKeeper
+		// carries it to the others). 18.16 refuses an ALTER ON CLUSTER of the Distributed table (not
+		// replicated, on replicated shards), so that one is made again with the local table's columns
+		// (CREATE ... AS); between the two, inserts fail and the usage spool holds them.
+		key, err := db.shardKey(m[2])
+		if err != nil {
+			return nil, err
+		}
+		local := m[2] + "_local"
 		return []string{
-			"ALTER TABLE " + db.table(m[2]+"_local") + db.onCluster() + " " + m[3],
-			"ALTER TABLE " + db.table(m[2]) + db.onCluster() + " " + m[3],
+			"ALTER TABLE " + db.table(local) + db.onCluster() + " " + m[3],
+			"DROP TABLE IF EXISTS " + db.table(m[2]) + db.onCluster(),
+			"CREATE TABLE IF NOT EXISTS " + db.table(m[2]) + db.onCluster() + " AS " + db.table(local) +
+				" ENGINE = Distributed('" + db.Cluster + "', '" + db.Name + "', '" + local + "', cityHash64(" + key + "))",
 		}, nil
 	}
 	if m := createView.FindStringSubmatch(stmt); m != nil && m[1] == db.Name && m[3] == db.Name && m[6] == db.Name {
@@ -164,6 +174,29 @@ func (db *DB) clusterStatements(stmt string) ([]string, error) {
 		"CREATE TABLE IF NOT EXISTS " + db.table(name) + db.onCluster() + " " + cols +
 			" ENGINE = Distributed('" + db.Cluster + "', '" + db.Name + "', '" + local + "', cityHash64(" + key[1] + "))",
 	}, nil
+}
+
+// shardKey is the sharding column of a migration's table: the first column of its sorting key, read from
+// the migration that creates it.
+func (db *DB) shardKey(table string) (string, error) {
+	files, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return "", err
+	}
+	for _, f := range files {
+		src, err := migrationFS.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		for _, stmt := range splitStatements(strings.ReplaceAll(string(src), "{db}", db.Name)) {
+			if m := createTable.FindStringSubmatch(stmt); m != nil && m[2] == table {
+				if k := firstSortColumn.FindStringSubmatch(m[6]); k != nil {
+					return k[1], nil
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("cluster mode: no migration creates %s with a sorting key", table)
 }
 
 // checkClusterSchema refuses a database whose schema_migrations is not replicated: it was migrated

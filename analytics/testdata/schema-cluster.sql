@@ -74,11 +74,15 @@ CREATE TABLE IF NOT EXISTS shariah.trajectory ON CLUSTER `main` (
 
 ALTER TABLE shariah.usage_events_local ON CLUSTER `main` ADD COLUMN plan String DEFAULT '';
 
-ALTER TABLE shariah.usage_events ON CLUSTER `main` ADD COLUMN plan String DEFAULT '';
+DROP TABLE IF EXISTS shariah.usage_events ON CLUSTER `main`;
+
+CREATE TABLE IF NOT EXISTS shariah.usage_events ON CLUSTER `main` AS shariah.usage_events_local ENGINE = Distributed('main', 'shariah', 'usage_events_local', cityHash64(user_id));
 
 ALTER TABLE shariah.usage_events_local ON CLUSTER `main` ADD COLUMN error_code String DEFAULT '';
 
-ALTER TABLE shariah.usage_events ON CLUSTER `main` ADD COLUMN error_code String DEFAULT '';
+DROP TABLE IF EXISTS shariah.usage_events ON CLUSTER `main`;
+
+CREATE TABLE IF NOT EXISTS shariah.usage_events ON CLUSTER `main` AS shariah.usage_events_local ENGINE = Distributed('main', 'shariah', 'usage_events_local', cityHash64(user_id));
 
 CREATE TABLE IF NOT EXISTS shariah.usage_route_hourly_local ON CLUSTER `main` (
     hour DateTime,
