@@ -127,7 +127,7 @@ func TestClusterUsageWrittenThroughOneReplicaIsReadFromTheOther(t *testing.T) {
 	rows.Close()
 	want := map[string]string{"schema_migrations": "ReplicatedMergeTree", "usage_events": "Distributed", "usage_events_local": "ReplicatedMergeTree",
 		"trajectory": "Distributed", "trajectory_local": "ReplicatedReplacingMergeTree"}
-	for _, agg := range []string{"usage_route_hourly", "usage_key_hourly", "usage_hourly", "usage_quota_daily"} {
+	for _, agg := range []string{"usage_route_hourly", "usage_route_daily", "usage_key_hourly", "usage_key_daily", "usage_hourly", "usage_quota_daily"} {
 		want[agg], want[agg+"_local"], want[agg+"_mv"] = "Distributed", "ReplicatedAggregatingMergeTree", "MaterializedView"
 	}
 	if fmt.Sprint(engines) != fmt.Sprint(want) {

@@ -14,9 +14,14 @@ import (
 // Which table answers depends on the dimensions a question needs:
 //
 //	usage_route_hourly  hour x route x method x plan     fleet series (none, route, plan), routes
+//	usage_route_daily   the same per day
 //	usage_key_hourly    hour x key x plan                series by key, top keys
+//	usage_key_daily     the same per day
 //	usage_hourly        user x hour x key x route x ...  one user's routes, series by key of one route
 //	usage_quota_daily   day x kind x key                 quota events
+//
+// A range's whole UTC days are read from the daily rollup, its hours before the first and after the
+// last whole day from the hourly table (the two read as one, UNION ALL, and merged together).
 //
 // The counts of an aggregate are exact but for a spool batch shipped twice after a crash (see the
 // migration); the percentiles have the accuracy of quantilesTiming.
@@ -42,44 +47,79 @@ func (m *mergedStats) stats() shariah.UsageStats {
 	return s
 }
 
-// rangeWhere is the condition on an hourly aggregate's range, with its arguments.
-func rangeWhere(r shariah.UsageRange) (string, []any) {
-	return "hour >= toDateTime(?) AND hour < toDateTime(?)", []any{r.From.Unix(), r.To.Unix()}
+// stateColumns are the state columns every usage aggregate has.
+const stateColumns = "requests, tokens, overage, errors_4xx, errors_5xx, latency"
+
+// source is the FROM of a query over an aggregate and its rollup: the rows of the range, with the
+// dimensions dims, the time as hour and the state columns, and the arguments it binds. daily is "" for
+// a table without a rollup (or an hourly question); where (with its args) filters both.
+func source(r shariah.UsageRange, hourly, daily, dims, where string, args []any) (string, []any) {
+	part := func(table, t, cond string, cargs []any) (string, []any) {
+		q := "SELECT " + dims + ", " + t + " AS hour, " + stateColumns + " FROM " + table + " WHERE " + cond
+		if where != "" {
+			q += " AND " + where
+		}
+		return q, append(cargs, args...)
+	}
+	day := 24 * time.Hour
+	d0 := r.From.Add(day - time.Nanosecond).Truncate(day) // the first whole day
+	d1 := r.To.Truncate(day)                              // the end of the last whole day
+	if daily == "" || !d0.Before(d1) {
+		q, a := part(hourly, "hour", "hour >= toDateTime(?) AND hour < toDateTime(?)", []any{r.From.Unix(), r.To.Unix()})
+		return "(" + q + ")", a
+	}
+	var qs []string
+	var out []any
+	add := func(q string, a []any) { qs, out = append(qs, q), append(out, a...) }
+	add(part(daily, "day", "day >= toDateTime(?) AND day < toDateTime(?)", []any{d0.Unix(), d1.Unix()}))
+	if r.From.Before(d0) {
+		add(part(hourly, "hour", "hour >= toDateTime(?) AND hour < toDateTime(?)", []any{r.From.Unix(), d0.Unix()}))
+	}
+	if d1.Before(r.To) {
+		add(part(hourly, "hour", "hour >= toDateTime(?) AND hour < toDateTime(?)", []any{d1.Unix(), r.To.Unix()}))
+	}
+	return "(" + strings.Join(qs, " UNION ALL ") + ")", out
 }
 
 // UsageSeries answers a usage analytics query: one series per group, most requests first, and the
 // totals of the range.
 func (r UsageReader) UsageSeries(ctx context.Context, q shariah.UsageQuery) (shariah.UsageReport, error) {
 	rep := shariah.UsageReport{From: q.Range.From, To: q.Range.To, Granularity: q.Granularity, GroupBy: q.GroupBy, Series: []shariah.UsageSeries{}}
-	table := "usage_route_hourly"
-	group := "'all'"
+	hourly, daily := "usage_route_hourly", "usage_route_daily"
+	group, dims := "'all'", "route, plan"
 	switch q.GroupBy {
 	case "route":
 		group = "route"
 	case "plan":
 		group = "plan"
 	case "key":
-		group = "key_prefix"
-		table = "usage_key_hourly"
+		group, dims = "key_prefix", "key_prefix, plan"
+		hourly, daily = "usage_key_hourly", "usage_key_daily"
 		if q.Route != "" {
-			table = "usage_hourly" // the only one with both the key and the route
+			// the only table with both the key and the route
+			hourly, daily, dims = "usage_hourly", "", "key_prefix, route, plan"
 		}
 	}
-	where, args := rangeWhere(q.Range)
+	var conds []string
+	var args []any
 	if q.Route != "" {
-		where += " AND route = ?"
-		args = append(args, q.Route)
+		conds, args = append(conds, "route = ?"), append(args, q.Route)
 	}
 	if q.Plan != "" {
-		where += " AND plan = ?"
-		args = append(args, q.Plan)
+		conds, args = append(conds, "plan = ?"), append(args, q.Plan)
 	}
 	bucket := "hour"
 	if q.Granularity == "day" {
 		bucket = "toStartOfDay(hour)"
+	} else {
+		daily = ""
 	}
+	if daily != "" {
+		daily = r.DB.table(daily)
+	}
+	from, args := source(q.Range, r.DB.table(hourly), daily, dims, strings.Join(conds, " AND "), args)
 	rows, err := r.DB.Conn.Query(ctx, "SELECT "+group+" AS g, toUInt32("+bucket+") AS b, "+statesSQL+
-		" FROM "+r.DB.table(table)+" WHERE "+where+" GROUP BY g, b ORDER BY g, b", args...)
+		" FROM "+from+" GROUP BY g, b ORDER BY g, b", args...)
 	if err != nil {
 		return rep, err
 	}
@@ -113,7 +153,7 @@ func (r UsageReader) UsageSeries(ctx context.Context, q shariah.UsageQuery) (sha
 		return ga < gb
 	})
 	var m mergedStats
-	if err := r.DB.Conn.QueryRow(ctx, "SELECT "+statesSQL+" FROM "+r.DB.table(table)+" WHERE "+where, args...).Scan(m.dest()...); err != nil {
+	if err := r.DB.Conn.QueryRow(ctx, "SELECT "+statesSQL+" FROM "+from, args...).Scan(m.dest()...); err != nil {
 		return rep, err
 	}
 	rep.Totals = m.stats()
@@ -123,18 +163,19 @@ func (r UsageReader) UsageSeries(ctx context.Context, q shariah.UsageQuery) (sha
 // RouteUsage answers the usage per route and method over a range, most requests first: the fleet's
 // (userID "") or one user's, of one plan or all (plan "").
 func (r UsageReader) RouteUsage(ctx context.Context, rg shariah.UsageRange, plan, userID string) ([]shariah.RouteUsage, error) {
-	table := "usage_route_hourly"
-	where, args := rangeWhere(rg)
+	hourly, daily := r.DB.table("usage_route_hourly"), r.DB.table("usage_route_daily")
+	var conds []string
+	var args []any
 	if userID != "" {
-		table = "usage_hourly"
-		where = "user_id = ? AND " + where
-		args = append([]any{userID}, args...)
+		// one user's rows are contiguous in the full-grain table: no rollup needed
+		hourly, daily = r.DB.table("usage_hourly"), ""
+		conds, args = append(conds, "user_id = ?"), append(args, userID)
 	}
 	if plan != "" {
-		where += " AND plan = ?"
-		args = append(args, plan)
+		conds, args = append(conds, "plan = ?"), append(args, plan)
 	}
-	rows, err := r.DB.Conn.Query(ctx, "SELECT method, route, "+statesSQL+" FROM "+r.DB.table(table)+" WHERE "+where+
+	from, args := source(rg, hourly, daily, "method, route, plan", strings.Join(conds, " AND "), args)
+	rows, err := r.DB.Conn.Query(ctx, "SELECT method, route, "+statesSQL+" FROM "+from+
 		" GROUP BY method, route ORDER BY toUInt64(countMerge(requests)) DESC, route, method", args...)
 	if err != nil {
 		return nil, err
@@ -159,11 +200,11 @@ func (r UsageReader) RouteUsage(ctx context.Context, rg shariah.UsageRange, plan
 // TopKeys answers the keys that used the most tokens over a range (then the most requests), with the
 // key's latest plan in the range.
 func (r UsageReader) TopKeys(ctx context.Context, rg shariah.UsageRange, limit int) ([]shariah.KeyUsage, error) {
-	where, args := rangeWhere(rg)
+	from, args := source(rg, r.DB.table("usage_key_hourly"), r.DB.table("usage_key_daily"), "key_id, user_id, key_prefix, plan", "", nil)
 	rows, err := r.DB.Conn.Query(ctx, `SELECT key_prefix, user_id, argMax(plan, hour) AS p,
 		toUInt64(countMerge(requests)) AS n, toUInt64(sumMerge(tokens)) AS tok, toUInt64(sumMerge(overage)),
 		toUInt64(sumMerge(errors_4xx) + sumMerge(errors_5xx))
-		FROM `+r.DB.table("usage_key_hourly")+` WHERE `+where+`
+		FROM `+from+`
 		GROUP BY key_id, key_prefix, user_id ORDER BY tok DESC, n DESC, key_prefix LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err

@@ -163,6 +163,17 @@ func TestUsageAnalyticsFromTheAggregates(t *testing.T) {
 		if err != nil || rep.Totals.Requests != 4 {
 			t.Fatalf("11:00 day 1 to 09:00 day 2: %+v, %v", rep.Totals, err)
 		}
+		// hours of day 1 (hourly table) and the whole day 2 (daily rollup), read as one
+		for _, g := range []string{"day", "hour"} {
+			rep, err = r.UsageSeries(ctx, shariah.UsageQuery{Range: shariah.UsageRange{From: at(0, 11), To: at(2, 0)}, Granularity: g, GroupBy: "none"})
+			if err != nil || rep.Totals.Requests != 10 || rep.Totals.Tokens != 26 {
+				t.Fatalf("granularity %s, 11:00 day 1 to the end of day 2: %+v, %v", g, rep.Totals, err)
+			}
+		}
+		keys, err := r.TopKeys(ctx, shariah.UsageRange{From: at(0, 11), To: at(2, 0)}, 10)
+		if err != nil || len(keys) != 2 || keys[0].Tokens != 20 || keys[1].Tokens != 6 {
+			t.Fatalf("top keys over hours and a day: %+v, %v", keys, err)
+		}
 	})
 	t.Run("routes", func(t *testing.T) {
 		got, err := r.RouteUsage(ctx, week, "", "")

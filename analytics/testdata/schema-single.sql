@@ -92,6 +92,55 @@ SELECT toStartOfHour(ts) AS hour, key_id, user_id, key_prefix, plan,
 FROM shariah.usage_events
 GROUP BY hour, key_id, user_id, key_prefix, plan;
 
+CREATE TABLE IF NOT EXISTS shariah.usage_route_daily (
+    day DateTime,
+    route String,
+    method String,
+    plan String,
+    requests AggregateFunction(count),
+    tokens AggregateFunction(sum, UInt32),
+    overage AggregateFunction(sum, UInt32),
+    errors_4xx AggregateFunction(sum, UInt8),
+    errors_5xx AggregateFunction(sum, UInt8),
+    latency AggregateFunction(quantilesTiming(0.5, 0.95, 0.99), UInt32)
+) ENGINE = AggregatingMergeTree()
+PARTITION BY toYYYYMM(day)
+ORDER BY (day, route, method, plan);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS shariah.usage_route_daily_mv TO shariah.usage_route_daily AS
+SELECT toStartOfDay(ts) AS day, route, method, plan,
+    countState() AS requests, sumState(tokens) AS tokens, sumState(overage) AS overage,
+    sumState(toUInt8(status >= 400 AND status < 500)) AS errors_4xx,
+    sumState(toUInt8(status >= 500)) AS errors_5xx,
+    quantilesTimingState(0.5, 0.95, 0.99)(toUInt32(intDiv(latency_us + 999, 1000))) AS latency
+FROM shariah.usage_events
+GROUP BY day, route, method, plan;
+
+CREATE TABLE IF NOT EXISTS shariah.usage_key_daily (
+    day DateTime,
+    key_id String,
+    user_id String,
+    key_prefix String,
+    plan String,
+    requests AggregateFunction(count),
+    tokens AggregateFunction(sum, UInt32),
+    overage AggregateFunction(sum, UInt32),
+    errors_4xx AggregateFunction(sum, UInt8),
+    errors_5xx AggregateFunction(sum, UInt8),
+    latency AggregateFunction(quantilesTiming(0.5, 0.95, 0.99), UInt32)
+) ENGINE = AggregatingMergeTree()
+PARTITION BY toYYYYMM(day)
+ORDER BY (day, key_id, user_id, key_prefix, plan);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS shariah.usage_key_daily_mv TO shariah.usage_key_daily AS
+SELECT toStartOfDay(ts) AS day, key_id, user_id, key_prefix, plan,
+    countState() AS requests, sumState(tokens) AS tokens, sumState(overage) AS overage,
+    sumState(toUInt8(status >= 400 AND status < 500)) AS errors_4xx,
+    sumState(toUInt8(status >= 500)) AS errors_5xx,
+    quantilesTimingState(0.5, 0.95, 0.99)(toUInt32(intDiv(latency_us + 999, 1000))) AS latency
+FROM shariah.usage_events
+GROUP BY day, key_id, user_id, key_prefix, plan;
+
 CREATE TABLE IF NOT EXISTS shariah.usage_hourly (
     user_id String,
     hour DateTime,
