@@ -41,7 +41,7 @@ bench: ## Go benchmarks: the meter and its token lease (real Redis), search and 
 	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'Search|Suggest' -benchmem .
 	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'ParseInlineXBRL|CompanyFactsZip' -benchmem ./ingest/sec/
 
-bench-analytics: ## usage analytics over 100M synthetic rows in a ClickHouse of its own: insert rate, storage per row, query times cold and warm (about 15 minutes; not in make test)
+bench-analytics: ## usage analytics over 100M synthetic rows in a ClickHouse of its own: insert rate, storage per row, query times cold and warm (about 7 minutes; not in make test)
 	scripts/bench-analytics.sh
 
 load: ## wrk on loopback, free/pro/enterprise keys: metered, quote, cached screening, search, suggest vs the constant route (ratio, p50/p99, targets), p99 at 8 connections, lease and search benchmarks

@@ -74,7 +74,7 @@ while [ "$done_rows" -lt "$ROWS" ]; do
 done
 t1=$(date +%s.%N)
 echo
-awk -v n="$ROWS" -v a="$t0" -v b="$t1" 'BEGIN {printf "insert: %d rows in %.1f s, %.0f rows/s (the four views included)\n", n, b - a, n / (b - a)}'
+awk -v n="$ROWS" -v a="$t0" -v b="$t1" 'BEGIN {printf "insert: %d rows in %.1f s, %.0f rows/s (the six views included)\n", n, b - a, n / (b - a)}'
 
 echo "storage (compressed bytes in active parts, after merges settle):"
 ch -q "OPTIMIZE TABLE $DB.usage_route_hourly" >/dev/null 2>&1 || true
