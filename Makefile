@@ -4,7 +4,7 @@ BIN     := bin/shariah
 DATA    ?= $(abspath ../shared/data)
 PKG     := github.com/shariah-screen/shariah
 
-.PHONY: help build run test lint bench load sizing smoke screenshots services-up services-down up down cluster-up cluster-down migrate clean
+.PHONY: help build run test lint bench load sizing bench-analytics smoke screenshots services-up services-down up down cluster-up cluster-down migrate clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-14s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ bench: ## Go benchmarks: the meter and its token lease (real Redis), search and 
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./redis/
 	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'Search|Suggest' -benchmem .
 	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'ParseInlineXBRL|CompanyFactsZip' -benchmem ./ingest/sec/
+
+bench-analytics: ## usage analytics over 100M synthetic rows in a ClickHouse of its own: insert rate, storage per row, query times cold and warm (about 7 minutes; not in make test)
+	scripts/bench-analytics.sh
 
 load: ## wrk on loopback, free/pro/enterprise keys: metered, quote, cached screening, search, suggest vs the constant route (ratio, p50/p99, targets), p99 at 8 connections, lease and search benchmarks
 	scripts/load.sh

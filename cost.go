@@ -87,9 +87,13 @@ func DefaultTokenCosts() TokenCosts {
 		free(P, "/api/keys/generate"), free(P, "/api/keys/revoke"),
 		free(G, "/api/keys/plans"), free(G, "/api/keys/token-costs"),
 		free(G, "/api/auth/me"), free(G, "/api/auth/me/usage/daily"), free(G, "/api/auth/me/usage/recent"),
+		free(G, "/api/auth/me/usage/routes"),
 		free(P, "/api/auth/me/regenerate"),
 		free(G, "/api/keys/{api_key}/usage"), free(G, "/api/keys/{api_key}/usage/daily"),
 		free(G, "/api/keys/{api_key}/usage/recent"), free(P, "/api/keys/{api_key}/regenerate"),
+		// usage analytics (operator keys; read from aggregates)
+		std(G, "/api/analytics/usage"), std(G, "/api/analytics/routes"), std(G, "/api/analytics/top-keys"),
+		std(G, "/api/analytics/quota-events"),
 		// billing
 		free(P, "/api/billing/checkout"), free(P, "/api/billing/portal"), free(P, "/api/billing/webhook"),
 		// education and disclaimers

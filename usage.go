@@ -18,6 +18,10 @@ type UsageEvent struct {
 	Overage   int // of those, tokens beyond the allowance
 	Latency   time.Duration
 	Time      time.Time
+	Plan      string // the key's plan when it was charged (the usage analytics group by it)
+	// ErrorCode is the error envelope's code of a refused or failed request ("" for a success):
+	// QUOTA_EXCEEDED tells a quota refusal from a RATE_LIMITED 429 (quota events).
+	ErrorCode string
 }
 
 // DailyUsage is one day of a key's usage.
@@ -48,6 +52,14 @@ type UsageRecorder interface {
 type UsageReader interface {
 	DailyUsage(ctx context.Context, userID string, since time.Time) ([]DailyUsage, error)
 	RecentRequests(ctx context.Context, userID string, limit int) ([]RecentRequest, error)
+	// The usage analytics (usage_analytics.go), answered from aggregates kept as requests arrive.
+	// UsageSeries answers a query; RouteUsage the usage per route (one user's, or all with userID "";
+	// a plan "" for all plans), most requests first; TopKeys the keys with the most tokens; QuotaEvents
+	// the quota events, newest first.
+	UsageSeries(ctx context.Context, q UsageQuery) (UsageReport, error)
+	RouteUsage(ctx context.Context, r UsageRange, plan, userID string) ([]RouteUsage, error)
+	TopKeys(ctx context.Context, r UsageRange, limit int) ([]KeyUsage, error)
+	QuotaEvents(ctx context.Context, r UsageRange, limit int) ([]QuotaEvent, error)
 }
 
 // UsageSpoolStats is the state of an edge's usage spool (the journal of usage events on its way to

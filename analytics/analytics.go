@@ -146,6 +146,11 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 			return done, fmt.Errorf("migration %s: %w", base, err)
 		}
 		for _, stmt := range stmts {
+			if has, err := db.hasAddedColumn(ctx, stmt); err != nil {
+				return done, fmt.Errorf("migration %s: %w", base, err)
+			} else if has {
+				continue
+			}
 			if err := db.Conn.Exec(ctx, stmt); err != nil {
 				return done, fmt.Errorf("migration %s: %w", base, err)
 			}
@@ -215,6 +220,25 @@ func (db *DB) Schema() ([]string, error) {
 		out = append(out, stmts...)
 	}
 	return out, nil
+}
+
+// alterAddColumn is the form of a migration that adds a column: ALTER TABLE db.table [ON CLUSTER c]
+// ADD COLUMN name ..., one column per statement.
+var alterAddColumn = regexp.MustCompile(`^ALTER TABLE ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)(?: ON CLUSTER ` + "`[^`]*`" + `)? ADD COLUMN ([A-Za-z_][A-Za-z0-9_]*) `)
+
+// hasAddedColumn reports whether stmt adds a column the table already has. 18.16 has no ADD COLUMN IF
+// NOT EXISTS, and a migration interrupted before being recorded runs again: its ADD COLUMN statements
+// that took effect are skipped. (On a cluster, the local server's table answers for every replica: ON
+// CLUSTER ran the ALTER everywhere or is still running it.)
+func (db *DB) hasAddedColumn(ctx context.Context, stmt string) (bool, error) {
+	m := alterAddColumn.FindStringSubmatch(stmt)
+	if m == nil {
+		return false, nil
+	}
+	var n uint64
+	err := db.Conn.QueryRow(ctx, "SELECT toUInt64(count()) FROM system.columns WHERE database = ? AND table = ? AND name = ?",
+		m[1], m[2], m[3]).Scan(&n)
+	return n > 0, err
 }
 
 // splitStatements splits a migration file on semicolons at line ends and drops comment-only parts.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 
@@ -20,6 +21,10 @@ import (
 //   - NAME, a Distributed table over NAME_local on the cluster, sharded by the first column of the
 //     sorting key (cityHash64), so the rows that FINAL or DISTINCT compare (one symbol's quarters, one
 //     user's requests) are always on one shard.
+//
+// A materialized view (CREATE MATERIALIZED VIEW ... TO aggregate AS SELECT ... FROM usage_events) is
+// created ON CLUSTER over the local tables: from NAME_local into the aggregate's replicated local table,
+// whose Distributed table is read. ALTER TABLE ... ADD COLUMN runs on NAME_local, ON CLUSTER, and NAME is made again over it.
 //
 // The code reads and writes NAME as on a single node. Writes through the Distributed table go to one
 // replica of the shard (internal_replication: the local one when the server is a replica), synchronously
@@ -112,15 +117,46 @@ func (db *DB) zkPath(table string) string {
 // *MergeTree table with PARTITION BY / ORDER BY after the engine.
 var createTable = regexp.MustCompile(`(?s)^CREATE TABLE IF NOT EXISTS ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*) (\(.*\)) ENGINE = ([A-Za-z]*MergeTree)\(([^)]*)\)(\s.*)$`)
 
+// alterTable is an ALTER TABLE of a migration's table (ADD COLUMN; see hasAddedColumn).
+var alterTable = regexp.MustCompile(`(?s)^ALTER TABLE ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*) (ADD COLUMN .*)$`)
+
+// createView is a materialized view writing TO a table, selecting FROM one table (no join, no subquery).
+var createView = regexp.MustCompile(`(?s)^CREATE MATERIALIZED VIEW IF NOT EXISTS ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*) TO ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*) AS\s+(SELECT\s.*?)FROM ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)(\s.*|)$`)
+
 var firstSortColumn = regexp.MustCompile(`ORDER BY \(?\s*([A-Za-z_][A-Za-z0-9_]*)`)
 
 // clusterStatements turns one migration statement (its {db} replaced) into its cluster form: the
 // replicated local table and the Distributed table under the statement's name. A statement of another
 // form is an error: it needs a cluster form written for it.
 func (db *DB) clusterStatements(stmt string) ([]string, error) {
+	if m := alterTable.FindStringSubmatch(stmt); m != nil && m[1] == db.Name {
+		// The column goes to the data (replicated: one replica per shard runs the ALTER and ZooKeeper
+		// carries it to the others). 18.16 refuses an ALTER ON CLUSTER of the Distributed table (not
+		// replicated, on replicated shards), so that one is made again with the local table's columns
+		// (CREATE ... AS); between the two, inserts fail and the usage spool holds them.
+		key, err := db.shardKey(m[2])
+		if err != nil {
+			return nil, err
+		}
+		local := m[2] + "_local"
+		return []string{
+			"ALTER TABLE " + db.table(local) + db.onCluster() + " " + m[3],
+			"DROP TABLE IF EXISTS " + db.table(m[2]) + db.onCluster(),
+			"CREATE TABLE IF NOT EXISTS " + db.table(m[2]) + db.onCluster() + " AS " + db.table(local) +
+				" ENGINE = Distributed('" + db.Cluster + "', '" + db.Name + "', '" + local + "', cityHash64(" + key + "))",
+		}, nil
+	}
+	if m := createView.FindStringSubmatch(stmt); m != nil && m[1] == db.Name && m[3] == db.Name && m[6] == db.Name {
+		// Each server's view watches its local table and writes to its local aggregate: an insert
+		// reaches one replica of the shard, whose view aggregates it; the aggregate table replicates
+		// the result (a part fetched by replication does not fire a view, so nothing counts twice).
+		// Reads go through the aggregate's Distributed table.
+		return []string{"CREATE MATERIALIZED VIEW IF NOT EXISTS " + db.table(m[2]) + db.onCluster() +
+			" TO " + db.table(m[4]+"_local") + " AS\n" + m[5] + "FROM " + db.table(m[7]+"_local") + m[8]}, nil
+	}
 	m := createTable.FindStringSubmatch(stmt)
 	if m == nil || m[1] != db.Name {
-		return nil, fmt.Errorf("cluster mode has no translation of %q (only CREATE TABLE IF NOT EXISTS ... ENGINE = *MergeTree(...))", firstLine(stmt))
+		return nil, fmt.Errorf("cluster mode has no translation of %q (only CREATE TABLE IF NOT EXISTS ... ENGINE = *MergeTree(...), CREATE MATERIALIZED VIEW IF NOT EXISTS ... TO ... FROM one table, ALTER TABLE ... ADD COLUMN)", firstLine(stmt))
 	}
 	name, cols, engine, args, rest := m[2], m[3], m[4], strings.TrimSpace(m[5]), m[6]
 	key := firstSortColumn.FindStringSubmatch(rest)
@@ -138,6 +174,29 @@ func (db *DB) clusterStatements(stmt string) ([]string, error) {
 		"CREATE TABLE IF NOT EXISTS " + db.table(name) + db.onCluster() + " " + cols +
 			" ENGINE = Distributed('" + db.Cluster + "', '" + db.Name + "', '" + local + "', cityHash64(" + key[1] + "))",
 	}, nil
+}
+
+// shardKey is the sharding column of a migration's table: the first column of its sorting key, read from
+// the migration that creates it.
+func (db *DB) shardKey(table string) (string, error) {
+	files, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return "", err
+	}
+	for _, f := range files {
+		src, err := migrationFS.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		for _, stmt := range splitStatements(strings.ReplaceAll(string(src), "{db}", db.Name)) {
+			if m := createTable.FindStringSubmatch(stmt); m != nil && m[2] == table {
+				if k := firstSortColumn.FindStringSubmatch(m[6]); k != nil {
+					return k[1], nil
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("cluster mode: no migration creates %s with a sorting key", table)
 }
 
 // checkClusterSchema refuses a database whose schema_migrations is not replicated: it was migrated

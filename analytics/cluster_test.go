@@ -101,7 +101,7 @@ func TestClusterUsageWrittenThroughOneReplicaIsReadFromTheOther(t *testing.T) {
 	t.Parallel()
 	c, name := testsvc.ClickHouseClusterDB(t)
 	r1, r2 := openOn(t, c, 0, name), openOn(t, c, 1, name)
-	if applied := migrate(t, c, r1); len(applied) != 2 {
+	if applied := migrate(t, c, r1); len(applied) != 3 {
 		t.Fatalf("applied %v", applied)
 	}
 	// Idempotent from either replica: schema_migrations is replicated too.
@@ -127,6 +127,9 @@ func TestClusterUsageWrittenThroughOneReplicaIsReadFromTheOther(t *testing.T) {
 	rows.Close()
 	want := map[string]string{"schema_migrations": "ReplicatedMergeTree", "usage_events": "Distributed", "usage_events_local": "ReplicatedMergeTree",
 		"trajectory": "Distributed", "trajectory_local": "ReplicatedReplacingMergeTree"}
+	for _, agg := range []string{"usage_route_hourly", "usage_route_daily", "usage_key_hourly", "usage_key_daily", "usage_hourly", "usage_quota_daily"} {
+		want[agg], want[agg+"_local"], want[agg+"_mv"] = "Distributed", "ReplicatedAggregatingMergeTree", "MaterializedView"
+	}
 	if fmt.Sprint(engines) != fmt.Sprint(want) {
 		t.Fatalf("tables on the second replica: %v, want %v", engines, want)
 	}
@@ -163,6 +166,16 @@ func TestClusterUsageWrittenThroughOneReplicaIsReadFromTheOther(t *testing.T) {
 	}
 	if len(recent) != 3 || recent[0].RequestID != "r-0249" || recent[2].RequestID != "r-0247" {
 		t.Fatalf("recent from the second replica: %+v", recent)
+	}
+	// The aggregates: the view on the replica that took the insert aggregated it once; the second
+	// replica holds the same through replication of the aggregate table.
+	syncReplica(t, r2, "usage_route_hourly_local")
+	if got := count(t, r2, "SELECT toUInt64(countMerge(requests)) FROM "+r2.Name+".usage_route_hourly_local"); got != n {
+		t.Fatalf("the second replica's aggregate counts %d requests, want %d", got, n)
+	}
+	routes, err := analytics.UsageReader{DB: r2}.RouteUsage(context.Background(), shariah.UsageRange{From: day1.Add(-time.Hour), To: day1.Add(72 * time.Hour)}, "", "")
+	if err != nil || len(routes) != 1 || routes[0].Requests != n || routes[0].Errors5xx != 5 {
+		t.Fatalf("routes read from the second replica: %+v, %v", routes, err)
 	}
 }
 

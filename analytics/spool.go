@@ -495,8 +495,13 @@ func (j *journal) removeFiles() {
 	os.Remove(filepath.Join(j.dir, "shipped"))
 }
 
-// spoolVersion prefixes every line, so a later format can be told apart.
-const spoolVersion = "u1"
+// spoolVersion prefixes every line, so a later format can be told apart. u2 adds the plan and the error
+// code after u1's fields; u1 lines (written by an edge before the upgrade, still in a spool) are read
+// with both empty.
+const (
+	spoolVersion   = "u2"
+	spoolVersionV1 = "u1"
+)
 
 // encodeEvent appends an event's line (newline included).
 func encodeEvent(b []byte, e shariah.UsageEvent) []byte {
@@ -508,6 +513,10 @@ func encodeEvent(b []byte, e shariah.UsageEvent) []byte {
 	for _, n := range []int64{int64(e.Status), int64(e.Tokens), int64(e.Overage), e.Latency.Microseconds(), e.Time.UnixMilli()} {
 		b = append(b, '\t')
 		b = strconv.AppendInt(b, n, 10)
+	}
+	for _, s := range []string{e.Plan, e.ErrorCode} {
+		b = append(b, '\t')
+		b = appendQuoted(b, s)
 	}
 	return append(b, '\n')
 }
@@ -525,10 +534,10 @@ func appendQuoted(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// decodeEvent reads a line written by encodeEvent (without its newline).
+// decodeEvent reads a line written by encodeEvent (without its newline), or by the u1 format.
 func decodeEvent(line []byte) (shariah.UsageEvent, error) {
 	str := string(line) // one allocation: the fields below are slices of it
-	var f [12]string
+	var f [14]string
 	n := 0
 	for n < len(f)-1 {
 		k := strings.IndexByte(str, '\t')
@@ -539,8 +548,9 @@ func decodeEvent(line []byte) (shariah.UsageEvent, error) {
 		n++
 	}
 	f[n] = str
-	if n != len(f)-1 || strings.IndexByte(str, '\t') >= 0 || f[0] != spoolVersion {
-		return shariah.UsageEvent{}, fmt.Errorf("usage spool: malformed line (%d fields)", n+1)
+	fields := n + 1
+	if strings.IndexByte(str, '\t') >= 0 || !(f[0] == spoolVersion && fields == 14 || f[0] == spoolVersionV1 && fields == 12) {
+		return shariah.UsageEvent{}, fmt.Errorf("usage spool: malformed line (%d fields)", fields)
 	}
 	var s [6]string
 	for i := range s {
@@ -558,9 +568,20 @@ func decodeEvent(line []byte) (shariah.UsageEvent, error) {
 		}
 		num[i] = v
 	}
+	var more [2]string // u2: plan and error code
+	for i := range more {
+		if fields == 12 {
+			break
+		}
+		v, err := unquote(f[12+i])
+		if err != nil {
+			return shariah.UsageEvent{}, fmt.Errorf("usage spool: field %d: %w", 12+i, err)
+		}
+		more[i] = v
+	}
 	return shariah.UsageEvent{RequestID: s[0], KeyID: s[1], UserID: s[2], KeyPrefix: s[3], Method: s[4], Route: s[5],
 		Status: int(num[0]), Tokens: int(num[1]), Overage: int(num[2]), Latency: time.Duration(num[3]) * time.Microsecond,
-		Time: time.UnixMilli(num[4]).UTC()}, nil
+		Time: time.UnixMilli(num[4]).UTC(), Plan: more[0], ErrorCode: more[1]}, nil
 }
 
 // unquote is strconv.Unquote of a quoted field, taking the inside as it is when nothing is escaped.

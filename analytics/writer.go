@@ -337,7 +337,7 @@ func (w *UsageWriter) dropDrained() {
 
 func (w *UsageWriter) insert(ctx context.Context, batch []shariah.UsageEvent) error {
 	b, err := w.db.Conn.PrepareBatch(w.db.writeContext(ctx), "INSERT INTO "+w.db.table("usage_events")+
-		" (request_id, key_id, user_id, key_prefix, method, route, status, tokens, overage, latency_us, ts, ts_ms)")
+		" (request_id, key_id, user_id, key_prefix, method, route, status, tokens, overage, latency_us, ts, ts_ms, plan, error_code)")
 	if err != nil {
 		return err
 	}
@@ -345,7 +345,7 @@ func (w *UsageWriter) insert(ctx context.Context, batch []shariah.UsageEvent) er
 		t := e.Time.UTC()
 		if err := b.Append(e.RequestID, e.KeyID, e.UserID, e.KeyPrefix, e.Method, e.Route, uint16(e.Status),
 			uint32(max(e.Tokens, 0)), uint32(max(e.Overage, 0)), uint64(max(e.Latency.Microseconds(), 0)),
-			t.Truncate(time.Second), uint64(max(t.UnixMilli(), 0))); err != nil {
+			t.Truncate(time.Second), uint64(max(t.UnixMilli(), 0)), e.Plan, e.ErrorCode); err != nil {
 			_ = b.Abort()
 			return err
 		}

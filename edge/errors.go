@@ -43,6 +43,7 @@ var statusOf = map[string]int{
 // HTTP_<status> codes; anything else is a 500 that shows nothing of its cause, only the request id.
 func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	status, body := s.errorBody(c, err)
+	c.Locals(errCodeKey, body.Code)
 	if status == http.StatusServiceUnavailable && len(c.Response().Header.Peek(fiber.HeaderRetryAfter)) == 0 {
 		c.Set(fiber.HeaderRetryAfter, "1")
 	}

@@ -41,10 +41,13 @@ func (s *Server) outer(c *fiber.Ctx) error {
 	if ch != nil {
 		tokens, prefix = ch.Tokens, ch.Key.Prefix
 		s.metrics.tokensOf(ch.Key.Plan).Add(float64(ch.Tokens))
+		// Refusals are recorded too (a charge exists: QUOTA_EXCEEDED, RATE_LIMITED, an inactive key),
+		// with 0 tokens: the usage analytics count them and the quota events read the error code.
+		code, _ := c.Locals(errCodeKey).(string)
 		s.Usage.Record(shariah.UsageEvent{
 			RequestID: rid, KeyID: ch.Key.ID, UserID: ch.Key.UserID, KeyPrefix: ch.Key.Prefix,
 			Method: method, Route: route, Status: status, Tokens: ch.Tokens, Overage: ch.Overage,
-			Latency: lat, Time: start.UTC(),
+			Latency: lat, Time: start.UTC(), Plan: ch.Key.Plan, ErrorCode: code,
 		})
 	}
 	if s.AccessLog {

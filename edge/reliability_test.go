@@ -95,10 +95,16 @@ func TestHealthReadinessAndUsageUnderOutages(t *testing.T) {
 			t.Fatalf("metered request with ClickHouse hung: %d %s", r.StatusCode, r.body)
 		}
 	}
-	for _, p := range []string{"/api/auth/me/usage/daily", "/api/auth/me/usage/recent"} {
+	for _, p := range []string{"/api/auth/me/usage/daily", "/api/auth/me/usage/recent", "/api/auth/me/usage/routes"} {
 		r := get(p)
 		if r.StatusCode != http.StatusServiceUnavailable || r.errCode(t) != shariah.EUNAVAILABLE || r.Header.Get("Retry-After") == "" ||
 			r.Header.Get("X-Tokens-Charged") != "0" {
+			t.Fatalf("%s with ClickHouse hung: %d %v %s", p, r.StatusCode, r.Header, r.body)
+		}
+	}
+	op := e.newKey(t, shariah.PlanInternal) // the operator analytics too (another key: k's count stays exact)
+	for _, p := range []string{"/api/analytics/usage", "/api/analytics/routes", "/api/analytics/top-keys", "/api/analytics/quota-events"} {
+		if r := e.do(t, "GET", p, nil, key(op)); r.StatusCode != http.StatusServiceUnavailable || r.errCode(t) != shariah.EUNAVAILABLE || r.Header.Get("Retry-After") == "" {
 			t.Fatalf("%s with ClickHouse hung: %d %v %s", p, r.StatusCode, r.Header, r.body)
 		}
 	}

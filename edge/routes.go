@@ -27,12 +27,18 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/auth/me", Auth: authHeader, Handler: s.me},
 		{Method: G, Path: "/api/auth/me/usage/daily", Auth: authHeader, Handler: s.usageDaily},
 		{Method: G, Path: "/api/auth/me/usage/recent", Auth: authHeader, Handler: s.usageRecent},
+		{Method: G, Path: "/api/auth/me/usage/routes", Auth: authHeader, Handler: s.usageRoutes}, // analytics.go
 		{Method: P, Path: "/api/auth/me/regenerate", Auth: authHeader, Handler: s.regenerate},
 		// account, deprecated key-in-path routes: same behaviour as their successors (account.go)
 		{Method: G, Path: "/api/keys/{api_key}/usage", Auth: authPathKey, Handler: s.me, Successor: "/api/auth/me"},
 		{Method: G, Path: "/api/keys/{api_key}/usage/daily", Auth: authPathKey, Handler: s.usageDaily, Successor: "/api/auth/me/usage/daily"},
 		{Method: G, Path: "/api/keys/{api_key}/usage/recent", Auth: authPathKey, Handler: s.usageRecent, Successor: "/api/auth/me/usage/recent"},
 		{Method: P, Path: "/api/keys/{api_key}/regenerate", Auth: authPathKey, Handler: s.regenerate, Successor: "/api/auth/me/regenerate"},
+		// usage analytics, operator keys only (analytics.go)
+		{Method: G, Path: "/api/analytics/usage", Auth: authHeader, Handler: s.analyticsUsage},
+		{Method: G, Path: "/api/analytics/routes", Auth: authHeader, Handler: s.analyticsRoutes},
+		{Method: G, Path: "/api/analytics/top-keys", Auth: authHeader, Handler: s.analyticsTopKeys},
+		{Method: G, Path: "/api/analytics/quota-events", Auth: authHeader, Handler: s.analyticsQuotaEvents},
 		// database: search, suggestions, records, canonical symbols (database.go)
 		{Method: G, Path: "/api/database/search", Auth: authHeader, Handler: s.databaseSearch},
 		{Method: G, Path: "/api/suggest", Auth: authHeader, Handler: s.suggest},

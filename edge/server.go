@@ -270,7 +270,8 @@ const (
 	ridKey localKey = iota
 	routeKey
 	chargeKey
-	servedKey // the screening body screenFresh found (servedAnswer)
+	errCodeKey // the error envelope's code of the response (set by errorHandler), for the usage event
+	servedKey  // the screening body screenFresh found (servedAnswer)
 )
 
 var ridRE = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)
