@@ -387,3 +387,38 @@ func TestSpoolOfAKilledProcessWithUnwrittenPlaces(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+// TestIntervalShipsWhatWasPending: an interval's shipping stops once it has shipped the bytes that were
+// pending when it began (whole batches: the batch that reaches the budget is sent whole); what was
+// recorded after waits for the next interval, and a Flush ships everything.
+func TestIntervalShipsWhatWasPending(t *testing.T) {
+	t.Parallel()
+	db := setup(t)
+	w := newWriter(t, db, t.TempDir(), 0, 10, time.Hour) // not running: the test ships
+	ctx := context.Background()
+	for i := range 35 {
+		w.Record(event(i))
+	}
+	budget := w.Stats().PendingBytes // what an interval starting now would ship
+	for i := 35; i < 100; i++ {
+		w.Record(event(i)) // recorded "while it ships"
+	}
+	if err := w.ShipBudget(ctx, budget); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Stats(); st.Written != 40 { // four batches of 10: the fourth reaches the budget
+		t.Fatalf("after the interval's shipping: %+v, want 40 written", st)
+	}
+	if n := count(t, db, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events"); n != 40 {
+		t.Fatalf("%d rows in ClickHouse, want 40", n)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go w.Run(runCtx)
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Stats(); st.Written != 100 || st.PendingBytes != 0 {
+		t.Fatalf("after Flush: %+v, want 100 written", st)
+	}
+}

@@ -1,5 +1,16 @@
 package analytics
 
+import "context"
+
 // SegmentBytes is the size a journal segment is created at, for tests that build one as a killed
 // process leaves it.
 const SegmentBytes = segmentBytes
+
+// ShipBudget ships as the interval does, with a budget of bytes instead of what is pending: the test
+// stands for the events recorded while an interval's shipping runs.
+func (w *UsageWriter) ShipBudget(ctx context.Context, bytes int64) error {
+	w.adoptMu.Lock()
+	j := w.own
+	w.adoptMu.Unlock()
+	return w.ship(ctx, j, make([]byte, shipBuffer), &bytes)
+}
