@@ -363,11 +363,22 @@ func (w *UsageWriter) insert(ctx context.Context, batch []shariah.UsageEvent) er
 	if err != nil {
 		return err
 	}
-	for _, e := range batch {
+	// Column by column: Append per row converts its 14 values through reflection, and under load the
+	// shipper runs beside the edge's requests.
+	n := len(batch)
+	rid, kid, uid, kp, meth, route := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	plan, code := make([]string, n), make([]string, n)
+	status, tokens, overage := make([]uint16, n), make([]uint32, n), make([]uint32, n)
+	lat, ms := make([]uint64, n), make([]uint64, n)
+	ts := make([]time.Time, n)
+	for i, e := range batch {
 		t := e.Time.UTC()
-		if err := b.Append(e.RequestID, e.KeyID, e.UserID, e.KeyPrefix, e.Method, e.Route, uint16(e.Status),
-			uint32(max(e.Tokens, 0)), uint32(max(e.Overage, 0)), uint64(max(e.Latency.Microseconds(), 0)),
-			t.Truncate(time.Second), uint64(max(t.UnixMilli(), 0)), e.Plan, e.ErrorCode); err != nil {
+		rid[i], kid[i], uid[i], kp[i], meth[i], route[i], plan[i], code[i] = e.RequestID, e.KeyID, e.UserID, e.KeyPrefix, e.Method, e.Route, e.Plan, e.ErrorCode
+		status[i], tokens[i], overage[i] = uint16(e.Status), uint32(max(e.Tokens, 0)), uint32(max(e.Overage, 0))
+		lat[i], ts[i], ms[i] = uint64(max(e.Latency.Microseconds(), 0)), t.Truncate(time.Second), uint64(max(t.UnixMilli(), 0))
+	}
+	for i, col := range []any{rid, kid, uid, kp, meth, route, status, tokens, overage, lat, ts, ms, plan, code} {
+		if err := b.Column(i).Append(col); err != nil {
 			_ = b.Abort()
 			return err
 		}
