@@ -25,7 +25,7 @@ func (s *Server) outer(c *fiber.Ctx) error {
 		rid = uuid.Must(uuid.NewV7()).String()
 	}
 	c.Locals(ridKey, rid)
-	c.Set("X-Request-ID", rid)
+	c.Response().Header.SetCanonical(hdrRequestID, []byte(rid)) // c.Set would canonicalise the name on every request
 	if err := call(func(c *fiber.Ctx) error { return c.Next() }, c); err != nil {
 		if herr := s.errorHandler(c, err); herr != nil {
 			return herr
@@ -161,6 +161,7 @@ func (s *Server) setTokenHeaders(c *fiber.Ctx, ch *shariah.Charge) {
 }
 
 var (
+	hdrRequestID       = []byte("X-Request-Id")
 	hdrRateLimit       = []byte("X-Ratelimit-Limit")
 	hdrRateRemaining   = []byte("X-Ratelimit-Remaining")
 	hdrRateReset       = []byte("X-Ratelimit-Reset")
