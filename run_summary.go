@@ -203,20 +203,19 @@ type RunComparison struct {
 // index between two runs.
 func CompareRuns(a, b string, itemsA, itemsB []RunItem) RunComparison {
 	c := RunComparison{RunA: a, RunB: b, Changed: []StatusChange{}, NewlyCompliant: []string{}, NewlyNonCompliant: []string{}, Added: []string{}, Removed: []string{}}
-	before := map[string]string{}
-	resultA := map[string]*Result{}
-	for _, it := range itemsA {
-		before[it.Symbol], resultA[it.Symbol] = it.Status, it.Result
+	before := map[string]*RunItem{}
+	for i := range itemsA {
+		before[itemsA[i].Symbol] = &itemsA[i]
 	}
 	after := map[string]bool{}
 	for _, it := range itemsB {
 		after[it.Symbol] = true
-		from, ok := before[it.Symbol]
+		was, ok := before[it.Symbol]
 		switch {
 		case !ok:
 			c.Added = append(c.Added, it.Symbol)
-		case from != it.Status:
-			c.Changed = append(c.Changed, StatusChange{Symbol: it.Symbol, From: from, To: it.Status, Moved: MovedRatios(resultA[it.Symbol], it.Result)})
+		case was.Status != it.Status:
+			c.Changed = append(c.Changed, StatusChange{Symbol: it.Symbol, From: was.Status, To: it.Status, Moved: MovedRatios(was.Result, it.Result)})
 			if it.Status == "COMPLIANT" {
 				c.NewlyCompliant = append(c.NewlyCompliant, it.Symbol)
 			}

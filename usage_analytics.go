@@ -89,16 +89,10 @@ type UsageReport struct {
 
 // RouteUsage is one route's usage over a range.
 type RouteUsage struct {
-	Method    string  `json:"method"`
-	Route     string  `json:"route"`
-	Requests  int64   `json:"requests"`
-	Tokens    int64   `json:"tokens"`
-	Errors4xx int64   `json:"errors_4xx"`
-	Errors5xx int64   `json:"errors_5xx"`
+	Method string `json:"method"`
+	Route  string `json:"route"`
+	UsageStats
 	ErrorRate float64 `json:"error_rate"` // (4xx + 5xx) / requests, 4 decimals
-	P50MS     float64 `json:"p50_ms"`
-	P95MS     float64 `json:"p95_ms"`
-	P99MS     float64 `json:"p99_ms"`
 }
 
 // ErrorRateOf is the share of failed requests, rounded to 4 decimals (0 without requests).

@@ -118,8 +118,9 @@ func (r UsageReader) UsageSeries(ctx context.Context, q shariah.UsageQuery) (sha
 		daily = r.DB.table(daily)
 	}
 	from, args := source(q.Range, r.DB.table(hourly), daily, dims, strings.Join(conds, " AND "), args)
+	// WITH TOTALS: the range's totals (its states merged over every group and bucket) in the same pass.
 	rows, err := r.DB.Conn.Query(ctx, "SELECT "+group+" AS g, toUInt32("+bucket+") AS b, "+statesSQL+
-		" FROM "+from+" GROUP BY g, b ORDER BY g, b", args...)
+		" FROM "+from+" GROUP BY g, b WITH TOTALS ORDER BY g, b", args...)
 	if err != nil {
 		return rep, err
 	}
@@ -145,6 +146,15 @@ func (r UsageReader) UsageSeries(ctx context.Context, q shariah.UsageQuery) (sha
 	if err := rows.Err(); err != nil {
 		return rep, err
 	}
+	var g string
+	var b uint32
+	var m mergedStats
+	if len(rep.Series) > 0 { // no rows, no totals row
+		if err := rows.Totals(append([]any{&g, &b}, m.dest()...)...); err != nil {
+			return rep, err
+		}
+	}
+	rep.Totals = m.stats()
 	sort.SliceStable(rep.Series, func(a, b int) bool {
 		ga, gb := rep.Series[a].Group, rep.Series[b].Group
 		if total[ga] != total[gb] {
@@ -152,11 +162,6 @@ func (r UsageReader) UsageSeries(ctx context.Context, q shariah.UsageQuery) (sha
 		}
 		return ga < gb
 	})
-	var m mergedStats
-	if err := r.DB.Conn.QueryRow(ctx, "SELECT "+statesSQL+" FROM "+from, args...).Scan(m.dest()...); err != nil {
-		return rep, err
-	}
-	rep.Totals = m.stats()
 	return rep, nil
 }
 
@@ -188,10 +193,8 @@ func (r UsageReader) RouteUsage(ctx context.Context, rg shariah.UsageRange, plan
 		if err := rows.Scan(append([]any{&u.Method, &u.Route}, m.dest()...)...); err != nil {
 			return nil, err
 		}
-		s := m.stats()
-		u.Requests, u.Tokens, u.Errors4xx, u.Errors5xx = s.Requests, s.Tokens, s.Errors4xx, s.Errors5xx
-		u.ErrorRate = shariah.ErrorRateOf(s.Requests, s.Errors4xx+s.Errors5xx)
-		u.P50MS, u.P95MS, u.P99MS = s.P50MS, s.P95MS, s.P99MS
+		u.UsageStats = m.stats()
+		u.ErrorRate = shariah.ErrorRateOf(u.Requests, u.Errors4xx+u.Errors5xx)
 		out = append(out, u)
 	}
 	return out, rows.Err()

@@ -3,7 +3,9 @@ package edge
 import (
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -87,8 +89,8 @@ func (s *Server) trajectorySVG(c *fiber.Ctx) error {
 		v.Add("must be chart or sparkline", "value_error.view", "query", "view")
 	}
 	ratio := c.Query("ratio")
-	if ratio != "" && !svgchart.IsTrajectoryRatio(ratio) {
-		v.Add("unknown ratio; valid: debt_to_assets, cash_to_assets, liquidity_to_assets, interest_to_revenue", "value_error.ratio", "query", "ratio")
+	if ratio != "" && !slices.Contains(shariah.TrajectoryRatios, ratio) {
+		v.Add("unknown ratio; valid: "+strings.Join(shariah.TrajectoryRatios, ", "), "value_error.ratio", "query", "ratio")
 	}
 	if err := v.Err(); err != nil {
 		return err

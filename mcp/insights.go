@@ -51,10 +51,7 @@ func (d Deps) getIndexDrift(ctx context.Context, in driftArgs) (any, string, err
 		lines = append(lines, fmt.Sprintf("%s %s %s %s's %s line (%s bp): %.1f -> %.1f bp over %d rising quarters, distance %.2f points.",
 			c.Symbol, c.Ratio, c.Direction, c.MethodologyName, c.Rule, c.ThresholdBP, c.FirstBP, c.LatestBP, c.QuartersOfDrift, c.DistancePoints))
 	}
-	b, _ := json.Marshal(r)
-	var out map[string]any
-	_ = json.Unmarshal(b, &out)
-	return out, strings.Join(lines, "\n"), nil
+	return r, strings.Join(lines, "\n"), nil
 }
 
 type insightsArgs struct {

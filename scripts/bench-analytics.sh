@@ -7,7 +7,7 @@
 # usage writer's inserts go), and reports:
 #   - the insert rate (rows/s, the views included);
 #   - storage per row: compressed bytes (system.parts) of usage_events and of each aggregate;
-#   - the time of each analytics query over the whole range, cold and warm (TestAnalyticsQueryTimes,
+#   - the time of each analytics query over the whole range, cold and warm (BenchmarkUsageAnalyticsQueries,
 #     the service's own query code);
 # then drops its database and stops its server.
 #
@@ -84,5 +84,5 @@ ch -q "SELECT table, sum(rows) AS rows, formatReadableSize(sum(data_compressed_b
        FORMAT PrettyCompactMonoBlock"
 
 echo "queries over the whole range (service code, analytics.UsageReader):"
-(cd "$root" && SHARIAH_BENCH_ANALYTICS_URL="$url" go test -count=1 -run '^TestAnalyticsQueryTimes$' -v ./analytics/ |
-  grep -v '^=== RUN\|^--- PASS\|^PASS\|^ok ')
+(cd "$root" && SHARIAH_BENCH_ANALYTICS_URL="$url" go test -count=1 -run '^$' -bench '^BenchmarkUsageAnalyticsQueries$' -benchtime 5x ./analytics/ |
+  grep -v '^goos\|^goarch\|^pkg\|^cpu\|^PASS\|^ok ')

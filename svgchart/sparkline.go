@@ -29,7 +29,7 @@ func (t Trajectory) Sparkline(ratio string) []byte {
 	}
 	var pts []pt
 	for i, p := range t.Points {
-		if v := valueOf(p, st.ID); v != nil {
+		if v := p.RatioOf(st.ID); v != nil {
 			pts = append(pts, pt{i, *v})
 			vals = append(vals, *v)
 		}

@@ -27,21 +27,6 @@ var trajectoryRatios = []ratioStyle{
 	{shariah.RatioInterestRevenue, "Interest / revenue", "#CC79A7"},
 }
 
-// IsTrajectoryRatio reports whether name is one of the four ratios a trajectory holds.
-func IsTrajectoryRatio(name string) bool {
-	_, ok := styleOf(name)
-	return ok
-}
-
-// TrajectoryRatios lists the ratio names a trajectory chart draws, in order.
-func TrajectoryRatios() []string {
-	out := make([]string, len(trajectoryRatios))
-	for i, r := range trajectoryRatios {
-		out[i] = r.ID
-	}
-	return out
-}
-
 func styleOf(name string) (ratioStyle, bool) {
 	for _, r := range trajectoryRatios {
 		if r.ID == name {
@@ -49,21 +34,6 @@ func styleOf(name string) (ratioStyle, bool) {
 		}
 	}
 	return ratioStyle{}, false
-}
-
-// valueOf reads one ratio of a quarter (nil when the filing did not give it).
-func valueOf(p shariah.TrajectoryPoint, ratio string) *float64 {
-	switch ratio {
-	case shariah.RatioDebtAssets:
-		return p.DebtAssets
-	case shariah.RatioCashAssets:
-		return p.CashAssets
-	case shariah.RatioLiquidityAssets:
-		return p.LiquidityAssets
-	case shariah.RatioInterestRevenue:
-		return p.InterestRevenue
-	}
-	return nil
 }
 
 // esc escapes text for an XML text node or attribute value: company names and symbols come from

@@ -202,7 +202,7 @@ func (t Trajectory) Chart() []byte {
 	var values []float64
 	for _, p := range t.Points {
 		for _, r := range drawn {
-			if v := valueOf(p, r.ID); v != nil {
+			if v := p.RatioOf(r.ID); v != nil {
 				values = append(values, *v)
 			}
 		}
@@ -269,7 +269,7 @@ func (t Trajectory) Chart() []byte {
 		pen := "M"
 		var dots strings.Builder
 		for i, p := range t.Points {
-			v := valueOf(p, r.ID)
+			v := p.RatioOf(r.ID)
 			if v == nil {
 				pen = "M"
 				continue
