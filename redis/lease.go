@@ -373,6 +373,10 @@ func (m *LeaseMeter) refill(ctx context.Context, l *lease, key shariah.APIKey, p
 	}
 	call := m.call(l, key.Plan)
 	call.charge, call.cost = true, cost
+	// The script charges this request's rate itself: the request credits the lease holds go back first,
+	// or a key whose tokens are charged exactly (a small allowance) would be refused by its own edge's
+	// unspent credits once they held the rest of its burst.
+	call.backCredits += l.credits.Swap(0)
 	call.want = max(l.want, m.opt.MinLease, 4*int64(cost))
 	call.wantCredits = max(l.wantCredits, 8)
 	r, err := m.settle(ctx, l, call)

@@ -164,3 +164,29 @@ func TestLeaseRateRemainingIsTheKeys(t *testing.T) {
 		t.Fatal("no request was served from a lease")
 	}
 }
+
+// TestLeaseExactChargesUseTheHeldCredits: a Free key's tokens are charged exactly (its allowance is too
+// small to lease), while its request credits are leased; the exact charges must not be refused for the
+// rate while the burst is not used up (19 requests from a full bucket of 20), however fast they come.
+func TestLeaseExactChargesUseTheHeldCredits(t *testing.T) {
+	t.Parallel()
+	b := setup(t, testsvc.MustRedis(t).RedisURL())
+	plans := shariah.DefaultPlans()
+	free, _ := plans.Lookup(shariah.PlanFree) // 5 req/s, burst 20, 50 tokens
+	m := sredis.NewLeaseMeter(b.client, plans, sredis.LeaseOptions{})
+	runLeases(t, m)
+	ctx := context.Background()
+	for round := range 5 {
+		k := b.newKey(t, shariah.PlanFree)
+		costs := []int{0, 0, 1, 2, 0, 2, 1, 0, 2, 2, 0, 1, 2, 0, 2, 1, 0, 2, 2} // 19 requests, 20 tokens
+		if len(costs) >= free.RateLimit.Burst {
+			t.Fatal("the test must stay within the burst")
+		}
+		for i, c := range costs {
+			ch, err := m.Charge(ctx, k.Record.Hash, c, time.Now())
+			if err != nil {
+				t.Fatalf("round %d, request %d (cost %d): %v (charge %+v)", round, i+1, c, err, ch)
+			}
+		}
+	}
+}
