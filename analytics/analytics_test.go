@@ -422,3 +422,63 @@ func TestIntervalShipsWhatWasPending(t *testing.T) {
 		t.Fatalf("after Flush: %+v, want 100 written", st)
 	}
 }
+
+// Every column of every row is the event recorded, across batches that reuse the shipper's buffers (its
+// columns are slices of the journal's read buffer until the insert copies them), with fields that take
+// the escaped path of the spool format.
+func TestShippedRowsAreTheRecordedEvents(t *testing.T) {
+	t.Parallel()
+	db := setup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := newWriter(t, db, t.TempDir(), 0, 7, time.Hour) // 7 events a batch: 9 batches
+	go w.Run(ctx)
+	at := time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
+	plans := []string{"free", "pro", "enterprise"}
+	var want []string
+	for i := range 60 {
+		e := shariah.UsageEvent{RequestID: fmt.Sprintf("req-%03d-%s", i, bytes.Repeat([]byte{byte('a' + i%26)}, i%40)),
+			KeyID: fmt.Sprintf("key-%d", i%5), UserID: fmt.Sprintf("user-%d", i%3), KeyPrefix: fmt.Sprintf("shr_%08d", i%5),
+			Method: "GET", Route: fmt.Sprintf("/api/t\u00e9st/%d\t\"q\"", i%4), Status: 200 + i%3*100, Tokens: i % 7, Overage: i % 2,
+			Latency: time.Duration(i*37) * time.Microsecond, Time: at.Add(time.Duration(i*1237) * time.Millisecond),
+			Plan: plans[i%3]}
+		if e.Status == 400 {
+			e.ErrorCode = "VALIDATION_ERROR"
+		}
+		w.Record(e)
+		want = append(want, fmt.Sprintf("%s|%s|%s|%s|%s|%s|%d|%d|%d|%d|%s|%d|%s|%s", e.RequestID, e.KeyID, e.UserID, e.KeyPrefix,
+			e.Method, e.Route, e.Status, e.Tokens, e.Overage, e.Latency.Microseconds(), e.Time.Truncate(time.Second).Format(time.DateTime),
+			e.Time.UnixMilli(), e.Plan, e.ErrorCode))
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Conn.Query(ctx, "SELECT request_id, key_id, user_id, key_prefix, method, route, status, tokens, overage, latency_us, "+
+		"toString(ts, 'UTC'), ts_ms, plan, error_code FROM "+db.Name+".usage_events ORDER BY ts_ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var rid, kid, uid, kp, meth, route, ts, plan, code string
+		var status uint16
+		var tokens, overage uint32
+		var lat, ms uint64
+		if err := rows.Scan(&rid, &kid, &uid, &kp, &meth, &route, &status, &tokens, &overage, &lat, &ts, &ms, &plan, &code); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s|%s|%s|%s|%s|%s|%d|%d|%d|%d|%s|%d|%s|%s", rid, kid, uid, kp, meth, route, status, tokens, overage, lat, ts, ms, plan, code))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("row %d:\n got %s\nwant %s", i, got[i], want[i])
+		}
+	}
+}

@@ -12,5 +12,5 @@ func (w *UsageWriter) ShipBudget(ctx context.Context, bytes int64) error {
 	w.adoptMu.Lock()
 	j := w.own
 	w.adoptMu.Unlock()
-	return w.ship(ctx, j, make([]byte, shipBuffer), &bytes)
+	return w.ship(ctx, j, &shipper{buf: make([]byte, shipBuffer)}, &bytes)
 }

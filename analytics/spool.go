@@ -351,9 +351,10 @@ func (j *journal) sealed(seq uint64) bool {
 	return seq < j.activeSeq
 }
 
-// readBatch reads up to max complete lines from the shipped position. done is the number of bytes they
-// take (to pass to advance); a sealed segment read to its end moves the position to the next segment.
-func (j *journal) readBatch(buf []byte, maxLines int) (lines [][]byte, done int, err error) {
+// readBatch reads up to max complete lines from the shipped position, appended to lines (given empty:
+// the shipper reuses its slice), slices of buf. done is the number of bytes they take (to pass to
+// advance); a sealed segment read to its end moves the position to the next segment.
+func (j *journal) readBatch(buf []byte, lines [][]byte, maxLines int) (_ [][]byte, done int, err error) {
 	for {
 		if j.reader == nil || j.readSeq != j.seq {
 			if j.reader != nil {
@@ -536,7 +537,13 @@ func appendQuoted(b []byte, s string) []byte {
 
 // decodeEvent reads a line written by encodeEvent (without its newline), or by the u1 format.
 func decodeEvent(line []byte) (shariah.UsageEvent, error) {
-	str := string(line) // one allocation: the fields below are slices of it
+	return parseEvent(string(line)) // one allocation: the event's strings are slices of it
+}
+
+// parseEvent is decodeEvent of a line as a string: the event's strings are slices of it, so the shipper,
+// which passes the journal's buffer as a string (unsafe.String) and copies the strings into the insert's
+// columns before it reads the next batch into that buffer, decodes without allocating.
+func parseEvent(str string) (shariah.UsageEvent, error) {
 	var f [14]string
 	n := 0
 	for n < len(f)-1 {

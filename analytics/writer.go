@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	shariah "github.com/shariah-screen/shariah"
 )
@@ -174,14 +175,14 @@ func (w *UsageWriter) Run(ctx context.Context) error {
 	defer tick.Stop()
 	adoptTick := time.NewTicker(adoptEvery)
 	defer adoptTick.Stop()
-	buf := make([]byte, shipBuffer)
+	sh := &shipper{buf: make([]byte, shipBuffer)}
 	var retryAt time.Time
 	backoff := 200 * time.Millisecond
 	ship := func(ctx context.Context, force bool) error {
 		if !force && time.Now().Before(retryAt) {
 			return nil
 		}
-		err := w.shipAll(ctx, buf, force)
+		err := w.shipAll(ctx, sh, force)
 		if err != nil {
 			retryAt = time.Now().Add(backoff)
 			backoff = min(backoff*2, 10*time.Second)
@@ -222,7 +223,7 @@ const insertTimeout = 10 * time.Second
 // events recorded while it ships wait for the next interval. (Shipping on until caught up inserted every
 // few hundred events under load, the events of one insert's duration, and every insert makes a part in
 // usage_events and in each view's table: ClickHouse spent more on merging them than on anything else.)
-func (w *UsageWriter) shipAll(ctx context.Context, buf []byte, force bool) error {
+func (w *UsageWriter) shipAll(ctx context.Context, sh *shipper, force bool) error {
 	budget := int64(-1) // bytes still to ship this time; -1: until nothing is left
 	if !force {
 		budget = max(w.pending.Load(), 0)
@@ -231,7 +232,7 @@ func (w *UsageWriter) shipAll(ctx context.Context, buf []byte, force bool) error
 	journals := append(append([]*journal(nil), w.adopted...), w.own)
 	w.adoptMu.Unlock()
 	for _, j := range journals {
-		if err := w.ship(ctx, j, buf, &budget); err != nil {
+		if err := w.ship(ctx, j, sh, &budget); err != nil {
 			return err
 		}
 	}
@@ -239,11 +240,46 @@ func (w *UsageWriter) shipAll(ctx context.Context, buf []byte, force bool) error
 	return nil
 }
 
+// shipper is what the shipping goroutine reuses from batch to batch: the journal's read buffer, the
+// batch's lines and the insert's columns. Nothing in it outlives a batch: the columns' strings are
+// slices of buf, copied into the insert before buf is read again.
+type shipper struct {
+	buf   []byte
+	lines [][]byte
+	cols  usageColumns
+}
+
+// usageColumns holds a batch of usage events column by column, in usage_events' order.
+type usageColumns struct {
+	rid, kid, uid, kp, meth, route, plan, code []string
+	status                                     []uint16
+	tokens, overage                            []uint32
+	lat, ms                                    []uint64
+	ts                                         []time.Time
+}
+
+func (c *usageColumns) reset() {
+	c.rid, c.kid, c.uid, c.kp, c.meth, c.route, c.plan, c.code = c.rid[:0], c.kid[:0], c.uid[:0], c.kp[:0], c.meth[:0], c.route[:0], c.plan[:0], c.code[:0]
+	c.status, c.tokens, c.overage, c.lat, c.ms, c.ts = c.status[:0], c.tokens[:0], c.overage[:0], c.lat[:0], c.ms[:0], c.ts[:0]
+}
+
+func (c *usageColumns) len() int { return len(c.rid) }
+
+func (c *usageColumns) add(e shariah.UsageEvent) {
+	t := e.Time.UTC()
+	c.rid, c.kid, c.uid, c.kp = append(c.rid, e.RequestID), append(c.kid, e.KeyID), append(c.uid, e.UserID), append(c.kp, e.KeyPrefix)
+	c.meth, c.route, c.plan, c.code = append(c.meth, e.Method), append(c.route, e.Route), append(c.plan, e.Plan), append(c.code, e.ErrorCode)
+	c.status = append(c.status, uint16(e.Status))
+	c.tokens, c.overage = append(c.tokens, uint32(max(e.Tokens, 0))), append(c.overage, uint32(max(e.Overage, 0)))
+	c.lat, c.ms = append(c.lat, uint64(max(e.Latency.Microseconds(), 0))), append(c.ms, uint64(max(t.UnixMilli(), 0)))
+	c.ts = append(c.ts, t.Truncate(time.Second))
+}
+
 // ship sends one journal's events to ClickHouse batch by batch, recording the position after each,
 // until the budget of bytes is spent (budget -1: until the journal is drained).
-func (w *UsageWriter) ship(ctx context.Context, j *journal, buf []byte, budget *int64) error {
+func (w *UsageWriter) ship(ctx context.Context, j *journal, sh *shipper, budget *int64) error {
 	for *budget != 0 {
-		lines, n, err := j.readBatch(buf, w.cfg.BatchSize)
+		lines, n, err := j.readBatch(sh.buf, sh.lines[:0], w.cfg.BatchSize)
 		if t := j.torn; t > 0 {
 			j.torn = 0
 			w.pending.Add(-t)
@@ -255,24 +291,25 @@ func (w *UsageWriter) ship(ctx context.Context, j *journal, buf []byte, budget *
 		if n == 0 {
 			return nil
 		}
-		events := make([]shariah.UsageEvent, 0, len(lines))
+		sh.lines = lines
+		sh.cols.reset()
 		for _, l := range lines {
-			e, err := decodeEvent(l)
+			e, err := parseEvent(unsafe.String(unsafe.SliceData(l), len(l)))
 			if err != nil {
 				w.corrupt.Add(1)
 				continue
 			}
-			events = append(events, e)
+			sh.cols.add(e)
 		}
-		if len(events) > 0 {
+		if k := sh.cols.len(); k > 0 {
 			ictx, cancel := context.WithTimeout(ctx, insertTimeout)
-			err := w.insert(ictx, events)
+			err := w.insert(ictx, &sh.cols)
 			cancel()
 			if err != nil {
 				w.setDown(err)
 				return err
 			}
-			w.written.Add(int64(len(events)))
+			w.written.Add(int64(k))
 		}
 		if err := j.advance(n); err != nil {
 			return fmt.Errorf("usage spool: %w", err)
@@ -357,27 +394,15 @@ func (w *UsageWriter) dropDrained() {
 	w.adopted = kept
 }
 
-func (w *UsageWriter) insert(ctx context.Context, batch []shariah.UsageEvent) error {
+// insert sends a batch in one INSERT, column by column (Append per row converts its 14 values through
+// reflection, and under load the shipper runs beside the edge's requests).
+func (w *UsageWriter) insert(ctx context.Context, c *usageColumns) error {
 	b, err := w.db.Conn.PrepareBatch(w.db.writeContext(ctx), "INSERT INTO "+w.db.table("usage_events")+
 		" (request_id, key_id, user_id, key_prefix, method, route, status, tokens, overage, latency_us, ts, ts_ms, plan, error_code)")
 	if err != nil {
 		return err
 	}
-	// Column by column: Append per row converts its 14 values through reflection, and under load the
-	// shipper runs beside the edge's requests.
-	n := len(batch)
-	rid, kid, uid, kp, meth, route := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	plan, code := make([]string, n), make([]string, n)
-	status, tokens, overage := make([]uint16, n), make([]uint32, n), make([]uint32, n)
-	lat, ms := make([]uint64, n), make([]uint64, n)
-	ts := make([]time.Time, n)
-	for i, e := range batch {
-		t := e.Time.UTC()
-		rid[i], kid[i], uid[i], kp[i], meth[i], route[i], plan[i], code[i] = e.RequestID, e.KeyID, e.UserID, e.KeyPrefix, e.Method, e.Route, e.Plan, e.ErrorCode
-		status[i], tokens[i], overage[i] = uint16(e.Status), uint32(max(e.Tokens, 0)), uint32(max(e.Overage, 0))
-		lat[i], ts[i], ms[i] = uint64(max(e.Latency.Microseconds(), 0)), t.Truncate(time.Second), uint64(max(t.UnixMilli(), 0))
-	}
-	for i, col := range []any{rid, kid, uid, kp, meth, route, status, tokens, overage, lat, ts, ms, plan, code} {
+	for i, col := range []any{c.rid, c.kid, c.uid, c.kp, c.meth, c.route, c.status, c.tokens, c.overage, c.lat, c.ts, c.ms, c.plan, c.code} {
 		if err := b.Column(i).Append(col); err != nil {
 			_ = b.Abort()
 			return err

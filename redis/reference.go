@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -28,7 +29,23 @@ type RefStore struct {
 	cacheTTL time.Duration
 	// quotes, when set, makes PutQuote store each quote as the body GET /api/quote serves (served.go).
 	quotes *shariah.QuoteBodies
+	// memo, in a cached store, remembers the quotes served from the cache's values (quote_memo.go).
+	memo *quoteMemo
+	// version, in a cached store, is the last version read and when (Version).
+	version *atomic.Pointer[versionRead]
 }
+
+// versionRead is a version as read at a time.
+type versionRead struct {
+	v  int64
+	at time.Time // with its monotonic reading
+}
+
+// versionRecheck is how long a cached store's version read answers Version before the next read: every
+// request of the edge reads the version (the catalog's and the screenings' freshness), and under load a
+// thousand reads a second stand for tens of thousands of lookups. A change reaches the edge when its
+// invalidation arrives, and at most this much later.
+const versionRecheck = time.Millisecond
 
 var _ shariah.RefStore = (*RefStore)(nil)
 
@@ -39,6 +56,10 @@ func NewRefStore(c rueidis.Client) *RefStore { return &RefStore{c: c} }
 func (s *RefStore) Cached(ttl time.Duration) *RefStore {
 	c := *s
 	c.cacheTTL = ttl
+	c.memo, c.version = nil, nil
+	if ttl > 0 {
+		c.memo, c.version = newQuoteMemo(), new(atomic.Pointer[versionRead])
+	}
 	return &c
 }
 
@@ -640,12 +661,17 @@ func (s *RefStore) ServedQuote(ctx context.Context, symbol string, bodies sharia
 	if err != nil || !ok {
 		return shariah.StoredQuote{}, false, err
 	}
+	if q, ok := s.memo.get(key, bodies.Variant(), b); ok {
+		return q, true, nil
+	}
 	variant, etag, at, rest, headed := parseServed(b)
 	if headed && string(variant) == bodies.Variant() && len(at) >= 2 && at[0] == '"' {
 		body := make([]byte, 1+len(rest))
 		body[0] = '{'
 		copy(body[1:], rest)
-		return shariah.StoredQuote{Served: shariah.Served{Body: body, ETag: string(etag)}, AsOf: string(at[1 : len(at)-1])}, true, nil
+		q := shariah.StoredQuote{Served: shariah.Served{Body: body, ETag: string(etag)}, AsOf: string(at[1 : len(at)-1])}
+		s.memo.put(key, bodies.Variant(), b, q)
+		return q, true, nil
 	}
 	q, err := decodeQuote(b)
 	if err != nil {
@@ -660,7 +686,9 @@ func (s *RefStore) ServedQuote(ctx context.Context, symbol string, bodies sharia
 	if v := quoteValue(bodies.Variant(), sv, q.AsOf); v != nil && !headed {
 		backfill(ctx, s.c, key, b, v)
 	}
-	return shariah.StoredQuote{Served: sv, AsOf: q.AsOf}, true, nil
+	sq := shariah.StoredQuote{Served: sv, AsOf: q.AsOf}
+	s.memo.put(key, bodies.Variant(), b, sq)
+	return sq, true, nil
 }
 
 // Quotes reads several quotes; absent ones are missing from the map.
@@ -718,15 +746,26 @@ func (s *RefStore) BumpVersion(ctx context.Context) (int64, error) {
 	return s.c.Do(ctx, s.c.B().Incr().Key(refVersionKey()).Build()).AsInt64()
 }
 
-// Version reads the reference-data version (client-side cached on a cached store: cheap per request).
+// Version reads the reference-data version. A cached store reads it through the client-side cache, and
+// a read answers for versionRecheck: cheap per request.
 func (s *RefStore) Version(ctx context.Context) (int64, error) {
-	var v int64
-	var err error
-	if s.cacheTTL > 0 {
-		v, err = s.c.DoCache(ctx, s.c.B().Get().Key(refVersionKey()).Cache(), min(s.cacheTTL, time.Second)).AsInt64()
-	} else {
-		v, err = s.c.Do(ctx, s.c.B().Get().Key(refVersionKey()).Build()).AsInt64()
+	if s.cacheTTL <= 0 {
+		return versionOf(s.c.Do(ctx, s.c.B().Get().Key(refVersionKey()).Build()))
 	}
+	if r := s.version.Load(); r != nil && time.Since(r.at) < versionRecheck {
+		return r.v, nil
+	}
+	at := time.Now()
+	v, err := versionOf(s.c.DoCache(ctx, s.c.B().Get().Key(refVersionKey()).Cache(), min(s.cacheTTL, time.Second)))
+	if err == nil {
+		s.version.Store(&versionRead{v: v, at: at})
+	}
+	return v, err
+}
+
+// versionOf reads the version key's value (0 while there is none).
+func versionOf(res rueidis.RedisResult) (int64, error) {
+	v, err := res.AsInt64()
 	if rueidis.IsRedisNil(err) {
 		return 0, nil
 	}

@@ -1,0 +1,149 @@
+package redis
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"testing"
+	"time"
+	"unsafe"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/internal/testsvc"
+)
+
+// The memo answers only for the very bytes it parsed: equal bytes elsewhere, another length, another
+// variant or another key miss; a collision replaces.
+func TestQuoteMemoMatchesTheCachedBytesOnly(t *testing.T) {
+	m := newQuoteMemo()
+	v := []byte(`{"_served":"a","_etag":"\"e\"","_at":"2026-10-30","symbol":"X"}`)
+	q := shariah.StoredQuote{Served: shariah.Served{Body: []byte(`{"symbol":"X"}`), ETag: `"e"`}, AsOf: "2026-10-30"}
+	if _, ok := m.get("quote:X", "a", v); ok {
+		t.Fatal("a hit in an empty memo")
+	}
+	m.put("quote:X", "a", v, q)
+	got, ok := m.get("quote:X", "a", v)
+	if !ok || unsafe.SliceData(got.Body) != unsafe.SliceData(q.Body) {
+		t.Fatalf("the remembered value missed or was copied: %v", ok)
+	}
+	same := bytes.Clone(v)
+	for name, miss := range map[string]func() bool{
+		"equal bytes at another address": func() bool { _, ok := m.get("quote:X", "a", same); return ok },
+		"a prefix of the bytes":          func() bool { _, ok := m.get("quote:X", "a", v[:len(v)-1]); return ok },
+		"another variant":                func() bool { _, ok := m.get("quote:X", "b", v); return ok },
+		"another key":                    func() bool { _, ok := m.get("quote:Y", "a", v); return ok },
+		"nothing":                        func() bool { _, ok := m.get("quote:X", "a", nil); return ok },
+	} {
+		if miss() {
+			t.Errorf("%s: a hit", name)
+		}
+	}
+	// Another key in the same slot replaces the entry.
+	other := ""
+	for i := 0; other == ""; i++ {
+		if k := "quote:S" + strconv.Itoa(i); m.slot(k) == m.slot("quote:X") {
+			other = k
+		}
+	}
+	w := bytes.Clone(v)
+	m.put(other, "a", w, q)
+	if _, ok := m.get("quote:X", "a", v); ok {
+		t.Fatal("a replaced entry still answers")
+	}
+	if _, ok := m.get(other, "a", w); !ok {
+		t.Fatal("the replacing entry misses")
+	}
+	var nilMemo *quoteMemo // an uncached store has none
+	nilMemo.put("quote:X", "a", v, q)
+	if _, ok := nilMemo.get("quote:X", "a", v); ok {
+		t.Fatal("a nil memo answered")
+	}
+}
+
+// Through the client-side cache: a second read of the same value serves the first read's body (no
+// copy), and a new quote is served as soon as its invalidation arrives, never the remembered body.
+func TestServedQuoteFromTheCacheIsRememberedUntilItChanges(t *testing.T) {
+	t.Parallel()
+	c, err := Open(testsvc.MustRedis(t).RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	bodies := shariah.NewQuoteBodies(testDisclaimers)
+	writer := NewRefStore(c).WithQuoteBodies(bodies)
+	edge := NewRefStore(c).Cached(time.Minute)
+	q := testQuote("MEMO", 100_000_000)
+	if err := writer.PutQuote(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := bodies.Serve(q)
+	first, ok, err := edge.ServedQuote(ctx, "MEMO", bodies)
+	if err != nil || !ok || !bytes.Equal(first.Body, want.Body) || first.ETag != want.ETag {
+		t.Fatalf("first read %s %v %v", first.Body, ok, err)
+	}
+	second, ok, err := edge.ServedQuote(ctx, "MEMO", bodies)
+	if err != nil || !ok || unsafe.SliceData(second.Body) != unsafe.SliceData(first.Body) {
+		t.Fatalf("second read of the same cached value not served from the memo (%v %v)", ok, err)
+	}
+	newer := testQuote("MEMO", 101_000_000)
+	if err := writer.PutQuote(ctx, newer); err != nil {
+		t.Fatal(err)
+	}
+	wantNew, _ := bodies.Serve(newer)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, ok, err := edge.ServedQuote(ctx, "MEMO", bodies)
+		if err != nil || !ok {
+			t.Fatalf("read after the change: %v %v", ok, err)
+		}
+		if bytes.Equal(got.Body, wantNew.Body) && got.ETag == wantNew.ETag {
+			break
+		}
+		if !bytes.Equal(got.Body, want.Body) || got.ETag != want.ETag {
+			t.Fatalf("served neither the old nor the new quote: %s", got.Body)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new quote was not served within 5 s of its write")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A cached store's version: a bump reaches it (its read answers for a millisecond, then the cache's
+// value is read again, which the bump's invalidation has dropped), and an absent version is 0.
+func TestCachedVersionFollowsBumps(t *testing.T) {
+	t.Parallel()
+	c, err := Open(testsvc.MustRedis(t).RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	writer, edge := NewRefStore(c), NewRefStore(c).Cached(time.Minute)
+	if err := c.Do(ctx, c.B().Del().Key(refVersionKey()).Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := edge.Version(ctx); v != 0 || err != nil {
+		t.Fatalf("absent version: %d %v", v, err)
+	}
+	for want := int64(1); want <= 3; want++ {
+		if v, err := writer.BumpVersion(ctx); v != want || err != nil {
+			t.Fatalf("bump: %d %v", v, err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			v, err := edge.Version(ctx)
+			if err != nil || v > want {
+				t.Fatalf("version %d %v, want %d", v, err, want)
+			}
+			if v == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("version %d 5 s after the bump to %d", v, want)
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+}
