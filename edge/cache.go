@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -23,15 +24,25 @@ func sendCacheable(c *fiber.Ctx, v any, maxAge time.Duration) error {
 }
 
 // sendRaw writes a JSON body with its ETag and Cache-Control, or 304 when If-None-Match matches.
+// (Headers set under their canonical names, the values built on the stack: quotes and cached screenings
+// are served through here.)
 func sendRaw(c *fiber.Ctx, body []byte, etag string, maxAge time.Duration) error {
-	c.Set(fiber.HeaderETag, etag)
-	c.Set(fiber.HeaderCacheControl, "private, max-age="+strconv.Itoa(int(maxAge.Seconds())))
+	h := &c.Response().Header
+	h.SetCanonical(hdrETag, unsafe.Slice(unsafe.StringData(etag), len(etag))) // copied by fasthttp
+	var buf [32]byte
+	h.SetCanonical(hdrCacheControl, strconv.AppendInt(append(buf[:0], "private, max-age="...), int64(maxAge/time.Second), 10))
 	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && etagMatches(inm, etag) {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	h.SetContentTypeBytes(mimeJSON)
 	return c.Send(body)
 }
+
+var (
+	hdrETag         = []byte("Etag") // fasthttp's canonical form of ETag
+	hdrCacheControl = []byte(fiber.HeaderCacheControl)
+	mimeJSON        = []byte(fiber.MIMEApplicationJSONCharsetUTF8)
+)
 
 // sendServed writes a served body (shariah.Served) as sendRaw does on GET. POST (screening's canonical
 // method) gets the body alone, as before: If-None-Match and caching are for reads.

@@ -12,8 +12,10 @@
 #   /api/suggest?q=ap             suggestions (1 token)
 # against /bench/constant (constant JSON, no key, no meter), measured before each route's three runs and
 # after the last: a route's ratio is taken against the mean of the constant runs just before and after it,
-# so a machine whose load drifts during the run (other work on the same cores) skews it less. Each ratio
-# is printed next to its target (pro key) as PASS or MISS.
+# so a machine whose load drifts during the run (other work on the same cores) skews it less. Before
+# every run the script waits until the edge has shipped its usage events and ClickHouse merges nothing
+# (settle): each run pays for its own events, never for those of the run before. Each ratio is printed
+# next to its target (pro key) as PASS or MISS.
 # Pass 2 (LOAD_P99_CONNS connections, default 8, pro key): p99 of quote, search and suggest (target < 2 ms)
 # and the constant route's own figures.
 # Then the Go benchmarks of the token lease (./redis/) and of search and suggest (the root package, with the
@@ -97,6 +99,22 @@ cputicks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 declare -A EXPECT BOUND # per plan: tokens of the requests wrk counted; tokens of those possibly in flight
 for p in "${plans[@]}"; do EXPECT[$p]=0; BOUND[$p]=0; done
 
+# settle: wait (at most 15 s) until the edge has shipped every usage event it holds and ClickHouse has no
+# merge running, so that a run does not carry the shipping and merging of the runs before it (the
+# constant route measured right after a metered route would otherwise pay for that route's events).
+CHC=(clickhouse-client --host 127.0.0.1 --port "${CLICKHOUSE_PORT:-9000}")
+settle() {
+  local i
+  for i in $(seq 1 150); do
+    if curl -fsS "$base/api/health" | grep -q '"pending_bytes":0[,}]' &&
+      [ "$("${CHC[@]}" -q 'SELECT count() FROM system.merges' 2>/dev/null || echo 0)" = 0 ]; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "load: warning: usage shipping or ClickHouse merges still running after 15 s" >&2
+}
+
 # wrkrun ID CONNS PATH [PLAN|warm]: one wrk run; figures into RPS/P50/P99[ID] (latencies in ms).
 wrkrun() {
   local id=$1 c=$2 path=$3 who=${4:-} t=$THREADS out args
@@ -108,6 +126,7 @@ wrkrun() {
     *) args+=(-H "X-API-Key: ${KEY[$who]}") ;;
   esac
   local t0 t1
+  settle
   t0=$(cputicks)
   out=$(wrk "${args[@]}" "$base$path")
   t1=$(cputicks)
