@@ -205,6 +205,10 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	if strings.Contains(logs.String(), key) {
 		t.Fatal("the key appears in the server's log")
 	}
+	// The catalog is built before the port opens (warmCatalog), not by the first request.
+	if b, l := strings.Index(logs.String(), `"msg":"catalog built"`), strings.Index(logs.String(), `"msg":"http listening"`); b < 0 || l < 0 || b > l {
+		t.Fatalf("catalog built at %d, listening at %d in the log:\n%s", b, l, logs.String())
+	}
 	n, err := s.usageRows(id)
 	if err != nil || n != "1" {
 		t.Fatalf("usage row after shutdown flush: %q %v", n, err)

@@ -119,6 +119,7 @@ func (e *env) addEdge(g *run.Group, svc *services) error {
 	if err != nil {
 		return err
 	}
+	warmCatalog(e, svc.catalogs)
 	addr := e.cfg.HTTPAddr
 	g.Add(func() error {
 		e.log.Info("http listening", "addr", addr)
@@ -131,6 +132,21 @@ func (e *env) addEdge(g *run.Group, svc *services) error {
 		}
 	})
 	return nil
+}
+
+// warmCatalog builds the catalog and its search index (0.5-0.7 s for the shared data set) before the
+// port opens: otherwise the first requests after a start wait for it, every one that needs the catalog.
+// A store that does not answer within 10 s leaves the build to the first request, as before.
+func warmCatalog(e *env, catalogs *shariah.CatalogCache) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	cat, err := catalogs.Get(ctx)
+	if err != nil {
+		e.log.Warn("catalog not built before listening: the first request builds it", "error", err.Error())
+		return
+	}
+	e.log.Info("catalog built", "assets", cat.Len(), "took", time.Since(start).Round(time.Millisecond).String())
 }
 
 // addEdgeLoops adds the edge's background loops, each an actor: the usage writer (its last flush ships
