@@ -2,6 +2,7 @@ package edge_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"syscall"
@@ -16,9 +17,18 @@ import (
 // waitFor polls cond until it holds, failing the test after the deadline.
 func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
 	t.Helper()
+	waitForOr(t, within, what, cond, nil)
+}
+
+// waitForOr is waitFor whose failure also says what explain returns (the state the condition saw).
+func waitForOr(t *testing.T, within time.Duration, what string, cond func() bool, explain func() string) {
+	t.Helper()
 	deadline := time.Now().Add(within)
 	for !cond() {
 		if time.Now().After(deadline) {
+			if explain != nil {
+				what += ": " + explain()
+			}
 			t.Fatalf("not within %s: %s", within, what)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -117,10 +127,19 @@ func TestHealthReadinessAndUsageUnderOutages(t *testing.T) {
 		t.Fatal(err)
 	}
 	resumed = true
-	waitFor(t, 30*time.Second, "usage answers after ClickHouse resumes", func() bool {
+	resumedAt := time.Now()
+	var last response
+	tries := 0
+	waitForOr(t, 30*time.Second, "usage answers after ClickHouse resumes", func() bool {
 		metered++
-		return e.do(t, "GET", "/api/auth/me/usage/recent?limit=1", nil, key(k)).StatusCode == 200
+		tries++
+		last = e.do(t, "GET", "/api/auth/me/usage/recent?limit=1", nil, key(k))
+		return last.StatusCode == 200
+	}, func() string {
+		svc, h := services(t, e)
+		return fmt.Sprintf("%d tries; the last answered %d %s; health: %v, spool %v", tries, last.StatusCode, last.body, svc, h["usage_spool"])
 	})
+	t.Logf("usage answered %s after ClickHouse resumed (%d tries)", time.Since(resumedAt).Round(time.Millisecond), tries)
 	if err := e.writer.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
