@@ -165,3 +165,41 @@ func TestRefStoreMergesAndReadsBack(t *testing.T) {
 		t.Fatalf("version %d %d", v1, v2)
 	}
 }
+
+// A cached store's version: a bump reaches it (its read answers for a millisecond, then the cache's
+// value is read again, which the bump's invalidation has dropped), and an absent version is 0.
+func TestCachedVersionFollowsBumps(t *testing.T) {
+	t.Parallel()
+	c, err := Open(testsvc.MustRedis(t).RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	writer, edge := NewRefStore(c), NewRefStore(c).Cached(time.Minute)
+	if err := c.Do(ctx, c.B().Del().Key(refVersionKey()).Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := edge.Version(ctx); v != 0 || err != nil {
+		t.Fatalf("absent version: %d %v", v, err)
+	}
+	for want := int64(1); want <= 3; want++ {
+		if v, err := writer.BumpVersion(ctx); v != want || err != nil {
+			t.Fatalf("bump: %d %v", v, err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			v, err := edge.Version(ctx)
+			if err != nil || v > want {
+				t.Fatalf("version %d %v, want %d", v, err, want)
+			}
+			if v == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("version %d 5 s after the bump to %d", v, want)
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+}
