@@ -2,8 +2,9 @@
 # make load: what users feel, measured with wrk (--latency) on loopback against one binary in one run.
 #
 # Pass 1 (LOAD_CONNS connections, default 50; LOAD_DURATION per cell, default 5s; LOAD_THREADS wrk threads,
-# default 2): for a free, a pro and an enterprise key, throughput, ratio to the constant route and p50/p99
-# latency of
+# default 2; LOAD_ROUNDS, default 1: the whole pass that many times, each figure then the median of the
+# rounds', each ratio taken within its round): for a free, a pro and an enterprise key, throughput, ratio
+# to the constant route and p50/p99 latency of
 #   /bench/metered                the constant body behind the key check and the meter (1 token)
 #   /api/quote/AAPL               a metered quote (2 tokens)
 #   /api/screen/MSFT              a cached screening (5 tokens; screened once by a POST before the run)
@@ -45,8 +46,9 @@ DURATION=${LOAD_DURATION:-5s}
 CONNS=${LOAD_CONNS:-50}
 THREADS=${LOAD_THREADS:-2}
 P99_CONNS=${LOAD_P99_CONNS:-8}
+ROUNDS=${LOAD_ROUNDS:-1}
 TIMEOUT=${LOAD_TIMEOUT:-10s} # wrk's own default (2 s) would leave the slowest answers out of the latencies
-echo "wrk: $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2), $THREADS threads, $CONNS connections (pass 2: $P99_CONNS), $DURATION per cell"
+echo "wrk: $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2), $THREADS threads, $CONNS connections (pass 2: $P99_CONNS), $DURATION per cell, $ROUNDS round(s) of pass 1"
 go build -o bin/shariah ./cmd/shariah
 SHARIAH_LOG_LEVEL=warn bin/shariah migrate >/dev/null
 bin/shariah load --default --problems 0 >/dev/null
@@ -178,13 +180,16 @@ done
 
 # Pass 1: the constant route before each route's three runs and after the last, so each ratio is taken
 # against the constant route measured around it (the mean of the runs before and after).
-wrkrun constant@0 "$CONNS" /bench/constant
-i=0
-for r in "${routes[@]}"; do
-  IFS='|' read -r name path _ <<<"$r"
-  for p in "${plans[@]}"; do wrkrun "$name@$p" "$CONNS" "$path" "$p"; done
-  i=$((i + 1))
-  wrkrun "constant@$i" "$CONNS" /bench/constant
+# LOAD_ROUNDS times over (run ids end in #round); the table shows each cell's median over the rounds.
+for ((rd = 1; rd <= ROUNDS; rd++)); do
+  wrkrun "constant@0#$rd" "$CONNS" /bench/constant
+  i=0
+  for r in "${routes[@]}"; do
+    IFS='|' read -r name path _ <<<"$r"
+    for p in "${plans[@]}"; do wrkrun "$name@$p#$rd" "$CONNS" "$path" "$p"; done
+    i=$((i + 1))
+    wrkrun "constant@$i#$rd" "$CONNS" /bench/constant
+  done
 done
 # Pass 2 (pro key).
 p2=(
@@ -206,45 +211,59 @@ for p in "${plans[@]}"; do
   USED[$p]=$(curl -fsS -H "X-API-Key: ${KEY[$p]}" "$base/api/auth/me" | sed -n 's/.*"tokens_used":\([0-9]*\).*/\1/p')
 done
 
+# median V...: the median of numbers (the mean of the middle two for an even count).
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+
 misses=0 passes=0
 verdict() { # ok (1 or 0): V=PASS or MISS, counted
   if [ "$1" = 1 ]; then passes=$((passes + 1)) V=PASS; else misses=$((misses + 1)) V=MISS; fi
 }
 echo
-echo "Pass 1: $CONNS connections, $DURATION per cell"
-printf 'GET /bench/constant (no key, no meter), before each route and at the end:\n  req/s '
-for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %.0f' "${RPS[constant@$k]}"; done
-printf '\n  p50 ms'
-for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %.3f' "${P50[constant@$k]}"; done
-printf '\n  p99 ms'
-for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %.3f' "${P99[constant@$k]}"; done
-printf '\n\n'
+echo "Pass 1: $CONNS connections, $DURATION per cell, $ROUNDS round(s)"
+for ((rd = 1; rd <= ROUNDS; rd++)); do
+  printf 'GET /bench/constant (no key, no meter), before each route and at the end%s:\n  req/s ' "$( ((ROUNDS > 1)) && echo ", round $rd")"
+  for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %.0f' "${RPS[constant@$k#$rd]}"; done
+  printf '\n  p50 ms'
+  for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %.3f' "${P50[constant@$k#$rd]}"; done
+  printf '\n  p99 ms'
+  for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %.3f' "${P99[constant@$k#$rd]}"; done
+  printf '\n  server CPU per request (us)'
+  for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %s' "${CPU[constant@$k#$rd]}"; done
+  printf '\n'
+done
+echo
 printf '%-34s %-10s %9s %9s %6s %8s %8s %7s %6s  %s\n' route key req/s "constant" ratio "p50 ms" "p99 ms" "cpu us" "cpu x" "target (pro key)"
 k=0
 for r in "${routes[@]}"; do
   IFS='|' read -r name _ label <<<"$r"
-  c0=$(awk -v a="${RPS[constant@$k]}" -v b="${RPS[constant@$((k + 1))]}" 'BEGIN {printf "%.0f", (a + b) / 2}')
-  u0=$(awk -v a="${CPU[constant@$k]}" -v b="${CPU[constant@$((k + 1))]}" 'BEGIN {printf "%.2f", (a + b) / 2}')
-  k=$((k + 1))
   for p in "${plans[@]}"; do
-    id=$name@$p
-    ratio=$(awk -v a="${RPS[$id]}" -v c="$c0" 'BEGIN {printf "%.2f", a / c}')
+    # per round: the ratio to the mean of the constant runs around the route's, and the CPU ratio
+    rs=() cs=() xs=() qs=() p5=() p9=() us=()
+    for ((rd = 1; rd <= ROUNDS; rd++)); do
+      id=$name@$p#$rd
+      c0=$(awk -v a="${RPS[constant@$k#$rd]}" -v b="${RPS[constant@$((k + 1))#$rd]}" 'BEGIN {printf "%.0f", (a + b) / 2}')
+      u0=$(awk -v a="${CPU[constant@$k#$rd]}" -v b="${CPU[constant@$((k + 1))#$rd]}" 'BEGIN {printf "%.2f", (a + b) / 2}')
+      cs+=("$c0") qs+=("${RPS[$id]}") p5+=("${P50[$id]}") p9+=("${P99[$id]}") us+=("${CPU[$id]}")
+      rs+=("$(awk -v a="${RPS[$id]}" -v c="$c0" 'BEGIN {printf "%.4f", a / c}')")
+      xs+=("$(awk -v a="$u0" -v b="${CPU[$id]}" 'BEGIN {printf "%.4f", (b > 0 ? a / b : 0)}')")
+    done
+    ratio=$(median "${rs[@]}" | awk '{printf "%.2f", $1}')
     t=""
     if [ "$p" = pro ]; then
       verdict "$(awk -v r="$ratio" -v t="${TARGET[$name]}" 'BEGIN {print (r >= t) ? 1 : 0}')"
       t=">= ${TARGET[$name]}x $V"
+      ((ROUNDS > 1)) && t="$t (rounds $(printf '%s\n' "${rs[@]}" | awk '{printf "%s%.2f", (NR > 1 ? " " : ""), $1}'))"
     fi
-    printf '%-34s %-10s %9.0f %9s %6s %8.3f %8.3f %7s %6s  %s\n' "$([ "$p" = free ] && echo "$label")" "$p" "${RPS[$id]}" \
-      "$([ "$p" = free ] && echo "$c0")" "$ratio" "${P50[$id]}" "${P99[$id]}" "${CPU[$id]}" \
-      "$(awk -v a="$u0" -v b="${CPU[$id]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')" "$t"
+    printf '%-34s %-10s %9.0f %9s %6s %8.3f %8.3f %7.1f %6.2f  %s\n' "$([ "$p" = free ] && echo "$label")" "$p" "$(median "${qs[@]}")" \
+      "$([ "$p" = free ] && median "${cs[@]}" | awk '{printf "%.0f", $1}')" "$ratio" "$(median "${p5[@]}")" "$(median "${p9[@]}")" \
+      "$(median "${us[@]}")" "$(median "${xs[@]}")" "$t"
   done
+  k=$((k + 1))
 done
 echo "(constant: the mean of the constant route's runs just before and just after the route's three runs;"
 echo " cpu us: the server's CPU time per request; cpu x: the constant route's CPU per request over the route's,"
-echo " the ratio a server with cores of its own would reach, whatever else the machine was doing)"
-printf 'constant route, server CPU per request (us):'
-for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %s' "${CPU[constant@$k]}"; done
-echo
+echo " the ratio a server with cores of its own would reach, whatever else the machine was doing;"
+echo " with several rounds, every figure is the median of the rounds', each ratio taken within its round)"
 echo
 echo "Pass 2: $P99_CONNS connections, pro key, $DURATION per cell"
 printf '%-36s %10s %7s %8s %8s  %s\n' route req/s ratio "p50 ms" "p99 ms" target
