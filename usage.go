@@ -68,8 +68,9 @@ type UsageSpoolStats struct {
 	Status       string `json:"status"` // ok; spooling (ClickHouse unavailable, events held); full (events dropped)
 	PendingBytes int64  `json:"pending_bytes"`
 	MaxBytes     int64  `json:"max_bytes"`
-	Written      int64  `json:"written"` // events written to ClickHouse by this process
-	Dropped      int64  `json:"dropped"` // events lost because the spool was full
-	Corrupt      int64  `json:"corrupt"` // spool lines that did not decode (skipped)
+	Written      int64  `json:"written"`  // events written to ClickHouse by this process
+	Dropped      int64  `json:"dropped"`  // events lost because the spool was full
+	Corrupt      int64  `json:"corrupt"`  // spool lines that did not decode (skipped)
+	Replayed     int64  `json:"replayed"` // events found in ClickHouse already when shipping after a crash (not inserted again)
 	Error        string `json:"error,omitempty"`
 }

@@ -211,14 +211,21 @@ func TestSpoolReplayAfterCrashCountsEachRequestOnce(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "slot-0", "shipped")); err != nil {
 		t.Fatal(err)
 	}
-	w2 := newWriter(t, db, dir, 0, 100, time.Hour)
+	// Batches of 7 this time: four wholly in ClickHouse already, then one of three that holds the new event.
+	w2 := newWriter(t, db, dir, 0, 7, time.Hour)
 	go w2.Run(ctx)
 	w2.Record(event(30))
 	if err := w2.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(t, db, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events"); n != 61 {
-		t.Fatalf("%d rows, want the 30 shipped twice and one more", n)
+	if n := count(t, db, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events"); n != 31 {
+		t.Fatalf("%d rows, want the 30 shipped once and one more", n)
+	}
+	if st := w2.Stats(); st.Replayed != 30 || st.Written != 1 {
+		t.Fatalf("stats after the replay: %+v, want 30 replayed and 1 written", st)
+	}
+	if n := count(t, db, "SELECT toUInt64(countMerge(requests)) FROM "+db.Name+".usage_hourly"); n != 31 {
+		t.Fatalf("the aggregates count %d requests, want 31", n)
 	}
 	r := analytics.UsageReader{DB: db}
 	days, err := r.DailyUsage(ctx, "u1", time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC))
@@ -234,6 +241,57 @@ func TestSpoolReplayAfterCrashCountsEachRequestOnce(t *testing.T) {
 	}
 	if len(recent) != 31 || recent[0].RequestID != "r-0030" || recent[1].RequestID != "r-0029" {
 		t.Fatalf("recent: %d rows, first %+v", len(recent), recent[0])
+	}
+}
+
+// A process that inserted only part of what the next one ships (its batch was smaller, or the budget
+// stopped it) before it died without recording its position: the next process finds where the rows in
+// ClickHouse end inside its own batch and inserts only the rest.
+func TestSpoolReplayAfterCrashInsertsOnlyTheMissingRows(t *testing.T) {
+	t.Parallel()
+	db := setup(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: dir, BatchSize: 10, Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 37 {
+		w.Record(event(i))
+	}
+	if err := w.ShipBudget(ctx, 1); err != nil { // one batch: the first 10 events
+		t.Fatal(err)
+	}
+	w.Close()
+	if n := count(t, db, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events"); n != 10 {
+		t.Fatalf("%d rows before the crash, want 10", n)
+	}
+	if err := os.Remove(filepath.Join(dir, "slot-0", "shipped")); err != nil { // the position is lost
+		t.Fatal(err)
+	}
+	w2 := newWriter(t, db, dir, 0, 100, time.Hour)
+	go w2.Run(ctx)
+	w2.Record(event(37))
+	if err := w2.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events"); n != 38 {
+		t.Fatalf("%d rows, want each of the 38 events once", n)
+	}
+	if n := count(t, db, "SELECT toUInt64(uniqExact(request_id)) FROM "+db.Name+".usage_events"); n != 38 {
+		t.Fatalf("%d distinct events, want 38", n)
+	}
+	if st := w2.Stats(); st.Replayed != 10 || st.Written != 28 {
+		t.Fatalf("stats after the replay: %+v, want 10 replayed and 28 written", st)
+	}
+	// Shipping goes on as usual afterwards: no lookup, no replay.
+	w2.Record(event(38))
+	if err := w2.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := w2.Stats(); st.Replayed != 10 || st.Written != 29 {
+		t.Fatalf("stats after the next event: %+v", st)
 	}
 }
 
@@ -479,6 +537,61 @@ func TestShippedRowsAreTheRecordedEvents(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("row %d:\n got %s\nwant %s", i, got[i], want[i])
+		}
+	}
+}
+
+// Recent requests read the last 10 seconds, hour or day first: whichever window answers, the rows are the
+// newest of all, in order.
+func TestRecentRequestsAcrossTheWindows(t *testing.T) {
+	t.Parallel()
+	db := setup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := newWriter(t, db, t.TempDir(), 0, 100, time.Hour)
+	go w.Run(ctx)
+	now := time.Now().UTC()
+	add := func(id string, when time.Time) {
+		w.Record(shariah.UsageEvent{RequestID: id, KeyID: "k", UserID: "uw", Method: "GET", Route: "/r", Status: 200, Tokens: 1, Time: when})
+	}
+	for i := range 3 {
+		add(fmt.Sprintf("now-%d", i), now.Add(-time.Duration(3-i)*time.Second))
+	}
+	for i := range 5 {
+		add(fmt.Sprintf("2h-%d", i), now.Add(-2*time.Hour+time.Duration(i)*time.Second))
+	}
+	for i := range 4 {
+		add(fmt.Sprintf("3d-%d", i), now.Add(-72*time.Hour+time.Duration(i)*time.Second))
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := analytics.UsageReader{DB: db}
+	for _, c := range []struct {
+		limit int
+		want  []string
+	}{
+		{2, []string{"now-2", "now-1"}},                                                                   // the last 10 s
+		{5, []string{"now-2", "now-1", "now-0", "2h-4", "2h-3"}},                                          // the last day
+		{10, []string{"now-2", "now-1", "now-0", "2h-4", "2h-3", "2h-2", "2h-1", "2h-0", "3d-3", "3d-2"}}, // all
+		{50, nil}, // all 12
+	} {
+		got, err := r.RecentRequests(ctx, "uw", c.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, q := range got {
+			ids = append(ids, q.RequestID)
+		}
+		if c.want == nil {
+			if len(ids) != 12 || ids[11] != "3d-0" {
+				t.Fatalf("limit %d: %v", c.limit, ids)
+			}
+			continue
+		}
+		if fmt.Sprint(ids) != fmt.Sprint(c.want) {
+			t.Fatalf("limit %d: %v, want %v", c.limit, ids, c.want)
 		}
 	}
 }

@@ -57,6 +57,10 @@ type journal struct {
 	torn     int64  // bytes passed over at the end of sealed segments (lines cut by a crash)
 	reader   *os.File
 	readSeq  uint64
+	// unsure: the position was read from disk, and the process that held the slot before may have
+	// inserted the batch that follows it and stopped before recording that; the shipper looks in
+	// ClickHouse for the batch's leading rows before it inserts (UsageWriter.alreadyShipped).
+	unsure bool
 }
 
 // openSlot takes the first free slot of dir (creating it) and begins a new active segment.
@@ -97,7 +101,7 @@ func lockSlot(dir string) (*journal, bool, error) {
 		}
 		return nil, false, fmt.Errorf("usage spool: lock %s: %w", dir, err)
 	}
-	j := &journal{dir: dir, lock: f}
+	j := &journal{dir: dir, lock: f, unsure: true}
 	if err := j.loadPosition(); err != nil {
 		j.close()
 		return nil, false, err

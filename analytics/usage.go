@@ -8,8 +8,11 @@ import (
 )
 
 // UsageReader answers usage history from ClickHouse. History is per user: a key and the keys it was
-// regenerated from (or that replaced it) share one history, as they share one allowance. Each
-// request_id counts once, however often the usage spool shipped it.
+// regenerated from (or that replaced it) share one history, as they share one allowance. Each request is
+// one row: the usage spool never inserts a batch twice (UsageWriter.alreadyShipped), so the queries count
+// rows as they are. (They used DISTINCT over request_id before, which for a key of millions of requests a
+// day went past ClickHouse's memory limit for a query; rows that an older binary shipped twice after a
+// crash count twice.)
 type UsageReader struct{ DB *DB }
 
 var _ shariah.UsageReader = UsageReader{}
@@ -17,12 +20,10 @@ var _ shariah.UsageReader = UsageReader{}
 // DailyUsage returns one row per UTC day since the day of since, oldest first; days without requests
 // are absent.
 func (r UsageReader) DailyUsage(ctx context.Context, userID string, since time.Time) ([]shariah.DailyUsage, error) {
-	// DISTINCT: a batch shipped again from the usage spool (a crash between its insert and the record
-	// of its position) repeats identical rows; each request counts once.
 	rows, err := r.DB.Conn.Query(ctx, `SELECT toString(toDate(ts)) AS d, toUInt64(count()) AS requests,
 		toUInt64(sum(tokens)) AS tokens, toUInt64(sum(status >= 400)) AS errors
-		FROM (SELECT DISTINCT request_id, ts, tokens, status FROM `+r.DB.table("usage_events")+`
-		WHERE user_id = ? AND ts >= toDateTime(?))
+		FROM `+r.DB.table("usage_events")+`
+		WHERE user_id = ? AND ts >= toDateTime(?)
 		GROUP BY d ORDER BY d`, userID, since.UTC().Truncate(24*time.Hour).Unix())
 	if err != nil {
 		return nil, err
@@ -41,11 +42,29 @@ func (r UsageReader) DailyUsage(ctx context.Context, userID string, since time.T
 	return out, rows.Err()
 }
 
-// RecentRequests returns the user's latest requests, newest first.
+// RecentRequests returns the user's latest requests, newest first. It reads the user's rows of the last
+// 10 seconds, then of the last hour, then of the last day, and stops at the first that holds limit rows
+// (those are the newest: every row outside it is older), else reads them all: a heavy key has millions
+// of rows, and ClickHouse 18.16 reads and sorts every row a query selects.
 func (r UsageReader) RecentRequests(ctx context.Context, userID string, limit int) ([]shariah.RecentRequest, error) {
-	rows, err := r.DB.Conn.Query(ctx, `SELECT DISTINCT request_id, ts_ms, method, route, toUInt32(status), tokens, latency_us
+	for _, back := range []int64{10, 3600, 86400, 0} {
+		where, args := "user_id = ?", []any{userID}
+		if back > 0 {
+			where += " AND ts >= now() - ?"
+			args = append(args, back)
+		}
+		out, err := r.recent(ctx, where, append(args, limit))
+		if err != nil || len(out) >= limit || back == 0 {
+			return out, err
+		}
+	}
+	return nil, nil // not reached
+}
+
+func (r UsageReader) recent(ctx context.Context, where string, args []any) ([]shariah.RecentRequest, error) {
+	rows, err := r.DB.Conn.Query(ctx, `SELECT request_id, ts_ms, method, route, toUInt32(status), tokens, latency_us
 		FROM `+r.DB.table("usage_events")+`
-		WHERE user_id = ? ORDER BY ts_ms DESC, request_id DESC LIMIT ?`, userID, limit)
+		WHERE `+where+` ORDER BY ts_ms DESC, request_id DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -45,13 +45,14 @@ type UsageWriter struct {
 	adoptMu sync.Mutex
 	adopted []*journal // slots of processes that died, drained by this one
 
-	pending atomic.Int64 // journal bytes not yet shipped
-	written atomic.Int64 // events inserted into ClickHouse
-	dropped atomic.Int64 // events refused because the journal was full (or could not be written)
-	corrupt atomic.Int64 // journal lines that did not decode (skipped)
-	down    atomic.Bool  // the last insert failed: events are being held
-	full    atomic.Bool  // the journal is at its cap: events are being dropped
-	lastErr atomic.Pointer[string]
+	pending  atomic.Int64 // journal bytes not yet shipped
+	written  atomic.Int64 // events inserted into ClickHouse
+	dropped  atomic.Int64 // events refused because the journal was full (or could not be written)
+	corrupt  atomic.Int64 // journal lines that did not decode (skipped)
+	replayed atomic.Int64 // events found in ClickHouse already when shipping from an unsure position
+	down     atomic.Bool  // the last insert failed: events are being held
+	full     atomic.Bool  // the journal is at its cap: events are being dropped
+	lastErr  atomic.Pointer[string]
 
 	encPool sync.Pool
 }
@@ -139,7 +140,7 @@ func (w *UsageWriter) drop(why string, err error) {
 // Stats returns the writer's counters and state.
 func (w *UsageWriter) Stats() shariah.UsageSpoolStats {
 	s := shariah.UsageSpoolStats{Status: "ok", PendingBytes: max(w.pending.Load(), 0), MaxBytes: w.cfg.SpoolMaxBytes,
-		Written: w.written.Load(), Dropped: w.dropped.Load(), Corrupt: w.corrupt.Load()}
+		Written: w.written.Load(), Dropped: w.dropped.Load(), Corrupt: w.corrupt.Load(), Replayed: w.replayed.Load()}
 	if w.down.Load() {
 		s.Status = "spooling"
 		if e := w.lastErr.Load(); e != nil {
@@ -265,6 +266,49 @@ func (c *usageColumns) reset() {
 
 func (c *usageColumns) len() int { return len(c.rid) }
 
+// drop removes the first n rows.
+func (c *usageColumns) drop(n int) {
+	c.rid, c.kid, c.uid, c.kp, c.meth, c.route, c.plan, c.code = c.rid[n:], c.kid[n:], c.uid[n:], c.kp[n:], c.meth[n:], c.route[n:], c.plan[n:], c.code[n:]
+	c.status, c.tokens, c.overage, c.lat, c.ms, c.ts = c.status[n:], c.tokens[n:], c.overage[n:], c.lat[n:], c.ms[n:], c.ts[n:]
+}
+
+// alreadyShipped returns how many leading rows of a batch read from an unsure position (journal.unsure)
+// are in ClickHouse already. A process that stopped between an insert and the record of its position
+// inserted the lines that follow that position, in order, in one block (BatchSize is at most 1,000,000
+// rows, under ClickHouse's 1,048,576 of one insert block, which lands whole or not at all): the rows
+// already there are a prefix of the batch, found with at most 2 + log2(batch) point lookups on the
+// sorting key (user_id, ts, request_id). So a batch is never inserted twice, and usage_events and the
+// views' aggregates count each request once.
+func (w *UsageWriter) alreadyShipped(ctx context.Context, c *usageColumns) (int, error) {
+	in := func(i int) (bool, error) {
+		var n uint64
+		err := w.db.Conn.QueryRow(ctx, "SELECT count() FROM "+w.db.table("usage_events")+
+			" WHERE user_id = ? AND ts = toDateTime(?) AND request_id = ?", c.uid[i], c.ts[i].Unix(), c.rid[i]).Scan(&n)
+		return n > 0, err
+	}
+	k := c.len()
+	if ok, err := in(0); err != nil || !ok {
+		return 0, err
+	}
+	if ok, err := in(k - 1); err != nil || ok {
+		return k, err
+	}
+	lo, hi := 0, k-1 // row lo is there, row hi is not
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		ok, err := in(mid)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi, nil
+}
+
 func (c *usageColumns) add(e shariah.UsageEvent) {
 	t := e.Time.UTC()
 	c.rid, c.kid, c.uid, c.kp = append(c.rid, e.RequestID), append(c.kid, e.KeyID), append(c.uid, e.UserID), append(c.kp, e.KeyPrefix)
@@ -300,6 +344,26 @@ func (w *UsageWriter) ship(ctx context.Context, j *journal, sh *shipper, budget 
 				continue
 			}
 			sh.cols.add(e)
+		}
+		if j.unsure && sh.cols.len() > 0 {
+			ictx, cancel := context.WithTimeout(ctx, insertTimeout)
+			n, err := w.alreadyShipped(ictx, &sh.cols)
+			cancel()
+			if err != nil {
+				w.setDown(err)
+				return err
+			}
+			if n < sh.cols.len() {
+				j.unsure = false // the rest, and everything after it, was never inserted
+			}
+			if n > 0 {
+				sh.cols.drop(n)
+				w.replayed.Add(int64(n))
+				if w.log != nil {
+					w.log.Info("usage spool: events already in ClickHouse (inserted by a process that stopped before recording it) not inserted again",
+						"dir", j.dir, "events", n)
+				}
+			}
 		}
 		if k := sh.cols.len(); k > 0 {
 			ictx, cancel := context.WithTimeout(ctx, insertTimeout)

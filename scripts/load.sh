@@ -299,7 +299,7 @@ for p in "${plans[@]}"; do
   ev=""
   for _ in $(seq 1 50); do
     ev=$(curl -fsS -H "X-API-Key: ${KEY[$p]}" "$base/api/auth/me/usage/daily?days=2" |
-      sed -n 's/.*"totals":{[^}]*"tokens":\([0-9]*\).*/\1/p')
+      sed -n 's/.*"totals":{[^}]*"tokens":\([0-9]*\).*/\1/p' || true) # a 503 (Retry shortly): read again
     [ "$ev" = "$used" ] && break
     sleep 0.2
   done
