@@ -43,10 +43,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 func TestWriterWritesEveryEventOnceAndReadsBack(t *testing.T) {
 	t.Parallel()
 	db := setup(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w := newWriter(t, db, t.TempDir(), 0, 100, time.Hour) // ships on Flush
-	go w.Run(ctx)
+	w, ctx := runningWriter(t, db, 100) // ships on Flush
 	day1 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	day2 := day1.Add(24 * time.Hour)
 	const n = 250
@@ -104,6 +101,17 @@ func newWriter(t *testing.T, db *analytics.DB, dir string, maxBytes int64, batch
 	}
 	t.Cleanup(w.Close)
 	return w
+}
+
+// runningWriter is a usage writer on a spool of its own, shipping on Flush (its interval is an hour),
+// and the context it runs in (cancelled at the end of the test, before the writer closes).
+func runningWriter(t *testing.T, db *analytics.DB, batch int) (*analytics.UsageWriter, context.Context) {
+	t.Helper()
+	w := newWriter(t, db, t.TempDir(), 0, batch, time.Hour)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go w.Run(ctx)
+	return w, ctx
 }
 
 func count(t *testing.T, db *analytics.DB, q string) uint64 {
@@ -487,10 +495,7 @@ func TestIntervalShipsWhatWasPending(t *testing.T) {
 func TestShippedRowsAreTheRecordedEvents(t *testing.T) {
 	t.Parallel()
 	db := setup(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w := newWriter(t, db, t.TempDir(), 0, 7, time.Hour) // 7 events a batch: 9 batches
-	go w.Run(ctx)
+	w, ctx := runningWriter(t, db, 7) // 7 events a batch: 9 batches
 	at := time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
 	plans := []string{"free", "pro", "enterprise"}
 	var want []string
@@ -541,15 +546,12 @@ func TestShippedRowsAreTheRecordedEvents(t *testing.T) {
 	}
 }
 
-// Recent requests read the last 10 seconds, hour or day first: whichever window answers, the rows are the
-// newest of all, in order.
-func TestRecentRequestsAcrossTheWindows(t *testing.T) {
+// Recent requests read only the rows from the second of the limit-th newest on: they are the newest of
+// all, in order, also when that second holds more rows than the limit takes.
+func TestRecentRequestsAreTheNewestOfAll(t *testing.T) {
 	t.Parallel()
 	db := setup(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w := newWriter(t, db, t.TempDir(), 0, 100, time.Hour)
-	go w.Run(ctx)
+	w, ctx := runningWriter(t, db, 100)
 	now := time.Now().UTC()
 	add := func(id string, when time.Time) {
 		w.Record(shariah.UsageEvent{RequestID: id, KeyID: "k", UserID: "uw", Method: "GET", Route: "/r", Status: 200, Tokens: 1, Time: when})
@@ -557,8 +559,9 @@ func TestRecentRequestsAcrossTheWindows(t *testing.T) {
 	for i := range 3 {
 		add(fmt.Sprintf("now-%d", i), now.Add(-time.Duration(3-i)*time.Second))
 	}
-	for i := range 5 {
-		add(fmt.Sprintf("2h-%d", i), now.Add(-2*time.Hour+time.Duration(i)*time.Second))
+	second := now.Add(-2 * time.Hour).Truncate(time.Second)
+	for i := range 5 { // one second, 100 ms apart
+		add(fmt.Sprintf("2h-%d", i), second.Add(time.Duration(i)*100*time.Millisecond))
 	}
 	for i := range 4 {
 		add(fmt.Sprintf("3d-%d", i), now.Add(-72*time.Hour+time.Duration(i)*time.Second))
@@ -571,9 +574,9 @@ func TestRecentRequestsAcrossTheWindows(t *testing.T) {
 		limit int
 		want  []string
 	}{
-		{2, []string{"now-2", "now-1"}},                                                                   // the last 10 s
-		{5, []string{"now-2", "now-1", "now-0", "2h-4", "2h-3"}},                                          // the last day
-		{10, []string{"now-2", "now-1", "now-0", "2h-4", "2h-3", "2h-2", "2h-1", "2h-0", "3d-3", "3d-2"}}, // all
+		{2, []string{"now-2", "now-1"}},                          // the last 10 s
+		{5, []string{"now-2", "now-1", "now-0", "2h-4", "2h-3"}}, // the last day
+		{10, []string{"now-2", "now-1", "now-0", "2h-4", "2h-3", "2h-2", "2h-1", "2h-0", "3d-3", "3d-2"}},
 		{50, nil}, // all 12
 	} {
 		got, err := r.RecentRequests(ctx, "uw", c.limit)

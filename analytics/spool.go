@@ -539,14 +539,10 @@ func appendQuoted(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// decodeEvent reads a line written by encodeEvent (without its newline), or by the u1 format.
-func decodeEvent(line []byte) (shariah.UsageEvent, error) {
-	return parseEvent(string(line)) // one allocation: the event's strings are slices of it
-}
-
-// parseEvent is decodeEvent of a line as a string: the event's strings are slices of it, so the shipper,
-// which passes the journal's buffer as a string (unsafe.String) and copies the strings into the insert's
-// columns before it reads the next batch into that buffer, decodes without allocating.
+// parseEvent reads a line written by encodeEvent (without its newline), or by the u1 format. The event's
+// strings are slices of the line: the shipper passes the journal's read buffer as a string
+// (unsafe.String) and copies the strings into the insert's columns before it reads the next batch into
+// that buffer, so it decodes without allocating.
 func parseEvent(str string) (shariah.UsageEvent, error) {
 	var f [14]string
 	n := 0

@@ -28,10 +28,7 @@ var analyticsDay = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 //	                       day 2 09:30, 09:40 429 QUOTA_EXCEEDED; 09:50 429 RATE_LIMITED (0 tokens)
 func seedAnalytics(t *testing.T, db *analytics.DB) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w := newWriter(t, db, t.TempDir(), 0, 1000, time.Hour)
-	go w.Run(ctx)
+	w, ctx := runningWriter(t, db, 1000)
 	n := 0
 	rec := func(key, user, plan, method, route string, status, tokens, overage int, lat time.Duration, at time.Time, code string) {
 		n++
@@ -258,10 +255,7 @@ func diff(t *testing.T, what string, want, got any) {
 func TestUsagePercentilesWithinTheStateError(t *testing.T) {
 	t.Parallel()
 	db := setup(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w := newWriter(t, db, t.TempDir(), 0, 5000, time.Hour)
-	go w.Run(ctx)
+	w, ctx := runningWriter(t, db, 5000)
 	const n = 20000
 	ms := make([]int, n)
 	for i := range n {

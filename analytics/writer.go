@@ -266,6 +266,16 @@ func (c *usageColumns) reset() {
 
 func (c *usageColumns) len() int { return len(c.rid) }
 
+func (c *usageColumns) add(e shariah.UsageEvent) {
+	t := e.Time.UTC()
+	c.rid, c.kid, c.uid, c.kp = append(c.rid, e.RequestID), append(c.kid, e.KeyID), append(c.uid, e.UserID), append(c.kp, e.KeyPrefix)
+	c.meth, c.route, c.plan, c.code = append(c.meth, e.Method), append(c.route, e.Route), append(c.plan, e.Plan), append(c.code, e.ErrorCode)
+	c.status = append(c.status, uint16(e.Status))
+	c.tokens, c.overage = append(c.tokens, uint32(max(e.Tokens, 0))), append(c.overage, uint32(max(e.Overage, 0)))
+	c.lat, c.ms = append(c.lat, uint64(max(e.Latency.Microseconds(), 0))), append(c.ms, uint64(max(t.UnixMilli(), 0)))
+	c.ts = append(c.ts, t.Truncate(time.Second))
+}
+
 // drop removes the first n rows.
 func (c *usageColumns) drop(n int) {
 	c.rid, c.kid, c.uid, c.kp, c.meth, c.route, c.plan, c.code = c.rid[n:], c.kid[n:], c.uid[n:], c.kp[n:], c.meth[n:], c.route[n:], c.plan[n:], c.code[n:]
@@ -309,16 +319,6 @@ func (w *UsageWriter) alreadyShipped(ctx context.Context, c *usageColumns) (int,
 	return hi, nil
 }
 
-func (c *usageColumns) add(e shariah.UsageEvent) {
-	t := e.Time.UTC()
-	c.rid, c.kid, c.uid, c.kp = append(c.rid, e.RequestID), append(c.kid, e.KeyID), append(c.uid, e.UserID), append(c.kp, e.KeyPrefix)
-	c.meth, c.route, c.plan, c.code = append(c.meth, e.Method), append(c.route, e.Route), append(c.plan, e.Plan), append(c.code, e.ErrorCode)
-	c.status = append(c.status, uint16(e.Status))
-	c.tokens, c.overage = append(c.tokens, uint32(max(e.Tokens, 0))), append(c.overage, uint32(max(e.Overage, 0)))
-	c.lat, c.ms = append(c.lat, uint64(max(e.Latency.Microseconds(), 0))), append(c.ms, uint64(max(t.UnixMilli(), 0)))
-	c.ts = append(c.ts, t.Truncate(time.Second))
-}
-
 // ship sends one journal's events to ClickHouse batch by batch, recording the position after each,
 // until the budget of bytes is spent (budget -1: until the journal is drained).
 func (w *UsageWriter) ship(ctx context.Context, j *journal, sh *shipper, budget *int64) error {
@@ -347,21 +347,21 @@ func (w *UsageWriter) ship(ctx context.Context, j *journal, sh *shipper, budget 
 		}
 		if j.unsure && sh.cols.len() > 0 {
 			ictx, cancel := context.WithTimeout(ctx, insertTimeout)
-			n, err := w.alreadyShipped(ictx, &sh.cols)
+			there, err := w.alreadyShipped(ictx, &sh.cols)
 			cancel()
 			if err != nil {
 				w.setDown(err)
 				return err
 			}
-			if n < sh.cols.len() {
+			if there < sh.cols.len() {
 				j.unsure = false // the rest, and everything after it, was never inserted
 			}
-			if n > 0 {
-				sh.cols.drop(n)
-				w.replayed.Add(int64(n))
+			if there > 0 {
+				sh.cols.drop(there)
+				w.replayed.Add(int64(there))
 				if w.log != nil {
 					w.log.Info("usage spool: events already in ClickHouse (inserted by a process that stopped before recording it) not inserted again",
-						"dir", j.dir, "events", n)
+						"dir", j.dir, "events", there)
 				}
 			}
 		}
