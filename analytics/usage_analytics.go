@@ -23,8 +23,9 @@ import (
 // A range's whole UTC days are read from the daily rollup, its hours before the first and after the
 // last whole day from the hourly table (the two read as one, UNION ALL, and merged together).
 //
-// The counts of an aggregate are exact but for a spool batch shipped twice after a crash (see the
-// migration); the percentiles have the accuracy of quantilesTiming.
+// The counts of an aggregate are exact: the usage spool never inserts a batch twice (UsageWriter's
+// alreadyShipped; rows an older binary shipped twice after a crash count twice). The percentiles have
+// the accuracy of quantilesTiming.
 
 // statesSQL are the merged states of a usage aggregate, in the order scanStats reads them.
 const statesSQL = `toUInt64(countMerge(requests)), toUInt64(sumMerge(tokens)), toUInt64(sumMerge(overage)),

@@ -32,8 +32,8 @@ type UsageWriterConfig struct {
 // microsecond) before the response is sent, so an event survives ClickHouse being down, hung or
 // restarting, and a kill -9 of the process. When ClickHouse is unavailable the journal grows (bounded by
 // SpoolMaxBytes) and is shipped in order when it returns. A batch whose insert succeeded but whose
-// position was not recorded (a crash in between) is shipped again: usage reads count each request_id
-// once, so a repeated insert is never counted twice.
+// position was not recorded (a crash in between) is not inserted again: the rows ClickHouse holds are
+// looked up first (alreadyShipped), so each event is in usage_events once.
 type UsageWriter struct {
 	db    *DB
 	cfg   UsageWriterConfig

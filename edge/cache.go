@@ -27,38 +27,68 @@ func sendCacheable(c *fiber.Ctx, v any, maxAge time.Duration) error {
 // (Headers set under their canonical names, the values built on the stack: quotes and cached screenings
 // are served through here.)
 func sendRaw(c *fiber.Ctx, body []byte, etag string, maxAge time.Duration) error {
+	return sendTagged(c, body, etag, false, nil, maxAge)
+}
+
+// sendTagged is sendRaw with the representation's Content-Encoding (nil: none) set when the body is sent,
+// and, with either, If-None-Match matching the identity body's ETag and its gzip representation's alike
+// (etag is then the identity body's; the ETag sent is the gzip one when encoding is gzip).
+func sendTagged(c *fiber.Ctx, body []byte, etag string, either bool, encoding []byte, maxAge time.Duration) error {
 	h := &c.Response().Header
-	h.SetCanonical(hdrETag, unsafe.Slice(unsafe.StringData(etag), len(etag))) // copied by fasthttp
-	var buf [32]byte
+	var buf [64]byte
+	if encoding != nil {
+		h.SetCanonical(hdrETag, appendGzipETag(buf[:0], etag))
+	} else {
+		h.SetCanonical(hdrETag, unsafe.Slice(unsafe.StringData(etag), len(etag))) // copied by fasthttp
+	}
 	h.SetCanonical(hdrCacheControl, strconv.AppendInt(append(buf[:0], "private, max-age="...), int64(maxAge/time.Second), 10))
-	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && etagMatches(inm, etag) {
+	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && etagMatches(inm, etag, either) {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	h.SetContentTypeBytes(mimeJSON)
+	if encoding != nil {
+		h.SetCanonical(hdrContentEncoding, encoding)
+	}
 	return c.Send(body)
 }
 
 var (
-	hdrETag         = []byte("Etag") // fasthttp's canonical form of ETag
-	hdrCacheControl = []byte(fiber.HeaderCacheControl)
-	mimeJSON        = []byte(fiber.MIMEApplicationJSONCharsetUTF8)
+	hdrETag            = []byte("Etag") // fasthttp's canonical form of ETag
+	hdrCacheControl    = []byte(fiber.HeaderCacheControl)
+	hdrVary            = []byte(fiber.HeaderVary)
+	hdrAcceptEncoding  = []byte(fiber.HeaderAcceptEncoding)
+	hdrContentEncoding = []byte(fiber.HeaderContentEncoding)
+	gzipToken          = []byte("gzip")
+	mimeJSON           = []byte(fiber.MIMEApplicationJSONCharsetUTF8)
 )
 
-// sendServed writes a served body (shariah.Served) as sendRaw does on GET. POST (screening's canonical
-// method) gets the body alone, as before: If-None-Match and caching are for reads.
+// sendServed writes a served body (shariah.Served) as sendRaw does on GET, gzip-encoded when it is large
+// and the client accepts gzip (served_gzip.go). POST (screening's canonical method) gets the body alone,
+// as before: If-None-Match and caching are for reads.
 func sendServed(c *fiber.Ctx, sv shariah.Served, maxAge time.Duration) error {
-	if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
-		return sendRaw(c, sv.Body, sv.ETag, maxAge)
+	if c.Method() != fiber.MethodGet && c.Method() != fiber.MethodHead {
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+		return c.Send(sv.Body)
 	}
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-	return c.Send(sv.Body)
+	if len(sv.Body) >= gzipMinBody {
+		h := &c.Response().Header
+		h.SetCanonical(hdrVary, hdrAcceptEncoding)
+		if acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
+			if g := servedGzip.get(sv.ETag, sv.Body); g.body != nil {
+				return sendTagged(c, g.body, sv.ETag, true, gzipToken, maxAge)
+			}
+		}
+		return sendTagged(c, sv.Body, sv.ETag, true, nil, maxAge)
+	}
+	return sendRaw(c, sv.Body, sv.ETag, maxAge)
 }
 
-// etagMatches implements If-None-Match's weak comparison over a list of tags (or *).
-func etagMatches(header, etag string) bool {
+// etagMatches implements If-None-Match's weak comparison over a list of tags (or *); with orGzip, the
+// tag of etag's gzip representation matches too.
+func etagMatches(header, etag string, orGzip bool) bool {
 	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimSpace(t)
-		if t == "*" || strings.TrimPrefix(t, "W/") == etag {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag || orGzip && isGzipETag(t, etag) {
 			return true
 		}
 	}

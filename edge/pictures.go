@@ -140,7 +140,7 @@ func sendSVG(c *fiber.Ctx, body []byte, maxAge time.Duration, public bool) error
 	c.Set(fiber.HeaderCacheControl, cc)
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Set(fiber.HeaderContentSecurityPolicy, "default-src 'none'; style-src 'unsafe-inline'")
-	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && etagMatches(inm, etag) {
+	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && etagMatches(inm, etag, false) {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Set(fiber.HeaderContentType, "image/svg+xml; charset=utf-8")

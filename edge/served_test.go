@@ -2,8 +2,10 @@ package edge_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -359,5 +361,69 @@ func TestResultStoredByAnOlderBinary(t *testing.T) {
 	}
 	if r := e.do(t, "GET", "/api/screen/JPM", nil, k); r.Header.Get("X-Cache") != "HIT" || !bytes.Equal(r.body, want) {
 		t.Fatalf("after the backfill: %v %s", r.Header, r.body)
+	}
+}
+
+// A cached screening (about 11.5 KB) is sent gzip-encoded to a client that accepts gzip: the same bytes
+// once decoded, its own ETag, Vary on both representations, 304 to either ETag, and the same charge.
+// A quote (under 2 KiB) and a POST stay identity.
+func TestCachedScreeningSentGzipWhenAccepted(t *testing.T) {
+	t.Parallel()
+	e := setup(t, options{})
+	k := key(e.newKey(t, shariah.PlanPro))
+	if r := e.do(t, "POST", "/api/screen/MSFT", nil, k); r.StatusCode != 200 {
+		t.Fatalf("screen: %d %s", r.StatusCode, r.body)
+	}
+	plain := e.do(t, "GET", "/api/screen/MSFT", nil, k)
+	if plain.StatusCode != 200 || plain.Header.Get("Content-Encoding") != "" || plain.Header.Get("Vary") != "Accept-Encoding" ||
+		len(plain.body) < 2048 {
+		t.Fatalf("identity: %d %v (%d bytes)", plain.StatusCode, plain.Header, len(plain.body))
+	}
+	with := func(h hdr) hdr {
+		out := hdr{"X-API-Key": k["X-API-Key"]}
+		for k, v := range h {
+			out[k] = v
+		}
+		return out
+	}
+	gz := e.do(t, "GET", "/api/screen/MSFT", nil, with(hdr{"Accept-Encoding": "gzip, deflate, br"}))
+	if gz.StatusCode != 200 || gz.Header.Get("Content-Encoding") != "gzip" || gz.Header.Get("Vary") != "Accept-Encoding" ||
+		gz.Header.Get("X-Tokens-Charged") != plain.Header.Get("X-Tokens-Charged") || gz.Header.Get("Content-Type") != plain.Header.Get("Content-Type") {
+		t.Fatalf("gzip: %d %v", gz.StatusCode, gz.Header)
+	}
+	if want := strings.TrimSuffix(plain.Header.Get("ETag"), `"`) + `-gzip"`; gz.Header.Get("ETag") != want {
+		t.Fatalf("gzip ETag %q, want %q", gz.Header.Get("ETag"), want)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(decoded, plain.body) {
+		t.Fatalf("the gzip body does not decode to the identity body (%v)", err)
+	}
+	if len(gz.body)*2 > len(plain.body) {
+		t.Fatalf("gzip body %d bytes for %d", len(gz.body), len(plain.body))
+	}
+	t.Logf("cached screening: %d bytes, %d gzip-encoded", len(plain.body), len(gz.body))
+	if r := e.do(t, "GET", "/api/screen/MSFT", nil, with(hdr{"Accept-Encoding": "gzip;q=0"})); r.Header.Get("Content-Encoding") != "" || !bytes.Equal(r.body, plain.body) {
+		t.Fatalf("gzip;q=0: %v", r.Header)
+	}
+	// revalidation: either ETag matches either representation
+	for _, tag := range []string{plain.Header.Get("ETag"), gz.Header.Get("ETag")} {
+		for _, ae := range []string{"", "gzip"} {
+			r := e.do(t, "GET", "/api/screen/MSFT", nil, with(hdr{"Accept-Encoding": ae, "If-None-Match": tag}))
+			if r.StatusCode != 304 || len(r.body) != 0 || r.Header.Get("X-Tokens-Charged") != "0" || r.Header.Get("Content-Encoding") != "" {
+				t.Fatalf("If-None-Match %s, Accept-Encoding %q: %d %v", tag, ae, r.StatusCode, r.Header)
+			}
+		}
+	}
+	// POST answers the body alone, identity
+	if r := e.do(t, "POST", "/api/screen/MSFT", nil, with(hdr{"Accept-Encoding": "gzip"})); r.StatusCode != 200 || r.Header.Get("Content-Encoding") != "" || !bytes.Equal(r.body, plain.body) {
+		t.Fatalf("POST with gzip accepted: %d %v", r.StatusCode, r.Header)
+	}
+	// a quote is under the threshold: identity
+	if r := e.do(t, "GET", "/api/quote/AAPL", nil, with(hdr{"Accept-Encoding": "gzip"})); r.StatusCode != 200 || r.Header.Get("Content-Encoding") != "" {
+		t.Fatalf("quote with gzip accepted: %d %v", r.StatusCode, r.Header)
 	}
 }

@@ -15,9 +15,8 @@ ALTER TABLE {db}.usage_events ADD COLUMN error_code String DEFAULT '';
 --     bucket, moved by a fixed jitter of up to 8 ms: within 24 ms, as the tests hold); values over
 --     30000 ms count as 30000. Chosen over quantileTDigest (no documented bound, order-dependent) and quantile
 --     (reservoir of 8192: a 64 KiB state per row). Rounding up to whole ms adds less than 1 ms.
--- Duplicates: a spool batch shipped twice after a crash is counted twice here (at most one batch of
--- BatchSize events per crash of an edge); the per-user daily and recent routes read usage_events with
--- DISTINCT and stay exact.
+-- Duplicates: none since the usage spool ships exactly once (analytics/writer.go, alreadyShipped). A
+-- binary older than that could ship a batch twice after a crash, and such a batch counts twice here.
 
 -- Fleet-wide, per hour x route x method x plan: /api/analytics/usage (group_by none, route, plan) and
 -- /api/analytics/routes.
