@@ -46,7 +46,7 @@ func (a *assetDir) serve(c *fiber.Ctx) error {
 		return shariah.Errorf(shariah.ENOTFOUND, "No such %s asset.", a.what)
 	}
 	c.Vary(fiber.HeaderAcceptEncoding)
-	if strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
+	if acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
 		c.Set(fiber.HeaderContentEncoding, "gzip")
 		return c.Send(gz)
 	}

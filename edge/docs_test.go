@@ -93,6 +93,10 @@ func TestOpenAPIDocumentAndPages(t *testing.T) {
 		if !bytes.Equal(unz, plain.body) || len(plain.body) < 100_000 {
 			t.Fatalf("%s: gzip and plain bodies differ (%d vs %d bytes)", asset, len(unz), len(plain.body))
 		}
+		// gzip refused (q=0) is the plain body, as for stored screenings (acceptsGzip)
+		if r := e.do(t, "GET", asset, nil, hdr{"Accept-Encoding": "gzip;q=0, br"}); r.Header.Get("Content-Encoding") != "" || !bytes.Equal(r.body, plain.body) {
+			t.Fatalf("%s with gzip;q=0: Content-Encoding %q", asset, r.Header.Get("Content-Encoding"))
+		}
 	}
 	if r := e.do(t, "GET", "/docs/assets/../../etc/passwd", nil, nil); r.StatusCode != 404 {
 		t.Fatalf("asset path traversal: %d", r.StatusCode)

@@ -58,7 +58,7 @@ func (m *gzipMemo) get(etag string, body []byte) *gzipped {
 // appendGzipETag appends the ETag of the gzip representation of a body whose ETag is etag ("tag"
 // becomes "tag-gzip"); isGzipETag recognises it.
 func appendGzipETag(dst []byte, etag string) []byte {
-	if q := strings.HasSuffix(etag, `"`); q && len(etag) >= 2 {
+	if strings.HasSuffix(etag, `"`) && len(etag) >= 2 {
 		return append(append(append(dst, etag[:len(etag)-1]...), "-gzip"...), '"')
 	}
 	return append(append(dst, etag...), "-gzip"...)
@@ -72,7 +72,8 @@ func isGzipETag(t, etag string) bool {
 }
 
 // acceptsGzip reports whether an Accept-Encoding header accepts gzip: a gzip (or x-gzip) entry with a
-// quality above 0, or else a * entry above 0 (RFC 9110 12.5.3).
+// quality above 0, or else a * entry above 0 (RFC 9110 12.5.3). Stored bodies and the embedded assets
+// (assets.go) negotiate with it.
 func acceptsGzip(header string) bool {
 	star := false
 	for header != "" {

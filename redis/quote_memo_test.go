@@ -9,7 +9,6 @@ import (
 	"unsafe"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
 // The memo answers only for the very bytes it parsed: equal bytes elsewhere, another length, another
@@ -64,11 +63,7 @@ func TestQuoteMemoMatchesTheCachedBytesOnly(t *testing.T) {
 // copy), and a new quote is served as soon as its invalidation arrives, never the remembered body.
 func TestServedQuoteFromTheCacheIsRememberedUntilItChanges(t *testing.T) {
 	t.Parallel()
-	c, err := Open(testsvc.MustRedis(t).RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testClient(t)
 	ctx := context.Background()
 	bodies := shariah.NewQuoteBodies(testDisclaimers)
 	writer := NewRefStore(c).WithQuoteBodies(bodies)

@@ -170,11 +170,7 @@ func TestRefStoreMergesAndReadsBack(t *testing.T) {
 // value is read again, which the bump's invalidation has dropped), and an absent version is 0.
 func TestCachedVersionFollowsBumps(t *testing.T) {
 	t.Parallel()
-	c, err := Open(testsvc.MustRedis(t).RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testClient(t)
 	ctx := context.Background()
 	writer, edge := NewRefStore(c), NewRefStore(c).Cached(time.Minute)
 	if err := c.Do(ctx, c.B().Del().Key(refVersionKey()).Build()).Error(); err != nil {

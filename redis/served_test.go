@@ -94,16 +94,23 @@ func TestServedValueLayout(t *testing.T) {
 	}
 }
 
+// testClient opens a client of a Redis of the test's own, closed when the test ends.
+func testClient(t *testing.T) rueidis.Client {
+	t.Helper()
+	c, err := Open(testsvc.MustRedis(t).RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
 // A quote and a result are read as their stored bodies; a record stored without one (an older binary)
 // is served encoded and backfilled, one under another variant served encoded and left as it is, and a backfill never overwrites a record
 // written since it was read.
 func TestServedReadsAndBackfill(t *testing.T) {
 	t.Parallel()
-	c, err := Open(testsvc.MustRedis(t).RedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testClient(t)
 	checkServedStores(t, c)
 }
 
