@@ -36,6 +36,29 @@ import (
 //   - X-Tokens-Remaining on a request served from a lease is the allowance less what was used and leased
 //     to other edges at this edge's last settle, less what this edge spent since: across edges it can be
 //     up to one Interval of the other edges' spending too high.
+//
+// The lease's states and moves. A lease of one key and period on one edge holds, in memory, allow and
+// over (tokens it may spend), unsettled (tokens spent since its last report) and inflight (spends between
+// their two steps); Redis holds, per edge, own (l:<edge>: tokens granted and not yet reported or given
+// back) and its expiry (x:<edge>), beside the key's used and leased.
+//   - spend (lock-free): take the tokens from allow or over, then add them to unsettled. Never the other
+//     way round: a report is then never more than the edge took, so the script's cap of a report at own
+//     never drops a served token.
+//   - exact charge with refill (under mu): report unsettled, charge the request, and grant a new block
+//     into allow or over.
+//   - settle (tick or Flush, under mu): report unsettled; top up; at least every TTL/2 while it holds
+//     tokens, so own does not lapse under a live edge.
+//   - refund (under mu): a lease charge goes back into allow and out of unsettled; on a lease already
+//     given back, the script refunds it.
+//   - forget (revoke, regenerate, plan change) and give back (quiet key, past period, shutdown; under mu):
+//     report unsettled and return allow, over and credits; the lease leaves the map only when it holds
+//     nothing and no spend is in flight.
+//   - lapse: own not settled within TTL (the edge died) is added to used whole by the next script call
+//     on the key from another edge; an edge told its lease was lost drops what it holds.
+//
+// Invariant (TestLeaseSpendInterleavings drives each move between a spend's two steps):
+// used + sum over edges of (unsettled + inflight tokens) >= tokens served, and
+// used <= tokens served + sum over edges of (own), so a dead edge over-counts by at most its own.
 type LeaseMeter struct {
 	*Meter
 	opt  LeaseOptions
@@ -47,6 +70,8 @@ type LeaseMeter struct {
 	// forgotten holds the keys this process changed (Forget), with when: their record is read from
 	// Redis itself, not the client-side cache, until Redis's invalidation has surely arrived
 	forgotten sync.Map
+	// between runs, in tests, between a spend's two steps (export_test.go); nil in production
+	between func()
 }
 
 // forgetFor is how long a changed key's record bypasses the client-side cache.
@@ -145,12 +170,16 @@ type lease struct {
 	rateElsewhere atomic.Int64
 	unlimitedRate atomic.Bool  // the plan has no rate limit: no credits needed
 	unsettled     atomic.Int64 // tokens spent (less refunded) since the last settle
-	tickTokens    atomic.Int64 // tokens spent since the last tick (sizing)
-	tickReqs      atomic.Int64 // requests served since the last tick (sizing)
-	base          atomic.Int64 // used + leased at the last settle
-	limit         atomic.Int64
-	drop          atomic.Bool // revoked or replaced: give everything back at the next settle
-	rec           atomic.Pointer[checkedRecord]
+	// inflight counts spends between taking their tokens and counting them in unsettled: a lease is
+	// not removed while one is, or its tokens would be counted in a lease nobody settles any more
+	inflight   atomic.Int64
+	tickTokens atomic.Int64 // tokens spent since the last tick (sizing)
+	tickReqs   atomic.Int64 // requests served since the last tick (sizing)
+	base       atomic.Int64 // used + leased at the last settle
+	limit      atomic.Int64
+	drop       atomic.Bool // revoked or replaced: give everything back at the next settle
+	rec        atomic.Pointer[checkedRecord]
+	between    func() // the meter's test hook (nil in production)
 
 	// under mu
 	want, wantCredits int64
@@ -210,7 +239,7 @@ func (m *LeaseMeter) lease(hash string, p *namedPeriod) *lease {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if l = m.leases[k]; l == nil {
-		l = &lease{key: k, period: p.Period}
+		l = &lease{key: k, period: p.Period, between: m.between}
 		m.leases[k] = l
 	}
 	return l
@@ -307,20 +336,29 @@ func (l *lease) spend(cost int, plan shariah.Plan) (shariah.Charge, bool) {
 	c := int64(cost)
 	overage := false
 	if c > 0 {
-		// Count the spending before taking the tokens, so a settle never sees tokens gone from the
-		// lease that are not in unsettled (an over-count at worst, never an under-count).
-		l.unsettled.Add(c)
+		// Take the tokens first, then count them as spent. A settle that runs in between reports less
+		// than was taken: the rest stays in the lease's Redis record (the edge's Redis share is always
+		// at least what it reports) and is reported at the next settle, or counted when the record
+		// lapses. Counting first let a settle report a token that the lease might not hand over: the
+		// script caps a report at what the lease holds, so after a refill the token was served and
+		// never counted (TestLeaseSpendInterleavings).
+		l.inflight.Add(1)
 		switch {
 		case take(&l.allow, c):
 		case take(&l.over, c):
 			overage = true
 		default:
-			l.unsettled.Add(-c)
+			l.inflight.Add(-1)
 			if limited {
 				l.credits.Add(1)
 			}
 			return shariah.Charge{}, false
 		}
+		if l.between != nil {
+			l.between()
+		}
+		l.unsettled.Add(c)
+		l.inflight.Add(-1)
 		l.tickTokens.Add(c)
 	}
 	l.tickReqs.Add(1)
@@ -461,6 +499,13 @@ func (m *LeaseMeter) Refund(ctx context.Context, c shariah.Charge) error {
 		// given back already: its spending was settled, so the exact refund applies
 		return m.Meter.Refund(ctx, c)
 	}
+	// under mu: a lease given back and removed meanwhile takes no tokens back (nobody would settle them:
+	// a request still holding the lease could spend them uncounted); the script refunds instead
+	l.mu.Lock()
+	if l.dead {
+		l.mu.Unlock()
+		return m.Meter.Refund(ctx, c)
+	}
 	t := int64(c.Tokens)
 	l.unsettled.Add(-t)
 	l.tickTokens.Add(-t)
@@ -469,6 +514,7 @@ func (m *LeaseMeter) Refund(ctx context.Context, c shariah.Charge) error {
 	} else {
 		l.allow.Add(t)
 	}
+	l.mu.Unlock()
 	return nil
 }
 
@@ -543,7 +589,7 @@ func (m *LeaseMeter) tick(ctx context.Context, final bool) error {
 		}
 		call, release, ok := m.tickCall(l, *pl, final || l.key.period != period, now)
 		if !ok {
-			if release && l.allow.Load()+l.over.Load() == 0 && l.unsettled.Load() == 0 {
+			if release && l.empty() {
 				m.remove(l) // nothing held, nothing to say
 			}
 			l.mu.Unlock()
@@ -570,7 +616,7 @@ func (m *LeaseMeter) tick(ctx context.Context, final bool) error {
 			firstErr = err
 		}
 		m.apply(l, call, r, err)
-		if err == nil && releases[i] && l.allow.Load()+l.over.Load() == 0 && l.unsettled.Load() == 0 {
+		if err == nil && releases[i] && l.empty() {
 			m.remove(l)
 		}
 		l.mu.Unlock()
@@ -609,6 +655,12 @@ func (m *LeaseMeter) tickCall(l *lease, plan string, release bool, now time.Time
 	// a lease held without news would lapse: settle it at least every half lifetime
 	keep := l.allow.Load()+l.over.Load() > 0 && now.Sub(l.lastSettle) > m.opt.TTL/2
 	return call, false, call.spent != 0 || call.want > 0 || call.wantCredits > 0 || call.back > 0 || keep
+}
+
+// empty reports that the lease holds no tokens and has no spending to report, settled or on its way
+// (inflight is read first: a spend that starts after it finds the tokens gone, given back).
+func (l *lease) empty() bool {
+	return l.inflight.Load() == 0 && l.allow.Load()+l.over.Load() == 0 && l.unsettled.Load() == 0
 }
 
 // remove takes a given-back lease out of the map (holding its mu): a request holding it starts again.
