@@ -54,10 +54,14 @@ type deps struct {
 	log    *slog.Logger
 	states map[string]*depState
 	names  []string
+	// timeout and fresh are probeTimeout and probeFresh (a test shortens them)
+	timeout, fresh time.Duration
+	// answered, in tests, runs once a check's answer or its timeout is taken (nil in production)
+	answered func(ctx context.Context)
 }
 
 func newDeps(checks map[string]func(context.Context) error, log *slog.Logger) *deps {
-	d := &deps{log: log, states: map[string]*depState{}}
+	d := &deps{log: log, states: map[string]*depState{}, timeout: probeTimeout, fresh: probeFresh}
 	for n, c := range checks {
 		d.states[n] = &depState{name: n, check: c}
 		d.names = append(d.names, n)
@@ -73,7 +77,7 @@ func (d *deps) probe(name string) {
 		return
 	}
 	st.mu.Lock()
-	if st.running || (st.known && time.Since(st.checkedAt) < probeFresh) {
+	if st.running || (st.known && time.Since(st.checkedAt) < d.fresh) {
 		st.mu.Unlock()
 		return
 	}
@@ -81,20 +85,26 @@ func (d *deps) probe(name string) {
 	done := st.done
 	st.mu.Unlock()
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), d.timeout)
 		defer cancel()
 		res := make(chan error, 1)
 		go func() { res <- st.check(ctx) }()
 		var err error
+		answered := true
 		select {
 		case err = <-res:
 		case <-ctx.Done():
-			err = ctx.Err()
+			err, answered = ctx.Err(), false
+		}
+		if d.answered != nil {
+			d.answered(ctx)
 		}
 		d.set(st, err, true)
 		close(done)
-		// A check that ignored its context is still running: no new check starts until it returns.
-		if ctx.Err() != nil {
+		// A check that ignored its context is still running: no new check starts until it returns. Only
+		// then: a check that failed right at its deadline has answered already (its context is done too),
+		// and a second receive would never return, leaving the dependency's state stuck for good.
+		if !answered {
 			<-res
 		}
 		st.mu.Lock()
@@ -139,7 +149,7 @@ func (d *deps) state(name string) string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	switch {
-	case st.running && time.Since(st.startedAt) > probeTimeout:
+	case st.running && time.Since(st.startedAt) > d.timeout:
 		return "unavailable" // hung: no answer within the timeout
 	case !st.known:
 		return "unknown"
