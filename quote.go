@@ -133,12 +133,9 @@ type Quote struct {
 	Volume  *int64 `json:"volume"`
 	// AvgVolume is the mean volume of the 20 sessions before the last, over those with a volume (null
 	// when none has one).
-	AvgVolume *int64 `json:"avg_volume"`
-	// High52W and Low52W are the range of the year to the last session: of daily highs and lows, or of
-	// closes where any session of the year has no high and low (Range52WBasis says which).
-	High52W       Price  `json:"high_52w"`
-	Low52W        Price  `json:"low_52w"`
-	Range52WBasis string `json:"range_52w_basis"` // "high_low" or "close"
+	AvgVolume *int64  `json:"avg_volume"`
+	High52W   Price   `json:"high_52w"`
+	Low52W    Price   `json:"low_52w"`
 	MarketCap *Number `json:"market_cap"` // price x shares outstanding; null when shares are unknown
 	// MarketCapSource is the provenance of the shares outstanding behind MarketCap (filing, illustrative).
 	MarketCapSource string `json:"market_cap_source,omitempty"`
@@ -149,6 +146,11 @@ type Quote struct {
 	Description     string `json:"note,omitempty"`
 	// Disclaimers is the market_data disclaimer, set where a quote is served on its own.
 	Disclaimers []Disclaimer `json:"disclaimers,omitempty"`
+
+	// Range52WBasis says what High52W and Low52W are the range of, over the year to the last session:
+	// "high_low" (daily highs and lows) or "close" (closes: some session of the year has no high and
+	// low, as with a close-only source).
+	Range52WBasis string `json:"range_52w_basis,omitempty"`
 }
 
 // Unknown names the quote's fields its source does not give (null in the JSON): open, day_high,

@@ -14,8 +14,8 @@ type Trending struct {
 	Symbol        string  `json:"symbol"`
 	Name          string  `json:"name"`
 	Price         Price   `json:"price"`
-	ChangePercent Number  `json:"change_percent"` // percent, 2 places (a JSON number; older stored items hold a numeric string)
-	Change        string  `json:"change"`         // the same, signed with a percent sign: "+1.23%"
+	ChangePercent Number  `json:"change_percent"`  // percent, 2 places (a JSON number; older stored items hold a numeric string)
+	Change        string  `json:"change"`          // the same, signed with a percent sign: "+1.23%"
 	Volume        *int64  `json:"volume"`          // null when the source has no volume
 	RelVolume     *string `json:"relative_volume"` // volume / 20-session average, null when unknown
 	Score         string  `json:"score"`
