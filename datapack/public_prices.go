@@ -263,7 +263,7 @@ func ReadIndexDaily(fsys fs.FS, file string, ix IndexSeries) (*Pack, error) {
 	}
 	vol := ""
 	if !hasVolume {
-		vol = " (no volume column: volume 0)"
+		vol = " (no volume column: volume unknown)"
 	}
 	p.pubNotef("%s: %s %d daily bars%s", file, sym, len(bars), vol)
 	return p, nil
