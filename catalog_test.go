@@ -135,7 +135,7 @@ func TestQuoteAndAggregates(t *testing.T) {
 		bars = append(bars, Bar{Date: d.AddDate(0, 0, i), Open: p, High: p + PriceScale, Low: p - PriceScale, Close: p, Volume: int64(1000 * (i + 1))})
 	}
 	q, ok := QuoteFromBars("X", bars, SourceHistory)
-	if !ok || q.Price.String() != "109.00" || q.Change.String() != "1.00" || q.ChangePercent.StringFixed(2) != "0.93" || q.AvgVolume != 5000 ||
+	if !ok || q.Price.String() != "109.00" || q.Change.String() != "1.00" || q.ChangePercent.StringFixed(2) != "0.93" || q.AvgVolume == nil || *q.AvgVolume != 5000 || q.Range52WBasis != "high_low" ||
 		q.High52W.String() != "110.00" || q.Low52W.String() != "99.00" || q.AsOf != "2025-02-05" {
 		t.Fatalf("quote %+v", q)
 	}

@@ -106,14 +106,60 @@ func (p *Price) UnmarshalJSON(b []byte) error {
 func (p Price) Float() float64 { return float64(p) / PriceScale }
 
 // Bar is one OHLCV candle. Date is the trading day (UTC) or, for monthly bars, the month's last
-// trading day.
+// trading day. Gaps says which values the source did not give: those hold stand-ins (the close for a
+// missing open, the bounds of open and close for missing high and low, 0 for a missing volume) so that
+// arithmetic stays defined, and are served as null (Candle, Quote). The zero Gaps is a full OHLCV bar.
 type Bar struct {
 	Date   time.Time `json:"-"`
 	Open   Price     `json:"open"`
 	High   Price     `json:"high"`
 	Low    Price     `json:"low"`
 	Close  Price     `json:"close"`
-	Volume int64     `json:"volume"` // 0 when the source has none
+	Volume int64     `json:"volume"` // 0 when the source has none (Gaps has NoVolume)
+	Gaps   BarGaps   `json:"-"`
+}
+
+// BarGaps is the set of a bar's values its source did not give.
+type BarGaps uint8
+
+const (
+	NoOpen    BarGaps = 1 << iota // no open: Open holds the close
+	NoHighLow                     // no high and low: High and Low hold the bounds of open and close
+	NoVolume                      // no volume: Volume is 0
+
+	// CloseOnly is a bar of a close-only source (the shared constituent matrices).
+	CloseOnly = NoOpen | NoHighLow | NoVolume
+)
+
+// CloseOnlyBar is the bar of a day whose source gives the close alone.
+func CloseOnlyBar(date time.Time, close Price) Bar {
+	return Bar{Date: date, Open: close, High: close, Low: close, Close: close, Gaps: CloseOnly}
+}
+
+// Candle is a bar as served (REST /api/ohlc, MCP get_price_history): open, high, low and volume are
+// null where the source did not give them.
+type Candle struct {
+	Date   string `json:"date"`
+	Open   *Price `json:"open"`
+	High   *Price `json:"high"`
+	Low    *Price `json:"low"`
+	Close  Price  `json:"close"`
+	Volume *int64 `json:"volume"`
+}
+
+// Candle is the bar as served.
+func (b Bar) Candle() Candle {
+	c := Candle{Date: b.Date.Format("2006-01-02"), Close: b.Close}
+	if b.Gaps&NoOpen == 0 {
+		c.Open = &b.Open
+	}
+	if b.Gaps&NoHighLow == 0 {
+		c.High, c.Low = &b.High, &b.Low
+	}
+	if b.Gaps&NoVolume == 0 {
+		c.Volume = &b.Volume
+	}
+	return c
 }
 
 // Price data provenance.
@@ -147,7 +193,9 @@ func WeeklyFromDaily(daily []Bar) []Bar {
 
 // aggregateBars merges consecutive daily bars of one period (same reports whether two dates are in
 // it): dated by the period's last day, open of the first, high and low of the period, close of the
-// last, volume summed.
+// last, volume summed. What a day lacks the period lacks: no open when the first day has none, no
+// high and low when any day has none (a high of closes is not a high), no volume when any day has none
+// (a partial sum is not the period's volume).
 func aggregateBars(daily []Bar, same func(a, b time.Time) bool) []Bar {
 	var out []Bar
 	for _, b := range daily {
@@ -158,11 +206,29 @@ func aggregateBars(daily []Bar, same func(a, b time.Time) bool) []Bar {
 			m.Low = min(m.Low, b.Low)
 			m.Close = b.Close
 			m.Volume += b.Volume
+			m.Gaps |= b.Gaps &^ NoOpen
 			continue
 		}
 		out = append(out, b)
 	}
+	for i := range out {
+		out[i] = out[i].Normalized()
+	}
 	return out
+}
+
+// Normalized is the bar with the stand-ins of its gaps (Bar): what the candle store reads back.
+func (b Bar) Normalized() Bar {
+	if b.Gaps&NoOpen != 0 {
+		b.Open = b.Close
+	}
+	if b.Gaps&NoHighLow != 0 {
+		b.High, b.Low = max(b.Open, b.Close), min(b.Open, b.Close)
+	}
+	if b.Gaps&NoVolume != 0 {
+		b.Volume = 0
+	}
+	return b
 }
 
 func sameMonth(a, b time.Time) bool { return a.Year() == b.Year() && a.Month() == b.Month() }

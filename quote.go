@@ -125,12 +125,15 @@ type Quote struct {
 	PreviousClose *Price  `json:"previous_close"`
 	Change        *Price  `json:"change"`
 	ChangePercent *Number `json:"change_percent"` // percent, 2 places (older stored quotes hold a numeric string)
-	Open          Price   `json:"open"`
-	DayHigh       Price   `json:"day_high"`
-	DayLow        Price   `json:"day_low"`
-	Volume        int64   `json:"volume"`
-	// AvgVolume is the mean volume of the 20 sessions before the last (0 when unknown).
-	AvgVolume int64   `json:"avg_volume"`
+	// Open, DayHigh, DayLow and Volume are the last session's, null where the source does not give
+	// them (a close-only source).
+	Open    *Price `json:"open"`
+	DayHigh *Price `json:"day_high"`
+	DayLow  *Price `json:"day_low"`
+	Volume  *int64 `json:"volume"`
+	// AvgVolume is the mean volume of the 20 sessions before the last, over those with a volume (null
+	// when none has one).
+	AvgVolume *int64  `json:"avg_volume"`
 	High52W   Price   `json:"high_52w"`
 	Low52W    Price   `json:"low_52w"`
 	MarketCap *Number `json:"market_cap"` // price x shares outstanding; null when shares are unknown
@@ -143,6 +146,27 @@ type Quote struct {
 	Description     string `json:"note,omitempty"`
 	// Disclaimers is the market_data disclaimer, set where a quote is served on its own.
 	Disclaimers []Disclaimer `json:"disclaimers,omitempty"`
+
+	// Range52WBasis says what High52W and Low52W are the range of, over the year to the last session:
+	// "high_low" (daily highs and lows) or "close" (closes: some session of the year has no high and
+	// low, as with a close-only source).
+	Range52WBasis string `json:"range_52w_basis,omitempty"`
+}
+
+// Unknown names the quote's fields its source does not give (null in the JSON): open, day_high,
+// day_low, volume, avg_volume, in that order; none for a full OHLCV source.
+func (q Quote) Unknown() []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		null bool
+	}{{"open", q.Open == nil}, {"day_high", q.DayHigh == nil}, {"day_low", q.DayLow == nil},
+		{"volume", q.Volume == nil}, {"avg_volume", q.AvgVolume == nil}} {
+		if f.null {
+			out = append(out, f.name)
+		}
+	}
+	return out
 }
 
 // MarshalJSON writes the quote with changePercent and marketCap beside change_percent and market_cap:
@@ -165,14 +189,16 @@ func SignedPercent(pct decimal.Decimal) string {
 	return s
 }
 
-// QuoteFromBars builds a quote from daily bars (oldest first). It needs at least one bar.
+// QuoteFromBars builds a quote from daily bars (oldest first). It needs at least one bar. What the
+// last bar lacks (Bar.Gaps) is null in the quote.
 func QuoteFromBars(symbol string, bars []Bar, source string) (Quote, bool) {
 	if len(bars) == 0 {
 		return Quote{}, false
 	}
 	last := bars[len(bars)-1]
-	q := Quote{Symbol: symbol, Price: last.Close, Open: last.Open, DayHigh: last.High, DayLow: last.Low,
-		Volume: last.Volume, AsOf: last.Date.Format("2006-01-02"), Source: source, Delayed: true}
+	q := Quote{Symbol: symbol, Price: last.Close, AsOf: last.Date.Format("2006-01-02"), Source: source, Delayed: true}
+	c := last.Candle()
+	q.Open, q.DayHigh, q.DayLow, q.Volume = c.Open, c.High, c.Low, c.Volume
 	if len(bars) > 1 {
 		prev := bars[len(bars)-2].Close
 		ch := last.Close - prev
@@ -181,21 +207,39 @@ func QuoteFromBars(symbol string, bars []Bar, source string) (Quote, bool) {
 			pct := NewNumber(decimal.RequireFromString(RatioPercent(int64(ch), int64(prev))))
 			q.ChangePercent = &pct
 		}
-		// average volume of up to 20 sessions before the last
+		// average volume of up to 20 sessions before the last, of those with a volume
 		var sum, n int64
-		for i := len(bars) - 2; i >= 0 && n < 20; i-- {
-			sum += bars[i].Volume
-			n++
+		for i := len(bars) - 2; i >= 0 && i >= len(bars)-21; i-- {
+			if bars[i].Gaps&NoVolume == 0 {
+				sum += bars[i].Volume
+				n++
+			}
 		}
 		if n > 0 {
-			q.AvgVolume = sum / n
+			avg := sum / n
+			q.AvgVolume = &avg
 		}
 	}
 	cut := last.Date.AddDate(-1, 0, 0)
-	q.High52W, q.Low52W = last.High, last.Low
-	for i := len(bars) - 1; i >= 0 && bars[i].Date.After(cut); i-- {
-		q.High52W = max(q.High52W, bars[i].High)
-		q.Low52W = min(q.Low52W, bars[i].Low)
+	from := len(bars) - 1
+	for from > 0 && bars[from-1].Date.After(cut) {
+		from--
+	}
+	year := bars[from:]
+	q.Range52WBasis = "high_low"
+	for _, b := range year {
+		if b.Gaps&NoHighLow != 0 {
+			q.Range52WBasis = "close"
+			break
+		}
+	}
+	q.High52W, q.Low52W = last.Close, last.Close
+	for _, b := range year {
+		if q.Range52WBasis == "close" {
+			q.High52W, q.Low52W = max(q.High52W, b.Close), min(q.Low52W, b.Close)
+		} else {
+			q.High52W, q.Low52W = max(q.High52W, b.High), min(q.Low52W, b.Low)
+		}
 	}
 	return q, true
 }

@@ -383,7 +383,8 @@ func readPrices(f *csvFile, p *Pack, source string) {
 }
 
 // barOfRow reads a prices row's candle: the close is required; a missing open is the close, a missing
-// high or low the bound of open and close; low and high must bound them.
+// high or low the bound of open and close; low and high must bound them. What is missing is recorded
+// in the bar's gaps (served as null): no open; no high and low when either is missing; no volume.
 func barOfRow(r row) (shariah.Bar, error) {
 	d, err := dateField(r, "date", true)
 	if err != nil {
@@ -418,6 +419,13 @@ func barOfRow(r row) (shariah.Bar, error) {
 	if l > min(o, c) || h < max(o, c) {
 		return shariah.Bar{}, fmt.Errorf("low %s / high %s do not bound open %s and close %s", l, h, o, c)
 	}
+	var gaps shariah.BarGaps
+	if !hasO {
+		gaps |= shariah.NoOpen
+	}
+	if !hasH || !hasL {
+		gaps |= shariah.NoHighLow
+	}
 	var vol int64
 	if raw := r.get("volume"); raw != "" {
 		v, err := strconv.ParseFloat(raw, 64)
@@ -425,8 +433,10 @@ func barOfRow(r row) (shariah.Bar, error) {
 			return shariah.Bar{}, fmt.Errorf("volume %q is not a non-negative count", raw)
 		}
 		vol = int64(v)
+	} else {
+		gaps |= shariah.NoVolume
 	}
-	return shariah.Bar{Date: date, Open: o, High: h, Low: l, Close: c, Volume: vol}, nil
+	return shariah.Bar{Date: date, Open: o, High: h, Low: l, Close: c, Volume: vol, Gaps: gaps}.Normalized(), nil
 }
 
 // intervalAndSource reads a prices row's interval (1d unless given) and source (history, or

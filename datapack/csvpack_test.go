@@ -120,3 +120,41 @@ func itoa(n int) string {
 	}
 	return string(b)
 }
+
+// TestPricesRowGaps: what a prices row leaves empty is recorded as unknown in its candle (served as
+// null), never made up: a close-only row, a row without volume, a row without high and low.
+func TestPricesRowGaps(t *testing.T) {
+	t.Parallel()
+	p := ReadPack(fstest.MapFS{
+		"companies.csv": file("symbol,name,asset_type,country,currency\nZZ,Test,equity,United States,USD\n"),
+		"prices.csv": file("symbol,date,open,high,low,close,volume\n" +
+			"ZZ,2024-01-02,,,,10.5,\n" + // close only
+			"ZZ,2024-01-03,10.4,11,10.1,10.9,\n" + // no volume
+			"ZZ,2024-01-04,10.9,,,11.2,500\n" + // no high and low
+			"ZZ,2024-01-05,11.2,11.5,11,11.3,0\n"), // full, a zero volume
+	}, "gaps", false)
+	if len(p.Problems) != 0 || len(p.Series) == 0 {
+		t.Fatalf("%v %v", p.Problems, p.Series)
+	}
+	var daily []shariah.Bar
+	for _, s := range p.Series {
+		if s.Interval == "1d" {
+			daily = s.Bars
+		}
+	}
+	want := []shariah.BarGaps{shariah.CloseOnly, shariah.NoVolume, shariah.NoHighLow, 0}
+	if len(daily) != len(want) {
+		t.Fatalf("bars %+v", daily)
+	}
+	for i, b := range daily {
+		if b.Gaps != want[i] {
+			t.Errorf("row %d: gaps %v, want %v", i+2, b.Gaps, want[i])
+		}
+	}
+	if c := daily[2].Candle(); c.Open == nil || c.High != nil || c.Low != nil || c.Volume == nil || *c.Volume != 500 {
+		t.Errorf("no high and low: %+v", c)
+	}
+	if c := daily[3].Candle(); c.Volume == nil || *c.Volume != 0 {
+		t.Errorf("a zero volume given is served as 0: %+v", c)
+	}
+}

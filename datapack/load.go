@@ -357,10 +357,7 @@ func estimateCap(a shariah.Asset, x Extras, perUSD map[string]decimal.Decimal) (
 	return v, strings.TrimSuffix("market cap unknown: assumed small cap; "+conv, "; ")
 }
 
-// rebuildTrending ranks every quoted symbol by activity and absolute move on its latest session and
-// keeps the top 50: score = |change %| x relative volume (volume / 20-session average), or |change %|
-// alone when the source has no volume. Only the most recent session date across quotes counts, so a
-// stale series does not trend.
+// rebuildTrending ranks every quoted symbol (shariah.RankTrending) and stores the list.
 func rebuildTrending(ctx context.Context, st shariah.RefStore) error {
 	syms, err := st.SeriesSymbols(ctx)
 	if err != nil {
@@ -370,44 +367,9 @@ func rebuildTrending(ctx context.Context, st shariah.RefStore) error {
 	if err != nil {
 		return err
 	}
-	monthly := func(q shariah.Quote) bool { return strings.Contains(q.Description, "monthly") }
-	latest := ""
+	all := make([]shariah.Quote, 0, len(qs))
 	for _, q := range qs {
-		if !monthly(q) && q.AsOf > latest {
-			latest = q.AsOf
-		}
+		all = append(all, q)
 	}
-	type scored struct {
-		t     shariah.Trending
-		score decimal.Decimal
-	}
-	var all []scored
-	for _, q := range qs {
-		if monthly(q) || q.AsOf != latest || q.ChangePercent == nil {
-			continue
-		}
-		pct := q.ChangePercent.Decimal
-		score := pct.Abs()
-		t := shariah.Trending{Symbol: q.Symbol, Name: q.Name, Price: q.Price, ChangePercent: shariah.NewNumber(pct.Round(2)), Change: shariah.SignedPercent(pct),
-			Volume: q.Volume, AsOf: q.AsOf, Source: q.Source}
-		if q.AvgVolume > 0 && q.Volume > 0 {
-			rel := decimal.NewFromInt(q.Volume).Div(decimal.NewFromInt(q.AvgVolume)).Round(2)
-			rs := rel.StringFixed(2)
-			t.RelVolume = &rs
-			score = score.Mul(rel)
-		}
-		t.Score = score.StringFixed(2)
-		all = append(all, scored{t, score})
-	}
-	sort.SliceStable(all, func(i, j int) bool {
-		if !all[i].score.Equal(all[j].score) {
-			return all[i].score.GreaterThan(all[j].score)
-		}
-		return all[i].t.Symbol < all[j].t.Symbol
-	})
-	out := make([]shariah.Trending, 0, 50)
-	for i := 0; i < len(all) && i < 50; i++ {
-		out = append(out, all[i].t)
-	}
-	return st.PutTrending(ctx, out)
+	return st.PutTrending(ctx, shariah.RankTrending(all))
 }

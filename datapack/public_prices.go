@@ -18,8 +18,8 @@ const SourceJanzenAlpha = "janzen-alpha"
 
 // ReadCloseMatrices reads wide daily close matrices (header Date,ticker1,ticker2,...; one row per
 // trading day; an empty cell is no trade that day) into one daily Series per ticker, concatenated over
-// the files in date order, plus its monthly Series. The files hold closes only, so every bar has
-// Open = High = Low = Close and Volume 0. suffix is added to tickers without a market suffix (".T" for
+// the files in date order, plus its monthly Series. The files hold closes only, so every bar is
+// shariah.CloseOnlyBar: open, high, low and volume unknown (served as null). suffix is added to tickers without a market suffix (".T" for
 // the Nikkei 225's 4-digit codes); S&P 500 tickers are already Yahoo-style (BRK-B) and FTSE 100 ones
 // end in ".L". A file that cannot be read is returned as the error, with what was read before it.
 //
@@ -77,7 +77,7 @@ func ReadCloseMatrices(fsys fs.FS, files []string, suffix string) (*Pack, error)
 		p.Series = append(p.Series, shariah.Series{Symbol: d.Symbol, Interval: "1mo", Source: d.Source,
 			Bars: shariah.MonthlyFromDaily(d.Bars)})
 	}
-	p.pubNotef("%s: %d symbols, %d trading days of closes (close only: open = high = low = close, volume 0)",
+	p.pubNotef("%s: %d symbols, %d trading days of closes (close only: open, high, low and volume unknown)",
 		strings.Join(files, ", "), n, rows)
 	if dups > 0 {
 		p.pubNotef("%d closes of days present in two files skipped (the first file's kept)", dups)
@@ -141,7 +141,7 @@ func readCloseMatrix(p *Pack, file, text, suffix string, est int, bySym map[stri
 				// currency of their records (GBP), so market caps and FX conversions come out right.
 				px = (px + 50) / 100
 			}
-			s.Bars = append(s.Bars, shariah.Bar{Date: date, Open: px, High: px, Low: px, Close: px})
+			s.Bars = append(s.Bars, shariah.CloseOnlyBar(date, px))
 		}
 	}
 	return rows
@@ -246,6 +246,8 @@ func ReadIndexDaily(fsys fs.FS, file string, ix IndexSeries) (*Pack, error) {
 				n = int64(f)
 			}
 			b.Volume = n
+		} else {
+			b.Gaps |= shariah.NoVolume // the FTSE 100 file has no volume column
 		}
 		bars = append(bars, b)
 	})
@@ -261,7 +263,7 @@ func ReadIndexDaily(fsys fs.FS, file string, ix IndexSeries) (*Pack, error) {
 	}
 	vol := ""
 	if !hasVolume {
-		vol = " (no volume column: volume 0)"
+		vol = " (no volume column: volume unknown)"
 	}
 	p.pubNotef("%s: %s %d daily bars%s", file, sym, len(bars), vol)
 	return p, nil

@@ -49,10 +49,9 @@ func (s *Server) quotesBatch(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// ohlcPoint is one candle as served.
+// ohlcPoint is one candle as served: open, high, low and volume null where the source has none.
 type ohlcPoint struct {
-	Date string `json:"date"`
-	shariah.Bar
+	shariah.Candle
 	Source string `json:"source"`
 }
 
@@ -72,7 +71,7 @@ func (s *Server) ohlc(c *fiber.Ctx) error {
 	}
 	out := make([]ohlcPoint, len(bars))
 	for i, b := range bars {
-		out[i] = ohlcPoint{Date: b.Date.Format("2006-01-02"), Bar: b, Source: source}
+		out[i] = ohlcPoint{Candle: b.Candle(), Source: source}
 	}
 	return sendCacheable(c, out, ageMaxAge(out[len(out)-1].Date, s.Now()))
 }

@@ -45,7 +45,14 @@ func (d Deps) getQuote(ctx context.Context, in quoteArgs) (any, string, error) {
 			lines = append(lines, key+": no quote (unknown symbol or no price data)")
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("%s: %s %s as of %s (%s)", q.Symbol, q.Price.String(), q.Currency, q.AsOf, q.Source))
+		line := fmt.Sprintf("%s: %s %s as of %s (%s)", q.Symbol, q.Price.String(), q.Currency, q.AsOf, q.Source)
+		if unk := q.Unknown(); len(unk) > 0 {
+			line += "; not in the source (null): " + strings.Join(unk, ", ")
+		}
+		if q.Range52WBasis == "close" {
+			line += "; 52-week range of closes"
+		}
+		lines = append(lines, line)
 	}
 	sort.Strings(lines)
 	if len(ds) > 0 {
@@ -93,18 +100,17 @@ func (d Deps) getPriceHistory(ctx context.Context, in priceHistoryArgs) (any, st
 	if err != nil {
 		return nil, "", err
 	}
-	type candle struct {
-		Date string `json:"date"`
-		shariah.Bar
-	}
-	out := make([]candle, len(bars))
+	out := make([]shariah.Candle, len(bars))
 	for i, b := range bars {
-		out[i] = candle{b.Date.Format("2006-01-02"), b}
+		out[i] = b.Candle()
 	}
 	first, last := bars[0], bars[len(bars)-1]
-	return map[string]any{"symbol": a.Symbol, "period": in.Period, "interval": in.Interval, "source": source, "candles": out},
-		fmt.Sprintf("%s: %d candles from %s (close %s) to %s (close %s), source %s.", a.Symbol, len(bars),
-			first.Date.Format("2006-01-02"), first.Close.String(), last.Date.Format("2006-01-02"), last.Close.String(), source), nil
+	text := fmt.Sprintf("%s: %d candles from %s (close %s) to %s (close %s), source %s.", a.Symbol, len(bars),
+		first.Date.Format("2006-01-02"), first.Close.String(), last.Date.Format("2006-01-02"), last.Close.String(), source)
+	if last.Gaps&shariah.CloseOnly == shariah.CloseOnly {
+		text += " Closes only: open, high, low and volume are not in the source (null)."
+	}
+	return map[string]any{"symbol": a.Symbol, "period": in.Period, "interval": in.Interval, "source": source, "candles": out}, text, nil
 }
 
 func (d Deps) priceHistoryTools() []tool {

@@ -9,12 +9,22 @@ import (
 )
 
 // Candles are stored compactly: one byte string per symbol and interval, a format version byte, then
-// per bar the day delta (uvarint), open, high, low and close as zigzag deltas from the previous close
-// (varint, in Price units) and the volume (uvarint). Three years of daily bars take about 12 KB.
-const barsFormat = 1
+// per bar the day delta (uvarint; the first bar's day as a varint), the bar's gaps (one byte,
+// shariah.BarGaps), the close as a zigzag delta from the previous close (varint, in Price units), then
+// only what the source gave: the open, the high and the low as deltas from the close (varint) and the
+// volume (uvarint). Three years of daily OHLCV bars take about 13 KB; a close-only bar takes about 4
+// bytes.
+//
+// Format 1 (before the gaps byte) stored every bar as day, open, high, low, close, volume: it is still
+// read, with what it could not say made explicit: a volume of 0 was "the source has none", and open =
+// high = low = close was what the close-only readers wrote (a load rewrites the series in format 2).
+const (
+	barsFormatV1 = 1
+	barsFormat   = 2
+)
 
 func encodeBars(bars []shariah.Bar) []byte {
-	buf := make([]byte, 0, 1+len(bars)*14)
+	buf := make([]byte, 0, 1+len(bars)*12)
 	buf = append(buf, barsFormat)
 	var prevDay int64
 	var prevClose int64
@@ -25,69 +35,114 @@ func encodeBars(bars []shariah.Bar) []byte {
 		} else {
 			buf = binary.AppendUvarint(buf, uint64(day-prevDay))
 		}
-		buf = binary.AppendVarint(buf, int64(b.Open)-prevClose)
-		buf = binary.AppendVarint(buf, int64(b.High)-int64(b.Open))
-		buf = binary.AppendVarint(buf, int64(b.Low)-int64(b.Open))
-		buf = binary.AppendVarint(buf, int64(b.Close)-int64(b.Open))
-		buf = binary.AppendUvarint(buf, uint64(b.Volume))
-		prevDay, prevClose = day, int64(b.Close)
+		buf = append(buf, byte(b.Gaps))
+		c := int64(b.Close)
+		buf = binary.AppendVarint(buf, c-prevClose)
+		if b.Gaps&shariah.NoOpen == 0 {
+			buf = binary.AppendVarint(buf, int64(b.Open)-c)
+		}
+		if b.Gaps&shariah.NoHighLow == 0 {
+			buf = binary.AppendVarint(buf, int64(b.High)-c)
+			buf = binary.AppendVarint(buf, int64(b.Low)-c)
+		}
+		if b.Gaps&shariah.NoVolume == 0 {
+			buf = binary.AppendUvarint(buf, uint64(b.Volume))
+		}
+		prevDay, prevClose = day, c
 	}
 	return buf
 }
 
 var errBars = errors.New("corrupt candle data")
 
+// barReader reads the varints of an encoded candle string; a short read sets bad.
+type barReader struct {
+	buf []byte
+	bad bool
+}
+
+func (r *barReader) v() int64 {
+	v, n := binary.Varint(r.buf)
+	if n <= 0 {
+		r.bad = true
+		return 0
+	}
+	r.buf = r.buf[n:]
+	return v
+}
+
+func (r *barReader) u() uint64 {
+	v, n := binary.Uvarint(r.buf)
+	if n <= 0 {
+		r.bad = true
+		return 0
+	}
+	r.buf = r.buf[n:]
+	return v
+}
+
+func (r *barReader) byte() byte {
+	if len(r.buf) == 0 {
+		r.bad = true
+		return 0
+	}
+	b := r.buf[0]
+	r.buf = r.buf[1:]
+	return b
+}
+
 func decodeBars(buf []byte) ([]shariah.Bar, error) {
 	if len(buf) == 0 {
 		return nil, nil
 	}
-	if buf[0] != barsFormat {
+	if buf[0] != barsFormat && buf[0] != barsFormatV1 {
 		return nil, errBars
 	}
-	buf = buf[1:]
+	v1 := buf[0] == barsFormatV1
+	r := &barReader{buf: buf[1:]}
 	var out []shariah.Bar
 	var day, prevClose int64
-	readV := func() (int64, bool) {
-		v, n := binary.Varint(buf)
-		if n <= 0 {
-			return 0, false
-		}
-		buf = buf[n:]
-		return v, true
-	}
-	readU := func() (uint64, bool) {
-		v, n := binary.Uvarint(buf)
-		if n <= 0 {
-			return 0, false
-		}
-		buf = buf[n:]
-		return v, true
-	}
-	for len(buf) > 0 {
+	for len(r.buf) > 0 {
 		if len(out) == 0 {
-			d, ok := readV()
-			if !ok {
-				return nil, errBars
-			}
-			day = d
+			day = r.v()
 		} else {
-			d, ok := readU()
-			if !ok {
+			day += int64(r.u())
+		}
+		var b shariah.Bar
+		if v1 {
+			open := prevClose + r.v()
+			h, l, c, vol := r.v(), r.v(), r.v(), r.u()
+			b = shariah.Bar{Open: shariah.Price(open), High: shariah.Price(open + h), Low: shariah.Price(open + l),
+				Close: shariah.Price(open + c), Volume: int64(vol)}
+			if vol == 0 {
+				b.Gaps |= shariah.NoVolume
+			}
+			if h == 0 && l == 0 && c == 0 {
+				b.Gaps |= shariah.NoOpen | shariah.NoHighLow
+			}
+		} else {
+			gaps := shariah.BarGaps(r.byte())
+			if gaps&^shariah.CloseOnly != 0 {
 				return nil, errBars
 			}
-			day += int64(d)
+			c := prevClose + r.v()
+			b = shariah.Bar{Close: shariah.Price(c), Open: shariah.Price(c), Gaps: gaps}
+			if gaps&shariah.NoOpen == 0 {
+				b.Open = shariah.Price(c + r.v())
+			}
+			if gaps&shariah.NoHighLow == 0 {
+				b.High, b.Low = shariah.Price(c+r.v()), shariah.Price(c+r.v())
+			} else {
+				b.High, b.Low = max(b.Open, b.Close), min(b.Open, b.Close)
+			}
+			if gaps&shariah.NoVolume == 0 {
+				b.Volume = int64(r.u())
+			}
 		}
-		o, ok1 := readV()
-		h, ok2 := readV()
-		l, ok3 := readV()
-		c, ok4 := readV()
-		v, ok5 := readU()
-		if !(ok1 && ok2 && ok3 && ok4 && ok5) {
+		if r.bad {
 			return nil, errBars
 		}
-		open := prevClose + o
-		b := shariah.Bar{Date: time.Unix(day*86400, 0).UTC(), Open: shariah.Price(open), High: shariah.Price(open + h),
-			Low: shariah.Price(open + l), Close: shariah.Price(open + c), Volume: int64(v)}
+		b.Date = time.Unix(day*86400, 0).UTC()
 		out = append(out, b)
 		prevClose = int64(b.Close)
 	}

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"encoding/binary"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -51,6 +52,64 @@ func TestBarsCodecRoundTripAndCompactness(t *testing.T) {
 	}
 	if _, err := decodeBars([]byte{9, 1, 2}); err == nil {
 		t.Fatal("unknown format decoded")
+	}
+}
+
+// TestBarsCodecGaps: what a bar lacks round-trips (format 2), a close-only bar is smaller than a full
+// one, and candles written in format 1 (before the gaps byte) are still read, with volume 0 read as "no
+// volume" and open = high = low = close as close-only (what the close-only readers wrote).
+func TestBarsCodecGaps(t *testing.T) {
+	t.Parallel()
+	d := day("2025-12-01")
+	bars := []shariah.Bar{
+		{Date: d, Open: 100_000_000, High: 103_000_000, Low: 99_000_000, Close: 101_000_000, Volume: 5_000_000},
+		shariah.CloseOnlyBar(d.AddDate(0, 0, 1), 102_500_000),
+		{Date: d.AddDate(0, 0, 2), Open: 102_000_000, High: 104_000_000, Low: 101_000_000, Close: 103_000_000, Gaps: shariah.NoVolume},
+		shariah.Bar{Date: d.AddDate(0, 0, 3), Open: 103_000_000, Close: 103_500_000, Volume: 7, Gaps: shariah.NoHighLow}.Normalized(),
+		{Date: d.AddDate(0, 0, 6), Open: 103_500_000, High: 103_500_000, Low: 103_500_000, Close: 103_500_000, Volume: 0}, // a real zero
+	}
+	enc := encodeBars(bars)
+	got, err := decodeBars(enc)
+	if err != nil || len(got) != len(bars) {
+		t.Fatalf("%v %v", got, err)
+	}
+	for i := range bars {
+		if !got[i].Date.Equal(bars[i].Date) || got[i].Gaps != bars[i].Gaps || got[i].Close != bars[i].Close || got[i].Open != bars[i].Open || got[i].High != bars[i].High ||
+			got[i].Low != bars[i].Low || got[i].Volume != bars[i].Volume {
+			t.Errorf("bar %d: %+v != %+v", i, got[i], bars[i])
+		}
+	}
+	if c := got[1].Candle(); c.Open != nil || c.High != nil || c.Low != nil || c.Volume != nil || c.Close != 102_500_000 {
+		t.Errorf("close-only candle %+v", c)
+	}
+	if c := got[4].Candle(); c.Volume == nil || *c.Volume != 0 {
+		t.Errorf("a known zero volume is served as 0: %+v", c)
+	}
+	full, closeOnly := len(encodeBars(bars[:1])), len(encodeBars([]shariah.Bar{bars[1]}))
+	if closeOnly >= full-4 {
+		t.Errorf("close-only bar %d bytes, full bar %d", closeOnly, full)
+	}
+	// format 1: day, open (from the previous close), high, low, close (from the open), volume
+	v1 := []byte{barsFormatV1}
+	v1 = binary.AppendVarint(v1, d.Unix()/86400)
+	for _, x := range []int64{100_000_000, 3_000_000, -1_000_000, 1_000_000} {
+		v1 = binary.AppendVarint(v1, x)
+	}
+	v1 = binary.AppendUvarint(v1, 5_000_000)
+	v1 = binary.AppendUvarint(v1, 1)
+	for _, x := range []int64{1_500_000, 0, 0, 0} {
+		v1 = binary.AppendVarint(v1, x)
+	}
+	v1 = binary.AppendUvarint(v1, 0)
+	old, err := decodeBars(v1)
+	if err != nil || len(old) != 2 {
+		t.Fatalf("format 1: %v %v", old, err)
+	}
+	if old[0].Gaps != 0 || old[0].High != 103_000_000 || old[0].Volume != 5_000_000 || old[1].Gaps != shariah.CloseOnly || old[1].Close != 102_500_000 {
+		t.Fatalf("format 1 read as %+v", old)
+	}
+	if _, err := decodeBars([]byte{barsFormat, 2, 0x80}); err == nil {
+		t.Fatal("unknown gap bits decoded")
 	}
 }
 

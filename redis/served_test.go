@@ -20,8 +20,9 @@ var testDisclaimers = []shariah.Disclaimer{{ID: "market_data", Version: "1", Lan
 func testQuote(sym string, price shariah.Price) shariah.Quote {
 	pct := shariah.NewNumber(decimal.RequireFromString("1.25"))
 	prev := price - 100
+	vol := int64(1000)
 	return shariah.Quote{Symbol: sym, Name: sym + " Inc.", Currency: "USD", Price: price, PreviousClose: &prev, ChangePercent: &pct,
-		Open: price, DayHigh: price, DayLow: price, Volume: 1000, AsOf: "2026-10-30", Source: shariah.SourceIllustrative, Delayed: true}
+		Open: &price, DayHigh: &price, DayLow: &price, Volume: &vol, AsOf: "2026-10-30", Source: shariah.SourceIllustrative, Delayed: true}
 }
 
 func testResult(sym string, at time.Time) shariah.Result {

@@ -63,14 +63,15 @@ func ParseCSV(b []byte) ([]shariah.Bar, error) {
 			}
 		}
 		var vol int64
+		gaps := shariah.NoVolume // no volume column or an empty cell: unknown, not 0
 		if v := get("volume"); v != "" {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || f < 0 {
 				return nil, fmt.Errorf("line %d: volume %q", line, v)
 			}
-			vol = int64(f)
+			vol, gaps = int64(f), 0
 		}
-		out = append(out, shariah.Bar{Date: d, Open: px[0], High: max(px[1], px[0], px[3]), Low: min(px[2], px[0], px[3]), Close: px[3], Volume: vol})
+		out = append(out, shariah.Bar{Date: d, Open: px[0], High: max(px[1], px[0], px[3]), Low: min(px[2], px[0], px[3]), Close: px[3], Volume: vol, Gaps: gaps})
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no rows")

@@ -31,6 +31,18 @@ func TestParseCSV(t *testing.T) {
 			t.Errorf("%q parsed", bad)
 		}
 	}
+	if bars[1].Gaps != 0 {
+		t.Errorf("a full row has gaps %v", bars[1].Gaps)
+	}
+	// no volume column, or an empty cell: the volume is unknown (served null), not 0
+	nv, err := ParseCSV([]byte("Date,Open,High,Low,Close\n2026-10-29,1,2,0.5,1.5\n"))
+	if err != nil || nv[0].Gaps != shariah.NoVolume || nv[0].Candle().Volume != nil || nv[0].Candle().High == nil {
+		t.Errorf("no volume column: %+v %v", nv, err)
+	}
+	if ev, err := ParseCSV([]byte("Date,Open,High,Low,Close,Volume\n2026-10-29,1,2,0.5,1.5,\n2026-10-30,1,2,0.5,1.5,0\n")); err != nil ||
+		ev[0].Gaps != shariah.NoVolume || ev[1].Gaps != 0 {
+		t.Errorf("empty volume cell / a zero volume: %+v %v", ev, err)
+	}
 	if StooqSymbol("BRK-B") != "brk.b.us" || StooqSymbol("AZN.L") != "azn.uk" || StooqSymbol("7203.T") != "7203.jp" {
 		t.Fatal("stooq symbols")
 	}

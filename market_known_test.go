@@ -1,0 +1,98 @@
+package shariah
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// TestQuoteOfCloseOnlyBars: a quote built from close-only bars has null open, day high, day low,
+// volume and average volume, and a 52-week range of closes; one bar without high and low in the year
+// makes the whole range one of closes; the average volume is over the sessions that have one.
+func TestQuoteOfCloseOnlyBars(t *testing.T) {
+	t.Parallel()
+	d := time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)
+	var closeOnly, mixed []Bar
+	for i := range 30 {
+		c := Price((100 + (i*7)%11) * PriceScale)
+		closeOnly = append(closeOnly, CloseOnlyBar(d.AddDate(0, 0, i), c))
+		b := Bar{Date: d.AddDate(0, 0, i), Open: c, High: c + 5*PriceScale, Low: c - 5*PriceScale, Close: c, Volume: int64(1000 * (i + 1))}
+		if i == 3 {
+			b.Gaps = NoHighLow // one session without a range
+		}
+		if i >= 25 && i < 29 {
+			b.Gaps |= NoVolume // four sessions without a volume
+		}
+		mixed = append(mixed, b.Normalized())
+	}
+	q, ok := QuoteFromBars("X", closeOnly, SourceHistory)
+	if !ok || q.Open != nil || q.DayHigh != nil || q.DayLow != nil || q.Volume != nil || q.AvgVolume != nil || q.Range52WBasis != "close" ||
+		q.High52W != 110*PriceScale || q.Low52W != 100*PriceScale || q.ChangePercent == nil {
+		t.Fatalf("close-only quote %+v", q)
+	}
+	if got := fmt.Sprint(q.Unknown()); got != "[open day_high day_low volume avg_volume]" {
+		t.Fatalf("unknown %s", got)
+	}
+	m, _ := QuoteFromBars("Y", mixed, SourceHistory)
+	// sessions 9..28 before the last; 25..28 have no volume: the mean of sessions 9..24 (volumes 10000..25000)
+	if m.Open == nil || m.Volume == nil || *m.Volume != 30000 || m.AvgVolume == nil || *m.AvgVolume != 17500 ||
+		m.Range52WBasis != "close" || m.High52W != 110*PriceScale || len(m.Unknown()) != 0 {
+		t.Fatalf("mixed quote %+v", m)
+	}
+}
+
+// TestAggregatesKeepGaps: a week or month has no high and low when any day lacks them, no volume when
+// any day lacks it, and no open when its first day lacks one.
+func TestAggregatesKeepGaps(t *testing.T) {
+	t.Parallel()
+	d := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC) // a Monday
+	full := func(i int) Bar {
+		return Bar{Date: d.AddDate(0, 0, i), Open: 10 * PriceScale, High: 12 * PriceScale, Low: 9 * PriceScale, Close: 11 * PriceScale, Volume: 100}
+	}
+	days := []Bar{full(0), full(1), full(7), CloseOnlyBar(d.AddDate(0, 0, 8), 20*PriceScale), CloseOnlyBar(d.AddDate(0, 0, 14), 30*PriceScale), full(15)}
+	w := WeeklyFromDaily(days)
+	if len(w) != 3 {
+		t.Fatalf("weeks %v", w)
+	}
+	if c := w[0].Candle(); c.Open == nil || c.High == nil || *c.High != 12*PriceScale || c.Volume == nil || *c.Volume != 200 {
+		t.Errorf("full week %+v", c)
+	}
+	if c := w[1].Candle(); c.Open == nil || c.High != nil || c.Low != nil || c.Volume != nil || c.Close != 20*PriceScale {
+		t.Errorf("week with a close-only day %+v", c)
+	}
+	if c := w[2].Candle(); c.Open != nil || c.High != nil || c.Volume != nil || c.Close != 11*PriceScale {
+		t.Errorf("week opening close-only %+v", c)
+	}
+	if m := MonthlyFromDaily(days); len(m) != 1 || m[0].Gaps != NoHighLow|NoVolume || m[0].Open != 10*PriceScale {
+		t.Errorf("month %+v", m)
+	}
+}
+
+// TestRankTrending: real quotes rank without illustrative ones; a session more than TrendingFreshDays
+// before the latest does not trend; volume counts only where both volumes are known.
+func TestRankTrending(t *testing.T) {
+	t.Parallel()
+	pct := func(s string) *Number { n := NewNumber(decimal.RequireFromString(s)); return &n }
+	vol := func(v int64) *int64 { return &v }
+	qs := []Quote{
+		{Symbol: "ILL", Source: SourceIllustrative, AsOf: "2026-10-30", ChangePercent: pct("9")},
+		{Symbol: "IDX", Source: SourceHistory, AsOf: "2025-12-31", ChangePercent: pct("1"), Volume: vol(300), AvgVolume: vol(100)},
+		{Symbol: "CLS", Source: SourceHistory, AsOf: "2025-12-30", ChangePercent: pct("-2.5")},
+		{Symbol: "OLD", Source: SourceHistory, AsOf: "2025-12-20", ChangePercent: pct("8")},
+		{Symbol: "MON", Source: SourceHistory, AsOf: "2025-12-31", ChangePercent: pct("7"), Description: "from monthly closes: change is month over month"},
+		{Symbol: "NOC", Source: SourceHistory, AsOf: "2025-12-31"},
+	}
+	got := RankTrending(qs)
+	if len(got) != 2 || got[0].Symbol != "IDX" || got[0].Score != "3.00" || *got[0].RelVolume != "3.00" ||
+		got[1].Symbol != "CLS" || got[1].Score != "2.50" || got[1].Volume != nil || got[1].RelVolume != nil {
+		t.Fatalf("ranked %+v", got)
+	}
+	if only := RankTrending(qs[:1]); len(only) != 1 || only[0].Symbol != "ILL" {
+		t.Fatalf("illustrative only %+v", only)
+	}
+	if none := RankTrending(nil); none == nil || len(none) != 0 {
+		t.Fatalf("none %+v", none)
+	}
+}
