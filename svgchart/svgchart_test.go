@@ -364,7 +364,7 @@ func TestBadgeMarks(t *testing.T) {
 	}
 	pw, _ := strconv.ParseFloat(pn.attr("width"), 64)
 	if mw, _ := strconv.ParseFloat(mn.attr("width"), 64); mw <= pw+50 {
-		t.Fatalf("the marked badge is not wider: %s vs %s", pw, mw)
+		t.Fatalf("the marked badge is not wider: %v vs %v", pw, mw)
 	}
 	none := marked
 	none.Verdict = svgchart.NotScreened
