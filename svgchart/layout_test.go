@@ -144,7 +144,9 @@ func TestTrajectoryChartGaps(t *testing.T) {
 	}
 	// x of each quarter's dot (debt/assets)
 	var xs []float64
-	for _, c := range n.find(func(m node) bool { return m.XMLName.Local == "circle" && strings.HasPrefix(m.Children[0].Text, "Debt / assets") }) {
+	for _, c := range n.find(func(m node) bool {
+		return m.XMLName.Local == "circle" && strings.HasPrefix(m.Children[0].Text, "Debt / assets")
+	}) {
 		x, _ := strconv.ParseFloat(c.attr("cx"), 64)
 		xs = append(xs, x)
 	}
@@ -189,7 +191,9 @@ func TestTrajectoryChartMarksIllustrativeQuarters(t *testing.T) {
 	if !strings.Contains(n.Children[0].Text, "illustrative: Q2 2025") {
 		t.Errorf("title %q", n.Children[0].Text)
 	}
-	hollow := n.find(func(m node) bool { return m.XMLName.Local == "circle" && m.attr("fill") == "#ffffff" && len(m.Children) > 0 })
+	hollow := n.find(func(m node) bool {
+		return m.XMLName.Local == "circle" && m.attr("fill") == "#ffffff" && len(m.Children) > 0
+	})
 	if len(hollow) != 4 || !strings.Contains(hollow[0].Children[0].Text, "Q2 2025") || !strings.HasSuffix(hollow[0].Children[0].Text, "(illustrative)") {
 		t.Errorf("hollow dots %+v", hollow)
 	}
