@@ -80,6 +80,35 @@ type Marks struct {
 	List []Mark // in markRules order; empty when the screening stands on filed inputs alone
 	// Ratios gives, by by_methodology key and ratio id, the labels of the marks on each marked ratio.
 	Ratios map[string]map[string][]string
+	// onRatios: the kinds found on any ratio; perRatio: the screening recorded ratio marks (one stored
+	// before it did has data_quality.marks null).
+	onRatios map[string]bool
+	perRatio bool
+}
+
+// For is the marks on one methodology's verdict (by its by_methodology key): the kinds on its own
+// ratios, and the screening's marks no ratio carries (a suspect market cap). A screening stored before
+// ratios carried marks gives the screening's marks.
+func (m Marks) For(methodologyKey string) Marks {
+	if !m.perRatio {
+		return m
+	}
+	out := Marks{List: []Mark{}, Ratios: map[string]map[string][]string{}, onRatios: m.onRatios, perRatio: true}
+	mine := map[string]bool{}
+	for _, labels := range m.Ratios[methodologyKey] {
+		for _, l := range labels {
+			mine[l] = true
+		}
+	}
+	for _, k := range m.List {
+		if mine[k.Label] || !m.onRatios[k.Kind] {
+			out.List = append(out.List, k)
+		}
+	}
+	if r, ok := m.Ratios[methodologyKey]; ok {
+		out.Ratios[methodologyKey] = r
+	}
+	return out
 }
 
 // Any reports whether any mark applies.
@@ -125,8 +154,9 @@ func (m Marks) Kinds() []string {
 // data_quality or for any of its ratios (as the screening recorded them in each ratio's marks), and,
 // per ratio, the labels of its marks. The one rule every surface uses.
 func MarksOf(r Result) Marks {
-	out := Marks{List: []Mark{}, Ratios: map[string]map[string][]string{}}
+	out := Marks{List: []Mark{}, Ratios: map[string]map[string][]string{}, perRatio: r.DataQuality.Marks != nil}
 	onRatio := map[string]bool{}
+	out.onRatios = onRatio
 	for key, mr := range r.ByMethodology {
 		for _, rr := range mr.Ratios {
 			if len(rr.Marks) == 0 {

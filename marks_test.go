@@ -74,6 +74,21 @@ func TestMarksOf(t *testing.T) {
 	if shariah.MarksOf(px).Label() != "illustrative" {
 		t.Fatalf("illustrative closes: %+v", shariah.MarksOf(px))
 	}
+	// A methodology's verdict carries the marks of its own ratios: DJIM and S&P (market-cap
+	// denominators) are marked, AAOIFI (total assets and revenue only) is not.
+	for key, mr := range px.ByMethodology {
+		onCap := false
+		for _, rr := range mr.Ratios {
+			onCap = onCap || strings.HasPrefix(rr.DenominatorOf, "market_cap")
+		}
+		got := shariah.MarksOf(px).For(key)
+		if (got.Label() == "illustrative") != onCap || slices.Contains(mr.Marks, shariah.MarkIllustrative) != onCap {
+			t.Fatalf("%s (market cap %v): For %q, by_methodology marks %v", key, onCap, got.Label(), mr.Marks)
+		}
+	}
+	if px.ByMethodology["AAOIFI"].Marks != nil || !slices.Equal(px.ByMethodology["DJIM"].Marks, []string{shariah.MarkIllustrative}) {
+		t.Fatalf("methodology marks AAOIFI %v DJIM %v", px.ByMethodology["AAOIFI"].Marks, px.ByMethodology["DJIM"].Marks)
+	}
 
 	// Interest income carried from the last fiscal year: the ratios using it are marked, no other.
 	in = base()
@@ -122,13 +137,13 @@ func TestMarksOf(t *testing.T) {
 		mr.Ratios = rs
 		old.ByMethodology[key] = mr
 	}
-	if om := shariah.MarksOf(old); om.Label() != "illustrative" || len(om.Ratios) != 0 {
+	if om := shariah.MarksOf(old); om.Label() != "illustrative" || len(om.Ratios) != 0 || om.For("AAOIFI").Label() != "illustrative" {
 		t.Fatalf("stored screening: %+v", om)
 	}
 
 	// A market cap held back as suspect (a note says so) marks the screening.
 	sus := shariah.MarksOf(shariah.Result{DataQuality: shariah.DataQuality{Notes: []string{"market cap suspect: moved 10.2x between 2025-06-30 and 2025-09-30"}}})
-	if sus.Label() != "suspect market cap" || shariah.MarkLabel(shariah.MarkCarriedForward) != "carried forward" {
+	if sus.Label() != "suspect market cap" || sus.For("AAOIFI").Label() != "suspect market cap" || shariah.MarkLabel(shariah.MarkCarriedForward) != "carried forward" {
 		t.Fatalf("suspect: %+v", sus)
 	}
 }

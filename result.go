@@ -43,9 +43,11 @@ type MethodologyResult struct {
 	Business    BusinessScreen `json:"business_screen"`
 	Ratios      []RatioResult  `json:"ratios"`
 	Buffer      *BufferState   `json:"buffer,omitempty"`
-	Reason      string         `json:"reason"` // what decided the verdict
-	AsOf        string         `json:"as_of"`
-	Source      []string       `json:"sources"`
+	// Marks are the kinds of mark on this methodology's verdict (MarksOf(...).For): those on its ratios.
+	Marks  []string `json:"marks,omitempty"`
+	Reason string   `json:"reason"` // what decided the verdict
+	AsOf   string   `json:"as_of"`
+	Source []string `json:"sources"`
 }
 
 // BufferState reports DJIM's buffer evaluation over the periods on file.

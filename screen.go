@@ -84,7 +84,16 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 	r.setPurificationFraction(r.PurificationFraction)
 	ctx.marketFigures(&r)
 	r.DataQuality.MethodologiesInsufficient = insufficientOf(r.ByMethodology)
-	r.DataQuality.Marks = MarksOf(r).List
+	r.DataQuality.Marks = []Mark{} // not null: the ratios carry their marks (MarksOf reads them per methodology)
+	marks := MarksOf(r)
+	r.DataQuality.Marks = marks.List
+	for key, mr := range r.ByMethodology {
+		mr.Marks = marks.For(key).Kinds()
+		if len(mr.Marks) == 0 {
+			mr.Marks = nil
+		}
+		r.ByMethodology[key] = mr
+	}
 	r.ComplianceStatus = overall(rs, r.ByMethodology, methodology)
 	r.OverallStatus = r.ComplianceStatus
 	if methodology != "" {

@@ -49,6 +49,7 @@ func (s *Server) badge(c *fiber.Ctx) error {
 			b.Verdict, b.AsOf, b.Marks = r.ComplianceStatus, r.ScreenedAt.UTC().Format(time.DateOnly), shariah.MarksOf(r).Label()
 			if m, ok := rs.Methodology(mid); ok && mid != "" {
 				b.Methodology = m.Name
+				b.Marks = shariah.MarksOf(r).For(shariah.MethodologyKey(m.Name)).Label() // the marks on its own ratios
 			}
 		}
 	}

@@ -242,7 +242,9 @@
       box.hidden = false;
     }
     const ms = Object.keys(r.by_methodology || {}).sort().map((k) => r.by_methodology[k]);
-    fill("sym-verdicts", ms.map((m) => row([m.methodology, m.verdict + suffix, m.reason, m.as_of + suffix])), "No methodology.", 4);
+    // each methodology's verdict and date carry the marks of its own ratios (by_methodology.*.marks)
+    const mSuffix = (m) => (m.marks && m.marks.length ? " (" + m.marks.map(labelOf).join(", ") + ")" : "");
+    fill("sym-verdicts", ms.map((m) => row([m.methodology, m.verdict + mSuffix(m), m.reason, m.as_of + mSuffix(m)])), "No methodology.", 4);
     const markCell = (kinds) => {
       const span = el("span");
       (kinds || []).forEach((k) => { const b = el("span", labelOf(k), "mark"); b.dataset.mark = k; span.appendChild(b); });
