@@ -48,6 +48,9 @@ func ReportSections(r Result) []ReportSection {
 			if rr.Pass != nil {
 				verdict = map[bool]string{true: "passes", false: "fails"}[*rr.Pass]
 			}
+			for _, k := range rr.Marks {
+				verdict += "; " + MarkLabel(k)
+			}
 			name := mr.Methodology // the display name (S&P), not the by_methodology key (SP)
 			if name == "" {
 				name = m
@@ -63,11 +66,17 @@ func ReportSections(r Result) []ReportSection {
 	if len(r.DataQuality.MissingFields) > 0 {
 		dq += " Missing: " + strings.Join(r.DataQuality.MissingFields, ", ") + "."
 	}
+	marks := MarksOf(r)
 	if r.DataQuality.Illustrative {
 		dq += " Illustrative figures are not from filings."
 	}
+	verdict := r.ComplianceExplanation
+	if marks.Any() {
+		dq += " " + marks.Sentence()
+		verdict = "Marked " + marks.Label() + ": " + verdict
+	}
 	return []ReportSection{
-		{"Verdict", r.ComplianceExplanation},
+		{"Verdict", verdict},
 		{"Business activity", bizText},
 		{"Financial ratios", strings.Join(ratios, "; ") + "."},
 		{"Purification", pur},

@@ -18,6 +18,8 @@ type RatioResult struct {
 	MarginPct     *string  `json:"margin_pct"` // threshold minus value, percentage points (negative: failing)
 	Missing       []string `json:"missing,omitempty"`
 	Note          string   `json:"note,omitempty"`
+	// Marks are the kinds of mark on the ratio's inputs (illustrative, carried_forward; see MarksOf).
+	Marks []string `json:"marks,omitempty"`
 }
 
 // BusinessScreen is a methodology's business-activity screen.
@@ -41,9 +43,11 @@ type MethodologyResult struct {
 	Business    BusinessScreen `json:"business_screen"`
 	Ratios      []RatioResult  `json:"ratios"`
 	Buffer      *BufferState   `json:"buffer,omitempty"`
-	Reason      string         `json:"reason"` // what decided the verdict
-	AsOf        string         `json:"as_of"`
-	Source      []string       `json:"sources"`
+	// Marks are the kinds of mark on this methodology's verdict (MarksOf(...).For): those on its ratios.
+	Marks  []string `json:"marks,omitempty"`
+	Reason string   `json:"reason"` // what decided the verdict
+	AsOf   string   `json:"as_of"`
+	Source []string `json:"sources"`
 }
 
 // BufferState reports DJIM's buffer evaluation over the periods on file.
@@ -86,6 +90,9 @@ type DataQuality struct {
 	// ShareClasses are the classes of common stock whose shares the market cap sums (multi-class
 	// issuers); absent for a single class.
 	ShareClasses []ShareClass `json:"share_classes,omitempty"`
+	// Marks are what a person must be told before trusting the screening (MarksOf): illustrative or
+	// carried-forward inputs and the like, with their labels; empty on filed inputs alone.
+	Marks []Mark `json:"marks"`
 }
 
 // CarriedInput is an input the screened period does not report, taken from the latest fiscal year of

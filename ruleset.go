@@ -208,3 +208,48 @@ func (r Rulesets) Resolve(ruleset, methodology string) (*Ruleset, string, error)
 	}
 	return rs, m.ID, nil
 }
+
+// DisplayName is the ruleset's name as a person reads it on a badge or in a sentence: the methodology
+// and its edition for a one-methodology ruleset ("S&P 2023", "AAOIFI 2017", "MSCI M-Series" where the
+// file name names the edition by a word of its title), the count of methodologies otherwise
+// ("5 methodologies").
+func (rs *Ruleset) DisplayName() string {
+	names := make([]string, len(rs.Methodologies))
+	for i, m := range rs.Methodologies {
+		names[i] = m.Name
+	}
+	return rulesetDisplayName(rs.Name, rs.Title, rs.EditionDate, names)
+}
+
+// RulesetDisplayName is DisplayName for the ruleset a result used (its methodologies are the result's).
+func (r Result) RulesetDisplayName() string {
+	names := make([]string, 0, len(r.ByMethodology))
+	for _, mr := range r.ByMethodology {
+		names = append(names, mr.Methodology)
+	}
+	return rulesetDisplayName(r.Ruleset.Name, r.Ruleset.Title, r.Ruleset.Edition, names)
+}
+
+func rulesetDisplayName(name, title, edition string, methodologies []string) string {
+	switch len(methodologies) {
+	case 0:
+		return name
+	case 1:
+	default:
+		return fmt.Sprintf("%d methodologies", len(methodologies))
+	}
+	m := methodologies[0]
+	_, tail, _ := strings.Cut(name, "-")
+	if len(tail) == 4 && strings.Trim(tail, "0123456789") == "" {
+		return m + " " + tail
+	}
+	for _, w := range strings.Fields(title) {
+		if tail != "" && strings.EqualFold(strings.ReplaceAll(w, "-", ""), tail) && !strings.Contains(strings.ToLower(m), strings.ToLower(w)) {
+			return m + " " + w
+		}
+	}
+	if len(edition) >= 4 {
+		return m + " " + edition[:4]
+	}
+	return m
+}

@@ -40,6 +40,7 @@ type ItemView struct {
 	InterestToRevenue    *Number                      `json:"interest_income_to_revenue_ratio"`
 	Explanation          string                       `json:"compliance_explanation"`
 	Illustrative         bool                         `json:"illustrative"`
+	Marks                []string                     `json:"marks"` // kinds of mark on the result (MarksOf)
 }
 
 // ItemQuery filters and orders a run's results.
@@ -61,7 +62,7 @@ var ItemSortKeys = []string{"symbol", "name", "sector", "status", "purification_
 func (it RunItem) View(methodology string) ItemView {
 	v := ItemView{Symbol: it.Symbol, Name: it.Name, Sector: it.Sector, Status: it.Status, IsCompliant: it.IsCompliant,
 		HasError: it.HasError, Error: it.Error, PreviousStatus: it.PreviousStatus, StatusChanged: it.StatusChanged,
-		Methodologies: map[string]string{}, ByMethodology: map[string]MethodologyResult{}, FinancialRatios: map[string]*Number{}}
+		Methodologies: map[string]string{}, ByMethodology: map[string]MethodologyResult{}, FinancialRatios: map[string]*Number{}, Marks: []string{}}
 	if it.Result != nil {
 		r := *it.Result // a copy: seeing it through a methodology changes only its own fields
 		if methodology != "" {
@@ -78,6 +79,7 @@ func (it RunItem) View(methodology string) ItemView {
 		v.DebtToMarketCap, v.CashToMarketCap, v.LiquidityToMarketCap = r.DebtToMarketCap, r.CashToMarketCap, r.LiquidityToMarketCap
 		v.ReceivablesToAssets, v.InterestToRevenue = r.ReceivablesToAssets, r.InterestToRevenue
 		v.Explanation, v.Illustrative = r.ComplianceExplanation, r.DataQuality.Illustrative
+		v.Marks = MarksOf(r).Kinds()
 	}
 	v.ShariahStatus = strings.ToLower(v.Status)
 	return v

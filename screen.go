@@ -84,6 +84,16 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 	r.setPurificationFraction(r.PurificationFraction)
 	ctx.marketFigures(&r)
 	r.DataQuality.MethodologiesInsufficient = insufficientOf(r.ByMethodology)
+	r.DataQuality.Marks = []Mark{} // not null: the ratios carry their marks (MarksOf reads them per methodology)
+	marks := MarksOf(r)
+	r.DataQuality.Marks = marks.List
+	for key, mr := range r.ByMethodology {
+		mr.Marks = marks.For(key).Kinds()
+		if len(mr.Marks) == 0 {
+			mr.Marks = nil
+		}
+		r.ByMethodology[key] = mr
+	}
 	r.ComplianceStatus = overall(rs, r.ByMethodology, methodology)
 	r.OverallStatus = r.ComplianceStatus
 	if methodology != "" {
@@ -107,19 +117,20 @@ func ratioKey(rr RatioResult) string { return rr.ID + "_to_" + rr.DenominatorOf 
 
 // screenContext holds what every methodology of one screening shares.
 type screenContext struct {
-	in      ScreenInputs
-	clean   bool          // the classification shows nothing prohibited or doubtful
-	period  *Fundamentals // the period screened
-	carry   *Fundamentals // the fiscal year interest income is carried from, when the period has none
-	shares  *Fact
-	dq      DataQuality
-	missing map[string]bool
-	refs    map[string]bool
-	sources map[string]bool
+	in           ScreenInputs
+	clean        bool          // the classification shows nothing prohibited or doubtful
+	period       *Fundamentals // the period screened
+	carry        *Fundamentals // the fiscal year interest income is carried from, when the period has none
+	shares       *Fact
+	dq           DataQuality
+	missing      map[string]bool
+	refs         map[string]bool
+	sources      map[string]bool
+	ratioSources map[string]bool // the sources of the ratio being computed (its marks)
 }
 
 func newScreenContext(in ScreenInputs) *screenContext {
-	c := &screenContext{in: in, missing: map[string]bool{}, refs: map[string]bool{}, sources: map[string]bool{},
+	c := &screenContext{in: in, missing: map[string]bool{}, refs: map[string]bool{}, sources: map[string]bool{}, ratioSources: map[string]bool{},
 		dq: DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}}}
 	if p := latestPeriod(in.Fundamentals); p != nil {
 		c.period = p
@@ -245,6 +256,7 @@ func latestPeriod(fs []Fundamentals) *Fundamentals {
 
 func (c *screenContext) use(f Fact) {
 	c.sources[f.Source] = true
+	c.ratioSources[f.Source] = true
 	if f.Ref != "" {
 		c.refs[f.Ref] = true
 	}
@@ -345,6 +357,7 @@ func (c *screenContext) denominator(basis string) (decimal.Decimal, []string, bo
 		c.note("market cap: shares_outstanding " + c.shares.Note)
 	}
 	c.sources[c.in.PriceSource] = true
+	c.ratioSources[c.in.PriceSource] = true
 	return v, nil, true
 }
 
@@ -499,6 +512,7 @@ func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRu
 		cmp = rule.Comparator
 	}
 	carried := c.carries(rule)
+	c.ratioSources = map[string]bool{}
 	screened := c.period
 	if carried {
 		c.period = c.carry // numerator and revenue of the fiscal year the interest income is from
@@ -525,6 +539,7 @@ func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRu
 	if carried {
 		rr.Note = fmt.Sprintf("on fiscal year %d (period ending %s): the screened period reports no interest income", c.carry.FiscalYear, c.carry.PeriodEnd)
 	}
+	rr.Marks = ratioMarks(rr, ratioEvidence{sources: c.ratioSources, carried: carried})
 	var buf *BufferState
 	if m.Buffer != nil && m.Buffer.Ratio == rule.ID && rr.Pass != nil {
 		buf = c.applyBuffer(m, rule, cmp, &rr)

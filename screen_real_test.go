@@ -86,6 +86,14 @@ func TestScreenRealFilings(t *testing.T) {
 			if !contains(dq.SourceRefs, "0000320193-23-000106") || !contains(dq.SourceRefs, "aapl-10-q-2025-08-01.html") {
 				t.Fatalf("AAPL source refs %v", dq.SourceRefs)
 			}
+			// The carried year is marked: on the screening (carried forward, nothing else: its inputs
+			// are filed) and on exactly the ratios computed on it.
+			if m := shariah.MarksOf(res); m.Label() != "carried forward" || len(dq.Marks) != 1 || dq.Marks[0].Kind != shariah.MarkCarriedForward {
+				t.Fatalf("AAPL marks %+v (data_quality.marks %+v)", m, dq.Marks)
+			}
+			if len(imp.Marks) != 1 || imp.Marks[0] != shariah.MarkCarriedForward || len(ratioOf(t, res, "AAOIFI", "debt").Marks) != 0 {
+				t.Fatalf("AAPL ratio marks: impure %v, debt %v", imp.Marks, ratioOf(t, res, "AAOIFI", "debt").Marks)
+			}
 			// With carrying switched off (a ruleset edition field), the answer stays insufficient and
 			// names the input.
 			off := *spec

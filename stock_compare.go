@@ -9,11 +9,14 @@ import (
 // price data) and database record. Fields are in the order of the JSON the edge has always served
 // (alphabetical).
 type StockComparison struct {
-	Database  Asset  `json:"database"`
-	Quote     *Quote `json:"quote"`
-	Screening Result `json:"screening"`
-	Status    string `json:"status"`
-	Symbol    string `json:"symbol"`
+	Database Asset `json:"database"`
+	// Marks are the kinds of mark on the screening (MarksOf: illustrative, carried_forward), beside its
+	// status so a side-by-side view cannot show one without the other.
+	Marks     []string `json:"marks"`
+	Quote     *Quote   `json:"quote"`
+	Screening Result   `json:"screening"`
+	Status    string   `json:"status"`
+	Symbol    string   `json:"symbol"`
 }
 
 // comparisonQuotes reads the latest stored quote of a symbol (false without price data): the
@@ -41,7 +44,7 @@ func (s *Screener) CompareStocks(ctx context.Context, cat *Catalog, quotes compa
 		if err != nil {
 			return nil, err
 		}
-		item := StockComparison{Database: a, Screening: res, Status: res.ComplianceStatus, Symbol: r.Symbol}
+		item := StockComparison{Database: a, Marks: MarksOf(res).Kinds(), Screening: res, Status: res.ComplianceStatus, Symbol: r.Symbol}
 		if ok {
 			item.Quote = &q
 		}

@@ -59,6 +59,12 @@ func TestTerminalAgent(t *testing.T) {
 	if cs = calls(m); len(cs) != 2 || cs[1]["arguments"].(map[string]any)["symbol"] != "GOOGL" {
 		t.Fatalf("compare: %v", m)
 	}
+	// MSFT stands on illustrative inputs in the default pack: the agent's sentence says so beside the verdict.
+	msft := cs[0]["result"].(map[string]any)
+	if msft["data_quality"].(map[string]any)["illustrative"] != true ||
+		!strings.Contains(m["answer"].(string), "MSFT (") || !strings.Contains(m["answer"].(string), msft["compliance_status"].(string)+" (illustrative) under ") {
+		t.Fatalf("compare answer without MSFT's illustrative mark: %v", m["answer"])
+	}
 	m = ask("is NVDA halal under djim")
 	if cs = calls(m); len(cs) != 1 || cs[0]["arguments"].(map[string]any)["methodology"] != "djim" || m["intent"] != "screen" {
 		t.Fatalf("is NVDA halal under djim: %v", m)

@@ -250,7 +250,7 @@ func (s *Server) bulkExportCSV(c *fiber.Ctx) error {
 			head = append(head, strings.ToLower(strings.ReplaceAll(m.Name, "&", "")))
 		}
 		head = append(head, "debt_to_total_assets", "cash_to_total_assets", "receivables_to_total_assets",
-			"debt_to_market_cap_avg_24m", "debt_to_market_cap_avg_36m", "impure_revenue_to_total_revenue", "purification_rate", "purification_rate_fraction", "explanation")
+			"debt_to_market_cap_avg_24m", "debt_to_market_cap_avg_36m", "impure_revenue_to_total_revenue", "purification_rate", "purification_rate_fraction", "explanation", "marks")
 		_ = w.Write(head)
 		for _, it := range items {
 			v := it.View("")
@@ -274,7 +274,11 @@ func (s *Server) bulkExportCSV(c *fiber.Ctx) error {
 			if v.PurificationRate != nil && v.PurificationFrac != nil {
 				pr, pf = v.PurificationRate.String(), v.PurificationFrac.String()
 			}
-			row = append(row, pr, pf, v.Explanation)
+			marks := make([]string, len(v.Marks))
+			for i, k := range v.Marks {
+				marks[i] = shariah.MarkLabel(k)
+			}
+			row = append(row, pr, pf, v.Explanation, strings.Join(marks, ", "))
 			for i := range row {
 				row[i] = csvSafe(row[i])
 			}

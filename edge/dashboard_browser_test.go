@@ -150,6 +150,10 @@ func TestDashboardInChromium(t *testing.T) {
 	if st := get("/api/screen/" + screened); st != 200 {
 		t.Fatalf("screening %s: %d", screened, st)
 	}
+	// MSFT stands on illustrative inputs in the default pack: its symbol page must say so.
+	if st := get("/api/screen/MSFT"); st != 200 {
+		t.Fatalf("screening MSFT: %d", st)
+	}
 	for range 3 {
 		get("/api/auth/me")
 	}
@@ -254,6 +258,26 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("symbol page title %q", title)
 	}
 	shot("dashboard-symbol.png")
+
+	// An illustrative symbol's page: a banner saying so, the verdict and every ratio marked.
+	run("the symbol page of an illustrative symbol",
+		chromedp.SetValue(chromedp.ID("an-symbol"), "MSFT"),
+		chromedp.Click(chromedp.ID("an-open")),
+		wait(`document.getElementById('sym-title').innerText.startsWith('MSFT - ') && document.querySelectorAll('#sym-ratios tbody tr').length >= 2 &&
+			document.getElementById('sym-badge').complete && document.getElementById('sym-badge').naturalWidth > 0`))
+	banner, err := chromedp.Run(bctx, chromedp.Evaluate[map[string]any](`(() => { const b = document.getElementById('sym-marks');
+		const rows = [...document.querySelectorAll('#sym-ratios tbody tr')];
+		return {visible: !b.hidden && b.offsetHeight > 0, text: b.innerText, title: document.getElementById('sym-title').innerText,
+			rows: rows.length, marked: rows.filter(r => r.querySelector('.mark[data-mark="illustrative"]') && r.cells[5].innerText.includes('illustrative')).length,
+			asOf: [...document.querySelectorAll('#sym-verdicts tbody tr')].every(r => r.cells[3].innerText.endsWith('(illustrative)'))}; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if banner["visible"] != true || !strings.Contains(banner["text"].(string), "illustrative") || !strings.Contains(banner["title"].(string), "(illustrative)") ||
+		banner["rows"].(float64) < 2 || banner["marked"] != banner["rows"] || banner["asOf"] != true {
+		t.Errorf("the illustrative symbol's page is not marked: %v", banner)
+	}
+	shot("dashboard-symbol-illustrative.png")
 
 	// The key is nowhere but in the script's memory.
 	state, err := chromedp.Run(bctx, chromedp.Evaluate[map[string]string](`({local: JSON.stringify(Object.assign({}, localStorage)),

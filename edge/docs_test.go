@@ -5,12 +5,14 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/edge"
 )
 
 // TestRoutesEqualOpenAPIPaths: the fiber routes, the route table and the OpenAPI operations are the
@@ -142,5 +144,36 @@ func TestRequestIDEchoedOrGenerated(t *testing.T) {
 	b := e.do(t, "GET", "/api/nowhere", nil, nil).Header.Get("X-Request-ID")
 	if a == "" || a == b {
 		t.Fatalf("generated ids %q %q", a, b)
+	}
+}
+
+// TestOpenAPIServerIsRelative: the document's server is relative ("/"), so a client that read
+// /openapi.json from any host and port (Swagger UI's Try it out) calls that same host and port.
+func TestOpenAPIServerIsRelative(t *testing.T) {
+	t.Parallel()
+	_, b, err := edge.OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Servers []struct {
+			URL string `json:"url"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Servers) == 0 {
+		t.Fatalf("servers: %v %s", err, b[:min(len(b), 200)])
+	}
+	for _, host := range []string{"http://localhost:8000", "http://10.1.2.3:9123", "https://screen.example.org"} {
+		read, _ := url.Parse(host + "/openapi.json")
+		for _, s := range doc.Servers {
+			u, err := url.Parse(s.URL)
+			if err != nil {
+				t.Fatalf("server %q: %v", s.URL, err)
+			}
+			got := read.ResolveReference(u)
+			if got.Scheme+"://"+got.Host != host || got.Path != "/" {
+				t.Fatalf("server %q read from %s resolves to %s", s.URL, host, got)
+			}
+		}
 	}
 }

@@ -39,16 +39,17 @@ func (s *Server) badge(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	b := svgchart.Badge{Verdict: svgchart.NotScreened, Ruleset: rs.Name, Symbol: badgeSymbol(c.Params("symbol"))}
+	b := svgchart.Badge{Verdict: svgchart.NotScreened, Ruleset: rs.DisplayName(), RulesetID: rs.Name, Symbol: badgeSymbol(c.Params("symbol"))}
 	maxAge, public := badgeMaxAge, true
 	a, err := s.symbolParam(c)
 	if err == nil {
 		b.Symbol = a.Symbol
 		var r shariah.Result
 		if r, err = s.Screener.Cached(c.UserContext(), a.Symbol, o); err == nil {
-			b.Verdict, b.AsOf = r.ComplianceStatus, r.ScreenedAt.UTC().Format(time.DateOnly)
+			b.Verdict, b.AsOf, b.Marks = r.ComplianceStatus, r.ScreenedAt.UTC().Format(time.DateOnly), shariah.MarksOf(r).Label()
 			if m, ok := rs.Methodology(mid); ok && mid != "" {
 				b.Methodology = m.Name
+				b.Marks = shariah.MarksOf(r).For(shariah.MethodologyKey(m.Name)).Label() // the marks on its own ratios
 			}
 		}
 	}

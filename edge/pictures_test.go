@@ -67,10 +67,22 @@ func TestBadgeRoute(t *testing.T) {
 
 	res := e.do(t, "GET", "/api/screen/MSFT", nil, k).json(t)
 	status := res["compliance_status"].(string)
+	// MSFT stands on illustrative inputs in the default pack: the badge says so in its visible text,
+	// and names the ruleset as a person reads it.
+	dq := res["data_quality"].(map[string]any)
+	marks, _ := dq["marks"].([]any)
+	if dq["illustrative"] != true || len(marks) == 0 || marks[0].(map[string]any)["label"] != "illustrative" {
+		t.Fatalf("MSFT's screening is not marked illustrative: %v", dq)
+	}
+	shown := svgchart.VerdictText(status) + " (illustrative)"
 	r = e.do(t, "GET", "/api/badge/MSFT.svg", nil, nil)
 	title := svgDoc(t, r)
-	if !strings.HasPrefix(title, "MSFT: "+svgchart.VerdictText(status)+" (ruleset spec), screened ") || !bytes.Contains(r.body, []byte(`fill="`+svgchart.VerdictColors(status).Fill+`"`)) {
+	if !strings.HasPrefix(title, "MSFT: "+shown+" under 5 methodologies (ruleset spec), screened ") || !bytes.Contains(r.body, []byte(`fill="`+svgchart.VerdictColors(status).Fill+`"`)) {
 		t.Fatalf("screened %s: %q %s", status, title, r.body)
+	}
+	if !bytes.Contains(r.body, []byte(`class="verdict"`)) || !bytes.Contains(r.body, []byte(">"+shown+"</text>")) ||
+		!bytes.Contains(r.body, []byte(">Shariah · 5 methodologies</text>")) || bytes.Contains(r.body, []byte("· spec<")) {
+		t.Fatalf("visible text of the illustrative badge: %s", r.body)
 	}
 	if cc := r.Header.Get("Cache-Control"); cc != "public, max-age=300" || r.Header.Get("ETag") == "" || r.Header.Get("X-Tokens-Charged") != "" {
 		t.Fatalf("headers %v", r.Header)
@@ -82,7 +94,7 @@ func TestBadgeRoute(t *testing.T) {
 	// One methodology's verdict, named in the title.
 	ftse := strings.ToUpper(res["by_methodology"].(map[string]any)["FTSE"].(map[string]any)["verdict"].(string)) // lower case there
 	r = e.do(t, "GET", "/api/badge/msft.svg?methodology=ftse", nil, nil)
-	if title := svgDoc(t, r); !strings.HasPrefix(title, "MSFT: "+svgchart.VerdictText(ftse)+" under FTSE (ruleset spec)") {
+	if title := svgDoc(t, r); !strings.HasPrefix(title, "MSFT: "+svgchart.VerdictText(ftse)+" (illustrative) under FTSE (ruleset spec)") {
 		t.Fatalf("FTSE badge: %q, FTSE's verdict %q", title, ftse)
 	}
 

@@ -67,7 +67,7 @@ func (s *Server) exportCSV(c *fiber.Ctx) error {
 		head = append(head, strings.ToLower(strings.ReplaceAll(mm.Name, "&", "")))
 	}
 	head = append(head, "debt_to_total_assets", "cash_to_total_assets", "receivables_to_total_assets", "impure_revenue_to_total_revenue",
-		"purification_rate", "purification_rate_fraction", "data_sources", "as_of", "screened_at", "explanation")
+		"purification_rate", "purification_rate_fraction", "data_sources", "as_of", "screened_at", "explanation", "marks")
 	_ = w.Write(head)
 	ratio := func(r shariah.Result, k string) string {
 		if v := r.FinancialRatios[k]; v != nil {
@@ -91,7 +91,7 @@ func (s *Server) exportCSV(c *fiber.Ctx) error {
 		}
 		row = append(row, ratio(r, "debt_to_total_assets"), ratio(r, "cash_to_total_assets"), ratio(r, "receivables_to_total_assets"),
 			ratio(r, "impure_revenue_to_total_revenue"), pr, pf, strings.Join(r.DataQuality.Sources, " "), r.DataQuality.AsOf,
-			r.ScreenedAt.Format(time.RFC3339), r.ComplianceExplanation)
+			r.ScreenedAt.Format(time.RFC3339), r.ComplianceExplanation, shariah.MarksOf(r).Label())
 		for i := range row {
 			row[i] = csvSafe(row[i])
 		}

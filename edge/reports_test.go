@@ -40,6 +40,10 @@ func TestCSVExportIsSafeRFC4180(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// MSFT stands on illustrative inputs in the default pack: its row's marks column says so.
+	if r := e.do(t, "POST", "/api/screen/MSFT", nil, k); r.StatusCode != 200 {
+		t.Fatalf("screen MSFT: %d %s", r.StatusCode, r.body)
+	}
 	req := httptest.NewRequest("GET", "http://example.com/api/reports/export/csv", nil)
 	req.Header.Set("X-API-Key", k["X-API-Key"])
 	resp, err := e.srv.App().Test(req, -1)
@@ -58,8 +62,18 @@ func TestCSVExportIsSafeRFC4180(t *testing.T) {
 	if rows[0][0] != "symbol" || len(rows) < 2 {
 		t.Fatalf("header %v", rows[0])
 	}
-	found := false
+	marksCol := len(rows[0]) - 1
+	if rows[0][marksCol] != "marks" {
+		t.Fatalf("no marks column: %v", rows[0])
+	}
+	found, msft := false, false
 	for _, row := range rows[1:] {
+		if row[0] == "MSFT" {
+			msft = true
+			if row[marksCol] != "illustrative" {
+				t.Fatalf("MSFT's marks column %q", row[marksCol])
+			}
+		}
 		if row[0] == "EVIL" {
 			found = true
 			if !strings.HasPrefix(row[1], "'=") {
@@ -72,7 +86,7 @@ func TestCSVExportIsSafeRFC4180(t *testing.T) {
 			}
 		}
 	}
-	if !found {
-		t.Fatal("EVIL not exported")
+	if !found || !msft {
+		t.Fatalf("EVIL exported %v, MSFT %v", found, msft)
 	}
 }

@@ -168,6 +168,10 @@ func TestPortfolioCompareAndReports(t *testing.T) {
 	if cmp.StatusCode != 200 || len(items) != 2 || items[0].(map[string]any)["quote"] == nil || items[1].(map[string]any)["database"].(map[string]any)["name"] != "The Coca-Cola Company" {
 		t.Fatalf("compare: %d %s", cmp.StatusCode, cmp.body)
 	}
+	// MSFT stands on illustrative inputs in the default pack: its item is marked beside its status.
+	if mk := items[0].(map[string]any)["marks"].([]any); len(mk) != 1 || mk[0] != "illustrative" {
+		t.Fatalf("compare: MSFT's marks %v", mk)
+	}
 	for _, syms := range [][]string{{"MSFT"}, {"A", "B", "C", "D", "E", "F"}} {
 		if r := e.do(t, "POST", "/api/compare", map[string]any{"symbols": syms}, pro); r.StatusCode != 400 || r.errCode(t) != "HTTP_400" {
 			t.Errorf("%d symbols: %d", len(syms), r.StatusCode)
@@ -179,6 +183,9 @@ func TestPortfolioCompareAndReports(t *testing.T) {
 	rep := e.do(t, "GET", "/api/reports/screening/MSFT", nil, pro).json(t)
 	if rep["report_type"] != "screening" || len(rep["sections"].([]any)) != 5 || rep["result"] == nil {
 		t.Fatalf("report %v", rep["sections"])
+	}
+	if v := rep["sections"].([]any)[0].(map[string]any)["body"].(string); !strings.HasPrefix(v, "Marked illustrative: ") {
+		t.Fatalf("report verdict without the illustrative mark: %q", v)
 	}
 	prep := e.do(t, "POST", "/api/reports/portfolio", map[string]any{"symbols": []string{"MSFT", "KO"}}, pro).json(t)
 	if prep["report_type"] != "portfolio" || len(prep["holdings"].([]any)) != 2 || len(prep["disclaimers"].([]any)) == 0 {

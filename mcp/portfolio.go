@@ -43,7 +43,11 @@ func (d Deps) scan(ctx context.Context, syms []string) ([]shariah.PortfolioItem,
 func renderPortfolio(items []shariah.PortfolioItem, s shariah.PortfolioSummary) string {
 	var lines []string
 	for _, it := range items {
-		lines = append(lines, it.Symbol+": "+it.Status)
+		line := it.Symbol + ": " + it.Status
+		if it.Result != nil {
+			line += shariah.MarksOf(*it.Result).Suffix()
+		}
+		lines = append(lines, line)
 	}
 	return fmt.Sprintf("%d symbols, %d compliant (%s%% of those with a verdict). Fundamentals of the screened symbols: %s (companies: %s).\n%s",
 		s.Total, s.Compliant, s.ComplianceRatePct, s.DataSources, s.CompanyDataSources, strings.Join(lines, "\n"))

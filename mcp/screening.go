@@ -120,7 +120,7 @@ func (d Deps) getAllScreeningResults(ctx context.Context, in allResultsArgs) (an
 	}
 	var lines []string
 	for _, r := range all {
-		lines = append(lines, r.Symbol+": "+r.ComplianceStatus)
+		lines = append(lines, r.Symbol+": "+r.ComplianceStatus+shariah.MarksOf(r).Suffix())
 	}
 	return map[string]any{"results": all, "total": total}, fmt.Sprintf("%d cached screenings under %s.\n%s", total, rs.Name, strings.Join(lines, "\n")), nil
 }

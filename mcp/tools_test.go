@@ -88,6 +88,11 @@ func TestToolsCallTheSameDomainCode(t *testing.T) {
 	if err != nil || res.IsError || m["compliance_status"] != direct.ComplianceStatus || m["symbol"] != "MSFT" || !strings.Contains(text(res), "not a religious ruling") {
 		t.Fatalf("screen_stock: %v %v / %s", err, m, text(res))
 	}
+	// MSFT stands on illustrative inputs in the default pack: the text answer says so beside the verdict.
+	if !direct.DataQuality.Illustrative || !strings.Contains(text(res), direct.ComplianceStatus+" (illustrative) under ") ||
+		!strings.Contains(text(res), "Illustrative inputs:") {
+		t.Fatalf("screen_stock text without the illustrative mark: %s", text(res))
+	}
 	if res, _ = h.call(t, "screen_stock", map[string]any{"symbol": "NOPE123"}); !res.IsError || !strings.Contains(text(res), "NOPE123 not found in any database.") {
 		t.Fatalf("unknown symbol: %s", text(res))
 	}
@@ -129,7 +134,7 @@ func TestToolsCallTheSameDomainCode(t *testing.T) {
 		t.Fatalf("quotes: %v", m)
 	}
 	res, m = h.call(t, "compare_stocks", map[string]any{"symbols": []any{"MSFT", "KO"}})
-	if res.IsError || len(m["items"].([]any)) != 2 {
+	if res.IsError || len(m["items"].([]any)) != 2 || !strings.Contains(strings.Split(text(res), "\n")[0], "(illustrative)") {
 		t.Fatalf("compare: %s", text(res))
 	}
 	if res, _ = h.call(t, "compare_stocks", map[string]any{"symbols": []any{"MSFT"}}); !res.IsError {

@@ -15,8 +15,14 @@ type Badge struct {
 	// Methodology is the display name of the methodology whose verdict this is ("" for the ruleset's
 	// overall verdict, shown under the ruleset's name).
 	Methodology string
-	Ruleset     string
-	AsOf        string // the screening's date (YYYY-MM-DD), in the title; optional
+	// Ruleset is the ruleset's name as a person reads it ((*shariah.Ruleset).DisplayName: "S&P 2023",
+	// "5 methodologies"); RulesetID its id ("spec"), in the title.
+	Ruleset   string
+	RulesetID string
+	AsOf      string // the screening's date (YYYY-MM-DD), in the title; optional
+	// Marks is the label of the marks on the screening (shariah.MarksOf: "illustrative"), shown after
+	// the verdict: "Compliant (illustrative)". "" when it stands on filed inputs.
+	Marks string
 }
 
 // Colors are a badge side's fill and text colours. Every pair has a contrast ratio of at least 4.5:1
@@ -74,14 +80,21 @@ func (b Badge) SVG() []byte {
 		label += " · " + under
 	}
 	verdict := VerdictText(b.Verdict)
+	if b.Marks != "" && b.Verdict != NotScreened {
+		verdict += " (" + b.Marks + ")"
+	}
 	title := b.Symbol + ": " + verdict
+	id := b.RulesetID
+	if id == "" {
+		id = b.Ruleset
+	}
 	switch {
 	case b.Verdict == NotScreened:
 		title += " (no stored screening)"
 	case b.Methodology != "":
-		title += " under " + b.Methodology + " (ruleset " + b.Ruleset + ")"
+		title += " under " + b.Methodology + " (ruleset " + id + ")"
 	case b.Ruleset != "":
-		title += " (ruleset " + b.Ruleset + ")"
+		title += " under " + b.Ruleset + " (ruleset " + id + ")"
 	}
 	if b.AsOf != "" && b.Verdict != NotScreened {
 		title += ", screened " + b.AsOf

@@ -14,7 +14,7 @@ const (
 )
 
 // Sparkline draws one ratio over the quarters as a small line with its threshold lines (dashed), no
-// axes: for tables, where the numbers sit next to it. Its title carries the first and latest values
+// axes, on the chart's time axis (the line breaks where a quarter was not filed): for tables, where the numbers sit next to it. Its title carries the first and latest values
 // and the thresholds, for readers who cannot see it.
 func (t Trajectory) Sparkline(ratio string) []byte {
 	st, ok := styleOf(ratio)
@@ -28,9 +28,10 @@ func (t Trajectory) Sparkline(ratio string) []byte {
 		v float64
 	}
 	var pts []pt
+	ax := newTimeAxis(t.Points) // a quarter not filed leaves a gap in time, as on the chart
 	for i, p := range t.Points {
 		if v := p.RatioOf(st.ID); v != nil {
-			pts = append(pts, pt{i, *v})
+			pts = append(pts, pt{ax.ord[i] - ax.first, *v})
 			vals = append(vals, *v)
 		}
 	}
@@ -67,7 +68,7 @@ func (t Trajectory) Sparkline(ratio string) []byte {
 		hi = lo + 0.1
 	}
 	y := func(v float64) float64 { return SparkHeight - sparkPad - (v-lo)/(hi-lo)*(SparkHeight-2*sparkPad) }
-	n := len(t.Points)
+	n := ax.slots
 	x := func(i int) float64 {
 		if n == 1 {
 			return SparkWidth / 2

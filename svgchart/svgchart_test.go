@@ -338,3 +338,37 @@ func TestSparkline(t *testing.T) {
 		t.Errorf("empty sparkline title %q", e.Children[0].Text)
 	}
 }
+
+// TestBadgeMarks: a marked screening's badge says so in its visible verdict ("Compliant
+// (illustrative)"), sized to the longer words; a neutral badge shows no mark.
+func TestBadgeMarks(t *testing.T) {
+	plain := svgchart.Badge{Symbol: "MSFT", Verdict: "COMPLIANT", Ruleset: "5 methodologies", RulesetID: "spec"}
+	marked := plain
+	marked.Marks = "illustrative, carried forward"
+	pn, mn := parse(t, plain.SVG()), parse(t, marked.SVG())
+	verdict := func(n node) node {
+		v := n.find(func(m node) bool { return m.XMLName.Local == "text" && m.attr("class") == "verdict" })
+		if len(v) != 1 {
+			t.Fatalf("verdict texts %+v", v)
+		}
+		return v[0]
+	}
+	if got := verdict(mn).Text; got != "Compliant (illustrative, carried forward)" {
+		t.Fatalf("marked verdict %q", got)
+	}
+	if got := verdict(pn).Text; got != "Compliant" {
+		t.Fatalf("plain verdict %q", got)
+	}
+	if title := mn.Children[0].Text; title != "MSFT: Compliant (illustrative, carried forward) under 5 methodologies (ruleset spec)" {
+		t.Fatalf("title %q", title)
+	}
+	pw, _ := strconv.ParseFloat(pn.attr("width"), 64)
+	if mw, _ := strconv.ParseFloat(mn.attr("width"), 64); mw <= pw+50 {
+		t.Fatalf("the marked badge is not wider: %v vs %v", pw, mw)
+	}
+	none := marked
+	none.Verdict = svgchart.NotScreened
+	if got := verdict(parse(t, none.SVG())).Text; got != "Not screened" {
+		t.Fatalf("neutral badge %q", got)
+	}
+}

@@ -31,10 +31,10 @@ type Trajectory struct {
 // The chart's geometry (pixels). The plot area is [PlotLeft, PlotRight] x [PlotTop, PlotBottom]; the
 // y axis runs from its lowest tick at PlotBottom to its highest at PlotTop.
 const (
-	ChartWidth  = 700
+	ChartWidth  = 760
 	ChartHeight = 400
-	PlotLeft    = 56
-	PlotRight   = 520
+	PlotLeft    = 72
+	PlotRight   = 540
 	PlotTop     = 40
 	PlotBottom  = 270
 )
@@ -168,35 +168,66 @@ func short(r ratioStyle) string { return strings.ToLower(strings.Fields(r.Label)
 // fit right of the plot (the line's own <title> keeps them all).
 func (g lineGroup) label() string {
 	s := short(g.ratio) + ": " + strings.Join(g.names, ", ") + " " + bpPct(g.line)
-	if textWidth(s, 10) > ChartWidth-PlotRight-8 {
+	if safeWidth(s, thresholdFont, false) > ChartWidth-PlotRight-8 {
 		s = short(g.ratio) + ": " + strconv.Itoa(len(g.names)) + " methodologies " + bpPct(g.line)
 	}
 	return s
 }
 
-// Chart draws the ratios over the quarters as lines, the thresholds as horizontal lines in the ratio's
-// colour (a partial threshold dashed), labelled axes and a legend. No quarters on file: a chart that
-// says so.
+// Text sizes and the limits labels keep to (pixels).
+const (
+	axisFont      = 11
+	thresholdFont = 10
+	titleFont     = 14
+	legendLine    = 18
+	// thresholdLabelGap is the least distance between two threshold labels' baselines.
+	thresholdLabelGap = 12
+	// thresholdLabelFloor is the lowest baseline of a threshold label: above the legend.
+	thresholdLabelFloor = PlotBottom + 30
+)
+
+// Chart draws the ratios over time: one slot per quarter from the first filed to the last, so a quarter
+// with no filing is a shaded gap the lines do not cross, named in the legend ("No filing: Q1 2025,
+// Q2 2025"). Thresholds are horizontal lines in the ratio's colour (a partial threshold dashed) with
+// their labels right of the plot, pushed apart and kept above the legend; x labels are thinned so none
+// overlaps its neighbour, long texts are shortened or wrapped, and the picture grows to hold its legend.
+// A quarter whose figures are illustrative has a hollow dot and is named. No quarters on file: a chart
+// that says so.
 func (t Trajectory) Chart() []byte {
 	var b bytes.Buffer
 	drawn := t.ratios()
 	if len(t.Points) == 0 {
 		title := t.who() + ": no filed quarters on record"
 		doc(&b, ChartWidth, 120, title, "The trajectory is drawn from quarterly filings; none are stored for this company.")
-		b.WriteString(`<rect width="700" height="120" fill="#ffffff"/>`)
-		b.WriteString(`<text x="350" y="64" font-family="DejaVu Sans,Verdana,sans-serif" font-size="14" fill="#24292f" text-anchor="middle">` +
-			esc(title) + `</text></svg>`)
+		b.WriteString(`<rect width="` + num(ChartWidth) + `" height="120" fill="#ffffff"/>`)
+		b.WriteString(`<text x="` + num(ChartWidth/2) + `" y="64" font-family="DejaVu Sans,Verdana,sans-serif" font-size="14" fill="#24292f" text-anchor="middle">` +
+			esc(fit(title, titleFont, ChartWidth-16, false)) + `</text></svg>`)
 		return b.Bytes()
+	}
+	ax := newTimeAxis(t.Points)
+	gaps := ax.gapRuns()
+	var marked []string // the quarters with a mark (illustrative)
+	for _, p := range t.Points {
+		if len(shariah.PointMarks(p)) > 0 {
+			marked = append(marked, quarterLabel(p))
+		}
 	}
 	names := make([]string, len(drawn))
 	for i, r := range drawn {
 		names[i] = strings.ToLower(r.Label)
 	}
 	title := t.who() + ": " + strings.Join(names, ", ") + " over " + strconv.Itoa(len(t.Points)) + " quarters, with " + t.under()
-	doc(&b, ChartWidth, ChartHeight, title, shariah.TrajectorySummary(t.Points))
-	b.WriteString(`<rect width="700" height="400" fill="#ffffff"/>`)
-	b.WriteString(`<g font-family="DejaVu Sans,Verdana,sans-serif" font-size="11" fill="#24292f">`)
-	b.WriteString(`<text x="` + num(PlotLeft) + `" y="22" font-size="14" font-weight="bold">` + esc(t.who()) + `</text>`)
+	if len(gaps) > 0 {
+		title += "; no filing: " + strings.Join(gaps, ", ")
+	}
+	if len(marked) > 0 {
+		title += "; " + shariah.MarkLabel(shariah.MarkIllustrative) + ": " + strings.Join(marked, ", ")
+	}
+
+	var body bytes.Buffer
+	body.WriteString(`<g font-family="DejaVu Sans,Verdana,sans-serif" font-size="11" fill="#24292f">`)
+	body.WriteString(`<text class="chart-title" x="` + num(PlotLeft) + `" y="22" font-size="14" font-weight="bold">` +
+		esc(fit(t.who(), titleFont, ChartWidth-PlotLeft-8, true)) + `</text>`)
 
 	groups := t.groups(drawn)
 	var values []float64
@@ -212,39 +243,61 @@ func (t Trajectory) Chart() []byte {
 	}
 	sc := niceScale(values)
 
+	// the quarters without a filing: shaded slots under everything else
+	slot := ax.slotWidth()
+	for _, o := range ax.missing {
+		body.WriteString(`<rect class="gap" data-quarter="` + ax.quarterName(o) + `" x="` + num(ax.x(o)-slot/2) + `" y="` + num(PlotTop) +
+			`" width="` + num(slot) + `" height="` + num(PlotBottom-PlotTop) + `" fill="#eaeef2"><title>` + esc("No filing: "+ax.quarterName(o)) + `</title></rect>`)
+	}
+
 	// y axis: grid lines and percentage ticks; each tick carries its value for readers and tests.
-	b.WriteString(`<g class="y-axis" text-anchor="end">`)
+	body.WriteString(`<g class="y-axis" text-anchor="end">`)
 	for v := sc.lo; v <= sc.hi+sc.step/1000; v += sc.step {
 		y := num(sc.y(v))
-		b.WriteString(`<line x1="` + num(PlotLeft) + `" x2="` + num(PlotRight) + `" y1="` + y + `" y2="` + y + `" stroke="#d0d7de" stroke-width="1"/>`)
-		b.WriteString(`<text class="tick" data-value="` + strconv.FormatFloat(roundTo(v, 6), 'f', -1, 64) + `" x="` + num(PlotLeft-6) + `" y="` +
-			num(sc.y(v)+4) + `">` + pct(roundTo(v, 6)) + `</text>`)
+		body.WriteString(`<line x1="` + num(PlotLeft) + `" x2="` + num(PlotRight) + `" y1="` + y + `" y2="` + y + `" stroke="#d0d7de" stroke-width="1"/>`)
+		body.WriteString(`<text class="tick" data-value="` + strconv.FormatFloat(roundTo(v, 6), 'f', -1, 64) + `" x="` + num(PlotLeft-6) + `" y="` +
+			num(sc.y(v)+4) + `">` + tickPct(roundTo(v, 6)) + `</text>`)
 	}
-	b.WriteString(`<text transform="rotate(-90)" x="` + num(-(PlotTop+PlotBottom)/2) + `" y="14" text-anchor="middle">Ratio (% of total assets or revenue)</text>`)
-	b.WriteString(`</g>`)
+	body.WriteString(`<text class="y-title" transform="rotate(-90)" x="` + num(-(PlotTop+PlotBottom)/2) + `" y="12" text-anchor="middle">Ratio (% of total assets or revenue)</text>`)
+	body.WriteString(`</g>`)
 
-	// x axis: one label per quarter.
-	n := len(t.Points)
-	slot := float64(PlotRight-PlotLeft) / float64(n)
-	x := func(i int) float64 { return PlotLeft + (float64(i)+0.5)*slot }
-	b.WriteString(`<g class="x-axis" text-anchor="middle">`)
-	b.WriteString(`<line x1="` + num(PlotLeft) + `" x2="` + num(PlotRight) + `" y1="` + num(PlotBottom) + `" y2="` + num(PlotBottom) + `" stroke="#57606a"/>`)
+	// x axis: a label per filed quarter, thinned where neighbours would overlap (each dot's title
+	// still names its quarter), kept within the plot's width.
+	body.WriteString(`<g class="x-axis" text-anchor="middle">`)
+	body.WriteString(`<line x1="` + num(PlotLeft) + `" x2="` + num(PlotRight) + `" y1="` + num(PlotBottom) + `" y2="` + num(PlotBottom) + `" stroke="#57606a"/>`)
+	right := math.Inf(-1)
 	for i, p := range t.Points {
-		b.WriteString(`<text x="` + num(x(i)) + `" y="` + num(PlotBottom+16) + `">` + esc(quarterLabel(p)) + `</text>`)
+		label := quarterLabel(p)
+		w := safeWidth(label, axisFont, false)
+		cx := math.Min(math.Max(ax.x(ax.ord[i]), PlotLeft+w/2), PlotRight-w/2)
+		if cx-w/2 < right+6 {
+			continue
+		}
+		right = cx + w/2
+		body.WriteString(`<text class="x-label" x="` + num(cx) + `" y="` + num(PlotBottom+16) + `">` + esc(label) + `</text>`)
 	}
-	b.WriteString(`<text x="` + num((PlotLeft+PlotRight)/2) + `" y="` + num(PlotBottom+34) + `">Fiscal quarter (filed)</text>`)
-	b.WriteString(`</g>`)
+	caption := "Fiscal quarter (filed)"
+	if !ax.fiscal {
+		caption = "Quarter of the period end (filed)"
+	}
+	body.WriteString(`<text class="x-title" x="` + num((PlotLeft+PlotRight)/2) + `" y="` + num(PlotBottom+34) + `">` + caption + `</text>`)
+	body.WriteString(`</g>`)
 
 	// thresholds, under the data; their labels right of the plot, pushed apart where lines are close
-	b.WriteString(`<g class="thresholds">`)
+	// and kept between the plot's top and the legend
+	body.WriteString(`<g class="thresholds">`)
 	labelY := make([]float64, len(groups))
 	order := make([]int, len(groups))
 	for i, g := range groups {
 		labelY[i], order[i] = sc.y(bpFraction(g.line))+4, i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(labelY[a], labelY[b]) })
-	for k := 1; k < len(order); k++ {
-		labelY[order[k]] = math.Max(labelY[order[k]], labelY[order[k-1]]+12)
+	want := make([]float64, len(order))
+	for k, i := range order {
+		want[k] = labelY[i]
+	}
+	for k, y := range spread(want, thresholdLabelGap, PlotTop-8, thresholdLabelFloor) {
+		labelY[order[k]] = y
 	}
 	for i, g := range groups {
 		y := num(sc.y(bpFraction(g.line)))
@@ -252,21 +305,21 @@ func (t Trajectory) Chart() []byte {
 		if g.partial {
 			dash = ` stroke-dasharray="6 4"`
 		}
-		b.WriteString(`<line class="threshold" data-ratio="` + g.line.Ratio + `" data-threshold-bp="` + g.line.ThresholdBP.String() +
+		body.WriteString(`<line class="threshold" data-ratio="` + g.line.Ratio + `" data-threshold-bp="` + g.line.ThresholdBP.String() +
 			`" data-partial="` + strconv.FormatBool(g.partial) + `" x1="` + num(PlotLeft) + `" x2="` + num(PlotRight) + `" y1="` + y + `" y2="` + y +
 			`" stroke="` + g.ratio.Color + `" stroke-width="1.5" stroke-opacity="0.8"` + dash + `><title>` +
 			esc(g.ratio.Label+" threshold, "+strings.Join(g.names, ", ")+": "+bpPct(g.line)) + `</title></line>`)
-		b.WriteString(`<text class="threshold-label" x="` + num(PlotRight+4) + `" y="` + num(labelY[i]) + `" font-size="10" fill="` + g.ratio.Color + `">` +
-			esc(g.label()) + `</text>`)
+		body.WriteString(`<text class="threshold-label" x="` + num(PlotRight+4) + `" y="` + num(labelY[i]) + `" font-size="10" fill="` + g.ratio.Color + `">` +
+			esc(fit(g.label(), thresholdFont, ChartWidth-PlotRight-8, false)) + `</text>`)
 	}
-	b.WriteString(`</g>`)
+	body.WriteString(`</g>`)
 
-	// the ratios: a line through the quarters that have a value (a gap where a filing lacks one), and a
-	// dot per quarter
-	b.WriteString(`<g class="series" fill="none" stroke-width="2">`)
+	// the ratios: a line through consecutive quarters that have a value (broken by a quarter without a
+	// filing or without the value), and a dot per quarter (hollow when illustrative)
+	body.WriteString(`<g class="series" fill="none" stroke-width="2">`)
 	for _, r := range drawn {
 		var d strings.Builder
-		pen := "M"
+		pen, prev := "M", math.MinInt
 		var dots strings.Builder
 		for i, p := range t.Points {
 			v := p.RatioOf(r.ID)
@@ -274,45 +327,87 @@ func (t Trajectory) Chart() []byte {
 				pen = "M"
 				continue
 			}
-			d.WriteString(pen + num(x(i)) + " " + num(sc.y(*v)) + " ")
-			pen = "L"
-			dots.WriteString(`<circle cx="` + num(x(i)) + `" cy="` + num(sc.y(*v)) + `" r="2.5" fill="` + r.Color + `"><title>` +
-				esc(r.Label+", "+quarterLabel(p)+": "+pct(*v)) + `</title></circle>`)
+			if ax.ord[i] > prev+1 {
+				pen = "M"
+			}
+			x := ax.x(ax.ord[i])
+			d.WriteString(pen + num(x) + " " + num(sc.y(*v)) + " ")
+			pen, prev = "L", ax.ord[i]
+			fill, what := r.Color, ""
+			if len(shariah.PointMarks(p)) > 0 {
+				fill, what = "#ffffff", " ("+shariah.MarkLabel(shariah.MarkIllustrative)+")"
+			}
+			dots.WriteString(`<circle cx="` + num(x) + `" cy="` + num(sc.y(*v)) + `" r="2.5" fill="` + fill + `" stroke="` + r.Color + `" stroke-width="1"><title>` +
+				esc(r.Label+", "+quarterLabel(p)+": "+pct(*v)+what) + `</title></circle>`)
 		}
 		if d.Len() == 0 {
 			continue
 		}
-		b.WriteString(`<path class="ratio" data-ratio="` + r.ID + `" d="` + strings.TrimSpace(d.String()) + `" stroke="` + r.Color + `"/>`)
-		b.WriteString(dots.String())
+		body.WriteString(`<path class="ratio" data-ratio="` + r.ID + `" d="` + strings.TrimSpace(d.String()) + `" stroke="` + r.Color + `"/>`)
+		body.WriteString(dots.String())
 	}
-	b.WriteString(`</g>`)
+	body.WriteString(`</g>`)
 
-	// legend: the ratios, then what the threshold lines mean
+	// legend: the ratios, then what the threshold lines, the gaps and the hollow dots mean; long lines
+	// wrap within the picture
+	textX := float64(PlotLeft + 28)
+	maxW := ChartWidth - textX - 8
 	ly := float64(PlotBottom + 58)
-	b.WriteString(`<g class="legend">`)
+	body.WriteString(`<g class="legend">`)
 	for i, r := range drawn {
 		lx := float64(PlotLeft) + float64(i%2)*240
-		yy := ly + float64(i/2)*18
-		b.WriteString(`<line x1="` + num(lx) + `" x2="` + num(lx+22) + `" y1="` + num(yy-4) + `" y2="` + num(yy-4) + `" stroke="` + r.Color + `" stroke-width="2"/>`)
-		b.WriteString(`<text x="` + num(lx+28) + `" y="` + num(yy) + `">` + esc(r.Label) + `</text>`)
+		yy := ly + float64(i/2)*legendLine
+		body.WriteString(`<line x1="` + num(lx) + `" x2="` + num(lx+22) + `" y1="` + num(yy-4) + `" y2="` + num(yy-4) + `" stroke="` + r.Color + `" stroke-width="2"/>`)
+		body.WriteString(`<text x="` + num(lx+28) + `" y="` + num(yy) + `">` + esc(r.Label) + `</text>`)
 	}
-	yy := ly + float64((len(drawn)+1)/2)*18
-	b.WriteString(`<line x1="` + num(PlotLeft) + `" x2="` + num(PlotLeft+22) + `" y1="` + num(yy-4) + `" y2="` + num(yy-4) + `" stroke="#57606a" stroke-width="1.5"/>`)
-	b.WriteString(`<text x="` + num(PlotLeft+28) + `" y="` + num(yy) + `">` + esc("Threshold (solid): "+t.under()) + `</text>`)
+	yy := ly + float64((len(drawn)+1)/2)*legendLine
+	entry := func(class, swatch, text string) {
+		body.WriteString(swatch)
+		for k, l := range wrap(text, axisFont, maxW) {
+			cls := ""
+			if class != "" {
+				cls = ` class="` + class + `"`
+			}
+			body.WriteString(`<text` + cls + ` x="` + num(textX) + `" y="` + num(yy+float64(k)*14) + `">` + esc(l) + `</text>`)
+			if k > 0 {
+				yy += 14
+			}
+		}
+		yy += legendLine
+	}
+	hline := func(dash string) string {
+		return `<line x1="` + num(PlotLeft) + `" x2="` + num(PlotLeft+22) + `" y1="` + num(yy-4) + `" y2="` + num(yy-4) + `" stroke="#57606a" stroke-width="1.5"` + dash + `/>`
+	}
+	entry("", hline(""), "Threshold (solid): "+t.under())
 	if hasPartial(groups) {
-		yy += 18
-		b.WriteString(`<line x1="` + num(PlotLeft) + `" x2="` + num(PlotLeft+22) + `" y1="` + num(yy-4) + `" y2="` + num(yy-4) +
-			`" stroke="#57606a" stroke-width="1.5" stroke-dasharray="6 4"/>`)
-		b.WriteString(`<text class="partial-note" x="` + num(PlotLeft+28) + `" y="` + num(yy) + `">` +
-			esc("Partial: the rule also counts impure revenue, which quarterly filings do not report") + `</text>`)
+		entry("partial-note", hline(` stroke-dasharray="6 4"`), "Partial: the rule also counts impure revenue, which quarterly filings do not report")
 	}
 	if len(groups) == 0 {
-		yy += 18
-		b.WriteString(`<text x="` + num(PlotLeft) + `" y="` + num(yy) + `">` +
-			esc("No threshold of this methodology is measured on these ratios (its rules use market capitalisation).") + `</text>`)
+		entry("", "", "No threshold of this methodology is measured on these ratios (its rules use market capitalisation).")
 	}
-	b.WriteString(`</g></g></svg>`)
+	if len(gaps) > 0 {
+		entry("gap-note", `<rect x="`+num(PlotLeft)+`" y="`+num(yy-10)+`" width="22" height="12" fill="#eaeef2"/>`, "No filing: "+strings.Join(gaps, ", "))
+	}
+	if len(marked) > 0 {
+		entry("mark-note", `<circle cx="`+num(PlotLeft+11)+`" cy="`+num(yy-4)+`" r="3" fill="#ffffff" stroke="#24292f"/>`,
+			"Hollow dot: "+shariah.MarkLabel(shariah.MarkIllustrative)+" figures, not from a filing: "+strings.Join(marked, ", "))
+	}
+	body.WriteString(`</g></g></svg>`)
+
+	height := math.Max(ChartHeight, math.Ceil(yy-legendLine+10))
+	doc(&b, ChartWidth, height, title, shariah.TrajectorySummary(t.Points))
+	b.WriteString(`<rect width="` + num(ChartWidth) + `" height="` + num(height) + `" fill="#ffffff"/>`)
+	b.Write(body.Bytes())
 	return b.Bytes()
+}
+
+// tickPct is a y tick's label: one decimal, none from 100% up (a ratio far above its thresholds
+// would otherwise widen the label into the axis title).
+func tickPct(f float64) string {
+	if math.Abs(f) >= 1 {
+		return strconv.FormatFloat(f*100, 'f', 0, 64) + "%"
+	}
+	return pct(f)
 }
 
 func hasPartial(gs []lineGroup) bool {

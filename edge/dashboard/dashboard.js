@@ -209,22 +209,56 @@
     $("sym-trajectory").src = "/api/insights/" + encodeURIComponent(symbol) + "/trajectory.svg" + (pics ? "?" + pics : "");
     $("sym-trajectory").alt = symbol + " trajectory chart";
     show("sym-message", "");
+    $("sym-marks").hidden = true;
+    $("sym-marks").replaceChildren();
     let r;
     try {
       r = await api("/api/result/" + encodeURIComponent(symbol) + "?" + q({ ruleset: "spec" }));
     } catch (e) {
       fill("sym-verdicts", [], "-", 4);
-      fill("sym-ratios", [], "-", 5);
+      fill("sym-ratios", [], "-", 6);
       show("sym-message", e.status === 404 ? symbol + " has no stored screening under ruleset spec." : "Could not load the result: " + e.message);
       return;
     }
-    $("sym-title").textContent = symbol + " - " + (r.name || "") + ": " + r.compliance_status;
+    // The marks (data_quality.marks, from the server's one rule): the verdict, every as-of date and
+    // every affected ratio carry them, and a banner says what they mean.
+    const dq = r.data_quality || {};
+    const marks = dq.marks || [];
+    const labelOf = (kind) => { const m = marks.find((x) => x.kind === kind); return m ? m.label : kind.replace(/_/g, " "); };
+    const suffix = marks.length ? " (" + marks.map((m) => m.label).join(", ") + ")" : "";
+    $("sym-title").textContent = symbol + " - " + (r.name || "") + ": " + r.compliance_status + suffix;
+    if (marks.length) {
+      const box = $("sym-marks");
+      box.appendChild(el("strong", "Not from filings alone: " + marks.map((m) => m.label).join(", ") + "."));
+      const ul = el("ul");
+      marks.forEach((m) => {
+        const li = el("li", m.detail);
+        li.dataset.mark = m.kind;
+        ul.appendChild(li);
+      });
+      (dq.carried_forward || []).forEach((c) => ul.appendChild(el("li", c.field.replace(/_/g, " ") + " is from fiscal year " + c.fiscal_year +
+        " (period ending " + c.period_end + (c.form ? ", " + c.form : "") + (c.source_ref ? " " + c.source_ref : "") + "): " + c.reason + ".", "carried")));
+      box.appendChild(ul);
+      box.hidden = false;
+    }
     const ms = Object.keys(r.by_methodology || {}).sort().map((k) => r.by_methodology[k]);
-    fill("sym-verdicts", ms.map((m) => row([m.methodology, m.verdict, m.reason, m.as_of])), "No methodology.", 4);
+    // each methodology's verdict and date carry the marks of its own ratios (by_methodology.*.marks)
+    const mSuffix = (m) => (m.marks && m.marks.length ? " (" + m.marks.map(labelOf).join(", ") + ")" : "");
+    fill("sym-verdicts", ms.map((m) => row([m.methodology, m.verdict + mSuffix(m), m.reason, m.as_of + mSuffix(m)])), "No methodology.", 4);
+    const markCell = (kinds) => {
+      const span = el("span");
+      (kinds || []).forEach((k) => { const b = el("span", labelOf(k), "mark"); b.dataset.mark = k; span.appendChild(b); });
+      if (!kinds || kinds.length === 0) span.appendChild(el("span", "filed", "muted"));
+      return span;
+    };
     const ratios = [];
-    ms.forEach((m) => (m.ratios || []).forEach((x) => ratios.push(row([m.methodology, x.label,
-      x.value_pct === null ? "-" : Number(x.value_pct).toFixed(2) + "%", Number(x.threshold_pct).toFixed(2) + "%", x.pass === null ? "unknown" : (x.pass ? "yes" : "no")], [2, 3]))));
-    fill("sym-ratios", ratios, "No ratios.", 5);
+    ms.forEach((m) => (m.ratios || []).forEach((x) => {
+      const tr = row([m.methodology, x.label, x.value_pct === null ? "-" : Number(x.value_pct).toFixed(2) + "%", Number(x.threshold_pct).toFixed(2) + "%",
+        x.pass === null ? "unknown" : (x.pass ? "yes" : "no"), markCell(x.marks)], [2, 3]);
+      if (x.marks && x.marks.length) tr.className = "marked";
+      ratios.push(tr);
+    }));
+    fill("sym-ratios", ratios, "No ratios.", 6);
   }
   $("an-refresh").addEventListener("click", loadDrift);
   $("an-open").addEventListener("click", () => openSymbol($("an-symbol").value));
