@@ -287,3 +287,12 @@ func TestMergeKeepsClassificationTogether(t *testing.T) {
 		t.Errorf("a code without description keeps none from another source: %+v", m)
 	}
 }
+
+func BenchmarkClassifyActivities(b *testing.B) {
+	a := shariah.Asset{SIC: "3571", SICDescription: "Electronic Computers", SICSource: "SEC EDGAR submissions, CIK 0000320193",
+		Sector: "Information Technology", Industry: "Technology Hardware, Storage & Peripherals", IndustrySource: "S&P 500 constituents"}
+	b.ReportAllocs()
+	for b.Loop() {
+		shariah.ClassifyActivities(a)
+	}
+}

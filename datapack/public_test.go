@@ -463,7 +463,7 @@ func TestReadFinanceDB(t *testing.T) {
 	ads := as["ADS.DE"]
 	want := shariah.Asset{Symbol: "ADS.DE", Name: "adidas AG", Type: shariah.Equity, Exchange: "GER", Country: "Germany",
 		Currency: "EUR", Sector: "Consumer Discretionary", Industry: "Textiles, Apparel & Luxury Goods",
-		IndustrySource: "FinanceDatabase (GICS industry)", ISIN: "DE000A1EWWW0", Source: "financedatabase"}
+		IndustrySource: "FinanceDatabase (GICS sector and industry)", ISIN: "DE000A1EWWW0", Source: "financedatabase"}
 	if ads != want {
 		t.Errorf("ADS.DE %+v\nwant %+v", ads, want)
 	}
