@@ -137,29 +137,30 @@ type Result struct {
 	MarketCapCurrency    *string                      `json:"market_cap_currency"`
 	// Informational ratios (fractions) on the latest market cap; verdicts use each methodology's own
 	// denominators (by_methodology.*.ratios).
-	DebtToMarketCap      *Number    `json:"debt_to_market_cap_ratio"`
-	CashToMarketCap      *Number    `json:"cash_to_market_cap_ratio"`
-	LiquidityToMarketCap *Number    `json:"liquidity_to_market_cap_ratio"` // (cash + receivables) / market cap
-	ReceivablesToAssets  *Number    `json:"accounts_receivable_to_assets_ratio"`
-	InterestToRevenue    *Number    `json:"interest_income_to_revenue_ratio"` // of the revenue breakdown's period
-	AAOIFICompliant      *bool      `json:"aaoifi_compliant"`
-	DJIMCompliant        *bool      `json:"djim_compliant"`
-	FTSECompliant        *bool      `json:"ftse_compliant"`
-	MSCICompliant        *bool      `json:"msci_compliant"`
-	SPCompliant          *bool      `json:"sp_compliant"`
-	BusinessActivities   []Activity `json:"business_activities"`
+	DebtToMarketCap       *Number            `json:"debt_to_market_cap_ratio"`
+	CashToMarketCap       *Number            `json:"cash_to_market_cap_ratio"`
+	LiquidityToMarketCap  *Number            `json:"liquidity_to_market_cap_ratio"` // (cash + receivables) / market cap
+	ReceivablesToAssets   *Number            `json:"accounts_receivable_to_assets_ratio"`
+	InterestToRevenue     *Number            `json:"interest_income_to_revenue_ratio"` // of the revenue breakdown's period
+	AAOIFICompliant       *bool              `json:"aaoifi_compliant"`
+	DJIMCompliant         *bool              `json:"djim_compliant"`
+	FTSECompliant         *bool              `json:"ftse_compliant"`
+	MSCICompliant         *bool              `json:"msci_compliant"`
+	SPCompliant           *bool              `json:"sp_compliant"`
+	BusinessActivities    []Activity         `json:"business_activities"`
+	RevenueBreakdown      RevenueBreakdown   `json:"revenue_breakdown"`
+	FinancialRatios       map[string]*Number `json:"financial_ratios"`
+	PurificationRate      *Number            `json:"purification_rate"`          // percent: 3.37 means 3.37%
+	PurificationFraction  *Number            `json:"purification_rate_fraction"` // the same as a fraction in [0, 1]
+	PurificationRatePct   *Number            `json:"purification_rate_pct"`      // percent (= purification_rate)
+	PurificationMethod    string             `json:"purification_method"`
+	ComplianceExplanation string             `json:"compliance_explanation"`
+	Disclaimers           []Disclaimer       `json:"disclaimers"`
+	ScreenedAt            time.Time          `json:"screened_at"`
+	Ruleset               RulesetRef         `json:"ruleset"`
+	DataQuality           DataQuality        `json:"data_quality"`
+	RunID                 string             `json:"run_id,omitempty"` // the bulk run that wrote it
+
 	// BusinessClassification is what the business screen read and where from.
-	BusinessClassification Classification     `json:"business_classification"`
-	RevenueBreakdown       RevenueBreakdown   `json:"revenue_breakdown"`
-	FinancialRatios        map[string]*Number `json:"financial_ratios"`
-	PurificationRate       *Number            `json:"purification_rate"`          // percent: 3.37 means 3.37%
-	PurificationFraction   *Number            `json:"purification_rate_fraction"` // the same as a fraction in [0, 1]
-	PurificationRatePct    *Number            `json:"purification_rate_pct"`      // percent (= purification_rate)
-	PurificationMethod     string             `json:"purification_method"`
-	ComplianceExplanation  string             `json:"compliance_explanation"`
-	Disclaimers            []Disclaimer       `json:"disclaimers"`
-	ScreenedAt             time.Time          `json:"screened_at"`
-	Ruleset                RulesetRef         `json:"ruleset"`
-	DataQuality            DataQuality        `json:"data_quality"`
-	RunID                  string             `json:"run_id,omitempty"` // the bulk run that wrote it
+	BusinessClassification Classification `json:"business_classification"`
 }
