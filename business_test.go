@@ -1,6 +1,9 @@
 package shariah_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -294,5 +297,35 @@ func BenchmarkClassifyActivities(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		shariah.ClassifyActivities(a)
+	}
+}
+
+// TestActivityRulesDocumented: docs/business-classification.md names every activity, SIC range and
+// industry name of ActivityRules, so the table and its documentation cannot drift apart silently.
+func TestActivityRulesDocumented(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("docs", "business-classification.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.ToLower(string(b))
+	for _, r := range shariah.ActivityRules {
+		if !strings.Contains(doc, strings.ToLower(strings.SplitN(r.Activity, " (", 2)[0])) {
+			t.Errorf("activity %q not documented", r.Activity)
+		}
+		for _, rg := range r.SIC {
+			code := fmt.Sprintf("%04d", rg[0])
+			if rg[1] != rg[0] {
+				code += fmt.Sprintf("-%04d", rg[1])
+			}
+			if !strings.Contains(doc, code) {
+				t.Errorf("%s: SIC %s not documented", r.Activity, code)
+			}
+		}
+		for _, n := range append(append([]string{}, r.Names...), r.Words...) {
+			if !strings.Contains(doc, n) {
+				t.Errorf("%s: name %q not documented", r.Activity, n)
+			}
+		}
 	}
 }
