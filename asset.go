@@ -41,8 +41,14 @@ type Asset struct {
 	Sector   string    `json:"sector"`
 	Industry string    `json:"industry"`
 	SIC      string    `json:"sic"`
-	CIK      string    `json:"cik"`
-	ISIN     string    `json:"isin"`
+	// SICDescription is EDGAR's name of the SIC code (sicDescription of the submissions); SICSource names
+	// where the code came from. IndustrySource names the data set and scheme of Sector and Industry
+	// (e.g. "S&P 500 constituents (GICS sub-industry)"). The business screen names them (Classify).
+	SICDescription string `json:"sic_description,omitempty"`
+	SICSource      string `json:"sic_source,omitempty"`
+	IndustrySource string `json:"industry_source,omitempty"`
+	CIK            string `json:"cik"`
+	ISIN           string `json:"isin"`
 	// Source names the data set the record came from (e.g. "default-pack", "sp500-constituents").
 	Source string `json:"source"`
 }
@@ -62,9 +68,15 @@ func (a Asset) Merge(b Asset) Asset {
 	fill(&a.Exchange, b.Exchange)
 	fill(&a.Country, b.Country)
 	fill(&a.Currency, b.Currency)
+	// A classification travels with its description and source: the code (or industry) of one
+	// source is never described by another's words.
 	fill(&a.Sector, b.Sector)
-	fill(&a.Industry, b.Industry)
-	fill(&a.SIC, b.SIC)
+	if a.Industry == "" {
+		a.Industry, a.IndustrySource = b.Industry, b.IndustrySource
+	}
+	if a.SIC == "" {
+		a.SIC, a.SICDescription, a.SICSource = b.SIC, b.SICDescription, b.SICSource
+	}
 	fill(&a.CIK, b.CIK)
 	fill(&a.ISIN, b.ISIN)
 	fill(&a.Source, b.Source)

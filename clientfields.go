@@ -168,7 +168,7 @@ func (r *Result) deriveOverall() {
 	}
 	var reasons []string
 	for _, a := range r.BusinessActivities {
-		what := strings.ReplaceAll(a.Category, "_", " ") + " (" + a.Reason + ")"
+		what := activityName(a) + " (" + a.Reason + ")"
 		switch {
 		case prohibited[a.Category]:
 			reasons = append(reasons, what)
@@ -178,6 +178,8 @@ func (r *Result) deriveOverall() {
 	}
 	if len(reasons) > 0 {
 		r.BusinessScreenReason = strp(strings.Join(reasons, "; "))
+	} else if r.BusinessClassification.Basis == BasisNone {
+		r.BusinessScreenReason = strp(UnknownClassificationNote)
 	}
 	// Financial screen: every ratio with data of every methodology considered passes.
 	r.FinancialScreenPass = nil

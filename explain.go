@@ -17,12 +17,27 @@ func ratioNames(ids []string) []string {
 	return out
 }
 
-func activityNames(as []Activity) string {
+// activityReasons names each activity and the classification it rests on, with its source:
+// "conventional insurance (GICS sub-industry Managed Health Care, from S&P 500 constituents)".
+func activityReasons(as []Activity) string {
 	names := make([]string, len(as))
 	for i, a := range as {
-		names[i] = strings.ReplaceAll(a.Category, "_", " ")
+		names[i] = activityName(a) + " (" + a.Reason
+		if a.Source != "" {
+			names[i] += ", from " + a.Source
+		}
+		names[i] += ")"
 	}
 	return joinWords(names)
+}
+
+// activityName is the activity in words (a result stored before activities were named has only
+// its category).
+func activityName(a Activity) string {
+	if a.Activity != "" {
+		return a.Activity
+	}
+	return strings.ReplaceAll(a.Category, "_", " ")
 }
 
 func missingOf(rs []RatioResult) []string {

@@ -30,9 +30,18 @@ func ReportSections(r Result) []ReportSection {
 		if a.Primary {
 			kind = "prohibited"
 		}
-		biz = append(biz, fmt.Sprintf("%s (%s, from %s)", strings.ReplaceAll(a.Category, "_", " "), kind, a.Reason))
+		from := a.Reason
+		if a.Source != "" {
+			from += ", " + a.Source
+		}
+		biz = append(biz, fmt.Sprintf("%s (%s, from %s)", activityName(a), kind, from))
 	}
 	bizText := "Nothing prohibited or doubtful was found in the company's classification."
+	if c := r.BusinessClassification; c.Basis == BasisNone {
+		bizText = "Business classification unknown: no SIC code, industry or sector on file, so the business screen could not pass."
+	} else if c.Text != "" {
+		bizText = "Nothing prohibited or doubtful was found in the company's classification: " + c.Text + "."
+	}
 	if len(biz) > 0 {
 		bizText = "Activities found: " + strings.Join(biz, "; ") + "."
 	}

@@ -27,6 +27,9 @@ type BusinessScreen struct {
 	Pass       *bool      `json:"pass"` // null when the company has no classification to screen
 	Prohibited []Activity `json:"prohibited"`
 	Doubtful   []Activity `json:"doubtful"`
+	// Reason names the classification read (SIC code and description, industry name) and its source,
+	// and what was found in it; or says there is none.
+	Reason string `json:"reason"`
 }
 
 // MethodologyResult is one entry of by_methodology.
@@ -164,4 +167,7 @@ type Result struct {
 	Ruleset               RulesetRef         `json:"ruleset"`
 	DataQuality           DataQuality        `json:"data_quality"`
 	RunID                 string             `json:"run_id,omitempty"` // the bulk run that wrote it
+
+	// BusinessClassification is what the business screen read and where from.
+	BusinessClassification Classification `json:"business_classification"`
 }

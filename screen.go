@@ -48,14 +48,18 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 	ctx := newScreenContext(in)
 	ctx.planInterestCarry(rs)
 	r.DataQuality = ctx.dq
-	acts, known := ClassifyActivities(in.Asset)
+	cls := ClassificationOf(in.Asset)
+	acts, known := cls.Activities(in.Asset.Name), cls.Known()
 	if acts == nil {
 		acts = []Activity{}
 	}
+	if !known {
+		ctx.note(UnknownClassificationNote)
+	}
 	ctx.clean = known && len(acts) == 0
-	r.BusinessActivities = acts
+	r.BusinessActivities, r.BusinessClassification = acts, cls
 	for _, m := range rs.Methodologies {
-		mr := ctx.screenMethodology(rs, m, acts, known)
+		mr := ctx.screenMethodology(rs, m, acts, cls)
 		b := verdictBool(mr.Verdict)
 		mr.IsCompliant, mr.Status, mr.Disposition = b, mr.Verdict, mr.Verdict
 		r.ByMethodology[MethodologyKey(m.Name)] = mr
@@ -434,9 +438,10 @@ func evalRatio(rule RatioRule, cmp string, n, d decimal.Decimal) RatioResult {
 	return rr
 }
 
-func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts []Activity, known bool) MethodologyResult {
+func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts []Activity, cls Classification) MethodologyResult {
+	known := cls.Known()
 	mr := MethodologyResult{Methodology: m.Name, ID: m.ID, Verified: true, Ruleset: rs.Name, Edition: rs.EditionDate,
-		Business: businessScreen(m, acts, known), Ratios: []RatioResult{}, AsOf: c.dq.AsOf}
+		Business: businessScreen(m, acts, cls), Ratios: []RatioResult{}, AsOf: c.dq.AsOf}
 	var failed, unknown []string
 	for _, rule := range m.Ratios {
 		rr, buf := c.screenRatio(rs, m, rule, mr.Business, known)
@@ -455,13 +460,13 @@ func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts [
 	switch {
 	case len(mr.Business.Prohibited) > 0:
 		mr.Verdict = NonCompliant
-		mr.Reason = "business activity: " + activityNames(mr.Business.Prohibited)
+		mr.Reason = "business activity: " + activityReasons(mr.Business.Prohibited)
 	case len(failed) > 0:
 		mr.Verdict = NonCompliant
 		mr.Reason = joinWords(ratioNames(failed))
 	case !known:
 		mr.Verdict = InsufficientData
-		mr.Reason = "no business classification (sector, industry or SIC) to screen"
+		mr.Reason = "business classification unknown: no SIC code, industry or sector to screen"
 		c.miss("industry")
 	case len(unknown) > 0:
 		mr.Verdict = InsufficientData
@@ -472,7 +477,7 @@ func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts [
 		}
 	case len(mr.Business.Doubtful) > 0:
 		mr.Verdict = Questionable
-		mr.Reason = "doubtful business activity: " + activityNames(mr.Business.Doubtful)
+		mr.Reason = "doubtful business activity: " + activityReasons(mr.Business.Doubtful)
 	default:
 		mr.Verdict = Compliant
 		mr.Reason = "business activity and every ratio pass"
@@ -481,8 +486,10 @@ func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts [
 }
 
 // businessScreen sorts the activities a methodology excludes into prohibited (primary) and doubtful;
-// it passes when the activities are known and none is prohibited.
-func businessScreen(m MethodologyRule, acts []Activity, known bool) BusinessScreen {
+// it passes when the activities are known and none is prohibited. Its reason names the
+// classification read and its source, or says there is none.
+func businessScreen(m MethodologyRule, acts []Activity, cls Classification) BusinessScreen {
+	known := cls.Known()
 	bs := BusinessScreen{Prohibited: []Activity{}, Doubtful: []Activity{}}
 	listed := map[string]bool{}
 	for _, cat := range m.Business {
@@ -497,6 +504,16 @@ func businessScreen(m MethodologyRule, acts []Activity, known bool) BusinessScre
 		} else {
 			bs.Doubtful = append(bs.Doubtful, a)
 		}
+	}
+	switch {
+	case !known:
+		bs.Reason = "business classification unknown: no SIC code, industry or sector on file"
+	case len(bs.Prohibited) > 0:
+		bs.Reason = "prohibited: " + activityReasons(bs.Prohibited)
+	case len(bs.Doubtful) > 0:
+		bs.Reason = "doubtful: " + activityReasons(bs.Doubtful) + "; nothing this methodology excludes as a main activity in " + cls.Text
+	default:
+		bs.Reason = "nothing this methodology excludes in " + cls.Text
 	}
 	if known {
 		bs.Pass = boolp(len(bs.Prohibited) == 0)

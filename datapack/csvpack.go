@@ -260,7 +260,13 @@ func readCompanies(f *csvFile, p *Pack, source string) {
 		}
 		a := shariah.Asset{Symbol: sym, Name: name, Type: typ, Exchange: r.get("exchange"), Country: r.get("country"),
 			Currency: strings.ToUpper(r.get("currency")), Sector: r.get("sector"), Industry: r.get("industry"),
-			SIC: r.get("sic"), CIK: r.get("cik"), ISIN: strings.ToUpper(r.get("isin")), Source: source}
+			SIC: r.get("sic"), SICDescription: r.get("sic_description"), CIK: r.get("cik"), ISIN: strings.ToUpper(r.get("isin")), Source: source}
+		if a.SIC != "" {
+			a.SICSource = source + " companies.csv"
+		}
+		if a.Industry != "" || a.Sector != "" {
+			a.IndustrySource = source + " companies.csv"
+		}
 		if a.Currency != "" && !currencyRE.MatchString(a.Currency) {
 			return fmt.Errorf("currency %q is not an ISO 4217 code", a.Currency)
 		}

@@ -16,6 +16,10 @@ import (
 // SourceSP500Constituents is the Asset.Source of the S&P 500 constituents list.
 const SourceSP500Constituents = "sp500-constituents"
 
+// IndustrySourceSP500 names the scheme and data set of the S&P 500 constituents' sector and industry
+// (the business screen names it: docs/business-classification.md).
+const IndustrySourceSP500 = "S&P 500 constituents, indices/sp500-datasets (GICS sub-industry)"
+
 // ReadSP500Constituents reads indices/sp500-datasets/constituents.csv (Symbol, Security, GICS Sector,
 // GICS Sub-Industry, ..., CIK): one US equity per row (Sector = GICS sector, Industry = GICS
 // sub-industry, CIK zero-padded to 10 digits, symbols Yahoo-style: BRK.B -> BRK-B) and the SP500
@@ -41,7 +45,7 @@ func ReadSP500Constituents(fsys fs.FS, file string) (*Pack, error) {
 		seen[sym] = true
 		a := shariah.Asset{Symbol: sym, Name: t.get(rec, "Security"), Type: shariah.Equity,
 			Country: "United States", Currency: "USD", Sector: t.get(rec, "GICS Sector"),
-			Industry: t.get(rec, "GICS Sub-Industry"), Source: SourceSP500Constituents}
+			Industry: t.get(rec, "GICS Sub-Industry"), IndustrySource: IndustrySourceSP500, Source: SourceSP500Constituents}
 		cik, err := pubCIK(t.get(rec, "CIK"))
 		if err != nil {
 			p.Problemf(file, line, "%s: %v; loaded without a CIK", sym, err)
@@ -187,7 +191,7 @@ func ReadNifty50(fsys fs.FS, file string) (*Pack, error) {
 		}
 		isin := t.get(rec, "ISIN Code")
 		a := shariah.Asset{Symbol: sym, Name: t.get(rec, "Company Name"), Type: shariah.Equity,
-			Exchange: "NSE", Country: "India", Currency: "INR", Industry: t.get(rec, "Industry"),
+			Exchange: "NSE", Country: "India", Currency: "INR", Industry: t.get(rec, "Industry"), IndustrySource: "NSE NIFTY 50 list (NSE industry)",
 			ISIN: pubISIN(isin), Source: SourceNifty50}
 		if isin != "" && a.ISIN == "" {
 			p.Problemf(file, line, "%s: ISIN %q fails its check digit; loaded without it", sym, isin)

@@ -96,6 +96,9 @@ func ReadFinanceDBEquities(fsys fs.FS, file string) (*Pack, map[string]string, e
 	var tasi []string
 	skipped, badISIN := financeDBRows(t, p, file, shariah.Equity, func(a *shariah.Asset, get func(string) string) {
 		a.Country, a.Sector, a.Industry = get("country"), get("sector"), get("industry")
+		if a.Sector != "" || a.Industry != "" {
+			a.IndustrySource = "FinanceDatabase (GICS sector and industry)"
+		}
 		if c := get("market_cap"); c != "" {
 			caps[a.Symbol] = c
 		}

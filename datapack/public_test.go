@@ -124,7 +124,7 @@ func TestReadSP500Constituents(t *testing.T) {
 	}
 	brk := as["BRK-B"]
 	want := shariah.Asset{Symbol: "BRK-B", Name: "Berkshire Hathaway", Type: shariah.Equity, Country: "United States",
-		Currency: "USD", Sector: "Financials", Industry: "Multi-Sector Holdings", CIK: "0001067983", Source: "sp500-constituents"}
+		Currency: "USD", Sector: "Financials", Industry: "Multi-Sector Holdings", IndustrySource: IndustrySourceSP500, CIK: "0001067983", Source: "sp500-constituents"}
 	if brk != want {
 		t.Errorf("BRK-B = %+v\nwant %+v", brk, want)
 	}
@@ -463,7 +463,7 @@ func TestReadFinanceDB(t *testing.T) {
 	ads := as["ADS.DE"]
 	want := shariah.Asset{Symbol: "ADS.DE", Name: "adidas AG", Type: shariah.Equity, Exchange: "GER", Country: "Germany",
 		Currency: "EUR", Sector: "Consumer Discretionary", Industry: "Textiles, Apparel & Luxury Goods",
-		ISIN: "DE000A1EWWW0", Source: "financedatabase"}
+		IndustrySource: "FinanceDatabase (GICS sector and industry)", ISIN: "DE000A1EWWW0", Source: "financedatabase"}
 	if ads != want {
 		t.Errorf("ADS.DE %+v\nwant %+v", ads, want)
 	}

@@ -352,7 +352,15 @@ func (s *Source) putSubmissions(ctx context.Context, syms []string, subs Submiss
 	a := subs.Asset()
 	for _, sym := range syms {
 		a.Symbol = sym
-		if err := s.Ref.PutAssets(ctx, []shariah.Asset{a}); err != nil {
+		put := a
+		// EDGAR's SIC description fills an empty industry, but does not replace a stored industry of
+		// another scheme (a GICS sub-industry): the SIC code is stored beside it either way.
+		if old, ok, err := s.Ref.Asset(ctx, sym); err != nil {
+			return err
+		} else if ok && old.Industry != "" && !strings.EqualFold(old.Industry, a.Industry) {
+			put.Industry, put.IndustrySource = "", ""
+		}
+		if err := s.Ref.PutAssets(ctx, []shariah.Asset{put}); err != nil {
 			return err
 		}
 		if err := s.Filings.PutFilings(ctx, sym, filings); err != nil {

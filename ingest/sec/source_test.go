@@ -95,9 +95,19 @@ func TestSourceOverHTTP(t *testing.T) {
 		Facts: map[shariah.Field]shariah.Fact{shariah.TotalAssets: {Value: shariah.NewNumber(d(1)), Source: shariah.SourceFiling, Ref: "kept"}}}}}); err != nil {
 		t.Fatal(err)
 	}
+	// A stored GICS sub-industry stays beside the SIC code the submissions bring.
+	if err := st.ref.PutAssets(ctx, []shariah.Asset{{Symbol: "EXA", Name: "Example Corp", Type: shariah.Equity, Sector: "Information Technology",
+		Industry: "Application Software", IndustrySource: "S&P 500 constituents (GICS sub-industry)", Source: "sp500-constituents"}}); err != nil {
+		t.Fatal(err)
+	}
 	n, err := st.source(c, []string{"EXA", "BRK-B"}).Run(ctx)
 	if n != 1 || err == nil || !strings.Contains(err.Error(), "BRK-B") || throttled.Load() != 1 {
 		t.Fatalf("run: %d companies, %v (throttled %d)", n, err, throttled.Load())
+	}
+	if a, _, _ := st.ref.Asset(ctx, "EXA"); a.SIC != "7372" || a.SICDescription != "Services-Prepackaged Software" ||
+		a.SICSource != "SEC EDGAR submissions, CIK 0001234567" || a.Industry != "Application Software" ||
+		a.IndustrySource != "S&P 500 constituents (GICS sub-industry)" {
+		t.Errorf("EXA record after the submissions: %+v", a)
 	}
 	fs, _ := st.ref.Fundamentals(ctx, "EXA")
 	if len(fs) == 0 || fs[len(fs)-1].Facts[shariah.TotalAssets].Ref == "" {

@@ -152,8 +152,15 @@ func (s Submissions) Country() string {
 // description (the SIC description is the only industry EDGAR states), CIK and country. An operating
 // company is an equity; other entity types (funds, trusts) are left untyped rather than guessed.
 func (s Submissions) Asset() shariah.Asset {
-	a := shariah.Asset{Name: s.Name, SIC: s.SIC, CIK: string(s.CIK), Industry: s.SICDescription,
+	a := shariah.Asset{Name: s.Name, SIC: strings.TrimSpace(s.SIC), CIK: string(s.CIK), Industry: s.SICDescription,
 		Country: s.Country(), Source: "sec-submissions"}
+	if a.SIC != "" {
+		a.SICDescription = s.SICDescription
+		a.SICSource = "SEC EDGAR submissions, CIK " + string(s.CIK)
+	}
+	if a.Industry != "" {
+		a.IndustrySource = "SEC EDGAR submissions (SIC description)"
+	}
 	if len(s.Tickers) > 0 {
 		a.Symbol = NormalizeTicker(s.Tickers[0])
 	}

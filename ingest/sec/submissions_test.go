@@ -18,7 +18,8 @@ func TestFixtureSubmissions(t *testing.T) {
 	a := s.Asset()
 	wantAsset := shariah.Asset{Symbol: "EXA-B", Name: "Example Corp", Type: shariah.Equity, Exchange: "NYSE",
 		Country: "United States", Industry: "Services-Prepackaged Software", SIC: "7372", CIK: "0001234567",
-		Source: "sec-submissions"}
+		SICDescription: "Services-Prepackaged Software", SICSource: "SEC EDGAR submissions, CIK 0001234567",
+		IndustrySource: "SEC EDGAR submissions (SIC description)", Source: "sec-submissions"}
 	if a != wantAsset {
 		t.Errorf("asset %+v\nwant  %+v", a, wantAsset)
 	}
@@ -86,6 +87,9 @@ func TestRealSubmissions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The SIC code travels with EDGAR's description of it and names its source.
+		c.asset.SICDescription, c.asset.SICSource = c.asset.Industry, "SEC EDGAR submissions, CIK "+c.asset.CIK
+		c.asset.IndustrySource = "SEC EDGAR submissions (SIC description)"
 		if a := s.Asset(); a != c.asset {
 			t.Errorf("%s asset %+v\nwant %+v", c.file, a, c.asset)
 		}
