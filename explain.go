@@ -1,6 +1,9 @@
 package shariah
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 var ratioWords = map[string]string{"debt": "debt", "cash": "cash and interest-bearing securities", "receivables": "receivables",
 	"impure_revenue": "impure revenue", "receivables_and_cash": "receivables and cash"}
@@ -106,7 +109,36 @@ func explain(rs *Ruleset, r Result, methodology string) string {
 	if r.DataQuality.Illustrative {
 		lead += "based on illustrative data (not from filings), "
 	}
-	return capitalize(lead+s) + "."
+	return capitalize(lead+s) + "." + boundSentence(rs, r)
+}
+
+// boundSentence says, when a ratio was decided on a bound (data_quality.bounded), the bound's figures
+// and what it decided under each methodology: " Interest income is not filed for ...". "" otherwise.
+func boundSentence(rs *Ruleset, r Result) string {
+	if len(r.DataQuality.Bounded) == 0 {
+		return ""
+	}
+	b := r.DataQuality.Bounded[0]
+	by := map[string][]string{}
+	for _, m := range rs.Methodologies {
+		for _, rr := range r.ByMethodology[MethodologyKey(m.Name)].Ratios {
+			if rr.Bound != nil {
+				by[rr.Bound.Decided] = append(by[rr.Bound.Decided], m.Name+" "+rr.Bound.ValueLowerPct+"%-"+rr.Bound.ValueUpperPct+"% against "+rr.ThresholdPct+"%")
+			}
+		}
+	}
+	var parts []string
+	for _, d := range []struct{ key, words string }{{"pass", "passes on the bound under "}, {"fail", "fails on its lower bound under "},
+		{"straddles", "has no verdict, the bound straddling the threshold, under "}} {
+		if len(by[d.key]) > 0 {
+			parts = append(parts, d.words+joinWords(by[d.key]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Interest income is not filed for %s %s and bounded instead (kind %q): %s. The income ratio %s.",
+		b.PeriodEnd, b.Period, BoundKind, b.Method, strings.Join(parts, "; "))
 }
 
 func capitalize(s string) string {

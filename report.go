@@ -43,6 +43,8 @@ func ReportSections(r Result) []ReportSection {
 			val := "unknown (missing " + strings.Join(rr.Missing, ", ") + ")"
 			if rr.ValuePct != nil {
 				val = *rr.ValuePct + "%"
+			} else if rr.Bound != nil {
+				val = "between " + rr.Bound.ValueLowerPct + "% and " + rr.Bound.ValueUpperPct + "% (on a bound: interest income not filed)"
 			}
 			verdict := "unknown"
 			if rr.Pass != nil {

@@ -44,7 +44,7 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 		FinancialRatios: map[string]*Number{}, Disclaimers: []Disclaimer{},
 		PurificationMethod: "dividend x impure-income ratio",
 		Ruleset:            RulesetRef{Name: rs.Name, Title: rs.Title, Edition: rs.EditionDate, ReviewStatus: rs.ReviewStatus, Source: rs.Source},
-		DataQuality:        DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}}}
+		DataQuality:        DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}, Bounded: []BoundedInput{}}}
 	ctx := newScreenContext(in)
 	ctx.planInterestCarry(rs)
 	r.DataQuality = ctx.dq
@@ -54,6 +54,7 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 	}
 	ctx.clean = known && len(acts) == 0
 	r.BusinessActivities = acts
+	ctx.planInterestBound(rs, acts) // when nothing could be carried forward
 	for _, m := range rs.Methodologies {
 		mr := ctx.screenMethodology(rs, m, acts, known)
 		b := verdictBool(mr.Verdict)
@@ -111,6 +112,7 @@ type screenContext struct {
 	clean   bool          // the classification shows nothing prohibited or doubtful
 	period  *Fundamentals // the period screened
 	carry   *Fundamentals // the fiscal year interest income is carried from, when the period has none
+	bound   *BoundedInput // the bound on interest income, when the period has none and none is carried
 	shares  *Fact
 	dq      DataQuality
 	missing map[string]bool
@@ -120,7 +122,7 @@ type screenContext struct {
 
 func newScreenContext(in ScreenInputs) *screenContext {
 	c := &screenContext{in: in, missing: map[string]bool{}, refs: map[string]bool{}, sources: map[string]bool{},
-		dq: DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}}}
+		dq: DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}, Bounded: []BoundedInput{}}}
 	if p := latestPeriod(in.Fundamentals); p != nil {
 		c.period = p
 		c.dq.AsOf, c.dq.Period = p.PeriodEnd, p.Period
@@ -452,7 +454,7 @@ func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts [
 		c.miss("industry")
 	case len(unknown) > 0:
 		mr.Verdict = InsufficientData
-		mr.Reason = "missing " + joinWords(missingOf(mr.Ratios))
+		mr.Reason = "missing " + joinWords(missingOf(mr.Ratios)) + straddleOf(mr.Ratios)
 		if rs.MissingIsNonCompliant {
 			mr.Verdict = NonCompliant
 			mr.Reason = "missing data counts as failing under this ruleset: " + joinWords(missingOf(mr.Ratios))
@@ -497,6 +499,14 @@ func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRu
 	cmp := rs.Comparator
 	if rule.Comparator != "" {
 		cmp = rule.Comparator
+	}
+	if c.bounds(rule) {
+		rr := c.boundRatio(rule, cmp, bs, known)
+		var buf *BufferState
+		if m.Buffer != nil && m.Buffer.Ratio == rule.ID && rr.Pass != nil {
+			buf = c.applyBuffer(m, rule, cmp, &rr)
+		}
+		return rr, buf
 	}
 	carried := c.carries(rule)
 	screened := c.period
