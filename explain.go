@@ -112,33 +112,33 @@ func explain(rs *Ruleset, r Result, methodology string) string {
 	return capitalize(lead+s) + "." + boundSentence(rs, r)
 }
 
-// boundSentence says, when a ratio was decided on a bound (data_quality.bounded), the bound's figures
-// and what it decided under each methodology: " Interest income is not filed for ...". "" otherwise.
+// boundSentence says, for each input decided on a bound (data_quality.bounded), the bound's figures
+// and what it decided under each methodology: " Interest income is not filed for ...". "" when none.
 func boundSentence(rs *Ruleset, r Result) string {
-	if len(r.DataQuality.Bounded) == 0 {
-		return ""
-	}
-	b := r.DataQuality.Bounded[0]
-	by := map[string][]string{}
-	for _, m := range rs.Methodologies {
-		for _, rr := range r.ByMethodology[MethodologyKey(m.Name)].Ratios {
-			if rr.Bound != nil {
-				by[rr.Bound.Decided] = append(by[rr.Bound.Decided], m.Name+" "+rr.Bound.ValueLowerPct+"%-"+rr.Bound.ValueUpperPct+"% against "+rr.ThresholdPct+"%")
+	var out string
+	for _, b := range r.DataQuality.Bounded {
+		by := map[string][]string{}
+		for _, m := range rs.Methodologies {
+			for _, rr := range r.ByMethodology[MethodologyKey(m.Name)].Ratios {
+				if rr.Bound != nil && rr.Bound.Field == b.Field {
+					by[rr.Bound.Decided] = append(by[rr.Bound.Decided], m.Name+" "+ratioNames([]string{rr.ID})[0]+" "+rr.Bound.ValueLowerPct+"%-"+rr.Bound.ValueUpperPct+"% against "+rr.ThresholdPct+"%")
+				}
 			}
 		}
-	}
-	var parts []string
-	for _, d := range []struct{ key, words string }{{"pass", "passes on the bound under "}, {"fail", "fails on its lower bound under "},
-		{"straddles", "has no verdict, the bound straddling the threshold, under "}} {
-		if len(by[d.key]) > 0 {
-			parts = append(parts, d.words+joinWords(by[d.key]))
+		var parts []string
+		for _, d := range []struct{ key, words string }{{"pass", "passes on the bound: "}, {"fail", "fails on its lower bound: "},
+			{"straddles", "has no verdict, the bound straddling the threshold: "}} {
+			if len(by[d.key]) > 0 {
+				parts = append(parts, d.words+joinWords(by[d.key]))
+			}
 		}
+		if len(parts) == 0 {
+			continue
+		}
+		out += fmt.Sprintf(" %s is not filed for %s %s and bounded instead (kind %q): %s. The ratio %s.",
+			capitalize(strings.ReplaceAll(b.Field, "_", " ")), b.PeriodEnd, b.Period, BoundKind, b.Method, strings.Join(parts, "; "))
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" Interest income is not filed for %s %s and bounded instead (kind %q): %s. The income ratio %s.",
-		b.PeriodEnd, b.Period, BoundKind, b.Method, strings.Join(parts, "; "))
+	return out
 }
 
 func capitalize(s string) string {

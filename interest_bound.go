@@ -23,26 +23,33 @@ const BoundKind = "bounded"
 // BoundedInput is an input the screened period does not report, bounded from filed figures
 // (data_quality.bounded). Amounts are in the reporting currency; the window is the screened period's
 // own, the same window as its revenue: the 3 months of a quarter, the 12 months of a fiscal year.
+//
+// Interest income (field interest_income) fills the window and policy-rate fields; receivables (field
+// receivables, a balance at the period end) fills total_assets and less. Both fill the rest.
 type BoundedInput struct {
-	Kind        string `json:"kind"`         // "bounded"
-	Field       string `json:"field"`        // interest_income
-	Period      string `json:"period"`       // of the screened period: Q1..Q4 or FY
-	PeriodEnd   string `json:"period_end"`   // of the screened period (the window's last day)
-	WindowStart string `json:"window_start"` // the window's first day
-	Months      int    `json:"window_months"`
+	Kind        string `json:"kind"`                   // "bounded"
+	Field       string `json:"field"`                  // interest_income or receivables
+	Period      string `json:"period"`                 // of the screened period: Q1..Q4 or FY
+	PeriodEnd   string `json:"period_end"`             // of the screened period (the window's last day)
+	WindowStart string `json:"window_start,omitempty"` // the window's first day (interest income)
+	Months      int    `json:"window_months,omitempty"`
 	// Assets is the largest quarter-end interest-bearing assets filed in the 12 months to the period
 	// end (the opening balance included): cash and interest-bearing securities.
-	Assets     Number         `json:"interest_bearing_assets"`
-	AssetsAsOf string         `json:"interest_bearing_assets_as_of"`
-	AssetsFrom []BoundedAsset `json:"interest_bearing_assets_considered"`
-	RateBP     Number         `json:"policy_rate_bp"`
-	RateBasis  string         `json:"policy_rate_basis"`
-	MarginBP   Number         `json:"margin_bp"`
-	Lower      Number         `json:"lower_bound"`
-	Upper      Number         `json:"upper_bound"`
-	Revenue    Number         `json:"revenue"` // the screened period's total revenue, the same window
-	Reason     string         `json:"reason"`  // why the period has no filed value
-	Method     string         `json:"method"`  // the arithmetic, in words and figures
+	Assets     *Number        `json:"interest_bearing_assets,omitempty"`
+	AssetsAsOf string         `json:"interest_bearing_assets_as_of,omitempty"`
+	AssetsFrom []BoundedAsset `json:"interest_bearing_assets_considered,omitempty"`
+	RateBP     *Number        `json:"policy_rate_bp,omitempty"`
+	RateBasis  string         `json:"policy_rate_basis,omitempty"`
+	MarginBP   *Number        `json:"margin_bp,omitempty"`
+	Revenue    *Number        `json:"revenue,omitempty"` // the screened period's total revenue, the same window
+	// TotalAssets and Less bound a balance-sheet part (receivables): at most total assets less the
+	// other filed parts of them, at the same date.
+	TotalAssets *Number        `json:"total_assets,omitempty"`
+	Less        []BoundedAsset `json:"less,omitempty"`
+	Lower       Number         `json:"lower_bound"`
+	Upper       Number         `json:"upper_bound"`
+	Reason      string         `json:"reason"` // why the period has no filed value
+	Method      string         `json:"method"` // the arithmetic, in words and figures
 }
 
 // BoundedAsset is one quarter-end balance considered for the largest interest-bearing assets.
@@ -86,7 +93,7 @@ func windowMonths(period string) int {
 // assets x (the window's highest policy rate + PolicyRateMarginBP) x months/12. Without what the bound
 // needs, a note says which part is lacking and the ratios stay unknown.
 func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
-	if c.period == nil || c.carry != nil || !rs.BoundsInputs() || !c.usesInterest(rs) {
+	if c.period == nil || c.carry != nil || !rs.BoundsInputs() || !c.uses(rs, InterestIncome) {
 		return
 	}
 	if _, ok := c.period.Facts[InterestIncome]; ok {
@@ -180,14 +187,14 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 		window = "the 3 months of the quarter"
 	}
 	b := &BoundedInput{Kind: BoundKind, Field: string(InterestIncome), Period: p.Period, PeriodEnd: p.PeriodEnd,
-		WindowStart: start.Format("2006-01-02"), Months: months, Assets: best.Value, AssetsAsOf: best.PeriodEnd, AssetsFrom: considered,
-		RateBP: NewNumber(decimal.NewFromInt(rate)), RateBasis: basis, MarginBP: NewNumber(decimal.NewFromInt(PolicyRateMarginBP)),
-		Lower: NewNumber(decimal.Zero), Upper: NewNumber(upper), Revenue: rev.Value,
+		WindowStart: start.Format("2006-01-02"), Months: months, Assets: num(best.Value.Decimal), AssetsAsOf: best.PeriodEnd, AssetsFrom: considered,
+		RateBP: num(decimal.NewFromInt(rate)), RateBasis: basis, MarginBP: num(decimal.NewFromInt(PolicyRateMarginBP)),
+		Lower: NewNumber(decimal.Zero), Upper: NewNumber(upper), Revenue: num(rev.Value.Decimal),
 		Reason: fmt.Sprintf("%s %s: %s; %s", p.PeriodEnd, p.Period, why, carry)}
 	b.Method = fmt.Sprintf("interest income of %s (%s to %s, the window of its revenue) is at most the largest quarter-end cash and interest-bearing securities of the 12 months to %s, %s (as of %s), x (the highest policy rate of the window, %s%%, + a margin of %s%%) x %d/12 = %s; at least 0; against revenue of %s",
 		window, b.WindowStart, p.PeriodEnd, p.PeriodEnd, money(best.Value.Decimal), best.PeriodEnd,
 		decimal.New(rate, -2).StringFixed(2), decimal.New(PolicyRateMarginBP, -2).StringFixed(2), months, money(upper), money(rev.Value.Decimal))
-	c.bound = b
+	c.bounded[InterestIncome] = b
 	c.dq.Bounded = append(c.dq.Bounded, *b)
 	c.note("interest_income bounded (" + b.Reason + "): " + b.Method)
 }
@@ -216,11 +223,11 @@ func money(d decimal.Decimal) string {
 	return out
 }
 
-// usesInterest reports whether a ratio of the ruleset needs interest income.
-func (c *screenContext) usesInterest(rs *Ruleset) bool {
+// uses reports whether a ratio of the ruleset needs field f.
+func (c *screenContext) uses(rs *Ruleset, f Field) bool {
 	for _, m := range rs.Methodologies {
 		for _, r := range m.Ratios {
-			if ratioNeeds(r, InterestIncome) {
+			if ratioNeeds(r, f) {
 				return true
 			}
 		}
@@ -237,20 +244,28 @@ func ratioNeeds(r RatioRule, f Field) bool {
 	return false
 }
 
-// bounds reports whether a ratio is decided on the interest bound: it needs interest income, the
-// screened period has none, a bound was planned, and it is set against revenue (the bound's window is
-// the revenue's).
-func (c *screenContext) bounds(rule RatioRule) bool {
-	return c.bound != nil && rule.Denominator == DenTotalRevenue && ratioNeeds(rule, InterestIncome)
+// boundOf is the bounded input a ratio is decided on, or nil: interest income when the ratio needs it,
+// the screened period has none, a bound was planned, and it is set against revenue (the bound's window
+// is the revenue's); receivables when the ratio needs them and a bound was planned (a balance at the
+// period end, against any denominator).
+func (c *screenContext) boundOf(rule RatioRule) *BoundedInput {
+	if b := c.bounded[InterestIncome]; b != nil && rule.Denominator == DenTotalRevenue && ratioNeeds(rule, InterestIncome) {
+		return b
+	}
+	if b := c.bounded[Receivables]; b != nil && ratioNeeds(rule, Receivables) && !ratioNeeds(rule, InterestIncome) {
+		return b
+	}
+	return nil
 }
 
 // boundRatio decides a ratio on the interest bound: the other numerator inputs as filed (or assumed, as
 // any ratio assumes them), interest income between 0 and the bound. The ratio's value stays unknown
 // (null); its bound, and a note with the figures, say how it was decided.
-func (c *screenContext) boundRatio(rule RatioRule, cmp string, bs BusinessScreen, known bool) RatioResult {
+func (c *screenContext) boundRatio(bnd *BoundedInput, rule RatioRule, cmp string, bs BusinessScreen, known bool) RatioResult {
+	field := Field(bnd.Field)
 	var others []Field
 	for _, f := range rule.Numerator {
-		if f != InterestIncome {
+		if f != field {
 			others = append(others, f)
 		}
 	}
@@ -265,18 +280,18 @@ func (c *screenContext) boundRatio(rule RatioRule, cmp string, bs BusinessScreen
 		rr.Denominator = num(d)
 	}
 	if !nOK || !dOK || !d.IsPositive() {
-		rr.Missing = append(append(nMiss, dMiss...), string(InterestIncome))
+		rr.Missing = append(append(nMiss, dMiss...), string(field))
 		for _, f := range rr.Missing {
 			c.miss(f)
 		}
 		return rr
 	}
-	for _, f := range c.bound.AssetsFrom {
+	for _, f := range append(append([]BoundedAsset(nil), bnd.AssetsFrom...), bnd.Less...) {
 		if f.SourceRef != "" {
 			c.refs[f.SourceRef] = true
 		}
 	}
-	lower, upper := n, n.Add(c.bound.Upper.Decimal)
+	lower, upper := n.Add(bnd.Lower.Decimal), n.Add(bnd.Upper.Decimal)
 	under := func(x decimal.Decimal) bool {
 		lhs, rhs := x.Mul(d10000), rule.ThresholdBP.Mul(d)
 		if cmp == CmpLE {
@@ -285,22 +300,22 @@ func (c *screenContext) boundRatio(rule RatioRule, cmp string, bs BusinessScreen
 		return lhs.LessThan(rhs)
 	}
 	pct := func(x decimal.Decimal) string { return x.Mul(d100).DivRound(d, 4).StringFixed(4) }
-	rb := &RatioBound{Kind: BoundKind, Field: string(InterestIncome), NumeratorLower: NewNumber(lower), NumeratorUpper: NewNumber(upper),
+	rb := &RatioBound{Kind: BoundKind, Field: string(field), NumeratorLower: NewNumber(lower), NumeratorUpper: NewNumber(upper),
 		ValueLowerPct: pct(lower), ValueUpperPct: pct(upper)}
 	rr.Bound = rb
-	figures := fmt.Sprintf("interest income not filed for %s %s, at most %s (%s); the ratio lies between %s%% and %s%% against %s%%",
-		c.bound.PeriodEnd, c.bound.Period, money(c.bound.Upper.Decimal), c.bound.Method, rb.ValueLowerPct, rb.ValueUpperPct, rr.ThresholdPct)
+	figures := fmt.Sprintf("%s not filed for %s %s, at most %s (%s); the ratio lies between %s%% and %s%% against %s%%",
+		strings.ReplaceAll(bnd.Field, "_", " "), bnd.PeriodEnd, bnd.Period, money(bnd.Upper.Decimal), bnd.Method, rb.ValueLowerPct, rb.ValueUpperPct, rr.ThresholdPct)
 	switch {
 	case under(upper):
 		rb.Decided, rr.Pass = "pass", boolp(true)
 		rr.Note = "passes on a bound: " + figures
 	case !under(lower):
 		rb.Decided, rr.Pass = "fail", boolp(false)
-		rr.Note = "fails on its lower bound (interest income taken at 0): " + figures
+		rr.Note = "fails on its lower bound (" + strings.ReplaceAll(bnd.Field, "_", " ") + " taken at 0): " + figures
 	default:
 		rb.Decided = "straddles"
-		rr.Missing = []string{string(InterestIncome)}
-		c.miss(string(InterestIncome))
+		rr.Missing = []string{string(field)}
+		c.miss(string(field))
 		rr.Note = "the bound straddles the threshold, no verdict: " + figures
 	}
 	return rr
@@ -316,4 +331,60 @@ func straddleOf(rs []RatioResult) string {
 		}
 	}
 	return ""
+}
+
+// planReceivablesBound bounds receivables the screened period does not report: they are a part of
+// total assets apart from cash and interest-bearing securities and from inventory, so at most total
+// assets less those (each subtracted where filed), at the same balance-sheet date, and at least 0.
+// Every figure must be filed (or live); a remainder below zero contradicts the filing and gives no bound.
+func (c *screenContext) planReceivablesBound(rs *Ruleset) {
+	p := c.period
+	if p == nil || !rs.BoundsInputs() || !c.uses(rs, Receivables) {
+		return
+	}
+	if _, ok := p.Facts[Receivables]; ok {
+		return
+	}
+	no := func(why string) { c.note("receivables not bounded: " + why) }
+	filed := func(f Fact) bool { return f.Source == SourceFiling || f.Source == SourceLive }
+	ta, ok := p.Facts[TotalAssets]
+	if !ok || !filed(ta) {
+		no("the screened period has no filed total assets")
+		return
+	}
+	cash, ok := p.Facts[CashAndSecurities]
+	if !ok || !filed(cash) {
+		no("the screened period has no filed cash and interest-bearing securities to subtract from total assets")
+		return
+	}
+	less := []BoundedAsset{{Field: string(CashAndSecurities), PeriodEnd: p.PeriodEnd, Value: cash.Value, SourceRef: cash.Ref, Tag: cash.Tag}}
+	if inv, ok := p.Facts[Inventory]; ok && filed(inv) {
+		less = append(less, BoundedAsset{Field: string(Inventory), PeriodEnd: p.PeriodEnd, Value: inv.Value, SourceRef: inv.Ref, Tag: inv.Tag})
+	}
+	upper := ta.Value.Decimal
+	var parts []string
+	for _, l := range less {
+		if l.Value.IsNegative() {
+			no("a negative " + strings.ReplaceAll(l.Field, "_", " ") + " balance")
+			return
+		}
+		upper = upper.Sub(l.Value.Decimal)
+		parts = append(parts, strings.ReplaceAll(l.Field, "_", " ")+" "+money(l.Value.Decimal))
+	}
+	if upper.IsNegative() {
+		no("total assets are smaller than the parts filed beside them")
+		return
+	}
+	why := p.Missing[Receivables]
+	if why == "" {
+		why = "not reported"
+	}
+	b := &BoundedInput{Kind: BoundKind, Field: string(Receivables), Period: p.Period, PeriodEnd: p.PeriodEnd,
+		TotalAssets: num(ta.Value.Decimal), Less: less, Lower: NewNumber(decimal.Zero), Upper: NewNumber(upper),
+		Reason: fmt.Sprintf("%s %s: %s", p.PeriodEnd, p.Period, why)}
+	b.Method = fmt.Sprintf("receivables at %s are at most total assets of %s less %s = %s (the other parts of total assets filed beside them); at least 0",
+		p.PeriodEnd, money(ta.Value.Decimal), joinWords(parts), money(upper))
+	c.bounded[Receivables] = b
+	c.dq.Bounded = append(c.dq.Bounded, *b)
+	c.note("receivables bounded (" + b.Reason + "): " + b.Method)
 }

@@ -55,7 +55,7 @@ func TestInterestBoundPasses(t *testing.T) {
 			t.Fatalf("%s %+v %+v", m, r, r.Bound)
 		}
 	}
-	for _, want := range []string{"bounded", "1,000,000", "4.50%", "1.00%", "13,750", "passes on the bound under AAOIFI"} {
+	for _, want := range []string{"bounded", "1,000,000", "4.50%", "1.00%", "13,750", "passes on the bound: AAOIFI impure revenue 0.0000%-1.3750% against 5.00%"} {
 		if !strings.Contains(res.ComplianceExplanation, want) {
 			t.Fatalf("explanation lacks %q: %s", want, res.ComplianceExplanation)
 		}
@@ -239,4 +239,59 @@ func TestPolicyRateOver(t *testing.T) {
 		}
 	}
 	_ = decimal.Zero
+}
+
+// TestReceivablesBound: receivables not reported are at most total assets less the cash and
+// interest-bearing securities and the inventory filed beside them. Total assets 100,000,000, cash
+// 1,000,000, inventory 64,000,000: receivables at most 35,000,000, 35% of total assets. AAOIFI (49%)
+// and FTSE (50%) pass on the bound, MSCI's 33.33% straddles, DJIM and S&P (against a market cap of
+// 1,000,000,000: at most 3.5%) pass. Off with bounded_inputs false.
+func TestReceivablesBound(t *testing.T) {
+	t.Parallel()
+	in := boundBase(1_000_000)
+	p := in.Fundamentals[0]
+	p.Facts[shariah.InterestIncome] = fact(100) // filed: only receivables are bounded
+	delete(p.Facts, shariah.Receivables)
+	p.Facts[shariah.Inventory] = fact(64_000_000)
+	p.Missing = map[shariah.Field]string{shariah.Receivables: "not reported: no AccountsReceivableNetCurrent"}
+	spec := allRulesets(t)["spec"]
+	res := shariah.Screen(in, spec, "")
+	if len(res.DataQuality.Bounded) != 1 {
+		t.Fatalf("%+v", res.DataQuality)
+	}
+	b := res.DataQuality.Bounded[0]
+	if b.Kind != "bounded" || b.Field != "receivables" || b.TotalAssets.String() != "100000000" || len(b.Less) != 2 ||
+		b.Upper.String() != "35000000" || b.Lower.String() != "0" || b.Assets != nil || !strings.Contains(b.Method, "35,000,000") {
+		t.Fatalf("%+v", b)
+	}
+	want := map[string]string{"AAOIFI": "pass", "FTSE": "pass", "MSCI": "straddles", "DJIM": "pass", "S&P": "pass"}
+	for m, d := range want {
+		r := ratioOf(t, res, m, "receivables")
+		if r.Bound == nil || r.Bound.Decided != d || r.Bound.Field != "receivables" || (d == "pass") != (r.Pass != nil && *r.Pass) {
+			t.Fatalf("%s: %+v %+v", m, r, r.Bound)
+		}
+	}
+	if res.Methodologies["AAOIFI"] != shariah.Compliant || res.Methodologies["MSCI"] != shariah.InsufficientData ||
+		!strings.Contains(res.ComplianceExplanation, "Receivables is not filed for 2025-06-30 Q2 and bounded instead") {
+		t.Fatalf("%v %s", res.Methodologies, res.ComplianceExplanation)
+	}
+	if r := ratioOf(t, res, "AAOIFI", "receivables"); r.Bound.ValueUpperPct != "35.0000" {
+		t.Fatalf("%+v", r.Bound)
+	}
+	// Without inventory filed, the bound is total assets less cash: 99%, straddling AAOIFI's 49%.
+	delete(p.Facts, shariah.Inventory)
+	if r := ratioOf(t, shariah.Screen(in, spec, ""), "AAOIFI", "receivables"); r.Bound.Decided != "straddles" || r.Bound.ValueUpperPct != "99.0000" {
+		t.Fatalf("%+v", r.Bound)
+	}
+	// Total assets smaller than their filed parts: a contradiction, no bound.
+	p.Facts[shariah.CashAndSecurities] = fact(200_000_000)
+	if res := shariah.Screen(in, spec, ""); len(res.DataQuality.Bounded) != 0 || !strings.Contains(strings.Join(res.DataQuality.Notes, " "), "receivables not bounded") {
+		t.Fatalf("%+v", res.DataQuality)
+	}
+	p.Facts[shariah.CashAndSecurities] = fact(1_000_000)
+	off := *spec
+	off.BoundedInputs = new(bool)
+	if res := shariah.Screen(in, &off, ""); len(res.DataQuality.Bounded) != 0 || ratioOf(t, res, "AAOIFI", "receivables").Pass != nil {
+		t.Fatalf("off: %+v", res.DataQuality)
+	}
 }

@@ -55,6 +55,7 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 	ctx.clean = known && len(acts) == 0
 	r.BusinessActivities = acts
 	ctx.planInterestBound(rs, acts) // when nothing could be carried forward
+	ctx.planReceivablesBound(rs)
 	for _, m := range rs.Methodologies {
 		mr := ctx.screenMethodology(rs, m, acts, known)
 		b := verdictBool(mr.Verdict)
@@ -109,10 +110,10 @@ func ratioKey(rr RatioResult) string { return rr.ID + "_to_" + rr.DenominatorOf 
 // screenContext holds what every methodology of one screening shares.
 type screenContext struct {
 	in      ScreenInputs
-	clean   bool          // the classification shows nothing prohibited or doubtful
-	period  *Fundamentals // the period screened
-	carry   *Fundamentals // the fiscal year interest income is carried from, when the period has none
-	bound   *BoundedInput // the bound on interest income, when the period has none and none is carried
+	clean   bool                    // the classification shows nothing prohibited or doubtful
+	period  *Fundamentals           // the period screened
+	carry   *Fundamentals           // the fiscal year interest income is carried from, when the period has none
+	bounded map[Field]*BoundedInput // bounds of inputs the period does not report (interest_bound.go)
 	shares  *Fact
 	dq      DataQuality
 	missing map[string]bool
@@ -121,7 +122,7 @@ type screenContext struct {
 }
 
 func newScreenContext(in ScreenInputs) *screenContext {
-	c := &screenContext{in: in, missing: map[string]bool{}, refs: map[string]bool{}, sources: map[string]bool{},
+	c := &screenContext{in: in, missing: map[string]bool{}, refs: map[string]bool{}, sources: map[string]bool{}, bounded: map[Field]*BoundedInput{},
 		dq: DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}, Bounded: []BoundedInput{}}}
 	if p := latestPeriod(in.Fundamentals); p != nil {
 		c.period = p
@@ -500,8 +501,8 @@ func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRu
 	if rule.Comparator != "" {
 		cmp = rule.Comparator
 	}
-	if c.bounds(rule) {
-		rr := c.boundRatio(rule, cmp, bs, known)
+	if bnd := c.boundOf(rule); bnd != nil {
+		rr := c.boundRatio(bnd, rule, cmp, bs, known)
 		var buf *BufferState
 		if m.Buffer != nil && m.Buffer.Ratio == rule.ID && rr.Pass != nil {
 			buf = c.applyBuffer(m, rule, cmp, &rr)
