@@ -60,6 +60,10 @@ func TestInterestBoundPasses(t *testing.T) {
 			t.Fatalf("explanation lacks %q: %s", want, res.ComplianceExplanation)
 		}
 	}
+	// The sentence MCP tools and the agent write carries it (it includes the explanation).
+	if s := shariah.VerdictSentence(res); !strings.Contains(s, "bounded instead") {
+		t.Fatalf("verdict sentence %q", s)
+	}
 	// The JSON carries the kind and the figures.
 	j, _ := json.Marshal(res)
 	for _, want := range []string{`"bounded":[{"kind":"bounded"`, `"upper_bound":13750`, `"decided":"pass"`} {

@@ -12,11 +12,15 @@ import (
 // PolicyRate is the highest upper bound of the US federal funds target range in force at any time in a
 // calendar year, in basis points, and the decision that set it. Source: Board of Governors of the Federal
 // Reserve System, "Policy Tools: Open Market Operations", the table of FOMC changes to the target range
-// (https://www.federalreserve.gov/monetarypolicy/openmarket.htm), read 2026-11-26; each row names the
-// FOMC decision that set the year's highest upper bound, or the one in force on 1 January when the year
-// only lowered it. The series (DFEDTARU on FRED) is not among the shared data sets (market/ holds gold,
-// exchange rates and the Shiller S&P series, whose rate column is the 10-year Treasury yield), so the
-// table is written here with its source.
+// (https://www.federalreserve.gov/monetarypolicy/openmarket.htm; the same series is DFEDTARU on FRED);
+// each row names the FOMC decision (effective date) that set the year's highest upper bound, or the one
+// in force on 1 January when the year only lowered it. Written 2026-11-26 without network access to that
+// page: the rows are the published decisions as known to the author, the 2025-12-10 cut to 3.50-3.75%
+// and the range going into the June 2026 meeting checked against public reports (Haver Analytics, "FOMC
+// Lowers Fed Funds Rate Target as Expected", December 2025; calendarial.com, "FOMC rate decision June
+// 2026"). Check the table against the Federal Reserve's page when updating it. No shared data set holds
+// the series (market/ has gold, exchange rates and the Shiller S&P series, whose rate column is the
+// 10-year Treasury yield), so the table is written here with its source.
 type PolicyRate struct {
 	Year  int
 	MaxBP int64  // the year's highest upper bound of the target range, basis points

@@ -502,12 +502,9 @@ func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRu
 		cmp = rule.Comparator
 	}
 	if bnd := c.boundOf(rule); bnd != nil {
-		rr := c.boundRatio(bnd, rule, cmp, bs, known)
-		var buf *BufferState
-		if m.Buffer != nil && m.Buffer.Ratio == rule.ID && rr.Pass != nil {
-			buf = c.applyBuffer(m, rule, cmp, &rr)
-		}
-		return rr, buf
+		// Decided on a bound: no buffer (a buffer walks the ratio's values period by period, and this
+		// period has none; no ruleset buffers a bounded ratio today: DJIM's buffers debt).
+		return c.boundRatio(bnd, rule, cmp, bs, known), nil
 	}
 	carried := c.carries(rule)
 	screened := c.period
