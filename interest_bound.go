@@ -167,9 +167,11 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 		no("the screened period's cash and interest-bearing securities are not from a filing")
 		return
 	}
-	if best.Value.IsNegative() {
-		no("a negative cash and interest-bearing securities balance")
-		return
+	for _, a := range considered {
+		if a.Value.IsNegative() {
+			no("a negative cash and interest-bearing securities balance at " + a.PeriodEnd + " contradicts the filing")
+			return
+		}
 	}
 	bp := decimal.NewFromInt(rate + PolicyRateMarginBP)
 	frac := decimal.NewFromInt(int64(months)).Div(decimal.NewFromInt(12)) // 1 or 0.25: exact
@@ -191,7 +193,7 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 		RateBP: num(decimal.NewFromInt(rate)), RateBasis: basis, MarginBP: num(decimal.NewFromInt(PolicyRateMarginBP)),
 		Lower: NewNumber(decimal.Zero), Upper: NewNumber(upper), Revenue: num(rev.Value.Decimal),
 		Reason: fmt.Sprintf("%s %s: %s; %s", p.PeriodEnd, p.Period, why, carry)}
-	b.Method = fmt.Sprintf("interest income of %s (%s to %s, the window of its revenue) is at most the largest quarter-end cash and interest-bearing securities of the 12 months to %s, %s (as of %s), x (the highest policy rate of the window, %s%%, + a margin of %s%%) x %d/12 = %s; at least 0; against revenue of %s",
+	b.Method = fmt.Sprintf("interest income of %s (%s to %s, the window of its revenue) is at most the largest quarter-end cash and interest-bearing securities of the 12 months to %s, %s (as of %s), x (the highest policy rate of the calendar year(s) of the window, %s%%, + a margin of %s%%) x %d/12 = %s; at least 0; against revenue of %s",
 		window, b.WindowStart, p.PeriodEnd, p.PeriodEnd, money(best.Value.Decimal), best.PeriodEnd,
 		decimal.New(rate, -2).StringFixed(2), decimal.New(PolicyRateMarginBP, -2).StringFixed(2), months, money(upper), money(rev.Value.Decimal))
 	c.bounded[InterestIncome] = b

@@ -183,7 +183,8 @@ func TestInterestCarriedBeforeBound(t *testing.T) {
 }
 
 // TestInterestBoundRefused: no bound for a lender (its interest comes from loans the inputs do not
-// carry), another reporting currency than the rate table's, or cash that is not from a filing.
+// carry), another reporting currency than the rate table's, cash that is not from a filing or is
+// negative (a contradiction), or a period without revenue.
 func TestInterestBoundRefused(t *testing.T) {
 	t.Parallel()
 	spec := allRulesets(t)["spec"]
@@ -197,7 +198,9 @@ func TestInterestBoundRefused(t *testing.T) {
 			f.Source = shariah.SourceIllustrative
 			in.Fundamentals[0].Facts[shariah.CashAndSecurities] = f
 		},
-		"no cash": func(in *shariah.ScreenInputs) { delete(in.Fundamentals[0].Facts, shariah.CashAndSecurities) },
+		"no cash":       func(in *shariah.ScreenInputs) { delete(in.Fundamentals[0].Facts, shariah.CashAndSecurities) },
+		"negative cash": func(in *shariah.ScreenInputs) { in.Fundamentals[0].Facts[shariah.CashAndSecurities] = fact(-5) },
+		"no revenue":    func(in *shariah.ScreenInputs) { delete(in.Fundamentals[0].Facts, shariah.TotalRevenue) },
 	}
 	for name, change := range cases {
 		in := boundBase(1_000_000)
