@@ -14,7 +14,8 @@ import (
 // earn at the highest policy rate of the window plus a margin. The income (impure-revenue) ratio is
 // then decided on that bound when the bound is decisive: the ratio's upper bound under the threshold
 // passes, its lower bound (the other numerator inputs, interest income at zero) at or over it fails,
-// and a bound straddling the threshold leaves the ratio unknown, with the figures. A ruleset switches
+// and a bound straddling the threshold leaves the ratio unknown, with the figures. Receivables not
+// reported are bounded the same way, by the balance sheet (planReceivablesBound). A ruleset switches
 // this off with bounded_inputs: false.
 
 // BoundKind names, in data_quality.bounded and on a ratio's bound, an input bounded from filed figures.

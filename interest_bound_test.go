@@ -64,6 +64,14 @@ func TestInterestBoundPasses(t *testing.T) {
 	if s := shariah.VerdictSentence(res); !strings.Contains(s, "bounded instead") {
 		t.Fatalf("verdict sentence %q", s)
 	}
+	// So does the report's ratio line.
+	var report string
+	for _, s := range shariah.ReportSections(res) {
+		report += s.Body + "\n"
+	}
+	if !strings.Contains(report, "between 0.0000% and 1.3750% (on a bound: interest income not filed)") {
+		t.Fatalf("report %s", report)
+	}
 	// The JSON carries the kind and the figures.
 	j, _ := json.Marshal(res)
 	for _, want := range []string{`"bounded":[{"kind":"bounded"`, `"upper_bound":13750`, `"decided":"pass"`} {

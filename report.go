@@ -44,7 +44,7 @@ func ReportSections(r Result) []ReportSection {
 			if rr.ValuePct != nil {
 				val = *rr.ValuePct + "%"
 			} else if rr.Bound != nil {
-				val = "between " + rr.Bound.ValueLowerPct + "% and " + rr.Bound.ValueUpperPct + "% (on a bound: interest income not filed)"
+				val = "between " + rr.Bound.ValueLowerPct + "% and " + rr.Bound.ValueUpperPct + "% (on a bound: " + strings.ReplaceAll(rr.Bound.Field, "_", " ") + " not filed)"
 			}
 			verdict := "unknown"
 			if rr.Pass != nil {

@@ -84,7 +84,7 @@ type DataQuality struct {
 	// CarriedForward lists the inputs taken from an earlier period than the one screened.
 	CarriedForward []CarriedInput `json:"carried_forward"`
 	// Bounded lists the inputs the screened period does not report that are bounded from filed figures
-	// instead (kind "bounded": interest income), with the figures; see interest_bound.go.
+	// instead (kind "bounded": interest income, receivables), with the figures; see interest_bound.go.
 	Bounded []BoundedInput `json:"bounded"`
 	// MethodologiesInsufficient lists the by_methodology keys of the methodologies without a verdict
 	// (insufficient_data), in key order; empty when every methodology has one.
