@@ -310,3 +310,25 @@ func TestReceivablesBound(t *testing.T) {
 		t.Fatalf("off: %+v", res.DataQuality)
 	}
 }
+
+// TestInterestBoundFiscalYear: a fiscal-year period's window is its 12 months, the same as its revenue:
+// FY ending 2024-09-28 runs from 2023-09-29, whose calendar years' highest rate is 5.50% (2023 and
+// 2024); 1,000,000 of cash bounds the year's interest at 1,000,000 x 6.50% = 65,000, 6.5% of revenue of
+// 1,000,000: it straddles 5%; against revenue of 2,000,000 (3.25%) it passes.
+func TestInterestBoundFiscalYear(t *testing.T) {
+	t.Parallel()
+	in := boundBase(1_000_000)
+	p := &in.Fundamentals[0]
+	p.PeriodEnd, p.Period, p.FiscalYear = "2024-09-28", "FY", 2024
+	spec := allRulesets(t)["spec"]
+	res := shariah.Screen(in, spec, "")
+	b := res.DataQuality.Bounded[0]
+	if b.Months != 12 || b.WindowStart != "2023-09-29" || b.RateBP.String() != "550" || b.Upper.String() != "65000" ||
+		impureOf(t, res, "AAOIFI").Bound.Decided != "straddles" || !strings.Contains(b.Method, "x 12/12") {
+		t.Fatalf("%+v", b)
+	}
+	p.Facts[shariah.TotalRevenue] = fact(2_000_000)
+	if r := impureOf(t, shariah.Screen(in, spec, ""), "AAOIFI"); r.Bound.Decided != "pass" || r.Bound.ValueUpperPct != "3.2500" {
+		t.Fatalf("%+v", r.Bound)
+	}
+}
