@@ -267,6 +267,9 @@ func (r *Result) Normalize() {
 	if r.DataQuality.MethodologiesInsufficient == nil {
 		r.DataQuality.MethodologiesInsufficient = insufficientOf(r.ByMethodology)
 	}
+	if r.DataQuality.Bounded == nil {
+		r.DataQuality.Bounded = []BoundedInput{} // stored before bounds existed: none
+	}
 	if r.ShariahStatus == "" {
 		r.deriveOverall()
 	}

@@ -1,6 +1,9 @@
 package shariah
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 var ratioWords = map[string]string{"debt": "debt", "cash": "cash and interest-bearing securities", "receivables": "receivables",
 	"impure_revenue": "impure revenue", "receivables_and_cash": "receivables and cash"}
@@ -121,7 +124,36 @@ func explain(rs *Ruleset, r Result, methodology string) string {
 	if r.DataQuality.Illustrative {
 		lead += "based on illustrative data (not from filings), "
 	}
-	return capitalize(lead+s) + "."
+	return capitalize(lead+s) + "." + boundSentence(rs, r)
+}
+
+// boundSentence says, for each input decided on a bound (data_quality.bounded), the bound's figures
+// and what it decided under each methodology: " Interest income is not filed for ...". "" when none.
+func boundSentence(rs *Ruleset, r Result) string {
+	var out string
+	for _, b := range r.DataQuality.Bounded {
+		by := map[string][]string{}
+		for _, m := range rs.Methodologies {
+			for _, rr := range r.ByMethodology[MethodologyKey(m.Name)].Ratios {
+				if rr.Bound != nil && rr.Bound.Field == b.Field {
+					by[rr.Bound.Decided] = append(by[rr.Bound.Decided], m.Name+" "+ratioNames([]string{rr.ID})[0]+" "+rr.Bound.ValueLowerPct+"%-"+rr.Bound.ValueUpperPct+"% against "+rr.ThresholdPct+"%")
+				}
+			}
+		}
+		var parts []string
+		for _, d := range []struct{ key, words string }{{"pass", "passes on the bound: "}, {"fail", "fails on its lower bound: "},
+			{"straddles", "has no verdict, the bound straddling the threshold: "}} {
+			if len(by[d.key]) > 0 {
+				parts = append(parts, d.words+joinWords(by[d.key]))
+			}
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		out += fmt.Sprintf(" %s is not filed for %s %s and bounded instead (kind %q): %s. The ratio %s.",
+			capitalize(strings.ReplaceAll(b.Field, "_", " ")), b.PeriodEnd, b.Period, BoundKind, b.Method, strings.Join(parts, "; "))
+	}
+	return out
 }
 
 func capitalize(s string) string {

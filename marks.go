@@ -12,6 +12,7 @@ const (
 	MarkIllustrative     = "illustrative"       // an input was made up for the offline demo (sector profile)
 	MarkCarriedForward   = "carried_forward"    // an input came from an earlier fiscal year than the one screened
 	MarkSuspectMarketCap = "suspect_market_cap" // the market cap was held back as suspect (shares and prices on different bases)
+	MarkBounded          = "bounded"            // an input the period does not report was bounded by filed figures (interest_bound.go)
 )
 
 // Mark is one mark on a screening: its kind, the short label a picture or a column shows, and the
@@ -44,6 +45,9 @@ var markRules = []markRule{
 	{Mark{MarkCarriedForward, "carried forward", "Carried forward: an input the screened period does not report is taken from an earlier fiscal year."},
 		func(_ RatioResult, e ratioEvidence) bool { return e.carried },
 		func(r *Result) bool { return len(r.DataQuality.CarriedForward) > 0 }},
+	{Mark{MarkBounded, "on a bound", "On a bound: an input the period does not report is bounded by filed figures, and the ratio is decided on that bound."},
+		func(rr RatioResult, _ ratioEvidence) bool { return rr.Bound != nil },
+		func(r *Result) bool { return len(r.DataQuality.Bounded) > 0 }},
 	{Mark{MarkSuspectMarketCap, "suspect market cap", "Suspect market cap: shares and prices may be on different bases, so the market cap is held back."},
 		func(rr RatioResult, _ ratioEvidence) bool { return false },
 		func(r *Result) bool { return notesSay(r.DataQuality.Notes, "market cap", "suspect") }},

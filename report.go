@@ -52,6 +52,8 @@ func ReportSections(r Result) []ReportSection {
 			val := "unknown (missing " + strings.Join(rr.Missing, ", ") + ")"
 			if rr.ValuePct != nil {
 				val = *rr.ValuePct + "%"
+			} else if rr.Bound != nil {
+				val = "between " + rr.Bound.ValueLowerPct + "% and " + rr.Bound.ValueUpperPct + "% (on a bound: " + strings.ReplaceAll(rr.Bound.Field, "_", " ") + " not filed)"
 			}
 			verdict := "unknown"
 			if rr.Pass != nil {

@@ -20,6 +20,9 @@ type RatioResult struct {
 	Note          string   `json:"note,omitempty"`
 	// Marks are the kinds of mark on the ratio's inputs (illustrative, carried_forward; see MarksOf).
 	Marks []string `json:"marks,omitempty"`
+	// Bound is how the ratio was decided on a bound of an input the period does not report
+	// (data_quality.bounded); absent otherwise.
+	Bound *RatioBound `json:"bound,omitempty"`
 }
 
 // BusinessScreen is a methodology's business-activity screen.
@@ -87,6 +90,9 @@ type DataQuality struct {
 	Notes         []string `json:"notes"`
 	// CarriedForward lists the inputs taken from an earlier period than the one screened.
 	CarriedForward []CarriedInput `json:"carried_forward"`
+	// Bounded lists the inputs the screened period does not report that are bounded from filed figures
+	// instead (kind "bounded": interest income, receivables), with the figures; see interest_bound.go.
+	Bounded []BoundedInput `json:"bounded"`
 	// MethodologiesInsufficient lists the by_methodology keys of the methodologies without a verdict
 	// (insufficient_data), in key order; empty when every methodology has one.
 	MethodologiesInsufficient []string `json:"methodologies_insufficient"`

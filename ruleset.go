@@ -42,8 +42,17 @@ type Ruleset struct {
 	// CarryForwardInterest: when the screened period reports no interest income, the ratios that need
 	// it use the latest fiscal year within the last two that did report it, against that year's
 	// revenue (see carriedInterestPeriod). On unless a ruleset sets it false.
-	CarryForwardInterest *bool             `json:"carry_forward_interest_income,omitempty"`
-	Methodologies        []MethodologyRule `json:"methodologies"`
+	CarryForwardInterest *bool `json:"carry_forward_interest_income,omitempty"`
+	// BoundedInputs: when an input the ratios need is not filed (and, for interest income, cannot be
+	// carried forward), decide the ratio on a bound from filed figures when the bound is decisive
+	// (interest_bound.go). On unless a ruleset sets it false; off, such ratios stay unknown.
+	BoundedInputs *bool             `json:"bounded_inputs,omitempty"`
+	Methodologies []MethodologyRule `json:"methodologies"`
+}
+
+// BoundsInputs reports whether the ruleset decides ratios on bounds of inputs nobody filed (the default).
+func (rs *Ruleset) BoundsInputs() bool {
+	return rs.BoundedInputs == nil || *rs.BoundedInputs
 }
 
 // CarriesInterestForward reports whether the ruleset lets interest income come from an earlier fiscal

@@ -44,7 +44,7 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 		FinancialRatios: map[string]*Number{}, Disclaimers: []Disclaimer{},
 		PurificationMethod: "dividend x impure-income ratio",
 		Ruleset:            RulesetRef{Name: rs.Name, Title: rs.Title, Edition: rs.EditionDate, ReviewStatus: rs.ReviewStatus, Source: rs.Source},
-		DataQuality:        DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}}}
+		DataQuality:        DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}, Bounded: []BoundedInput{}}}
 	ctx := newScreenContext(in)
 	ctx.planInterestCarry(rs)
 	r.DataQuality = ctx.dq
@@ -58,6 +58,8 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 	}
 	ctx.clean = known && len(acts) == 0
 	r.BusinessActivities, r.BusinessClassification = acts, cls
+	ctx.planInterestBound(rs, acts) // when nothing could be carried forward
+	ctx.planReceivablesBound(rs)
 	for _, m := range rs.Methodologies {
 		mr := ctx.screenMethodology(rs, m, acts, cls)
 		b := verdictBool(mr.Verdict)
@@ -122,9 +124,10 @@ func ratioKey(rr RatioResult) string { return rr.ID + "_to_" + rr.DenominatorOf 
 // screenContext holds what every methodology of one screening shares.
 type screenContext struct {
 	in           ScreenInputs
-	clean        bool          // the classification shows nothing prohibited or doubtful
-	period       *Fundamentals // the period screened
-	carry        *Fundamentals // the fiscal year interest income is carried from, when the period has none
+	clean        bool                    // the classification shows nothing prohibited or doubtful
+	period       *Fundamentals           // the period screened
+	carry        *Fundamentals           // the fiscal year interest income is carried from, when the period has none
+	bounded      map[Field]*BoundedInput // bounds of inputs the period does not report (interest_bound.go)
 	shares       *Fact
 	dq           DataQuality
 	missing      map[string]bool
@@ -134,8 +137,8 @@ type screenContext struct {
 }
 
 func newScreenContext(in ScreenInputs) *screenContext {
-	c := &screenContext{in: in, missing: map[string]bool{}, refs: map[string]bool{}, sources: map[string]bool{}, ratioSources: map[string]bool{},
-		dq: DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}}}
+	c := &screenContext{in: in, missing: map[string]bool{}, refs: map[string]bool{}, sources: map[string]bool{}, ratioSources: map[string]bool{}, bounded: map[Field]*BoundedInput{},
+		dq: DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}, Bounded: []BoundedInput{}}}
 	if p := latestPeriod(in.Fundamentals); p != nil {
 		c.period = p
 		c.dq.AsOf, c.dq.Period = p.PeriodEnd, p.Period
@@ -470,7 +473,7 @@ func (c *screenContext) screenMethodology(rs *Ruleset, m MethodologyRule, acts [
 		c.miss("industry")
 	case len(unknown) > 0:
 		mr.Verdict = InsufficientData
-		mr.Reason = "missing " + joinWords(missingOf(mr.Ratios))
+		mr.Reason = "missing " + joinWords(missingOf(mr.Ratios)) + straddleOf(mr.Ratios)
 		if rs.MissingIsNonCompliant {
 			mr.Verdict = NonCompliant
 			mr.Reason = "missing data counts as failing under this ruleset: " + joinWords(missingOf(mr.Ratios))
@@ -528,8 +531,15 @@ func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRu
 	if rule.Comparator != "" {
 		cmp = rule.Comparator
 	}
-	carried := c.carries(rule)
 	c.ratioSources = map[string]bool{}
+	if bnd := c.boundOf(rule); bnd != nil {
+		// Decided on a bound: no buffer (a buffer walks the ratio's values period by period, and this
+		// period has none; no ruleset buffers a bounded ratio today: DJIM's buffers debt).
+		rr := c.boundRatio(bnd, rule, cmp, bs, known)
+		rr.Marks = ratioMarks(rr, ratioEvidence{sources: c.ratioSources})
+		return rr, nil
+	}
+	carried := c.carries(rule)
 	screened := c.period
 	if carried {
 		c.period = c.carry // numerator and revenue of the fiscal year the interest income is from

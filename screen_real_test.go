@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/datapack"
 )
@@ -38,9 +40,14 @@ func TestScreenRealFilings(t *testing.T) {
 			assets[a.Symbol] = a
 		}
 	}
-	for _, sym := range []string{"AAPL", "NVDA", "SNOW"} {
+	for _, sym := range []string{"AAPL", "NVDA", "SNOW", "XOM"} {
 		in := shariah.ScreenInputs{Asset: assets[sym], PriceSource: shariah.SourceHistory, Now: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)}
 		in.Asset.Currency = "USD"
+		if sym == "XOM" && in.Asset.SIC == "" {
+			// The shared SEC set has no submissions file for XOM; load --shared classifies it from its
+			// index listing, and EDGAR lists it under SIC 2911 (petroleum refining): nothing prohibited.
+			in.Asset.SIC = "2911"
+		}
 		for _, f := range sec.Fundamentals {
 			if f.Symbol == sym {
 				in.Fundamentals = append(in.Fundamentals, f)
@@ -94,16 +101,34 @@ func TestScreenRealFilings(t *testing.T) {
 			if len(imp.Marks) != 1 || imp.Marks[0] != shariah.MarkCarriedForward || len(ratioOf(t, res, "AAOIFI", "debt").Marks) != 0 {
 				t.Fatalf("AAPL ratio marks: impure %v, debt %v", imp.Marks, ratioOf(t, res, "AAOIFI", "debt").Marks)
 			}
-			// With carrying switched off (a ruleset edition field), the answer stays insufficient and
-			// names the input.
+			// With carrying switched off (a ruleset edition field), interest income is bounded instead
+			// (interest_bound.go): the largest quarter-end cash and marketable securities (current) in the
+			// 12 months to 2025-06-28 on file is 65,171 M at 2024-09-28 (29,943 + 35,228, the prior
+			// year-end column of the 10-Q's balance sheet, contexts c-23; the FY2024 10-K
+			// 0000320193-24-000123); x (4.50% + 1.00%) x 3/12 = 896.10125 M against the quarter's net
+			// sales of 94,036 M (10-Q, three months ended June 28, 2025, context c-19): at most 0.9529%,
+			// under 5%, so the income screen passes on the bound.
 			off := *spec
 			no := false
 			off.CarryForwardInterest = &no
 			res2 := shariah.Screen(in, &off, "")
-			if res2.ComplianceStatus != "INSUFFICIENT_DATA" || len(res2.DataQuality.CarriedForward) != 0 ||
-				!strings.Contains(strings.Join(res2.DataQuality.Notes, " "), "interest_income missing") ||
-				!contains(res2.DataQuality.MissingFields, "interest_income") {
+			if len(res2.DataQuality.CarriedForward) != 0 || len(res2.DataQuality.Bounded) != 1 ||
+				!strings.Contains(strings.Join(res2.DataQuality.Notes, " "), "interest_income missing") {
 				t.Fatalf("AAPL without carry: %s %+v", res2.ComplianceStatus, res2.DataQuality)
+			}
+			if b := res2.DataQuality.Bounded[0]; b.Assets.String() != "65171000000" || b.AssetsAsOf != "2024-09-28" || b.Upper.String() != "896101250" ||
+				b.Revenue.String() != "94036000000" || b.RateBP.String() != "450" {
+				t.Fatalf("AAPL bound %+v", b)
+			}
+			if imp := ratioOf(t, res2, "AAOIFI", "impure_revenue"); imp.Pass == nil || !*imp.Pass || imp.Bound.ValueUpperPct != "0.9529" {
+				t.Fatalf("AAPL impure revenue on the bound %+v", imp)
+			}
+			// With bounds switched off as well, the answer stays insufficient and names the input.
+			off.BoundedInputs = &no
+			res2 = shariah.Screen(in, &off, "")
+			if res2.ComplianceStatus != "INSUFFICIENT_DATA" || len(res2.DataQuality.Bounded) != 0 ||
+				!contains(res2.DataQuality.MissingFields, "interest_income") {
+				t.Fatalf("AAPL without carry or bound: %s %+v", res2.ComplianceStatus, res2.DataQuality)
 			}
 			// Its debt ratio is the quarter's: (82,430 + 9,345 + 9,923) M / 331,495 M = 30.6786%.
 			if v := *ratioOf(t, res, "AAOIFI", "debt").ValuePct; v != "30.6786" {
@@ -115,6 +140,38 @@ func TestScreenRealFilings(t *testing.T) {
 			// methodologies; the market-cap ones pass.
 			if dq.AsOf != "2025-07-27" || dq.SourceRefs[0] != "nvda-10-q-2025-08-27.html" || res.Methodologies["AAOIFI"] != shariah.NonCompliant || res.Methodologies["DJIM"] != shariah.Compliant {
 				t.Fatalf("NVDA: %v %v", dq, res.Methodologies)
+			}
+		case "XOM":
+			// XOM screens on its 10-Q for the quarter ending 2025-06-30 (xom-10-q-2025-08-04.html), which
+			// tags no interest income, and no 10-K is on file to carry one from. Its bound: cash and cash
+			// equivalents of 14,352 M (CashAndCashEquivalentsAtCarryingValue, context c-6, 2025-06-30) x
+			// (4.50% + 1.00%) x 3/12 = 197.34 M, against revenues of 81,506 M (us-gaap:Revenues, context
+			// c-19, 2025-04-01 to 2025-06-30): at most 0.2421%, so the income screen passes on the bound.
+			if dq.AsOf != "2025-06-30" || dq.Period != "Q2" || len(dq.CarriedForward) != 0 || len(dq.Bounded) != 1 {
+				t.Fatalf("XOM: %s %+v", res.ComplianceStatus, dq)
+			}
+			b := dq.Bounded[0]
+			if b.Assets.String() != "14352000000" || b.AssetsAsOf != "2025-06-30" || b.Upper.String() != "197340000" ||
+				b.Revenue.String() != "81506000000" || b.WindowStart != "2025-04-01" || b.Months != 3 {
+				t.Fatalf("XOM bound %+v", b)
+			}
+			for _, m := range []string{"AAOIFI", "DJIM", "FTSE", "MSCI", "S&P"} {
+				imp := ratioOf(t, res, m, "impure_revenue")
+				if imp.Pass == nil || !*imp.Pass || imp.Bound == nil || imp.Bound.Decided != "pass" || imp.Bound.ValueUpperPct != "0.2421" {
+					t.Fatalf("XOM %s impure revenue %+v", m, imp)
+				}
+			}
+			if !strings.Contains(res.ComplianceExplanation, "bounded") || !strings.Contains(res.ComplianceExplanation, "197,340,000") {
+				t.Fatalf("XOM explanation %q", res.ComplianceExplanation)
+			}
+			// The 10-Q's balance sheet also shows 23,029 M of cash at 2024-12-31 (context c-22), which
+			// is no period on file; were it one, the bound would be 316.65 M, 0.3885%: the same verdict.
+			in2 := in
+			in2.Fundamentals = append([]shariah.Fundamentals{{Symbol: "XOM", PeriodEnd: "2024-12-31", Period: "FY", Currency: "USD",
+				Facts: map[shariah.Field]shariah.Fact{shariah.CashAndSecurities: {Value: shariah.NewNumber(decimal.NewFromInt(23_029_000_000)), Source: shariah.SourceFiling, Ref: "xom-10-q-2025-08-04.html"}}}}, in.Fundamentals...)
+			res2 := shariah.Screen(in2, spec, "")
+			if imp := ratioOf(t, res2, "AAOIFI", "impure_revenue"); imp.Bound == nil || imp.Bound.ValueUpperPct != "0.3885" || !*imp.Pass {
+				t.Fatalf("XOM with the year-end comparative %+v", imp)
 			}
 		case "SNOW":
 			if dq.AsOf != "2025-04-30" || dq.SourceRefs[0] != "0001640147-25-000110" || !strings.Contains(strings.Join(dq.MissingFields, ","), "monthly_closes") {

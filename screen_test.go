@@ -160,11 +160,14 @@ func TestEachDenominator(t *testing.T) {
 
 func TestMissingInputsGiveInsufficientData(t *testing.T) {
 	t.Parallel()
-	spec := allRulesets(t)["spec"]
+	// Without bounds (bounded_inputs false): a bound would decide the income ratio here (the cash of
+	// 100 bounds interest income far under 5% of revenue; TestInterestBoundPasses).
+	spec := *allRulesets(t)["spec"]
+	spec.BoundedInputs = new(bool)
 	in := base()
 	delete(in.Fundamentals[0].Facts, shariah.InterestIncome)
 	in.Monthly = in.Monthly[13:] // 23 months: not enough for DJIM's 24 or S&P's 36
-	res := shariah.Screen(in, spec, "")
+	res := shariah.Screen(in, &spec, "")
 	for _, m := range []string{"AAOIFI", "FTSE", "MSCI", "DJIM", "S&P"} {
 		if res.Methodologies[m] != shariah.InsufficientData {
 			t.Errorf("%s: %s", m, res.Methodologies[m])
@@ -182,7 +185,7 @@ func TestMissingInputsGiveInsufficientData(t *testing.T) {
 	}
 	// A failing ratio decides even when another is unknown.
 	in.Fundamentals[0].Facts[shariah.TotalDebt] = fact(400_000)
-	res = shariah.Screen(in, spec, "")
+	res = shariah.Screen(in, &spec, "")
 	if res.Methodologies["AAOIFI"] != shariah.NonCompliant || res.Methodologies["DJIM"] != shariah.InsufficientData {
 		t.Fatalf("known failure with an unknown ratio: %v", res.Methodologies)
 	}
@@ -462,11 +465,22 @@ func TestInterestCarryForwardWindow(t *testing.T) {
 	if r := screen(fy("2024-12-31", 2024, 40, 1000, shariah.SourceFiling)); len(r.DataQuality.CarriedForward) != 1 {
 		t.Fatalf("fiscal 2024 for a 2026 quarter: %+v", r.DataQuality)
 	}
-	// Fiscal 2023 is three years back: nothing carried, the ratio is unknown and the note says why.
+	// Fiscal 2023 is three years back: nothing carried, and the note says why; this is where the bound
+	// takes over (interest_bound.go): 100 of cash bounds the quarter's interest income far under 5% of
+	// revenue, and the screening passes on it. Without bounds the ratio is unknown.
 	r = screen(fy("2023-12-31", 2023, 40, 1000, shariah.SourceFiling))
-	if len(r.DataQuality.CarriedForward) != 0 || r.ComplianceStatus != "INSUFFICIENT_DATA" ||
+	if len(r.DataQuality.CarriedForward) != 0 || len(r.DataQuality.Bounded) != 1 || r.ComplianceStatus != "COMPLIANT" ||
 		!strings.Contains(strings.Join(r.DataQuality.Notes, " "), "no fiscal year within the last two") {
 		t.Fatalf("fiscal 2023: %s %+v", r.ComplianceStatus, r.DataQuality)
+	}
+	noBounds := *spec
+	noBounds.BoundedInputs = new(bool)
+	in := base()
+	in.Fundamentals[0].FiscalYear = 2026
+	delete(in.Fundamentals[0].Facts, shariah.InterestIncome)
+	in.Fundamentals = append([]shariah.Fundamentals{fy("2023-12-31", 2023, 40, 1000, shariah.SourceFiling)}, in.Fundamentals...)
+	if r := shariah.Screen(in, &noBounds, ""); len(r.DataQuality.CarriedForward) != 0 || r.ComplianceStatus != "INSUFFICIENT_DATA" {
+		t.Fatalf("fiscal 2023 without bounds: %s %+v", r.ComplianceStatus, r.DataQuality)
 	}
 	// An illustrative interest income was never reported: not carried.
 	if r := screen(fy("2025-12-31", 2025, 30, 1000, shariah.SourceIllustrative)); len(r.DataQuality.CarriedForward) != 0 {

@@ -71,6 +71,24 @@ func TestSharedFilingsScreenOnFiledNumbers(t *testing.T) {
 		ta["cik"] != "0000320193" || ta["form"] != "10-Q" || ta["filed"] != "2025-08-01" || ta["value"] != 331495000000.0 {
 		t.Errorf("AAPL provenance %v", pv)
 	}
+	// XOM's 10-Q (xom-10-q-2025-08-04.html) tags no interest income and no 10-K is on file to carry one
+	// from: the income ratio is decided on a bound (cash of 14,352 M x (4.50% + 1.00%) x 3/12 against
+	// revenues of 81,506 M: at most 0.2421%), named in data_quality.bounded and on the ratio, and the
+	// answer validates against openapi.yaml like every other.
+	xom := e.do(t, "POST", "/api/screen/XOM", nil, k).json(t)
+	bd, _ := xom["data_quality"].(map[string]any)["bounded"].([]any)
+	if len(bd) != 1 || bd[0].(map[string]any)["kind"] != "bounded" || bd[0].(map[string]any)["upper_bound"] != 197340000.0 {
+		t.Errorf("XOM bounded: %v", xom["data_quality"])
+	}
+	for _, rr := range xom["by_methodology"].(map[string]any)["AAOIFI"].(map[string]any)["ratios"].([]any) {
+		r := rr.(map[string]any)
+		if b, _ := r["bound"].(map[string]any); r["id"] == "impure_revenue" && (b == nil || b["decided"] != "pass" || r["pass"] != true) {
+			t.Errorf("XOM impure revenue ratio: %v", r)
+		}
+	}
+	if !strings.Contains(xom["compliance_explanation"].(string), "bounded") {
+		t.Errorf("XOM explanation: %v", xom["compliance_explanation"])
+	}
 	googl := e.do(t, "POST", "/api/screen/GOOGL", nil, k).json(t)
 	if cls, _ := googl["data_quality"].(map[string]any)["share_classes"].([]any); len(cls) < 2 {
 		t.Errorf("GOOGL share classes: %v", googl["data_quality"])
