@@ -50,8 +50,26 @@ func FinishQuote(ctx context.Context, st RefReader, q *Quote) error {
 			mc := NewNumber(f.Value.Decimal.Mul(decimal.New(int64(q.Price), -6)).Round(0))
 			q.SharesOut, q.MarketCap = &shares, &mc
 			q.MarketCapSource = f.Source
+			if strings.Contains(f.Note, "split") {
+				q.MarketCapNote = "shares_outstanding " + f.Note
+			}
 			break
 		}
+	}
+	return holdBackSuspectCap(ctx, st, q, fs)
+}
+
+// holdBackSuspectCap nulls a quote's market cap that SuspectMarketCap holds back, saying why.
+func holdBackSuspectCap(ctx context.Context, st RefReader, q *Quote, fs []Fundamentals) error {
+	if len(fs) == 0 {
+		return nil
+	}
+	s, _, err := st.Series(ctx, q.Symbol, "1mo")
+	if err != nil {
+		return err
+	}
+	if why := SuspectMarketCap(fs, s.Bars); why != "" {
+		q.MarketCap, q.MarketCapNote = nil, why
 	}
 	return nil
 }
@@ -136,6 +154,9 @@ type Quote struct {
 	MarketCap *Number `json:"market_cap"` // price x shares outstanding; null when shares are unknown
 	// MarketCapSource is the provenance of the shares outstanding behind MarketCap (filing, illustrative).
 	MarketCapSource string `json:"market_cap_source,omitempty"`
+	// MarketCapNote says how the shares were put on the closes' basis (a split), or why the market cap
+	// is held back as suspect (then MarketCap is null).
+	MarketCapNote string `json:"market_cap_note,omitempty"`
 	SharesOut       *int64 `json:"shares_outstanding"`
 	AsOf            string `json:"as_of"`  // date of the last candle (YYYY-MM-DD)
 	Source          string `json:"source"` // history, live or illustrative

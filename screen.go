@@ -112,7 +112,10 @@ type screenContext struct {
 	period  *Fundamentals // the period screened
 	carry   *Fundamentals // the fiscal year interest income is carried from, when the period has none
 	shares  *Fact
-	dq      DataQuality
+	// capSuspect says why the market cap is held back (SuspectMarketCap), "" when it is not; capNote
+	// how the shares behind it were put on the closes' basis (a split), "" when they needed nothing.
+	capSuspect, capNote string
+	dq                  DataQuality
 	missing map[string]bool
 	refs    map[string]bool
 	sources map[string]bool
@@ -137,6 +140,10 @@ func newScreenContext(in ScreenInputs) *screenContext {
 	}
 	if n := len(in.Monthly); n > 0 {
 		c.dq.PricesAsOf = in.Monthly[n-1].Date.Format("2006-01-02")
+	}
+	c.capSuspect = SuspectMarketCap(in.Fundamentals, in.Monthly)
+	if c.shares != nil && strings.Contains(c.shares.Note, "split") {
+		c.capNote = "market cap: shares_outstanding " + c.shares.Note
 	}
 	return c
 }
@@ -335,11 +342,18 @@ func (c *screenContext) denominator(basis string) (decimal.Decimal, []string, bo
 		c.note(cur)
 		return decimal.Zero, []string{"market_cap (" + cur + ")"}, false
 	}
+	if c.capSuspect != "" {
+		c.note(c.capSuspect)
+		return decimal.Zero, []string{"market_cap (held back as suspect)"}, false
+	}
 	v, missing, ok := c.mcap(n, c.in.Now, c.shares)
 	if !ok {
 		return decimal.Zero, []string{missing}, false
 	}
 	c.use(*c.shares)
+	if c.capNote != "" {
+		c.note(c.capNote)
+	}
 	if len(c.shares.Classes) > 0 && len(c.dq.ShareClasses) == 0 {
 		c.dq.ShareClasses = c.shares.Classes
 		c.note("market cap: shares_outstanding " + c.shares.Note)
@@ -522,6 +536,9 @@ func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRu
 			c.miss(f)
 		}
 	}
+	if c.capNote != "" && isMcapBasis(rule.Denominator) && rr.Value != nil && rr.Note == "" {
+		rr.Note = c.capNote
+	}
 	if carried {
 		rr.Note = fmt.Sprintf("on fiscal year %d (period ending %s): the screened period reports no interest income", c.carry.FiscalYear, c.carry.PeriodEnd)
 	}
@@ -530,6 +547,11 @@ func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRu
 		buf = c.applyBuffer(m, rule, cmp, &rr)
 	}
 	return rr, buf
+}
+
+// isMcapBasis reports whether a denominator is a market cap (latest or a trailing average).
+func isMcapBasis(basis string) bool {
+	return basis == DenMcapAvg24 || basis == DenMcapAvg36 || basis == DenMcapLatest
 }
 
 // carries reports whether a ratio is computed on the carried fiscal year: it needs interest income,
