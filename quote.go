@@ -154,9 +154,6 @@ type Quote struct {
 	MarketCap *Number `json:"market_cap"` // price x shares outstanding; null when shares are unknown
 	// MarketCapSource is the provenance of the shares outstanding behind MarketCap (filing, illustrative).
 	MarketCapSource string `json:"market_cap_source,omitempty"`
-	// MarketCapNote says how the shares were put on the closes' basis (a split), or why the market cap
-	// is held back as suspect (then MarketCap is null).
-	MarketCapNote string `json:"market_cap_note,omitempty"`
 	SharesOut       *int64 `json:"shares_outstanding"`
 	AsOf            string `json:"as_of"`  // date of the last candle (YYYY-MM-DD)
 	Source          string `json:"source"` // history, live or illustrative
@@ -164,6 +161,10 @@ type Quote struct {
 	Description     string `json:"note,omitempty"`
 	// Disclaimers is the market_data disclaimer, set where a quote is served on its own.
 	Disclaimers []Disclaimer `json:"disclaimers,omitempty"`
+
+	// MarketCapNote says how the shares were put on the closes' basis (a split), or why the market cap
+	// is held back as suspect (then MarketCap is null).
+	MarketCapNote string `json:"market_cap_note,omitempty"`
 }
 
 // MarshalJSON writes the quote with changePercent and marketCap beside change_percent and market_cap:

@@ -112,13 +112,14 @@ type screenContext struct {
 	period  *Fundamentals // the period screened
 	carry   *Fundamentals // the fiscal year interest income is carried from, when the period has none
 	shares  *Fact
-	// capSuspect says why the market cap is held back (SuspectMarketCap), "" when it is not; capNote
-	// how the shares behind it were put on the closes' basis (a split), "" when they needed nothing.
-	capSuspect, capNote string
-	dq                  DataQuality
+	dq      DataQuality
 	missing map[string]bool
 	refs    map[string]bool
 	sources map[string]bool
+
+	// capSuspect says why the market cap is held back (SuspectMarketCap), "" when it is not; capNote
+	// how the shares behind it were put on the closes' basis (a split), "" when they needed nothing.
+	capSuspect, capNote string
 }
 
 func newScreenContext(in ScreenInputs) *screenContext {
