@@ -256,6 +256,7 @@ func adjustJumps(p *Pack, di int, monthly map[string]int) ([]shariah.Split, bool
 		}
 		if i+1 < len(bars) && bars[i+1].Close > 0 {
 			if back, ok := shariah.MatchSplitFactor(float64(bars[i+1].Close) / float64(cur)); ok && back.Mul(k).Sub(decimal.NewFromInt(1)).Abs().LessThan(decimal.NewFromFloat(0.01)) {
+				i++ // the print and its reversal
 				continue
 			}
 		}
