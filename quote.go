@@ -61,8 +61,14 @@ func FinishQuote(ctx context.Context, st RefReader, q *Quote) error {
 
 // holdBackSuspectCap nulls a quote's market cap that SuspectMarketCap holds back, saying why.
 func holdBackSuspectCap(ctx context.Context, st RefReader, q *Quote, fs []Fundamentals) error {
-	if len(fs) == 0 {
-		return nil
+	with := 0 // periods with shares, or holding them back
+	for _, f := range fs {
+		if _, ok := f.Facts[SharesOutstanding]; ok || strings.HasPrefix(f.Missing[SharesOutstanding], SplitUnplaced) {
+			with++
+		}
+	}
+	if with < 2 && (with == 0 || q.MarketCap != nil) {
+		return nil // one count, served: nothing to compare it with
 	}
 	s, _, err := st.Series(ctx, q.Symbol, "1mo")
 	if err != nil {

@@ -2,6 +2,7 @@ package datapack
 
 import (
 	"context"
+	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -274,5 +275,39 @@ func TestLoadQuoteHoldsBackSuspectCap(t *testing.T) {
 	}
 	if q := qs["OKC"]; q.MarketCap == nil || q.MarketCap.Decimal.IntPart() != 10_500_000 || q.MarketCapNote != "" {
 		t.Errorf("OKC: market cap %v, note %q", q.MarketCap, q.MarketCapNote)
+	}
+}
+
+func BenchmarkReadCompanyfactsDerived(b *testing.B) {
+	fsys := os.DirFS(sharedDataDir(b))
+	b.ReportAllocs()
+	for b.Loop() {
+		if p := ReadCompanyfactsDerived(fsys, map[string]bool{"PG": true, "WMT": true}); len(p.Fundamentals) < 900 {
+			b.Fatalf("%d quarters", len(p.Fundamentals))
+		}
+	}
+}
+
+// BenchmarkAlignSharesShared aligns the shares of the whole shared data set (each iteration on a fresh
+// copy of the fundamentals, which the timing includes).
+func BenchmarkAlignSharesShared(b *testing.B) {
+	fsys := os.DirFS(sharedDataDir(b))
+	p, x, err := ReadShared(fsys)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.Add(ReadSEC(fsys))
+	p.Add(ReadCompanyfactsDerived(fsys, map[string]bool{"PG": true, "WMT": true}))
+	orig := p.Fundamentals
+	b.ReportAllocs()
+	for b.Loop() {
+		fs := make([]shariah.Fundamentals, len(orig))
+		for i, f := range orig {
+			f.Facts = maps.Clone(f.Facts)
+			f.Missing = maps.Clone(f.Missing)
+			fs[i] = f
+		}
+		p.Fundamentals, p.Problems = fs, nil
+		AlignShares(p, nil, x.Snapshots, SP500SnapshotDate)
 	}
 }
