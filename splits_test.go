@@ -167,7 +167,9 @@ func TestSharedNFLXAndMSFT(t *testing.T) {
 	}
 	for _, m := range []string{"SP", "DJIM"} {
 		r := ratioOf(t, res, m, "debt")
-		t.Logf("NFLX %s debt: %v%% of %v (market cap now %v)", m, r.ValuePct, r.Denominator, res.MarketCap)
+		if r.ValuePct != nil {
+			t.Logf("NFLX %s debt: %s / %s = %s%% (market cap now %s)", m, r.Numerator, r.Denominator.Round(0), *r.ValuePct, res.MarketCap.Round(0))
+		}
 		if r.Pass == nil || !*r.Pass || r.Value == nil || r.Value.GreaterThan(decimal.RequireFromString("0.10")) || !strings.Contains(r.Note, "10-for-1") {
 			t.Errorf("NFLX %s debt: %+v", m, r)
 		}
