@@ -102,7 +102,7 @@ func (c *screenContext) marketFigures(r *Result) {
 		v, ok := c.period.Facts[f]
 		return v.Value.Decimal, ok
 	}
-	if mcap, _, ok := c.mcap(1, c.in.Now, c.shares); ok && mcap.IsPositive() {
+	if mcap, _, ok := c.mcap(1, c.in.Now, c.shares); ok && mcap.IsPositive() && c.capSuspect == "" {
 		r.MarketCap = num(mcap.Round(2))
 		if c.currencyMismatch() == "" { // a ratio of two currencies would mean nothing
 			debt, hasDebt := fact(TotalDebt)

@@ -49,23 +49,10 @@ var markRules = []markRule{
 		func(rr RatioResult, _ ratioEvidence) bool { return rr.Bound != nil },
 		func(r *Result) bool { return len(r.DataQuality.Bounded) > 0 }},
 	{Mark{MarkSuspectMarketCap, "suspect market cap", "Suspect market cap: shares and prices may be on different bases, so the market cap is held back."},
-		func(rr RatioResult, _ ratioEvidence) bool { return false },
-		func(r *Result) bool { return notesSay(r.DataQuality.Notes, "market cap", "suspect") }},
-}
-
-// notesSay reports whether a note contains every one of the words.
-func notesSay(notes []string, words ...string) bool {
-	for _, n := range notes {
-		n = strings.ToLower(n)
-		all := true
-		for _, w := range words {
-			all = all && strings.Contains(n, w)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
+		func(rr RatioResult, _ ratioEvidence) bool { return slices.Contains(rr.Missing, missingCapHeldBack) },
+		func(r *Result) bool {
+			return slices.ContainsFunc(r.DataQuality.Notes, func(n string) bool { return strings.HasPrefix(n, MarketCapHeldBack) })
+		}},
 }
 
 // ratioMarks is the kinds of mark on one ratio, in markRules order (nil when none).

@@ -142,7 +142,7 @@ func TestMarksOf(t *testing.T) {
 	}
 
 	// A market cap held back as suspect (a note says so) marks the screening.
-	sus := shariah.MarksOf(shariah.Result{DataQuality: shariah.DataQuality{Notes: []string{"market cap suspect: moved 10.2x between 2025-06-30 and 2025-09-30"}}})
+	sus := shariah.MarksOf(shariah.Result{DataQuality: shariah.DataQuality{Notes: []string{shariah.MarketCapHeldBack + " as suspect: it moves from 40000000000 to 408000000000, more than 3x between consecutive periods"}}})
 	if sus.Label() != "suspect market cap" || sus.For("AAOIFI").Label() != "suspect market cap" || shariah.MarkLabel(shariah.MarkCarriedForward) != "carried forward" {
 		t.Fatalf("suspect: %+v", sus)
 	}

@@ -50,8 +50,32 @@ func FinishQuote(ctx context.Context, st RefReader, q *Quote) error {
 			mc := NewNumber(f.Value.Decimal.Mul(decimal.New(int64(q.Price), -6)).Round(0))
 			q.SharesOut, q.MarketCap = &shares, &mc
 			q.MarketCapSource = f.Source
+			if strings.Contains(f.Note, "split") {
+				q.MarketCapNote = "shares_outstanding " + f.Note
+			}
 			break
 		}
+	}
+	return holdBackSuspectCap(ctx, st, q, fs)
+}
+
+// holdBackSuspectCap nulls a quote's market cap that SuspectMarketCap holds back, saying why.
+func holdBackSuspectCap(ctx context.Context, st RefReader, q *Quote, fs []Fundamentals) error {
+	with := 0 // periods with shares, or holding them back
+	for _, f := range fs {
+		if _, ok := f.Facts[SharesOutstanding]; ok || strings.HasPrefix(f.Missing[SharesOutstanding], SplitUnplaced) {
+			with++
+		}
+	}
+	if with < 2 && (with == 0 || q.MarketCap != nil) {
+		return nil // one count, served: nothing to compare it with
+	}
+	s, _, err := st.Series(ctx, q.Symbol, "1mo")
+	if err != nil {
+		return err
+	}
+	if why := SuspectMarketCap(fs, s.Bars); why != "" {
+		q.MarketCap, q.MarketCapNote = nil, why
 	}
 	return nil
 }
@@ -151,6 +175,9 @@ type Quote struct {
 	// "high_low" (daily highs and lows) or "close" (closes: some session of the year has no high and
 	// low, as with a close-only source).
 	Range52WBasis string `json:"range_52w_basis,omitempty"`
+	// MarketCapNote says how the shares were put on the closes' basis (a split), or why the market cap
+	// is held back as suspect (then MarketCap is null).
+	MarketCapNote string `json:"market_cap_note,omitempty"`
 }
 
 // Unknown names the quote's fields its source does not give (null in the JSON): open, day_high,

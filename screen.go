@@ -121,6 +121,9 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 // ratioKey names a ratio in financial_ratios: debt_to_total_assets, impure_revenue_to_total_revenue.
 func ratioKey(rr RatioResult) string { return rr.ID + "_to_" + rr.DenominatorOf }
 
+// missingCapHeldBack is how a ratio names a market cap held back as suspect among its missing inputs.
+const missingCapHeldBack = "market_cap (held back as suspect)"
+
 // screenContext holds what every methodology of one screening shares.
 type screenContext struct {
 	in           ScreenInputs
@@ -134,6 +137,10 @@ type screenContext struct {
 	refs         map[string]bool
 	sources      map[string]bool
 	ratioSources map[string]bool // the sources of the ratio being computed (its marks)
+
+	// capSuspect says why the market cap is held back (SuspectMarketCap), "" when it is not; capNote
+	// how the shares behind it were put on the closes' basis (a split), "" when they needed nothing.
+	capSuspect, capNote string
 }
 
 func newScreenContext(in ScreenInputs) *screenContext {
@@ -155,6 +162,10 @@ func newScreenContext(in ScreenInputs) *screenContext {
 	}
 	if n := len(in.Monthly); n > 0 {
 		c.dq.PricesAsOf = in.Monthly[n-1].Date.Format("2006-01-02")
+	}
+	c.capSuspect = SuspectMarketCap(in.Fundamentals, in.Monthly)
+	if c.shares != nil && strings.Contains(c.shares.Note, "split") {
+		c.capNote = "market cap: shares_outstanding " + c.shares.Note
 	}
 	return c
 }
@@ -354,11 +365,18 @@ func (c *screenContext) denominator(basis string) (decimal.Decimal, []string, bo
 		c.note(cur)
 		return decimal.Zero, []string{"market_cap (" + cur + ")"}, false
 	}
+	if c.capSuspect != "" {
+		c.note(c.capSuspect)
+		return decimal.Zero, []string{missingCapHeldBack}, false
+	}
 	v, missing, ok := c.mcap(n, c.in.Now, c.shares)
 	if !ok {
 		return decimal.Zero, []string{missing}, false
 	}
 	c.use(*c.shares)
+	if c.capNote != "" {
+		c.note(c.capNote)
+	}
 	if len(c.shares.Classes) > 0 && len(c.dq.ShareClasses) == 0 {
 		c.dq.ShareClasses = c.shares.Classes
 		c.note("market cap: shares_outstanding " + c.shares.Note)
@@ -563,6 +581,9 @@ func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRu
 			c.miss(f)
 		}
 	}
+	if c.capNote != "" && isMcapBasis(rule.Denominator) && rr.Value != nil && rr.Note == "" {
+		rr.Note = c.capNote
+	}
 	if carried {
 		rr.Note = fmt.Sprintf("on fiscal year %d (period ending %s): the screened period reports no interest income", c.carry.FiscalYear, c.carry.PeriodEnd)
 	}
@@ -572,6 +593,11 @@ func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRu
 		buf = c.applyBuffer(m, rule, cmp, &rr)
 	}
 	return rr, buf
+}
+
+// isMcapBasis reports whether a denominator is a market cap (latest or a trailing average).
+func isMcapBasis(basis string) bool {
+	return basis == DenMcapAvg24 || basis == DenMcapAvg36 || basis == DenMcapLatest
 }
 
 // carries reports whether a ratio is computed on the carried fiscal year: it needs interest income,

@@ -21,8 +21,9 @@ type Pack struct {
 	FX           []shariah.FXRate
 	Metals       []shariah.MetalPrice
 	Sukuk        []shariah.Sukuk
-	Problems     []Problem // rows (or files) skipped, with where and why
-	Notes        []string  // what was read, for the load report
+	Splits       []shariah.Split // stock splits the sources know (AlignShares puts shares on the closes' basis)
+	Problems     []Problem       // rows (or files) skipped, with where and why
+	Notes        []string        // what was read, for the load report
 }
 
 // Problem is a row or file that was not loaded.
@@ -46,6 +47,7 @@ func (p *Pack) Add(o *Pack) {
 	p.Series = append(p.Series, o.Series...)
 	p.Dividends = append(p.Dividends, o.Dividends...)
 	p.Sukuk = append(p.Sukuk, o.Sukuk...)
+	p.Splits = append(p.Splits, o.Splits...)
 	p.Indices = append(p.Indices, o.Indices...)
 	p.Holdings = append(p.Holdings, o.Holdings...)
 	p.FX = append(p.FX, o.FX...)

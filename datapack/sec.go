@@ -7,6 +7,9 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/ingest/sec"
@@ -56,6 +59,36 @@ func ReadSEC(fsys fs.FS) *Pack {
 		cs.byCIK[cik].fundamentals(p)
 	}
 	return p
+}
+
+// SplitRatioConcept is the us-gaap concept of a stock split's conversion ratio.
+const SplitRatioConcept = "us-gaap:StockholdersEquityNoteStockSplitConversionRatio1"
+
+// filedSplits reads a company's split-ratio facts (companyfacts or inline XBRL) as splits within their
+// period: an instant is the split's day, a duration the window it happened in. Facts of one split
+// reported with different dates are merged by AlignShares (mergeSplits).
+func filedSplits(cf sec.CompanyFacts, sym string) []shariah.Split {
+	var out []shariah.Split
+	seen := map[string]bool{}
+	name := strings.TrimPrefix(SplitRatioConcept, "us-gaap:")
+	for _, f := range cf.Facts["us-gaap"][name].Units["pure"] {
+		r, err := decimal.NewFromString(f.Val.String())
+		if err != nil || !r.IsPositive() || f.End == "" || r.Equal(decimal.NewFromInt(1)) {
+			continue
+		}
+		s := shariah.Split{Symbol: sym, After: f.Start, On: f.End, Ratio: r,
+			Source: fmt.Sprintf("filing %s filed %s, %s", f.Form, f.Filed, SplitRatioConcept)}
+		if f.Start != "" { // a duration's start is its first day: the split is after the day before
+			if d, err := time.Parse("2006-01-02", f.Start); err == nil {
+				s.After = d.AddDate(0, 0, -1).Format("2006-01-02")
+			}
+		}
+		if k := s.After + s.On + r.String(); !seen[k] {
+			seen[k] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // readSECTickers reads the ticker map into assets and returns the CIK of each symbol and the main
@@ -166,6 +199,7 @@ func (c *secCompany) fundamentals(p *Pack) {
 			continue
 		}
 		p.Fundamentals = append(p.Fundamentals, fs...)
+		p.Splits = append(p.Splits, filedSplits(merged, sym)...)
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d periods of %s", files, len(fs), sym))
 	}
 }

@@ -94,16 +94,24 @@ func TestSharedFilingsScreenOnFiledNumbers(t *testing.T) {
 		t.Errorf("GOOGL share classes: %v", googl["data_quality"])
 	}
 	// The database stats count the companies standing on filings: the 24 with statements in their
-	// primary documents, GOOG beside GOOGL (one CIK), and SNOW from its companyfacts.
+	// primary documents, GOOG beside GOOGL (one CIK), SNOW from its companyfacts, and the 116 of the
+	// companyfacts-derived set (118 less PG and WMT, which keep their inline-XBRL filings).
 	st := e.do(t, "GET", "/api/database/stats", nil, k).json(t)
 	fb := st["fundamentals_by_source"].(map[string]any)
 	t.Logf("fundamentals by source: %v", fb)
-	if fb["filed"] != 26.0 || fb["illustrative"].(float64) < 400 {
+	if fb["filed"] != 142.0 || fb["illustrative"].(float64) < 400 {
 		t.Errorf("fundamentals by source %v", fb)
+	}
+	// MSFT stands on its filed quarters (companyfacts-derived): the provenance names the 10-K of the
+	// fourth quarter and its filing date (total assets 758,376 M USD: quarters.jsonl, MSFT 2026-06-30, Assets).
+	pv = e.do(t, "GET", "/api/filings/MSFT/provenance", nil, k).json(t)
+	if ta := pv["inputs"].(map[string]any)["total_assets"].(map[string]any); pv["period_end"] != "2026-06-30" || ta["form"] != "10-K" ||
+		ta["filed"] != "2026-07-29" || ta["source"] != "filing" || ta["value"] != 758376000000.0 {
+		t.Errorf("MSFT provenance %v", pv)
 	}
 	// A portfolio scan says how many of its results are filed.
 	scan := e.do(t, "POST", "/api/portfolio/scan", map[string]any{"symbols": []string{"AAPL", "KO", "WFC", "MSFT"}}, k).json(t)
-	if ds := scan["summary"].(map[string]any)["data_sources"].(map[string]any); ds["filed"] != 2.0 || ds["illustrative"] != 2.0 {
+	if ds := scan["summary"].(map[string]any)["data_sources"].(map[string]any); ds["filed"] != 3.0 || ds["illustrative"] != 1.0 {
 		t.Errorf("portfolio data sources %v", ds)
 	}
 	wfc := e.do(t, "POST", "/api/screen/WFC", nil, k).json(t)
