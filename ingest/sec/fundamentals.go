@@ -30,12 +30,12 @@ const SharesTag = "dei:EntityCommonStockSharesOutstanding"
 // cashTagsAll name their concepts, to describe a missing input.
 var (
 	assetsTags = [][]string{{"Assets"}}
-	debtTags   = [][]string{{"DebtCurrent"}, {"ShortTermBorrowings"}, {"CommercialPaper"}, {"OtherShortTermBorrowings"}, {"LongTermDebtCurrent"}, {ltdLeasesCurrent},
+	debtTags   = [][]string{{"DebtCurrent"}, {"ShortTermBorrowings"}, {"CommercialPaper"}, {"OtherShortTermBorrowings"}, {"NotesAndLoansPayable"}, {"LongTermDebtCurrent"}, {ltdLeasesCurrent},
 		{"LongTermDebtNoncurrent"}, {ltdLeases}, {"LongTermDebt"}, {"ConvertibleDebtCurrent"}, {"ConvertibleNotesPayableCurrent"}, {"ConvertibleDebtNoncurrent"},
 		{"ConvertibleNotesPayable"}, {"FinanceLeaseLiability"}, {"FinanceLeaseLiabilityCurrent"}, {"FinanceLeaseLiabilityNoncurrent"}}
 	cashTagsAll = [][]string{{"CashAndCashEquivalentsAtCarryingValue"}, {restrictedCashTag}, {"CashCashEquivalentsAndShortTermInvestments"},
 		{"ShortTermInvestments"}, {"OtherShortTermInvestments"}, {"MarketableSecuritiesCurrent"}, {"AvailableForSaleSecuritiesDebtSecuritiesCurrent"},
-		{"DebtSecuritiesAvailableForSaleExcludingAccruedInterestCurrent"}, {"HeldToMaturitySecuritiesCurrent"}}
+		{"DebtSecuritiesAvailableForSaleExcludingAccruedInterestCurrent"}, {"HeldToMaturitySecuritiesCurrent"}, {"Investments"}}
 	// ReceivablesNetCurrent (all current receivables, trade and other, in one line: Walmart, Exxon) is
 	// the table's two tags in one; used only when neither of them is reported.
 	receivTags   = [][]string{{"AccountsReceivableNetCurrent", "NontradeReceivablesCurrent"}, {"ReceivablesNetCurrent"}}
@@ -75,6 +75,9 @@ const (
 	financeLeaseTag    = "FinanceLeaseLiability"
 	financeLeaseCurTag = "FinanceLeaseLiabilityCurrent"
 	financeLeaseNCTag  = "FinanceLeaseLiabilityNoncurrent"
+	notesLoansTag      = "NotesAndLoansPayable"
+	investmentsTag     = "Investments"
+	assetsCurrentTag   = "AssetsCurrent"
 )
 
 // securityFamilies are the current interest-bearing securities beside cash, one line per family: the
@@ -128,6 +131,25 @@ func tolerance(total decimal.Decimal) decimal.Decimal {
 
 func sameLine(a, b decimal.Decimal) bool { return a.Sub(b).Abs().LessThanOrEqual(tolerance(a)) }
 
+// precision is the number of significant digits before trailing zeros of a whole amount: 5983000000
+// has 4, 6000000000 has 1.
+func precision(v decimal.Decimal) int {
+	s := strings.TrimRight(v.Abs().Truncate(0).String(), "0")
+	return len(s)
+}
+
+// atLeastParts reports whether total is no smaller than the sum of the tags reported at end (a total of
+// those lines, not a part of them).
+func (b *book) atLeastParts(total decimal.Decimal, tags []string, end string) bool {
+	sum := decimal.Zero
+	for _, t := range tags {
+		if v, ok := b.value(t, end); ok {
+			sum = sum.Add(v)
+		}
+	}
+	return sum.Sub(total).LessThanOrEqual(tolerance(total))
+}
+
 // cashRecipe is cash and interest-bearing securities at end: cash and equivalents plus one line per
 // family of current securities (securityFamilies), or the filer's own total of the two,
 // CashCashEquivalentsAndShortTermInvestments, when it is tagged (Alphabet, Adobe, Coca-Cola), checked
@@ -160,6 +182,19 @@ func (b *book) cashRecipe(end string) recipe {
 				counted = append(counted, v)
 			}
 			break
+		}
+	}
+	// Visa and Mastercard tag their current investment securities (Visa's "investment securities"
+	// 3,200, Mastercard's "investments" 330, both in current assets) as Investments, a concept that
+	// may also total long-term holdings: counted only when no other securities line is reported and
+	// the value fits in current assets beside cash.
+	if len(parts) == 1 {
+		inv, okI := b.value(investmentsTag, end)
+		ca, okA := b.value(assetsCurrentTag, end)
+		c, okC := b.value(cash, end)
+		if okI && okA && okC && inv.IsPositive() && inv.Add(c).LessThanOrEqual(ca) {
+			parts = append(parts, investmentsTag)
+			r.notes = append(r.notes, "Investments read as the current investment securities: no other securities line is tagged and the value fits in current assets")
 		}
 	}
 	if total, ok := b.value(cashAndSTITag, end); ok {
@@ -203,6 +238,7 @@ func (b *book) cashRecipe(end string) recipe {
 func (b *book) debtRecipe(end string) recipe {
 	var r recipe
 	leaseCur, leaseNC := false, false // finance leases already inside the current / noncurrent line
+	debtCurrentLine := false
 	add := func(tags ...string) {
 		for _, t := range tags {
 			if b.has(t, end) {
@@ -211,8 +247,16 @@ func (b *book) debtRecipe(end string) recipe {
 		}
 	}
 	currentMaturities := ""
-	if b.has(debtCurrentTag, end) {
-		add(debtCurrentTag)
+	if dc, ok := b.value(debtCurrentTag, end); ok {
+		// The same line tagged twice, once rounded in a note (J&J's DebtCurrent "6.0" billion beside its
+		// balance sheet's ShortTermBorrowings $5,983 million): the more precise value.
+		if stb, ok := b.value(stBorrowingsTag, end); ok && sameLine(dc, stb) && !stb.Equal(dc) && precision(stb) > precision(dc) {
+			add(stBorrowingsTag)
+			r.notes = append(r.notes, fmt.Sprintf("%s %s is %s %s rounded: the precise value used", debtCurrentTag, dc, stBorrowingsTag, stb))
+		} else {
+			add(debtCurrentTag)
+		}
+		debtCurrentLine = true
 	} else {
 		switch {
 		case b.has(ltdLeasesCurrent, end):
@@ -226,6 +270,10 @@ func (b *book) debtRecipe(end string) recipe {
 				r.notes = append(r.notes, fmt.Sprintf("%s %s equals %s %s: one line, counted once", stBorrowingsTag, stb, currentMaturities, cm))
 				currentMaturities, leaseCur = "", false
 			}
+		} else if nlp, ok := b.value(notesLoansTag, end); ok && b.atLeastParts(nlp, shortTermTags, end) {
+			// Coca-Cola's balance-sheet line "loans and notes payable", the total of its commercial paper
+			// and other short-term borrowings (only the former tagged apart in its 10-Q).
+			add(notesLoansTag)
 		} else {
 			add(shortTermTags...)
 		}
@@ -248,6 +296,10 @@ func (b *book) debtRecipe(end string) recipe {
 	case b.has(ltdLeases, end):
 		add(ltdLeases)
 		leaseNC = true
+		// A filer whose long-term debt includes its finance leases reports its current debt line the
+		// same way (Boeing: DebtCurrent beside LongTermDebtAndCapitalLeaseObligations, its debt and
+		// finance-lease total DebtAndCapitalLeaseObligations equal to the two).
+		leaseCur = leaseCur || debtCurrentLine
 	case b.has(ltdTag, end):
 		if currentMaturities == ltdCurrentTag {
 			r.tags = slices.DeleteFunc(r.tags, func(t string) bool { return t == ltdCurrentTag })
@@ -441,7 +493,7 @@ func Fundamentals(cf CompanyFacts, symbol string) ([]shariah.Fundamentals, error
 func usedTags() []string {
 	var tags []string
 	for _, alts := range [][][]string{assetsTags, debtTags, cashTagsAll, receivTags, inventoryTag,
-		{revenueTags, interestTags}} {
+		{revenueTags, interestTags, {assetsCurrentTag, notesLoansTag}}} {
 		for _, alt := range alts {
 			tags = append(tags, alt...)
 		}

@@ -75,7 +75,7 @@ func TestFixtureDebtPreference(t *testing.T) {
 	}
 	// None: missing, with the tags looked for.
 	absent(t, m["2025-03-31 Q1"], shariah.TotalDebt,
-		"not reported: no DebtCurrent or ShortTermBorrowings or CommercialPaper or OtherShortTermBorrowings or LongTermDebtCurrent or LongTermDebtAndCapitalLeaseObligationsCurrent or LongTermDebtNoncurrent or LongTermDebtAndCapitalLeaseObligations or LongTermDebt or ConvertibleDebtCurrent or ConvertibleNotesPayableCurrent or ConvertibleDebtNoncurrent or ConvertibleNotesPayable or FinanceLeaseLiability or FinanceLeaseLiabilityCurrent or FinanceLeaseLiabilityNoncurrent at 2025-03-31")
+		"not reported: no DebtCurrent or ShortTermBorrowings or CommercialPaper or OtherShortTermBorrowings or NotesAndLoansPayable or LongTermDebtCurrent or LongTermDebtAndCapitalLeaseObligationsCurrent or LongTermDebtNoncurrent or LongTermDebtAndCapitalLeaseObligations or LongTermDebt or ConvertibleDebtCurrent or ConvertibleNotesPayableCurrent or ConvertibleDebtNoncurrent or ConvertibleNotesPayable or FinanceLeaseLiability or FinanceLeaseLiabilityCurrent or FinanceLeaseLiabilityNoncurrent at 2025-03-31")
 	for _, f := range m {
 		for field, fact := range f.Facts {
 			if strings.Contains(fact.Tag, "OperatingLease") {
