@@ -106,6 +106,21 @@ var (
 	convertibleNoncurrentTags = []string{"ConvertibleDebtNoncurrent", "ConvertibleNotesPayable"}
 )
 
+// Contradictions lists the inputs the mapping left unmeasured because the filing's concepts
+// contradict each other, one line each ("TSLA 2025-06-30 Q2 total_debt: contradicted by the filing:
+// ..."), in period order, for loaders to log as problems.
+func Contradictions(fs []shariah.Fundamentals) []string {
+	var out []string
+	for _, f := range fs {
+		for _, field := range shariah.Fields {
+			if r := f.Missing[field]; strings.HasPrefix(r, ContradictedPrefix) {
+				out = append(out, fmt.Sprintf("%s %s %s %s: %s", f.Symbol, f.PeriodEnd, f.Period, field, r))
+			}
+		}
+	}
+	return out
+}
+
 // recipe is the concepts an instant input sums at one period end, why they were chosen where a choice
 // was made, and a contradiction that leaves the input unmeasured.
 type recipe struct {
