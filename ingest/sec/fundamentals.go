@@ -353,7 +353,33 @@ func (b *book) debtRecipe(end string) recipe {
 			add(financeLeaseCurTag, financeLeaseNCTag)
 		}
 	}
+	r.tags = b.dedupe(r.tags, end, &r.notes)
 	return r
+}
+
+// dedupe drops a line whose non-zero value equals one already counted: the same balance-sheet line
+// tagged with two concepts (Apple's 2019 commercial paper, 5,980, also tagged
+// OtherShortTermBorrowings; NVIDIA's 2016 convertible notes, 1,413, tagged ConvertibleDebtCurrent on
+// the balance sheet and LongTermDebt in the debt note).
+func (b *book) dedupe(tags []string, end string, notes *[]string) []string {
+	var out []string
+	var kept []decimal.Decimal
+	for _, t := range tags {
+		v, _ := b.value(t, end)
+		dup := ""
+		for i, k := range kept {
+			if !v.IsZero() && v.Equal(k) {
+				dup = out[i]
+			}
+		}
+		if dup != "" {
+			*notes = append(*notes, fmt.Sprintf("%s %s equals %s: one line tagged twice, counted once", t, v, dup))
+			continue
+		}
+		out = append(out, t)
+		kept = append(kept, v)
+	}
+	return out
 }
 
 // related are tags outside the recipes that explain an absence: when one is reported for the period,
