@@ -84,10 +84,10 @@ const (
 // first concept of a family reported at the instant stands for it (ShortTermInvestments is Boeing's
 // line "short-term and other investments", of which OtherShortTermInvestments is a part;
 // MarketableSecuritiesCurrent and the available-for-sale debt securities, current, overlap when both
-// are reported, and the note's available-for-sale figure may include securities held as cash
-// equivalents, so it is no contradiction for it to be the larger). Across families a value equal to one already counted is the same line
-// tagged twice and is counted once. None of the 25 filers of the shared set tags time deposits apart
-// from these lines.
+// are reported, and a note's available-for-sale figure may include securities held as cash
+// equivalents, so it is no contradiction for it to be the larger). Across families a value equal to
+// one already counted is the same line tagged twice and is counted once. None of the 25 filers of the
+// shared set tags time deposits apart from these lines.
 var securityFamilies = [][]string{
 	{"ShortTermInvestments", "OtherShortTermInvestments"},
 	{"MarketableSecuritiesCurrent", "AvailableForSaleSecuritiesDebtSecuritiesCurrent", "DebtSecuritiesAvailableForSaleExcludingAccruedInterestCurrent"},
@@ -237,10 +237,13 @@ func (b *book) cashRecipe(end string) recipe {
 //   - current: DebtCurrent (short-term borrowings and current maturities in one line: Boeing, Tesla,
 //     UnitedHealth, Exxon, P&G), else the current maturities of long-term debt
 //     (LongTermDebtAndCapitalLeaseObligationsCurrent, finance leases included, or LongTermDebtCurrent)
-//     plus the short-term borrowings beside them (ShortTermBorrowings, else CommercialPaper plus
-//     OtherShortTermBorrowings: Walmart's $3.07 billion, Home Depot's commercial paper). A
+//     plus the short-term borrowings beside them: ShortTermBorrowings (the total of the short-term
+//     lines, commercial paper included: Walmart's $3.07 billion), else NotesAndLoansPayable when it is
+//     at least the commercial paper and other short-term borrowings tagged (Coca-Cola), else
+//     CommercialPaper plus OtherShortTermBorrowings (Home Depot's commercial paper). A
 //     ShortTermBorrowings equal to the current maturities is one line (IBM's "short-term debt" is its
-//     current maturities);
+//     current maturities), and a DebtCurrent that is a rounded copy of ShortTermBorrowings gives way
+//     to it (J&J);
 //   - noncurrent: LongTermDebtNoncurrent, else LongTermDebtAndCapitalLeaseObligations (finance leases
 //     included: Home Depot, AbbVie, Coca-Cola, Union Pacific, Boeing, Exxon), else LongTermDebt, which
 //     includes the current maturities when LongTermDebtCurrent is tagged beside it (the current part is
@@ -249,7 +252,10 @@ func (b *book) cashRecipe(end string) recipe {
 //   - finance-lease liabilities not already inside those lines: FinanceLeaseLiability, else its current
 //     and noncurrent parts (Walmart's two balance-sheet lines; Apple, Alphabet, Amazon, Meta, Tesla and
 //     Salesforce carry them inside other liabilities and tag them in the lease note). Operating leases
-//     are never interest-bearing debt.
+//     are never interest-bearing debt. Every shipped ruleset counts finance leases as interest-bearing
+//     debt (none of the published methodologies excludes them); they stay a named component.
+//
+// A non-zero line equal to one already counted is the same line tagged twice (dedupe).
 func (b *book) debtRecipe(end string) recipe {
 	var r recipe
 	leaseCur, leaseNC := false, false // finance leases already inside the current / noncurrent line
