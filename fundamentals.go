@@ -2,6 +2,7 @@ package shariah
 
 import (
 	"sort"
+	"strings"
 )
 
 // Field names a screening input of a fundamentals period (the data pack's column names).
@@ -42,6 +43,28 @@ type Fact struct {
 	// Classes are the parts of a value summed over share classes (shares outstanding of a multi-class
 	// issuer); empty otherwise.
 	Classes []ShareClass `json:"classes,omitempty"`
+	// Components are the filed lines summed into the value (cash and equivalents plus short-term
+	// investments; the debt lines), each by its concept and value, so a reader can redo the sum from the
+	// filing; empty for a value read from one line.
+	Components []Component `json:"components,omitempty"`
+}
+
+// Component is one filed line of a summed input: its concept and the value filed.
+type Component struct {
+	Concept string `json:"concept"`
+	Value   Number `json:"value"`
+}
+
+// SumText writes the sum a fact stands on, "A 1 + B 2 = 3", or "" for a value of one line.
+func (f Fact) SumText() string {
+	if len(f.Components) == 0 {
+		return ""
+	}
+	parts := make([]string, len(f.Components))
+	for i, c := range f.Components {
+		parts[i] = c.Concept + " " + c.Value.Decimal.String()
+	}
+	return strings.Join(parts, " + ") + " = " + f.Value.Decimal.String()
 }
 
 // ShareClass is one class of common stock of a multi-class issuer: its name as the filing tags it

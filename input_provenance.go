@@ -34,6 +34,7 @@ func (p InputProvenance) MarshalJSON() ([]byte, error) {
 		Accession *string `json:"accession"`
 		Available bool    `json:"available"`
 		CIK       string  `json:"cik"`
+		Parts     parts   `json:"components,omitempty"`
 		Document  string  `json:"document"`
 		Filed     string  `json:"filed"`
 		Form      string  `json:"form"`
@@ -43,8 +44,11 @@ func (p InputProvenance) MarshalJSON() ([]byte, error) {
 		Tag       string  `json:"tag"`
 		URL       string  `json:"url,omitempty"`
 		Value     Number  `json:"value"`
-	}{acc, true, f.CIK, f.Document, f.Filed, f.Form, f.Note, f.Source, f.Ref, f.Tag, p.URL, f.Value})
+	}{acc, true, f.CIK, f.Components, f.Document, f.Filed, f.Form, f.Note, f.Source, f.Ref, f.Tag, p.URL, f.Value})
 }
+
+// parts are the filed lines of a summed input (Fact.Components), "components" in the JSON.
+type parts = []Component
 
 // InputProvenances is, for each screening input (Fields), where the value of period p came from. cik
 // is the asset's CIK; a fact naming its filer's CIK replaces it for that input and the ones after.

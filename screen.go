@@ -395,6 +395,19 @@ func (c *screenContext) currencyMismatch() string {
 	return fmt.Sprintf("reported in %s but traded in %s", c.period.Currency, c.in.Asset.Currency)
 }
 
+// sumNotes names, for each numerator field of the screened period summed from several filed lines, the
+// concepts and values summed ("total_debt = ShortTermBorrowings 3068000000 + ... = 45790000000"), so
+// a reader can redo the sum from the filing.
+func (c *screenContext) sumNotes(fields []Field) string {
+	var out []string
+	for _, f := range fields {
+		if v, ok := c.fact(f); ok && v.SumText() != "" {
+			out = append(out, string(f)+" = "+v.SumText())
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
 // numerator sums a ratio's numerator fields. screened says the methodology found nothing prohibited in
 // the company's classification; doubtful, that it found a doubtful activity.
 func (c *screenContext) numerator(fields []Field, screened, doubtful bool) (decimal.Decimal, []string, bool) {
@@ -563,6 +576,7 @@ func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRu
 		c.period = c.carry // numerator and revenue of the fiscal year the interest income is from
 	}
 	n, nMiss, nOK := c.numerator(rule.Numerator, known && len(bs.Prohibited) == 0, len(bs.Doubtful) > 0)
+	sums := c.sumNotes(rule.Numerator)
 	d, dMiss, dOK := c.denominator(rule.Denominator)
 	c.period = screened
 	var rr RatioResult
@@ -586,6 +600,12 @@ func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRu
 	}
 	if carried {
 		rr.Note = fmt.Sprintf("on fiscal year %d (period ending %s): the screened period reports no interest income", c.carry.FiscalYear, c.carry.PeriodEnd)
+	}
+	if sums != "" {
+		if rr.Note != "" {
+			rr.Note += "; "
+		}
+		rr.Note += sums
 	}
 	rr.Marks = ratioMarks(rr, ratioEvidence{sources: c.ratioSources, carried: carried})
 	var buf *BufferState

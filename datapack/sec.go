@@ -201,5 +201,9 @@ func (c *secCompany) fundamentals(p *Pack) {
 		p.Fundamentals = append(p.Fundamentals, fs...)
 		p.Splits = append(p.Splits, filedSplits(merged, sym)...)
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d periods of %s", files, len(fs), sym))
+		// An input the filing contradicts is unmeasured (its other inputs stay): a problem to see.
+		for _, c := range sec.Contradictions(fs) {
+			p.Problemf(files, 0, "%s", c)
+		}
 	}
 }

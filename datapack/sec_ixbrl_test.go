@@ -60,3 +60,50 @@ func TestReadSECInlineXBRLDocuments(t *testing.T) {
 		t.Fatalf("provenance %+v", a)
 	}
 }
+
+// TestReadSECContradictedInput: a filing whose long-term debt is filed negative keeps its other inputs,
+// leaves debt unmeasured with the reason, and the load reports it as a problem naming the file, the
+// symbol, the period and the input (never a silent zero, never a failed load).
+func TestReadSECContradictedInput(t *testing.T) {
+	t.Parallel()
+	good, err := os.ReadFile("../ingest/sec/testdata/ixbrl/exa-10-k-2025-02-20.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	neg := strings.Replace(string(good), `id="f-ltd">`, `id="f-ltd" sign="-">`, 1)
+	if neg == string(good) {
+		t.Fatal("the fixture has no f-ltd fact to make negative")
+	}
+	const file = "sec/ixbrl/exa/10k/exa-10-k-2025-02-20.html"
+	p := ReadSEC(fstest.MapFS{file: {Data: []byte(neg)}})
+	// The 10-K's balance sheet stands for its fiscal year and its fourth quarter: one problem each.
+	if len(p.Problems) != 2 {
+		t.Fatalf("problems %+v", p.Problems)
+	}
+	for i, period := range []string{"Q4", "FY"} {
+		if pr := p.Problems[i]; pr.File != file ||
+			!strings.Contains(pr.Msg, "EXA 2024-12-31 "+period+" total_debt: contradicted by the filing: LongTermDebtNoncurrent at 2024-12-31 is negative (-300000000)") {
+			t.Errorf("problem %+v", pr)
+		}
+	}
+	var fy *shariah.Fundamentals
+	for i := range p.Fundamentals {
+		if p.Fundamentals[i].Period == "FY" {
+			fy = &p.Fundamentals[i]
+		}
+	}
+	if fy == nil {
+		t.Fatal("no fiscal year: the contradiction dropped the filing")
+	}
+	if _, ok := fy.Facts[shariah.TotalDebt]; ok {
+		t.Errorf("total_debt measured: %+v", fy.Facts[shariah.TotalDebt])
+	}
+	if !strings.HasPrefix(fy.Missing[shariah.TotalDebt], "contradicted by the filing: ") {
+		t.Errorf("total_debt reason %q", fy.Missing[shariah.TotalDebt])
+	}
+	for _, f := range []shariah.Field{shariah.TotalAssets, shariah.TotalRevenue, shariah.Receivables, shariah.InterestIncome} {
+		if _, ok := fy.Facts[f]; !ok {
+			t.Errorf("%s dropped with the contradicted debt (%s)", f, fy.Missing[f])
+		}
+	}
+}

@@ -2,6 +2,7 @@ package sec
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -24,40 +25,30 @@ const ImpureRevenueMissing = "not in XBRL filings; revenue from prohibited activ
 const SharesTag = "dei:EntityCommonStockSharesOutstanding"
 
 // The recipes of the screening inputs, after the data README's tag table. Each alternative is a list
-// of tags summed when present at the same instant; the first alternative with any value wins. debtTags
-// is the table's debt row as written, used to describe a missing debt; debtAlts applies it.
+// of tags summed when present at the same instant; the first alternative with any value wins. Debt and
+// cash are assembled from the balance sheet's lines by debtRecipe and cashRecipe; debtTags and
+// cashTagsAll name their concepts, to describe a missing input.
 var (
 	assetsTags = [][]string{{"Assets"}}
-	debtTags   = [][]string{{"LongTermDebtNoncurrent", "LongTermDebtCurrent", "CommercialPaper"}, {"LongTermDebt"}, {ltdLeases, ltdLeasesCurrent}, {"DebtCurrent"}, {"ShortTermBorrowings"}, {"ConvertibleDebtNoncurrent", "ConvertibleDebtCurrent"}}
+	debtTags   = [][]string{{"DebtCurrent"}, {"ShortTermBorrowings"}, {"CommercialPaper"}, {"OtherShortTermBorrowings"}, {"NotesAndLoansPayable"}, {"LongTermDebtCurrent"}, {ltdLeasesCurrent},
+		{"LongTermDebtNoncurrent"}, {ltdLeases}, {"LongTermDebt"}, {"ConvertibleDebtCurrent"}, {"ConvertibleNotesPayableCurrent"}, {"ConvertibleDebtNoncurrent"},
+		{"ConvertibleNotesPayable"}, {"FinanceLeaseLiability"}, {"FinanceLeaseLiabilityCurrent"}, {"FinanceLeaseLiabilityNoncurrent"}}
+	cashTagsAll = [][]string{{"CashAndCashEquivalentsAtCarryingValue"}, {restrictedCashTag}, {"CashCashEquivalentsAndShortTermInvestments"},
+		{"ShortTermInvestments"}, {"OtherShortTermInvestments"}, {"MarketableSecuritiesCurrent"}, {"AvailableForSaleSecuritiesDebtSecuritiesCurrent"},
+		{"DebtSecuritiesAvailableForSaleExcludingAccruedInterestCurrent"}, {"HeldToMaturitySecuritiesCurrent"}, {"Investments"}}
 	// ReceivablesNetCurrent (all current receivables, trade and other, in one line: Walmart, Exxon) is
 	// the table's two tags in one; used only when neither of them is reported.
 	receivTags   = [][]string{{"AccountsReceivableNetCurrent", "NontradeReceivablesCurrent"}, {"ReceivablesNetCurrent"}}
 	inventoryTag = [][]string{{"InventoryNet"}}
 	// SalesRevenueNet is the revenue tag of filings before ASC 606 (2018): without it AAPL has no revenue
 	// for fiscal 2009-2015. It comes last, after the table's two tags.
-	revenueTags = []string{"RevenueFromContractWithCustomerExcludingAssessedTax", "Revenues", "SalesRevenueNet"}
+	revenueTags = []string{"Revenues", "RevenueFromContractWithCustomerExcludingAssessedTax", "SalesRevenueNet"}
 	// interestTags is the table's interest-income row in its order. InvestmentIncomeInterestAndDividend
 	// includes dividends: used only when no interest-only tag is reported, it overstates interest
 	// income, which errs on the side of caution for a ratio that must stay under a ceiling.
 	interestTags = []string{"InvestmentIncomeInterest", "InvestmentIncomeInterestAndDividend", "InterestIncomeOther",
 		"InterestIncomeOperating", "InterestAndDividendIncomeOperating"}
 )
-
-// cashTags picks MarketableSecuritiesCurrent, or AvailableForSaleSecuritiesDebtSecuritiesCurrent only
-// when the former is absent at the instant (the two overlap when both are tagged).
-// A balance sheet that shows cash only with restricted cash included (Procter & Gamble tags no
-// CashAndCashEquivalentsAtCarryingValue) gives CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents
-// instead: it may hold a little restricted cash, which errs towards a higher cash ratio.
-func (b *book) cashTags(end string) [][]string {
-	cash := "CashAndCashEquivalentsAtCarryingValue"
-	if len(b.candidates(cash, end, "", 0, 0)) == 0 && len(b.candidates(restrictedCashTag, end, "", 0, 0)) > 0 {
-		cash = restrictedCashTag
-	}
-	if len(b.candidates("MarketableSecuritiesCurrent", end, "", 0, 0)) > 0 {
-		return [][]string{{cash, "MarketableSecuritiesCurrent"}}
-	}
-	return [][]string{{cash, "AvailableForSaleSecuritiesDebtSecuritiesCurrent"}}
-}
 
 // The long-term debt tags that include finance-lease obligations.
 const (
@@ -67,42 +58,334 @@ const (
 
 const restrictedCashTag = "CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents"
 
-// debtAlts applies the debt row of the tag table at an instant: the long-term debt as its noncurrent
-// plus current parts, or as LongTermDebt when neither part is tagged, plus CommercialPaper; DebtCurrent
-// only when none of those is reported. CommercialPaper is added to LongTermDebt rather than standing
-// for the whole first alternative because filers tag a zero CommercialPaper next to a LongTermDebt
-// total (NVIDIA from 2018-07-29 to 2020-07-26: commercial paper 0, long-term debt $2-7 billion); a
-// literal reading of the table would report those periods as debt-free.
-func (b *book) debtAlts(end string) [][]string {
-	has := func(tag string) bool { return len(b.candidates(tag, end, "", 0, 0)) > 0 }
-	switch {
-	case has("LongTermDebtCurrent"):
-		return [][]string{{"LongTermDebtNoncurrent", "LongTermDebtCurrent", "CommercialPaper"}}
-	case has("LongTermDebtNoncurrent"):
-		// No current portion tagged as such: the balance sheet's current debt line stands for it and
-		// for any commercial paper (UnitedHealth's DebtCurrent; IBM's and J&J's short-term debt, tagged
-		// ShortTermBorrowings). Without one, a noncurrent-only balance sheet would hide a year's debt.
-		switch {
-		case has("DebtCurrent"):
-			return [][]string{{"LongTermDebtNoncurrent", "DebtCurrent"}}
-		case has("ShortTermBorrowings"):
-			return [][]string{{"LongTermDebtNoncurrent", "ShortTermBorrowings"}}
+// ContradictedPrefix starts the Missing reason of an input whose filed concepts contradict each other
+// (a total smaller than its tagged parts, a negative balance): the input is left unmeasured, the
+// period's other inputs are kept, and loaders log the reason as a problem (Contradictions).
+const ContradictedPrefix = "contradicted by the filing: "
+
+// Concepts of cash and interest-bearing securities and of interest-bearing debt.
+const (
+	cashTag            = "CashAndCashEquivalentsAtCarryingValue"
+	cashAndSTITag      = "CashCashEquivalentsAndShortTermInvestments"
+	debtCurrentTag     = "DebtCurrent"
+	stBorrowingsTag    = "ShortTermBorrowings"
+	ltdCurrentTag      = "LongTermDebtCurrent"
+	ltdNoncurrentTag   = "LongTermDebtNoncurrent"
+	ltdTag             = "LongTermDebt"
+	financeLeaseTag    = "FinanceLeaseLiability"
+	financeLeaseCurTag = "FinanceLeaseLiabilityCurrent"
+	financeLeaseNCTag  = "FinanceLeaseLiabilityNoncurrent"
+	notesLoansTag      = "NotesAndLoansPayable"
+	investmentsTag     = "Investments"
+	assetsCurrentTag   = "AssetsCurrent"
+)
+
+// securityFamilies are the current interest-bearing securities beside cash, one line per family: the
+// first concept of a family reported at the instant stands for it (ShortTermInvestments is Boeing's
+// line "short-term and other investments", of which OtherShortTermInvestments is a part;
+// MarketableSecuritiesCurrent and the available-for-sale debt securities, current, overlap when both
+// are reported, and a note's available-for-sale figure may include securities held as cash
+// equivalents, so it is no contradiction for it to be the larger). Across families a value equal to
+// one already counted is the same line tagged twice and is counted once. None of the 25 filers of the
+// shared set tags time deposits apart from these lines.
+var securityFamilies = [][]string{
+	{"ShortTermInvestments", "OtherShortTermInvestments"},
+	{"MarketableSecuritiesCurrent", "AvailableForSaleSecuritiesDebtSecuritiesCurrent", "DebtSecuritiesAvailableForSaleExcludingAccruedInterestCurrent"},
+	{"HeldToMaturitySecuritiesCurrent"},
+}
+
+// shortTermTags are the short-term borrowing lines summed when the filer tags no ShortTermBorrowings
+// total (Coca-Cola: commercial paper plus other short-term borrowings make its "loans and notes
+// payable").
+var shortTermTags = []string{"CommercialPaper", "OtherShortTermBorrowings"}
+
+// Convertible notes are interest-bearing debt too (Snowflake's only debt from 2024-10-31), counted
+// only when no other debt line of their side is reported.
+var (
+	convertibleCurrentTags    = []string{"ConvertibleDebtCurrent", "ConvertibleNotesPayableCurrent"}
+	convertibleNoncurrentTags = []string{"ConvertibleDebtNoncurrent", "ConvertibleNotesPayable"}
+)
+
+// Contradictions lists the inputs the mapping left unmeasured because the filing's concepts
+// contradict each other, one line each ("TSLA 2025-06-30 Q2 total_debt: contradicted by the filing:
+// ..."), in period order, for loaders to log as problems.
+func Contradictions(fs []shariah.Fundamentals) []string {
+	var out []string
+	for _, f := range fs {
+		for _, field := range shariah.Fields {
+			if r := f.Missing[field]; strings.HasPrefix(r, ContradictedPrefix) {
+				out = append(out, fmt.Sprintf("%s %s %s %s: %s", f.Symbol, f.PeriodEnd, f.Period, field, r))
+			}
 		}
-		return [][]string{{"LongTermDebtNoncurrent", "CommercialPaper"}}
-	case has("LongTermDebt"):
-		return [][]string{{"LongTermDebt", "CommercialPaper"}}
-	case has(ltdLeases) || has(ltdLeasesCurrent):
-		// Long-term debt tagged with finance leases included (Coca-Cola, Union Pacific, Exxon), in its
-		// noncurrent and current parts. Without the current part, DebtCurrent stands for it (Exxon's
-		// "notes and loans payable"; it already includes commercial paper, which is then not added).
-		if !has(ltdLeasesCurrent) && has("DebtCurrent") {
-			return [][]string{{ltdLeases, "DebtCurrent"}}
-		}
-		return [][]string{{ltdLeases, ltdLeasesCurrent, "CommercialPaper"}}
 	}
-	// Convertible notes are interest-bearing debt too (Snowflake's only debt from 2024-10-31); they
-	// come last, after the table's rows.
-	return [][]string{{"CommercialPaper"}, {"DebtCurrent"}, {"ConvertibleDebtNoncurrent", "ConvertibleDebtCurrent"}}
+	return out
+}
+
+// recipe is the concepts an instant input sums at one period end, why they were chosen where a choice
+// was made, and a contradiction that leaves the input unmeasured.
+type recipe struct {
+	tags  []string
+	notes []string
+	bad   string
+}
+
+func (b *book) has(tag, end string) bool { return len(b.candidates(tag, end, "", 0, 0)) > 0 }
+
+// value is the picked value of tag at the instant end.
+func (b *book) value(tag, end string) (decimal.Decimal, bool) {
+	o, ok := b.pick(b.candidates(tag, end, "", 0, 0))
+	return o.val, ok
+}
+
+// tolerance is how far a total may differ from its parts before they contradict: half a percent of
+// the total, for rounding (filers round a note's figure: J&J's DebtCurrent "6.0" billion beside its
+// balance sheet's $5,983 million).
+func tolerance(total decimal.Decimal) decimal.Decimal {
+	return total.Abs().Mul(decimal.RequireFromString("0.005"))
+}
+
+func sameLine(a, b decimal.Decimal) bool { return a.Sub(b).Abs().LessThanOrEqual(tolerance(a)) }
+
+// precision is the number of significant digits before trailing zeros of a whole amount: 5983000000
+// has 4, 6000000000 has 1.
+func precision(v decimal.Decimal) int {
+	s := strings.TrimRight(v.Abs().Truncate(0).String(), "0")
+	return len(s)
+}
+
+// atLeastParts reports whether total is no smaller than the sum of the tags reported at end (a total of
+// those lines, not a part of them).
+func (b *book) atLeastParts(total decimal.Decimal, tags []string, end string) bool {
+	sum := decimal.Zero
+	for _, t := range tags {
+		if v, ok := b.value(t, end); ok {
+			sum = sum.Add(v)
+		}
+	}
+	return sum.Sub(total).LessThanOrEqual(tolerance(total))
+}
+
+// cashRecipe is cash and interest-bearing securities at end: cash and equivalents plus one line per
+// family of current securities (securityFamilies), or the filer's own total of the two,
+// CashCashEquivalentsAndShortTermInvestments, when it is tagged (Alphabet, Adobe, Coca-Cola), checked
+// against its tagged parts. A balance sheet that shows cash only with restricted cash included
+// (Procter & Gamble tags no CashAndCashEquivalentsAtCarryingValue) gives
+// CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents instead: it may hold a little
+// restricted cash, which errs towards a higher cash ratio.
+func (b *book) cashRecipe(end string) recipe {
+	var r recipe
+	cash := cashTag
+	if !b.has(cash, end) && b.has(restrictedCashTag, end) {
+		cash = restrictedCashTag
+	}
+	parts := []string{cash}
+	var counted []decimal.Decimal // the securities lines counted
+	for _, fam := range securityFamilies {
+		for _, tag := range fam {
+			v, ok := b.value(tag, end)
+			if !ok {
+				continue
+			}
+			dup := false
+			for _, c := range counted {
+				dup = dup || c.Equal(v)
+			}
+			if dup {
+				r.notes = append(r.notes, fmt.Sprintf("%s %s equals a securities line already counted: counted once", tag, v))
+			} else {
+				parts = append(parts, tag)
+				counted = append(counted, v)
+			}
+			break
+		}
+	}
+	// Visa and Mastercard tag their current investment securities (Visa's "investment securities"
+	// 3,200, Mastercard's "investments" 330, both in current assets) as Investments, a concept that
+	// may also total long-term holdings: counted only when no other securities line is reported and
+	// the value fits in current assets beside cash.
+	if len(parts) == 1 {
+		inv, okI := b.value(investmentsTag, end)
+		ca, okA := b.value(assetsCurrentTag, end)
+		c, okC := b.value(cash, end)
+		if okI && okA && okC && inv.IsPositive() && inv.Add(c).LessThanOrEqual(ca) {
+			parts = append(parts, investmentsTag)
+			r.notes = append(r.notes, "Investments read as the current investment securities: no other securities line is tagged and the value fits in current assets")
+		}
+	}
+	if total, ok := b.value(cashAndSTITag, end); ok {
+		sum := decimal.Zero
+		var named []string
+		for _, t := range parts {
+			if v, ok := b.value(t, end); ok && t != restrictedCashTag {
+				sum = sum.Add(v)
+				named = append(named, t+" "+v.String())
+			}
+		}
+		if sum.Sub(total).GreaterThan(tolerance(total)) {
+			r.bad = fmt.Sprintf("%s %s at %s is smaller than its tagged parts (%s)", cashAndSTITag, total, end, strings.Join(named, " + "))
+			return r
+		}
+		r.tags = []string{cashAndSTITag}
+		r.notes = append(r.notes, "the filer's own total of cash, cash equivalents and short-term investments")
+		return r
+	}
+	r.tags = parts
+	return r
+}
+
+// debtRecipe is interest-bearing debt at end, from the balance sheet's lines:
+//   - current: DebtCurrent (short-term borrowings and current maturities in one line: Boeing, Tesla,
+//     UnitedHealth, Exxon, P&G), else the current maturities of long-term debt
+//     (LongTermDebtAndCapitalLeaseObligationsCurrent, finance leases included, or LongTermDebtCurrent)
+//     plus the short-term borrowings beside them: ShortTermBorrowings (the total of the short-term
+//     lines, commercial paper included: Walmart's $3.07 billion), else NotesAndLoansPayable when it is
+//     at least the commercial paper and other short-term borrowings tagged (Coca-Cola), else
+//     CommercialPaper plus OtherShortTermBorrowings (Home Depot's commercial paper). A
+//     ShortTermBorrowings equal to the current maturities is one line (IBM's "short-term debt" is its
+//     current maturities), and a DebtCurrent that is a rounded copy of ShortTermBorrowings gives way
+//     to it (J&J);
+//   - noncurrent: LongTermDebtNoncurrent, else LongTermDebtAndCapitalLeaseObligations (finance leases
+//     included: Home Depot, AbbVie, Coca-Cola, Union Pacific, Boeing, Exxon), else LongTermDebt, which
+//     includes the current maturities when LongTermDebtCurrent is tagged beside it (the current part is
+//     then not added again) and is the noncurrent line otherwise (Tesla, Adobe);
+//   - convertible notes when no other line of their side is reported;
+//   - finance-lease liabilities not already inside those lines: FinanceLeaseLiability, else its current
+//     and noncurrent parts (Walmart's two balance-sheet lines; Apple, Alphabet, Amazon, Meta, Tesla and
+//     Salesforce carry them inside other liabilities and tag them in the lease note). Operating leases
+//     are never interest-bearing debt. Every shipped ruleset counts finance leases as interest-bearing
+//     debt (none of the published methodologies excludes them); they stay a named component.
+//
+// A non-zero line equal to one already counted is the same line tagged twice (dedupe).
+func (b *book) debtRecipe(end string) recipe {
+	var r recipe
+	leaseCur, leaseNC := false, false // finance leases already inside the current / noncurrent line
+	debtCurrentLine := false
+	add := func(tags ...string) {
+		for _, t := range tags {
+			if b.has(t, end) {
+				r.tags = append(r.tags, t)
+			}
+		}
+	}
+	currentMaturities := ""
+	if dc, ok := b.value(debtCurrentTag, end); ok {
+		// The same line tagged twice, once rounded in a note (J&J's DebtCurrent "6.0" billion beside its
+		// balance sheet's ShortTermBorrowings $5,983 million): the more precise value.
+		if stb, ok := b.value(stBorrowingsTag, end); ok && sameLine(dc, stb) && !stb.Equal(dc) && precision(stb) > precision(dc) {
+			add(stBorrowingsTag)
+			r.notes = append(r.notes, fmt.Sprintf("%s %s is %s %s rounded: the precise value used", debtCurrentTag, dc, stBorrowingsTag, stb))
+		} else {
+			add(debtCurrentTag)
+		}
+		debtCurrentLine = true
+	} else {
+		switch {
+		case b.has(ltdLeasesCurrent, end):
+			currentMaturities, leaseCur = ltdLeasesCurrent, true
+		case b.has(ltdCurrentTag, end):
+			currentMaturities = ltdCurrentTag
+		}
+		if stb, ok := b.value(stBorrowingsTag, end); ok {
+			add(stBorrowingsTag)
+			if cm, ok := b.value(currentMaturities, end); ok && cm.IsPositive() && sameLine(stb, cm) {
+				r.notes = append(r.notes, fmt.Sprintf("%s %s equals %s %s: one line, counted once", stBorrowingsTag, stb, currentMaturities, cm))
+				currentMaturities, leaseCur = "", false
+			}
+		} else if nlp, ok := b.value(notesLoansTag, end); ok && b.atLeastParts(nlp, shortTermTags, end) {
+			// Coca-Cola's balance-sheet line "loans and notes payable", the total of its commercial paper
+			// and other short-term borrowings (only the former tagged apart in its 10-Q).
+			add(notesLoansTag)
+		} else {
+			add(shortTermTags...)
+		}
+		if currentMaturities != "" {
+			add(currentMaturities)
+		}
+		if len(r.tags) == 0 {
+			for _, t := range convertibleCurrentTags {
+				if b.has(t, end) {
+					add(t)
+					break
+				}
+			}
+		}
+	}
+	nc := len(r.tags)
+	switch {
+	case b.has(ltdNoncurrentTag, end):
+		add(ltdNoncurrentTag)
+	case b.has(ltdLeases, end):
+		add(ltdLeases)
+		leaseNC = true
+		// A filer whose long-term debt includes its finance leases reports its current debt line the
+		// same way (Boeing: DebtCurrent beside LongTermDebtAndCapitalLeaseObligations, its debt and
+		// finance-lease total DebtAndCapitalLeaseObligations equal to the two).
+		leaseCur = leaseCur || debtCurrentLine
+	case b.has(ltdTag, end):
+		if currentMaturities == ltdCurrentTag {
+			r.tags = slices.DeleteFunc(r.tags, func(t string) bool { return t == ltdCurrentTag })
+			r.notes = append(r.notes, ltdTag+" includes its current maturities: "+ltdCurrentTag+" not added again")
+		}
+		add(ltdTag)
+	}
+	if len(r.tags) == nc {
+		for _, t := range convertibleNoncurrentTags {
+			if b.has(t, end) {
+				add(t)
+				break
+			}
+		}
+	}
+	switch {
+	case leaseCur && leaseNC:
+		r.notes = append(r.notes, "finance-lease obligations are inside the long-term debt lines")
+	case leaseCur:
+		add(financeLeaseNCTag)
+	case leaseNC:
+		add(financeLeaseCurTag)
+		r.notes = append(r.notes, "noncurrent finance-lease obligations are inside "+ltdLeases)
+	default:
+		total, ok := b.value(financeLeaseTag, end)
+		cur, okC := b.value(financeLeaseCurTag, end)
+		ncv, okN := b.value(financeLeaseNCTag, end)
+		if ok && (okC || okN) && cur.Add(ncv).Sub(total).GreaterThan(tolerance(total)) {
+			r.bad = fmt.Sprintf("%s %s at %s is smaller than its parts (%s %s + %s %s)", financeLeaseTag, total, end,
+				financeLeaseCurTag, cur, financeLeaseNCTag, ncv)
+			return r
+		}
+		if ok {
+			add(financeLeaseTag)
+		} else {
+			add(financeLeaseCurTag, financeLeaseNCTag)
+		}
+	}
+	r.tags = b.dedupe(r.tags, end, &r.notes)
+	return r
+}
+
+// dedupe drops a line whose non-zero value equals one already counted: the same balance-sheet line
+// tagged with two concepts (Apple's 2019 commercial paper, 5,980, also tagged
+// OtherShortTermBorrowings; NVIDIA's 2016 convertible notes, 1,413, tagged ConvertibleDebtCurrent on
+// the balance sheet and LongTermDebt in the debt note).
+func (b *book) dedupe(tags []string, end string, notes *[]string) []string {
+	var out []string
+	var kept []decimal.Decimal
+	for _, t := range tags {
+		v, _ := b.value(t, end)
+		dup := ""
+		for i, k := range kept {
+			if !v.IsZero() && v.Equal(k) {
+				dup = out[i]
+			}
+		}
+		if dup != "" {
+			*notes = append(*notes, fmt.Sprintf("%s %s equals %s: one line tagged twice, counted once", t, v, dup))
+			continue
+		}
+		out = append(out, t)
+		kept = append(kept, v)
+	}
+	return out
 }
 
 // related are tags outside the recipes that explain an absence: when one is reported for the period,
@@ -228,7 +511,10 @@ type period struct {
 // amendments) wins over later comparatives and earlier releases. Inputs that are not reported are
 // left out of Facts, with the reason in Missing: nothing is guessed. Periods with neither total
 // assets nor revenue are dropped. Money is read from the USD unit only. Debt adds CommercialPaper to
-// LongTermDebt when the noncurrent/current parts are not tagged (see debtAlts).
+// the balance sheet's lines and finance-lease liabilities (see debtRecipe); cash and interest-bearing
+// securities from cash plus the current securities lines (see cashRecipe). An input whose concepts
+// contradict each other (a total smaller than its tagged parts, a negative balance) is left out with
+// a Missing reason starting with ContradictedPrefix; the period's other inputs stay.
 func Fundamentals(cf CompanyFacts, symbol string) ([]shariah.Fundamentals, error) {
 	b, err := newBook(cf)
 	if err != nil {
@@ -253,9 +539,8 @@ func Fundamentals(cf CompanyFacts, symbol string) ([]shariah.Fundamentals, error
 // usedTags are the us-gaap tags parsed into obs.
 func usedTags() []string {
 	var tags []string
-	for _, alts := range [][][]string{assetsTags, debtTags, receivTags, inventoryTag,
-		{{"CashAndCashEquivalentsAtCarryingValue", restrictedCashTag, "MarketableSecuritiesCurrent", "AvailableForSaleSecuritiesDebtSecuritiesCurrent"}},
-		{revenueTags, interestTags}} {
+	for _, alts := range [][][]string{assetsTags, debtTags, cashTagsAll, receivTags, inventoryTag,
+		{revenueTags, interestTags, {assetsCurrentTag, notesLoansTag}}} {
 		for _, alt := range alts {
 			tags = append(tags, alt...)
 		}
@@ -545,13 +830,37 @@ func (b *book) instant(alts [][]string, end string) (shariah.Fact, bool) {
 			refs = append(refs, p.tag+" "+p.Accn)
 			mixed = mixed || p.Accn != parts[0].Accn
 		}
-		f := b.fact(parts[0], sum, strings.Join(tags, "+"), end)
+		// The provenance is the period's own filing when a part comes from it.
+		ref := parts[0]
+		for _, p := range parts {
+			if b.isOwn(p.Accn, end) {
+				ref = p
+				break
+			}
+		}
+		f := b.fact(ref, sum, strings.Join(tags, "+"), end)
 		if mixed {
 			f.Note = joinNotes(f.Note, "components from several filings: "+strings.Join(refs, ", "))
+		}
+		if len(parts) > 1 {
+			for _, p := range parts {
+				f.Components = append(f.Components, shariah.Component{Concept: p.tag, Value: shariah.NewNumber(p.val)})
+			}
 		}
 		return f, true
 	}
 	return shariah.Fact{}, false
+}
+
+// negative names the first of a balance's parts filed negative at end, "" when none is: a balance of
+// cash, securities, debt or assets is never below zero.
+func (b *book) negative(tags []string, end string) string {
+	for _, t := range tags {
+		if v, ok := b.value(t, end); ok && v.IsNegative() {
+			return fmt.Sprintf("%s at %s is negative (%s)", t, end, v)
+		}
+	}
+	return ""
 }
 
 // flow finds a duration input for a period: the 3-month value for Q1..Q3, the fiscal-year value for
@@ -575,6 +884,35 @@ func (b *book) flow(tags []string, p period) (shariah.Fact, bool) {
 		}
 	}
 	return shariah.Fact{}, false
+}
+
+// revenue is the period's total revenue: Revenues or RevenueFromContractWithCustomerExcludingAssessedTax,
+// the larger when both are reported, since Revenues is the total and revenue from contracts with
+// customers a part of it (Walmart's total revenues include membership and other income beside its net
+// sales); SalesRevenueNet (before ASC 606) when neither is.
+func (b *book) revenue(p period) (shariah.Fact, bool) {
+	var best shariah.Fact
+	found := false
+	var seen []string
+	for _, tag := range revenueTags[:2] {
+		f, ok := b.flow([]string{tag}, p)
+		if !ok {
+			continue
+		}
+		seen = append(seen, tag+" "+f.Value.Decimal.String())
+		if !found || f.Value.Decimal.GreaterThan(best.Value.Decimal) {
+			best, found = f, true
+		}
+	}
+	if !found {
+		return b.flow(revenueTags[2:], p)
+	}
+	if len(seen) == 2 {
+		if a, c := strings.Fields(seen[0])[1], strings.Fields(seen[1])[1]; a != c {
+			best.Note = joinNotes(best.Note, "the larger of "+strings.Join(seen, " and ")+": total revenues include revenue beside that from contracts with customers")
+		}
+	}
+	return best, true
 }
 
 // deriveQ4 computes the fourth quarter of tag for the fiscal year ending at end: the FY value minus
@@ -688,24 +1026,41 @@ func flatten(alts [][]string) []string {
 func (b *book) fundamentals(p period, symbol string) (shariah.Fundamentals, error) {
 	f := shariah.Fundamentals{Symbol: symbol, PeriodEnd: p.end, Period: p.label, FiscalYear: p.fy,
 		Currency: "USD", Facts: map[shariah.Field]shariah.Fact{}, Missing: map[shariah.Field]string{}}
+	debt, cash := b.debtRecipe(p.end), b.cashRecipe(p.end)
 	for _, in := range []struct {
 		field shariah.Field
 		alts  [][]string
+		r     *recipe
+		desc  [][]string
 	}{
-		{shariah.TotalAssets, assetsTags},
-		{shariah.TotalDebt, b.debtAlts(p.end)},
-		{shariah.CashAndSecurities, b.cashTags(p.end)},
-		{shariah.Receivables, receivTags},
-		{shariah.Inventory, inventoryTag},
+		{shariah.TotalAssets, assetsTags, nil, assetsTags},
+		{shariah.TotalDebt, [][]string{debt.tags}, &debt, debtTags},
+		{shariah.CashAndSecurities, [][]string{cash.tags}, &cash, cashTagsAll},
+		{shariah.Receivables, receivTags, nil, receivTags},
+		{shariah.Inventory, inventoryTag, nil, inventoryTag},
 	} {
+		bad := ""
+		if in.r != nil {
+			bad = in.r.bad
+		}
+		if bad == "" && in.field != shariah.Receivables && in.field != shariah.Inventory {
+			for _, alt := range in.alts {
+				if bad = b.negative(alt, p.end); bad != "" {
+					break
+				}
+			}
+		}
+		if bad != "" {
+			f.Missing[in.field] = ContradictedPrefix + bad
+			continue
+		}
 		if fact, ok := b.instant(in.alts, p.end); ok {
+			if in.r != nil {
+				fact.Note = joinNotes(fact.Note, strings.Join(in.r.notes, "; "))
+			}
 			f.Facts[in.field] = fact
 		} else {
-			desc := in.alts
-			if in.field == shariah.TotalDebt {
-				desc = debtTags
-			}
-			f.Missing[in.field] = b.missing(in.field, flatten(desc), p, "%s at %s")
+			f.Missing[in.field] = b.missing(in.field, flatten(in.desc), p, "%s at %s")
 		}
 	}
 	what := map[string]string{"FY": "fiscal-year %s ending %s",
@@ -720,7 +1075,11 @@ func (b *book) fundamentals(p period, symbol string) (shariah.Fundamentals, erro
 		{shariah.TotalRevenue, revenueTags},
 		{shariah.InterestIncome, interestTags},
 	} {
-		if fact, ok := b.flow(in.tags, p); ok {
+		fact, ok := b.flow(in.tags, p)
+		if in.field == shariah.TotalRevenue {
+			fact, ok = b.revenue(p)
+		}
+		if ok {
 			f.Facts[in.field] = fact
 		} else {
 			f.Missing[in.field] = b.missing(in.field, in.tags, p, what)

@@ -64,18 +64,18 @@ func TestFixtureDebtPreference(t *testing.T) {
 	m := fixtureFundamentals(t)
 	// Noncurrent+current win over the LongTermDebt total also tagged at 2024-03-31 (250 = 200 + 50
 	// either way, but the tag must say which); the operating lease liability (40) is never added.
-	want(t, m["2024-03-31 Q1"], shariah.TotalDebt, "250", fxQ1, "LongTermDebtNoncurrent+LongTermDebtCurrent")
+	want(t, m["2024-03-31 Q1"], shariah.TotalDebt, "250", fxQ1, "LongTermDebtCurrent+LongTermDebtNoncurrent")
 	// Only LongTermDebt, next to a zero CommercialPaper (the NVIDIA pattern).
-	want(t, m["2024-06-30 Q2"], shariah.TotalDebt, "240", fxQ2, "LongTermDebt+CommercialPaper")
+	want(t, m["2024-06-30 Q2"], shariah.TotalDebt, "240", fxQ2, "CommercialPaper+LongTermDebt")
 	// Only DebtCurrent.
 	want(t, m["2024-09-30 Q3"], shariah.TotalDebt, "45", fxQ3, "DebtCurrent")
 	// All three parts: 180 + 60 + 25.
 	for _, k := range []string{"2024-12-31 Q4", "2024-12-31 FY"} {
-		want(t, m[k], shariah.TotalDebt, "265", fx10K, "LongTermDebtNoncurrent+LongTermDebtCurrent+CommercialPaper")
+		want(t, m[k], shariah.TotalDebt, "265", fx10K, "CommercialPaper+LongTermDebtCurrent+LongTermDebtNoncurrent")
 	}
 	// None: missing, with the tags looked for.
 	absent(t, m["2025-03-31 Q1"], shariah.TotalDebt,
-		"not reported: no LongTermDebtNoncurrent+LongTermDebtCurrent+CommercialPaper or LongTermDebt or LongTermDebtAndCapitalLeaseObligations+LongTermDebtAndCapitalLeaseObligationsCurrent or DebtCurrent or ShortTermBorrowings or ConvertibleDebtNoncurrent+ConvertibleDebtCurrent at 2025-03-31")
+		"not reported: no DebtCurrent or ShortTermBorrowings or CommercialPaper or OtherShortTermBorrowings or NotesAndLoansPayable or LongTermDebtCurrent or LongTermDebtAndCapitalLeaseObligationsCurrent or LongTermDebtNoncurrent or LongTermDebtAndCapitalLeaseObligations or LongTermDebt or ConvertibleDebtCurrent or ConvertibleNotesPayableCurrent or ConvertibleDebtNoncurrent or ConvertibleNotesPayable or FinanceLeaseLiability or FinanceLeaseLiabilityCurrent or FinanceLeaseLiabilityNoncurrent at 2025-03-31")
 	for _, f := range m {
 		for field, fact := range f.Facts {
 			if strings.Contains(fact.Tag, "OperatingLease") {
@@ -124,7 +124,7 @@ func TestFixtureFlowsAndQ4Derivation(t *testing.T) {
 	t.Parallel()
 	m := fixtureFundamentals(t)
 	const rev = "RevenueFromContractWithCustomerExcludingAssessedTax"
-	// RevenueFromContract... wins over Revenues (510) at 2024-03-31.
+	// The larger of RevenueFromContract... (500) and Revenues (490) at 2024-03-31.
 	want(t, m["2024-03-31 Q1"], shariah.TotalRevenue, "500", fxQ1, rev)
 	// The 3-month value, not the 6- or 9-month year-to-date.
 	want(t, m["2024-06-30 Q2"], shariah.TotalRevenue, "600", fxQ2, rev)
@@ -170,8 +170,9 @@ func TestFixtureAmendmentPreference(t *testing.T) {
 	if f := want(t, m["2024-09-30 Q3"], shariah.TotalAssets, "1200", fxQ3, "Assets"); f.Note != "" {
 		t.Errorf("own filing, note %q", f.Note)
 	}
-	// Values agree (cash 120 in both): the earliest filing, the 8-K, first reported it.
-	f := want(t, m["2024-09-30 Q3"], shariah.CashAndSecurities, "170", fx8K, "")
+	// Values agree (cash 120 in both): the earliest filing, the 8-K, first reported it; the sum's
+	// provenance is the period's own filing, which reported the other part, and the note names both.
+	f := want(t, m["2024-09-30 Q3"], shariah.CashAndSecurities, "170", fxQ3, "")
 	if !strings.Contains(f.Note, "components from several filings") {
 		t.Errorf("cash from two filings: note %q", f.Note)
 	}
@@ -462,7 +463,7 @@ func TestRealAAPL(t *testing.T) {
 	if a := want(t, f, shariah.TotalAssets, "331612000000", q3, "Assets"); a.Filed != "2024-08-02" || a.Form != "10-Q" {
 		t.Errorf("assets provenance %+v", a)
 	}
-	want(t, f, shariah.TotalDebt, "101304000000", q3, "LongTermDebtNoncurrent+LongTermDebtCurrent+CommercialPaper")
+	want(t, f, shariah.TotalDebt, "101304000000", q3, "CommercialPaper+LongTermDebtCurrent+LongTermDebtNoncurrent")
 	want(t, f, shariah.CashAndSecurities, "61801000000", q3, "CashAndCashEquivalentsAtCarryingValue+MarketableSecuritiesCurrent")
 	want(t, f, shariah.Receivables, "43172000000", q3, "AccountsReceivableNetCurrent+NontradeReceivablesCurrent")
 	want(t, f, shariah.Inventory, "6165000000", q3, "InventoryNet")
@@ -536,7 +537,7 @@ func TestRealNVDA(t *testing.T) {
 	}
 	// NVIDIA tags CommercialPaper 0 next to LongTermDebt 6959000000 at 2020-04-26 (10-Q
 	// 0001045810-20-000065): the debt is not zero.
-	want(t, entry(t, m, "2020-04-26 Q1"), shariah.TotalDebt, "6959000000", "0001045810-20-000065", "LongTermDebt+CommercialPaper")
+	want(t, entry(t, m, "2020-04-26 Q1"), shariah.TotalDebt, "6959000000", "0001045810-20-000065", "CommercialPaper+LongTermDebt")
 	// DEI quirks: the 10-K for the year ending 2021-01-31 says fy 2020 (NVIDIA calls it fiscal 2021);
 	// the 10-Q for the quarter ending 2010-05-02 says fp Q2 (a 90-day year-to-date: Q1 of fiscal 2011).
 	if f := entry(t, m, "2021-01-31 FY"); f.FiscalYear != 2021 {
@@ -605,16 +606,17 @@ func TestDebtBeyondTheTagTable(t *testing.T) {
 	}{
 		// Union Pacific / Coca-Cola: long-term debt with finance leases, its current part, commercial paper.
 		{"leases", map[string]string{"LongTermDebtAndCapitalLeaseObligations": "30291", "LongTermDebtAndCapitalLeaseObligationsCurrent": "2522", "CommercialPaper": "0"},
-			"32813", "LongTermDebtAndCapitalLeaseObligations+LongTermDebtAndCapitalLeaseObligationsCurrent+CommercialPaper"},
+			"32813", "CommercialPaper+LongTermDebtAndCapitalLeaseObligationsCurrent+LongTermDebtAndCapitalLeaseObligations"},
 		// Exxon: the noncurrent part and "notes and loans payable" (DebtCurrent).
 		{"leases and current debt", map[string]string{"LongTermDebtAndCapitalLeaseObligations": "33570", "DebtCurrent": "5419"},
-			"38989", "LongTermDebtAndCapitalLeaseObligations+DebtCurrent"},
+			"38989", "DebtCurrent+LongTermDebtAndCapitalLeaseObligations"},
 		// UnitedHealth: noncurrent long-term debt and the balance sheet's current debt line.
-		{"noncurrent and DebtCurrent", map[string]string{"LongTermDebtNoncurrent": "72359", "DebtCurrent": "4545"}, "76904", "LongTermDebtNoncurrent+DebtCurrent"},
+		{"noncurrent and DebtCurrent", map[string]string{"LongTermDebtNoncurrent": "72359", "DebtCurrent": "4545"}, "76904", "DebtCurrent+LongTermDebtNoncurrent"},
 		// IBM, J&J: short-term debt tagged ShortTermBorrowings.
-		{"noncurrent and short-term borrowings", map[string]string{"LongTermDebtNoncurrent": "55219", "ShortTermBorrowings": "8945"}, "64164", "LongTermDebtNoncurrent+ShortTermBorrowings"},
-		// A current portion tagged as such keeps the table's row.
-		{"table row", map[string]string{"LongTermDebtNoncurrent": "100", "LongTermDebtCurrent": "10", "CommercialPaper": "5", "ShortTermBorrowings": "7"}, "115", "LongTermDebtNoncurrent+LongTermDebtCurrent+CommercialPaper"},
+		{"noncurrent and short-term borrowings", map[string]string{"LongTermDebtNoncurrent": "55219", "ShortTermBorrowings": "8945"}, "64164", "ShortTermBorrowings+LongTermDebtNoncurrent"},
+		// Short-term borrowings beside the current maturities count (Walmart); ShortTermBorrowings is the
+		// total of the short-term lines, commercial paper included, so CommercialPaper is not added to it.
+		{"short-term borrowings and current maturities", map[string]string{"LongTermDebtNoncurrent": "100", "LongTermDebtCurrent": "10", "CommercialPaper": "5", "ShortTermBorrowings": "7"}, "117", "ShortTermBorrowings+LongTermDebtCurrent+LongTermDebtNoncurrent"},
 	}
 	for _, c := range cases {
 		gaap := map[string][]Fact{"Assets": {q.at("2025-06-30", "100000")}, "Revenues": {q.over("2025-04-01", "2025-06-30", "10"), q.over("2025-01-01", "2025-06-30", "20")}}

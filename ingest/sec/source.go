@@ -419,6 +419,11 @@ func parseFacts(cf CompanyFacts, hasFacts bool, doc *CompanyFacts, sym string) (
 // outstanding). The per-company path and the companyfacts.zip path both store through it; the latter
 // passes a batch, which collects the trajectory for one insert of many companies (TrajectoryBatcher).
 func (s *Source) storeFacts(ctx context.Context, updates []factsUpdate, batch map[string][]shariah.TrajectoryPoint) error {
+	for _, u := range updates {
+		for _, c := range Contradictions(u.fundamentals) {
+			s.log().Warn("sec filing contradicts itself: input left unmeasured", "problem", c)
+		}
+	}
 	syms := make([]string, 0, len(updates))
 	for _, u := range updates {
 		syms = append(syms, u.sym)

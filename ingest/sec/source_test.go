@@ -1,7 +1,9 @@
 package sec_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -179,3 +181,59 @@ func TestSourceOnSharedSECFiles(t *testing.T) {
 }
 
 func d(n int64) decimal.Decimal { return decimal.NewFromInt(n) }
+
+// TestSourceLogsContradictedInputs: a companyfacts whose long-term debt is filed negative is stored
+// with debt unmeasured (its reason kept) and its other inputs, and the ingester logs the problem.
+func TestSourceLogsContradictedInputs(t *testing.T) {
+	t.Parallel()
+	st := startStores(t)
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	facts := bytes.Replace(read("exa_companyfacts.json"), []byte(`{"end": "2024-03-31", "val": 200,`), []byte(`{"end": "2024-03-31", "val": -200,`), 1)
+	if bytes.Equal(facts, read("exa_companyfacts.json")) {
+		t.Fatal("the fixture has no 2024-03-31 long-term debt to make negative")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/files/company_tickers.json":
+			w.Write(read("exa_tickers.json"))
+		case "/submissions/CIK0001234567.json":
+			w.Write(read("exa_submissions.json"))
+		case "/api/xbrl/companyfacts/CIK0001234567.json":
+			w.Write(facts)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	c := &sec.Client{HTTP: &httpx.Client{UserAgent: "shariah-test ops@example.com", Backoff: 10 * time.Millisecond}, DataBase: srv.URL, WWWBase: srv.URL}
+	var logged bytes.Buffer
+	src := st.source(c, []string{"EXA"})
+	src.Log = slog.New(slog.NewTextHandler(&logged, nil))
+	ctx := context.Background()
+	if _, err := src.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logged.String(), "EXA 2024-03-31 Q1 total_debt: contradicted by the filing: LongTermDebtNoncurrent at 2024-03-31 is negative (-200)") {
+		t.Errorf("log %s", logged.String())
+	}
+	fs, _ := st.ref.Fundamentals(ctx, "EXA")
+	for _, f := range fs {
+		if f.PeriodEnd != "2024-03-31" {
+			continue
+		}
+		if _, ok := f.Facts[shariah.TotalDebt]; ok || !strings.HasPrefix(f.Missing[shariah.TotalDebt], sec.ContradictedPrefix) {
+			t.Errorf("stored debt %+v, reason %q", f.Facts[shariah.TotalDebt], f.Missing[shariah.TotalDebt])
+		}
+		if _, ok := f.Facts[shariah.TotalAssets]; !ok {
+			t.Errorf("total assets dropped with the contradicted debt")
+		}
+		return
+	}
+	t.Fatalf("no 2024-03-31 period stored: %+v", fs)
+}
