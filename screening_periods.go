@@ -155,6 +155,17 @@ func (sp ScreeningPeriods) Inputs() map[Field]PeriodInput {
 	return out
 }
 
+// Sources lists the distinct sources of the facts the inputs are taken from, sorted.
+func (sp ScreeningPeriods) Sources() []string {
+	seen := map[string]bool{}
+	for _, f := range Fields {
+		if in := sp.Input(f); in.Available {
+			seen[in.Fact.Source] = true
+		}
+	}
+	return sortedSet(seen)
+}
+
 // InputPeriods names, for each input the screening uses, the period it came from (PeriodLabel).
 func (sp ScreeningPeriods) InputPeriods() map[string]string {
 	out := map[string]string{}
