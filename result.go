@@ -102,6 +102,11 @@ type DataQuality struct {
 	// Marks are what a person must be told before trusting the screening (MarksOf): illustrative or
 	// carried-forward inputs and the like, with their labels; empty on filed inputs alone.
 	Marks []Mark `json:"marks"`
+	// PeriodLabel names the screened period ("FY2024", "Q2 2025"); InputPeriods names, per input, the
+	// period it is taken from (ScreeningPeriods): the screened period's label, or another for an input
+	// carried forward (interest income and the revenue it is set against) or shares from an earlier period.
+	PeriodLabel  string            `json:"period_label,omitempty"`
+	InputPeriods map[string]string `json:"input_periods,omitempty"`
 }
 
 // CarriedInput is an input the screened period does not report, taken from the latest fiscal year of

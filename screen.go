@@ -45,7 +45,7 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 		PurificationMethod: "dividend x impure-income ratio",
 		Ruleset:            RulesetRef{Name: rs.Name, Title: rs.Title, Edition: rs.EditionDate, ReviewStatus: rs.ReviewStatus, Source: rs.Source},
 		DataQuality:        DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}, Bounded: []BoundedInput{}}}
-	ctx := newScreenContext(in)
+	ctx := newScreenContext(in, rs)
 	ctx.planInterestCarry(rs)
 	r.DataQuality = ctx.dq
 	cls := ClassificationOf(in.Asset)
@@ -128,6 +128,7 @@ const missingCapHeldBack = "market_cap (held back as suspect)"
 type screenContext struct {
 	in           ScreenInputs
 	clean        bool                    // the classification shows nothing prohibited or doubtful
+	periods      ScreeningPeriods        // which period each input comes from (PeriodsFor)
 	period       *Fundamentals           // the period screened
 	carry        *Fundamentals           // the fiscal year interest income is carried from, when the period has none
 	bounded      map[Field]*BoundedInput // bounds of inputs the period does not report (interest_bound.go)
@@ -143,22 +144,21 @@ type screenContext struct {
 	capSuspect, capNote string
 }
 
-func newScreenContext(in ScreenInputs) *screenContext {
+func newScreenContext(in ScreenInputs, rs *Ruleset) *screenContext {
 	c := &screenContext{in: in, missing: map[string]bool{}, refs: map[string]bool{}, sources: map[string]bool{}, ratioSources: map[string]bool{}, bounded: map[Field]*BoundedInput{},
 		dq: DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}, Bounded: []BoundedInput{}}}
-	if p := latestPeriod(in.Fundamentals); p != nil {
+	c.periods = PeriodsFor(in.Fundamentals, rs)
+	if p := c.periods.Screened; p != nil {
 		c.period = p
-		c.dq.AsOf, c.dq.Period = p.PeriodEnd, p.Period
+		c.dq.AsOf, c.dq.Period, c.dq.PeriodLabel = p.PeriodEnd, p.Period, PeriodLabel(*p)
+		c.dq.InputPeriods = c.periods.InputPeriods()
 	} else {
 		c.dq.Notes = append(c.dq.Notes, "no fundamentals on file")
 	}
 	// Shares outstanding: the screened period's, else the most recent period that reports them.
-	for i := len(in.Fundamentals) - 1; i >= 0; i-- {
-		if f, ok := in.Fundamentals[i].Facts[SharesOutstanding]; ok {
-			f := f
-			c.shares = &f
-			break
-		}
+	if p := c.periods.Shares; p != nil {
+		f := p.Facts[SharesOutstanding]
+		c.shares = &f
 	}
 	if n := len(in.Monthly); n > 0 {
 		c.dq.PricesAsOf = in.Monthly[n-1].Date.Format("2006-01-02")
@@ -170,82 +170,19 @@ func newScreenContext(in ScreenInputs) *screenContext {
 	return c
 }
 
-// carryYears is how many fiscal years back interest income may be carried from.
-const carryYears = 2
-
-// carriedInterestPeriod finds, for a screened period p without interest income, the latest fiscal year
-// within the last two that reported a filed interest income and a positive revenue: for a fiscal-year
-// (or fourth-quarter) period, its own year and the one before; for Q1-Q3, the two completed years
-// before it. Without fiscal years on both, the year must have ended within two years (and two weeks,
-// for 53-week years) of p. Only filed or live values qualify: an illustrative number was never reported.
-func carriedInterestPeriod(fs []Fundamentals, p *Fundamentals) *Fundamentals {
-	if p == nil {
-		return nil
-	}
-	pEnd, err := time.Parse("2006-01-02", p.PeriodEnd)
-	if err != nil {
-		return nil
-	}
-	var best *Fundamentals
-	for i := range fs {
-		f := &fs[i]
-		if f.Period != "FY" || f.PeriodEnd > p.PeriodEnd {
-			continue
-		}
-		ii, hasI := f.Facts[InterestIncome]
-		rev, hasR := f.Facts[TotalRevenue]
-		if !hasI || !hasR || !rev.Value.IsPositive() || (ii.Source != SourceFiling && ii.Source != SourceLive) {
-			continue
-		}
-		if p.FiscalYear != 0 && f.FiscalYear != 0 {
-			newest := p.FiscalYear
-			if p.Period != "FY" && p.Period != "Q4" {
-				newest-- // the current fiscal year is not complete
-			}
-			if f.FiscalYear > newest || f.FiscalYear <= newest-carryYears {
-				continue
-			}
-		} else if end, err := time.Parse("2006-01-02", f.PeriodEnd); err != nil || end.Before(pEnd.AddDate(-carryYears, 0, -14)) {
-			continue
-		}
-		if best == nil || f.PeriodEnd > best.PeriodEnd {
-			best = f
-		}
-	}
-	return best
-}
-
 // planInterestCarry decides, once per screening, where interest income comes from when the screened
 // period does not report it: an earlier fiscal year (recorded in data_quality.carried_forward), or
 // nowhere, in which case a note names the input and why (the ratios then stay unknown).
 func (c *screenContext) planInterestCarry(rs *Ruleset) {
-	if c.period == nil {
+	if c.period == nil || !c.periods.NeedsInterest {
 		return
 	}
-	if _, ok := c.period.Facts[InterestIncome]; ok {
-		return
-	}
-	uses := false
-	for _, m := range rs.Methodologies {
-		for _, r := range m.Ratios {
-			for _, f := range r.Numerator {
-				uses = uses || f == InterestIncome
-			}
-		}
-	}
-	if !uses {
-		return
-	}
-	why := c.period.Missing[InterestIncome]
-	if why == "" {
-		why = "not reported"
-	}
-	why = fmt.Sprintf("%s %s: %s", c.period.PeriodEnd, c.period.Period, why)
+	why := c.periods.carryWhy()
 	if !rs.CarriesInterestForward() {
 		c.note("interest_income missing (" + why + "); this ruleset does not carry interest income forward from an earlier fiscal year")
 		return
 	}
-	f := carriedInterestPeriod(c.in.Fundamentals, c.period)
+	f := c.periods.Carry
 	if f == nil {
 		c.note("interest_income missing (" + why + "); no fiscal year within the last two reported it")
 		return
@@ -257,19 +194,6 @@ func (c *screenContext) planInterestCarry(rs *Ruleset) {
 		Against: fmt.Sprintf("total_revenue of the same fiscal year (%s)", f.PeriodEnd), Reason: why})
 	c.note(fmt.Sprintf("interest_income carried forward from fiscal year %d (period ending %s, %s %s): the screened period %s %s reports none; the ratios using it are computed on that year's revenue",
 		f.FiscalYear, f.PeriodEnd, ii.Form, ii.Ref, c.period.PeriodEnd, c.period.Period))
-}
-
-// latestPeriod is the period with the latest end; at the same end the fiscal year wins (a year's
-// revenue describes the business better than one quarter's).
-func latestPeriod(fs []Fundamentals) *Fundamentals {
-	var best *Fundamentals
-	for i := range fs {
-		f := &fs[i]
-		if best == nil || f.PeriodEnd > best.PeriodEnd || (f.PeriodEnd == best.PeriodEnd && f.Period == "FY") {
-			best = f
-		}
-	}
-	return best
 }
 
 func (c *screenContext) use(f Fact) {
@@ -620,20 +544,8 @@ func isMcapBasis(basis string) bool {
 	return basis == DenMcapAvg24 || basis == DenMcapAvg36 || basis == DenMcapLatest
 }
 
-// carries reports whether a ratio is computed on the carried fiscal year: it needs interest income,
-// the screened period has none, and it is set against revenue (a year's interest against the same
-// year's revenue; against anything else the years would be mixed).
-func (c *screenContext) carries(rule RatioRule) bool {
-	if c.carry == nil || rule.Denominator != DenTotalRevenue {
-		return false
-	}
-	for _, f := range rule.Numerator {
-		if f == InterestIncome {
-			return true
-		}
-	}
-	return false
-}
+// carries reports whether a ratio is computed on the carried fiscal year (ScreeningPeriods.RatioCarried).
+func (c *screenContext) carries(rule RatioRule) bool { return c.periods.RatioCarried(rule) }
 
 // applyBuffer evaluates the buffered ratio over every period on file (oldest first), each against the
 // market cap as of its period end, and replaces the current pass/fail with the buffered status.

@@ -18,6 +18,37 @@ type TrajectoryPoint struct {
 	InterestRevenue *float64 `json:"interest_to_revenue"`
 	Source          string   `json:"source"`
 	Accession       string   `json:"accession_number"`
+	// Label names the quarter ("Q4 2024"); Form is the filing its balance sheet came from (10-Q, 10-K;
+	// empty when not recorded). A quarter read from an annual filing says so (FromAnnualFiling, Note):
+	// a fourth quarter has no 10-Q, so its balance sheet is the 10-K's fiscal-year end, which is the
+	// screening's FY period (ScreeningPeriods), and its revenue and interest income are the quarter's
+	// share of the 10-K's year. See DescribeTrajectoryPoint.
+	Label            string `json:"label"`
+	Form             string `json:"form,omitempty"`
+	FromAnnualFiling bool   `json:"from_annual_filing"`
+	Note             string `json:"note,omitempty"`
+}
+
+// AnnualFilingQuarterNote is the Note of a quarter whose inputs came from an annual filing.
+const AnnualFilingQuarterNote = "a quarter read from the annual report (%s): the balance sheet is the fiscal year's (%s), as the screening's; revenue and interest income are the quarter's (the fiscal year less the first three quarters where the filing tags no 3-month figure)"
+
+// DescribeTrajectoryPoint fills a point's Label from its period and fiscal year, and marks a quarter
+// whose form is an annual report (10-K, 20-F, 40-F and their amendments) as read from it. The
+// trajectory's writers (TrajectoryOf) and its store's readers call it, so a stored point says the same.
+func DescribeTrajectoryPoint(p *TrajectoryPoint) {
+	p.Label = periodLabel(p.Period, p.FiscalYear, p.PeriodEnd)
+	p.FromAnnualFiling, p.Note = false, ""
+	if p.Period != "FY" && IsAnnualForm(p.Form) {
+		p.FromAnnualFiling = true
+		p.Note = fmt.Sprintf(AnnualFilingQuarterNote, p.Form, periodLabel("FY", p.FiscalYear, p.PeriodEnd))
+	}
+}
+
+// IsAnnualForm reports whether an SEC form is an annual report (10-K, 20-F, 40-F, amendments included).
+func IsAnnualForm(form string) bool {
+	base, _, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(form)), "/")
+	base, _, _ = strings.Cut(base, " ")
+	return base == "10-K" || base == "10-KT" || base == "20-F" || base == "40-F"
 }
 
 // TrajectoryStore holds the quarterly ratio series (ClickHouse).
@@ -46,7 +77,8 @@ func TrajectoryOf(fs []Fundamentals) []TrajectoryPoint {
 		if !ok || !ta.Value.IsPositive() {
 			continue
 		}
-		p := TrajectoryPoint{PeriodEnd: f.PeriodEnd, Period: f.Period, FiscalYear: f.FiscalYear, Source: ta.Source, Accession: ta.Ref}
+		p := TrajectoryPoint{PeriodEnd: f.PeriodEnd, Period: f.Period, FiscalYear: f.FiscalYear, Source: ta.Source, Accession: ta.Ref, Form: ta.Form}
+		DescribeTrajectoryPoint(&p)
 		rs := BasicRatios(f)
 		get := func(name string) *float64 {
 			if v, ok := rs[name]; ok {

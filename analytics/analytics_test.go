@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -374,6 +375,9 @@ func TestTrajectoryRoundTripAndReplace(t *testing.T) {
 			DebtAssets: f(0.1 + float64(i)/100), CashAssets: f(0.2), Source: "filing", Accession: fmt.Sprintf("acc-%d", i)})
 	}
 	pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: "2025-12-30", Period: "FY", DebtAssets: f(9)})
+	// The fourth quarter of 2024 came from the annual report; the others record no form (rows
+	// written before the form column) and make no claim.
+	pts[7].Form, pts[7].FiscalYear = "10-K", 2024
 	if err := tr.PutTrajectory(ctx, "AAPL", pts); err != nil {
 		t.Fatal(err)
 	}
@@ -388,6 +392,12 @@ func TestTrajectoryRoundTripAndReplace(t *testing.T) {
 	if len(got) != 8 || got[7].PeriodEnd != pts[9].PeriodEnd || *got[7].DebtAssets != 0.55 || got[0].PeriodEnd != pts[2].PeriodEnd ||
 		got[0].LiquidityAssets != nil || got[0].Accession != "acc-2" {
 		t.Fatalf("trajectory %+v", got)
+	}
+	if q4 := got[5]; q4.Period != "Q4" || q4.Form != "10-K" || !q4.FromAnnualFiling || q4.Label != "Q4 2024" || !strings.Contains(q4.Note, "FY2024") {
+		t.Fatalf("the 10-K's quarter read back: %+v", q4)
+	}
+	if q := got[6]; q.Form != "" || q.FromAnnualFiling || q.Note != "" || q.Label != "Q1 ending "+pts[8].PeriodEnd {
+		t.Fatalf("a quarter without a form: %+v", q)
 	}
 }
 

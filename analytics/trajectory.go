@@ -21,7 +21,7 @@ func (t Trajectory) PutTrajectory(ctx context.Context, symbol string, pts []shar
 // Trajectory reads the last n quarters of a symbol, oldest first.
 func (t Trajectory) Trajectory(ctx context.Context, symbol string, n int) ([]shariah.TrajectoryPoint, error) {
 	rows, err := t.DB.Conn.Query(ctx, `SELECT toString(period_end), period, toUInt32(fiscal_year), debt_assets, cash_assets, liquidity_assets,
-		interest_revenue, has_debt, has_cash, has_liquidity, has_interest, source, accession
+		interest_revenue, has_debt, has_cash, has_liquidity, has_interest, source, accession, form
 		FROM `+t.DB.table("trajectory")+` FINAL WHERE symbol = ? AND period != 'FY'
 		ORDER BY period_end DESC LIMIT ?`, symbol, n)
 	if err != nil {
@@ -46,10 +46,11 @@ func scanPoint(rows driver.Rows, dst ...any) (shariah.TrajectoryPoint, error) {
 	var fy uint32
 	var d, c, l, i float64
 	var hd, hc, hl, hi uint8
-	if err := rows.Scan(append(dst, &p.PeriodEnd, &p.Period, &fy, &d, &c, &l, &i, &hd, &hc, &hl, &hi, &p.Source, &p.Accession)...); err != nil {
+	if err := rows.Scan(append(dst, &p.PeriodEnd, &p.Period, &fy, &d, &c, &l, &i, &hd, &hc, &hl, &hi, &p.Source, &p.Accession, &p.Form)...); err != nil {
 		return p, err
 	}
 	p.FiscalYear = int(fy)
+	shariah.DescribeTrajectoryPoint(&p)
 	opt := func(v float64, has uint8) *float64 {
 		if has == 0 {
 			return nil

@@ -26,7 +26,7 @@ func (t Trajectory) PutTrajectories(ctx context.Context, bySymbol map[string][]s
 	sort.Strings(syms)
 	b, err := t.DB.Conn.PrepareBatch(t.DB.writeContext(ctx), "INSERT INTO "+t.DB.table("trajectory")+
 		" (symbol, period_end, period, fiscal_year, debt_assets, cash_assets, liquidity_assets, interest_revenue,"+
-		" has_debt, has_cash, has_liquidity, has_interest, source, accession, ingested_at)")
+		" has_debt, has_cash, has_liquidity, has_interest, source, accession, ingested_at, form)")
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func (t Trajectory) PutTrajectories(ctx context.Context, bySymbol map[string][]s
 			c, hc := val(p.CashAssets)
 			l, hl := val(p.LiquidityAssets)
 			i, hi := val(p.InterestRevenue)
-			if err := b.Append(sym, end, p.Period, uint16(max(p.FiscalYear, 0)), d, c, l, i, hd, hc, hl, hi, p.Source, p.Accession, now); err != nil {
+			if err := b.Append(sym, end, p.Period, uint16(max(p.FiscalYear, 0)), d, c, l, i, hd, hc, hl, hi, p.Source, p.Accession, now, p.Form); err != nil {
 				_ = b.Abort()
 				return err
 			}
@@ -69,7 +69,7 @@ func (t Trajectory) FiledTrajectories(ctx context.Context, symbols []string, n i
 	for start := 0; start < len(symbols); start += filedBatch {
 		batch := symbols[start:min(start+filedBatch, len(symbols))]
 		rows, err := t.DB.Conn.Query(ctx, `SELECT symbol, toString(period_end), period, toUInt32(fiscal_year), debt_assets, cash_assets,
-			liquidity_assets, interest_revenue, has_debt, has_cash, has_liquidity, has_interest, source, accession
+			liquidity_assets, interest_revenue, has_debt, has_cash, has_liquidity, has_interest, source, accession, form
 			FROM `+t.DB.table("trajectory")+` FINAL WHERE symbol IN (SELECT arrayJoin(?)) AND period != 'FY' AND has(?, source)
 			ORDER BY symbol, period_end DESC LIMIT ? BY symbol`, batch, shariah.FiledSources, n)
 		if err != nil {

@@ -143,6 +143,10 @@ func (b *catalogBodies) put(cat *shariah.Catalog, key string, body []byte) {
 }
 
 func (s *Server) databaseStock(c *fiber.Ctx) error {
+	rs, _, err := s.Screener.Rulesets.Resolve(c.Query("ruleset"), "")
+	if err != nil {
+		return err
+	}
 	a, err := s.symbolParam(c)
 	if err != nil {
 		return err
@@ -151,7 +155,7 @@ func (s *Server) databaseStock(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rec := shariah.StockRecordOf(a, fs)
+	rec := shariah.StockRecordOf(a, fs, rs)
 	return sendCacheable(c, rec, time.Hour)
 }
 

@@ -76,8 +76,13 @@ func (s *Server) filingFacts(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"symbol": a.Symbol, "facts": out, "total": total})
 }
 
-// filingProvenance answers which filing each screening input of the latest period came from.
+// filingProvenance answers which filing each screening input came from: the inputs the screening
+// under the ruleset (spec by default) uses, each with the period it was taken from.
 func (s *Server) filingProvenance(c *fiber.Ctx) error {
+	rs, _, err := s.Screener.Rulesets.Resolve(c.Query("ruleset"), "")
+	if err != nil {
+		return err
+	}
 	a, err := s.symbolParam(c)
 	if err != nil {
 		return err
@@ -89,7 +94,9 @@ func (s *Server) filingProvenance(c *fiber.Ctx) error {
 	if len(fs) == 0 {
 		return shariah.Errorf(shariah.ENOTFOUND, "No fundamentals on file for %s.", a.Symbol)
 	}
-	p := shariah.LatestFundamentals(fs)
-	inputs := shariah.InputProvenances(p, a.CIK)
-	return c.JSON(fiber.Map{"symbol": a.Symbol, "period_end": p.PeriodEnd, "period": p.Period, "sources": p.Sources(), "inputs": inputs})
+	sp := shariah.PeriodsFor(fs, rs)
+	p := sp.Screened
+	inputs := shariah.ScreenedInputProvenances(sp, a.CIK)
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "period_end": p.PeriodEnd, "period": p.Period, "period_label": shariah.PeriodLabel(*p),
+		"ruleset": rs.Name, "sources": sp.Sources(), "inputs": inputs})
 }

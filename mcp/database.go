@@ -62,6 +62,15 @@ func (d Deps) getStockInfo(ctx context.Context, in stockInfoArgs) (any, string, 
 	}
 	out := map[string]any{"record": a, "fundamentals": fs}
 	text := fmt.Sprintf("%s %s (%s, %s, %s): %d reporting periods on file.", a.Symbol, a.Name, a.Type, a.Country, a.Sector, len(fs))
+	// The inputs a screening uses, each with its period (as /api/filings/{symbol}/provenance).
+	var rs *shariah.Ruleset
+	if d.Screener != nil {
+		rs, _, _ = d.Screener.Rulesets.Resolve("", "")
+	}
+	if sp := shariah.PeriodsFor(fs, rs); sp.Screened != nil {
+		out["period_label"], out["inputs"] = shariah.PeriodLabel(*sp.Screened), shariah.ScreenedInputProvenances(sp, a.CIK)
+		text += fmt.Sprintf(" A screening stands on %s (period ending %s).", shariah.PeriodLabel(*sp.Screened), sp.Screened.PeriodEnd)
+	}
 	if !in.Full {
 		return out, text, nil
 	}

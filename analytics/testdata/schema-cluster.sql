@@ -309,3 +309,9 @@ SELECT toDate(ts) AS day, if(error_code = 'QUOTA_EXCEEDED', 'quota_exhausted', '
 FROM shariah.usage_events_local
 WHERE error_code = 'QUOTA_EXCEEDED' OR overage > 0
 GROUP BY day, kind, key_id, user_id, key_prefix, plan;
+
+ALTER TABLE shariah.trajectory_local ON CLUSTER `main` ADD COLUMN form String DEFAULT '';
+
+DROP TABLE IF EXISTS shariah.trajectory ON CLUSTER `main`;
+
+CREATE TABLE IF NOT EXISTS shariah.trajectory ON CLUSTER `main` AS shariah.trajectory_local ENGINE = Distributed('main', 'shariah', 'trajectory_local', cityHash64(symbol));

@@ -187,3 +187,5 @@ SELECT toDate(ts) AS day, if(error_code = 'QUOTA_EXCEEDED', 'quota_exhausted', '
 FROM shariah.usage_events
 WHERE error_code = 'QUOTA_EXCEEDED' OR overage > 0
 GROUP BY day, kind, key_id, user_id, key_prefix, plan;
+
+ALTER TABLE shariah.trajectory ADD COLUMN form String DEFAULT '';
