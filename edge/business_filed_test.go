@@ -17,13 +17,7 @@ import (
 // beside its GICS sub-industry; HUBS, which no shared file classifies, says so and never passes.
 func TestSharedBusinessClassification(t *testing.T) {
 	t.Parallel()
-	dir := os.Getenv("SHARIAH_DATA_DIR")
-	if dir == "" {
-		dir = "../../shared/data"
-	}
-	if _, err := os.Stat(dir + "/" + datapack.PathSP500Constituents); err != nil {
-		t.Skipf("shared data not found at %s (set SHARIAH_DATA_DIR): %v", dir, err)
-	}
+	dir := sharedData(t, datapack.PathSP500Constituents)
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	p, x, err := datapack.ReadAllShared(os.DirFS(dir))

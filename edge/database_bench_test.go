@@ -31,13 +31,7 @@ import (
 //
 //	SHARIAH_DATA_DIR=../shared/data go test -run '^$' -bench CatalogRoutes ./edge/
 func BenchmarkCatalogRoutes(b *testing.B) {
-	dir := os.Getenv("SHARIAH_DATA_DIR")
-	if dir == "" {
-		dir = "../../shared/data"
-	}
-	if _, err := os.Stat(dir + "/reference"); err != nil {
-		b.Skipf("shared data not found at %s (set SHARIAH_DATA_DIR): %v", dir, err)
-	}
+	dir := sharedData(b, "reference")
 	p, _, err := datapack.ReadShared(os.DirFS(dir))
 	if err != nil {
 		b.Fatal(err)

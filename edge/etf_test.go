@@ -147,13 +147,7 @@ func TestETFScreenAnswers202WithoutAWorker(t *testing.T) {
 // TestSPUSRealHoldings looks through SPUS with the issuer's real holdings file (shared data).
 func TestSPUSRealHoldings(t *testing.T) {
 	t.Parallel()
-	dir := os.Getenv("SHARIAH_DATA_DIR")
-	if dir == "" {
-		dir = "../../shared/data"
-	}
-	if _, err := os.Stat(dir + "/etf/sp-funds"); err != nil {
-		t.Skipf("shared data not found at %s (set SHARIAH_DATA_DIR): %v", dir, err)
-	}
+	dir := sharedData(t, "etf/sp-funds")
 	e := setup(t, options{worker: true})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	p, x, err := datapack.ReadAllShared(os.DirFS(dir))

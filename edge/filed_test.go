@@ -18,13 +18,7 @@ import (
 // forward from the last fiscal year that reported one; GOOGL's market cap sums its share classes.
 func TestSharedFilingsScreenOnFiledNumbers(t *testing.T) {
 	t.Parallel()
-	dir := os.Getenv("SHARIAH_DATA_DIR")
-	if dir == "" {
-		dir = "../../shared/data"
-	}
-	if _, err := os.Stat(dir + "/sec/ixbrl"); err != nil {
-		t.Skipf("shared data not found at %s (set SHARIAH_DATA_DIR): %v", dir, err)
-	}
+	dir := sharedData(t, "sec/ixbrl")
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	p, x, err := datapack.ReadAllShared(os.DirFS(dir))

@@ -21,13 +21,7 @@ import (
 // checked against its 10-K by hand.
 func TestSharedTenKCompaniesOnePeriod(t *testing.T) {
 	t.Parallel()
-	dir := os.Getenv("SHARIAH_DATA_DIR")
-	if dir == "" {
-		dir = "../../shared/data"
-	}
-	if _, err := os.Stat(dir + "/sec/ixbrl"); err != nil {
-		t.Skipf("shared data not found at %s (set SHARIAH_DATA_DIR): %v", dir, err)
-	}
+	dir := sharedData(t, "sec/ixbrl")
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	p := datapack.ReadSEC(os.DirFS(dir))

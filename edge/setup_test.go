@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -419,4 +420,18 @@ func (r response) json2(t *testing.T) any {
 		t.Fatalf("body is not JSON: %v\n%s", err, r.body)
 	}
 	return v
+}
+
+// sharedData is the shared data set's directory (SHARIAH_DATA_DIR, else ../shared/data beside the
+// repository); the test or benchmark is skipped, saying why, when the file or folder it needs is absent.
+func sharedData(tb testing.TB, need string) string {
+	tb.Helper()
+	dir := os.Getenv("SHARIAH_DATA_DIR")
+	if dir == "" {
+		dir = "../../shared/data"
+	}
+	if _, err := os.Stat(filepath.Join(dir, need)); err != nil {
+		tb.Skipf("shared data not found at %s (set SHARIAH_DATA_DIR): %v", dir, err)
+	}
+	return dir
 }

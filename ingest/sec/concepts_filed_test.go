@@ -1,7 +1,6 @@
 package sec
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -176,9 +175,6 @@ var filedFigures = []filedFigure{
 // TestFiledConceptsByHand checks cash and interest-bearing securities, debt and revenue of every
 // shared filing with statements against the figures read from it by hand (filedFigures).
 func TestFiledConceptsByHand(t *testing.T) {
-	if os.Getenv("SHARIAH_DATA_DIR") == "" {
-		t.Skip("SHARIAH_DATA_DIR is not set: the shared inline-XBRL filings are not part of the repository")
-	}
 	dir := ixDataDir(t)
 	companies := map[string]bool{}
 	for _, w := range filedFigures {
@@ -232,9 +228,6 @@ func TestFiledConceptsByHand(t *testing.T) {
 // against total assets of 128,567 (balance sheet): an AAOIFI cash ratio of 28.61%, under the 30%
 // limit. Before short-term investments were counted it read 12.12% (cash alone).
 func TestFiledTSLACashRatio(t *testing.T) {
-	if os.Getenv("SHARIAH_DATA_DIR") == "" {
-		t.Skip("SHARIAH_DATA_DIR is not set: the shared inline-XBRL filings are not part of the repository")
-	}
 	doc := ixParseFile(t, filepath.Join(ixDataDir(t), "tsla/10q/tsla-10-q-2025-07-24.html"))
 	fs, err := InlineFundamentals(doc, FilingRef{}, "TSLA")
 	if err != nil {

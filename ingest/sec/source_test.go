@@ -58,13 +58,7 @@ func (s stores) source(c *sec.Client, syms []string) *sec.Source {
 func TestSourceOverHTTP(t *testing.T) {
 	t.Parallel()
 	st := startStores(t)
-	read := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	read := func(name string) []byte { return fixture(t, name) }
 	var calls, throttled atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n := calls.Add(1); n == 1 {
@@ -187,13 +181,7 @@ func d(n int64) decimal.Decimal { return decimal.NewFromInt(n) }
 func TestSourceLogsContradictedInputs(t *testing.T) {
 	t.Parallel()
 	st := startStores(t)
-	read := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	read := func(name string) []byte { return fixture(t, name) }
 	facts := bytes.Replace(read("exa_companyfacts.json"), []byte(`{"end": "2024-03-31", "val": 200,`), []byte(`{"end": "2024-03-31", "val": -200,`), 1)
 	if bytes.Equal(facts, read("exa_companyfacts.json")) {
 		t.Fatal("the fixture has no 2024-03-31 long-term debt to make negative")
