@@ -52,6 +52,9 @@ func (d Deps) getQuote(ctx context.Context, in quoteArgs) (any, string, error) {
 		if q.Range52WBasis == "close" {
 			line += "; 52-week range of closes"
 		}
+		if q.MarketCapNote != "" { // a split applied to the shares, or why the market cap is held back
+			line += "; " + q.MarketCapNote
+		}
 		lines = append(lines, line)
 	}
 	sort.Strings(lines)
