@@ -56,8 +56,8 @@ type deps struct {
 	names  []string
 	// timeout and fresh are probeTimeout and probeFresh (a test shortens them)
 	timeout, fresh time.Duration
-	// answered, in tests, runs once a check's answer or its timeout is taken (nil in production)
-	answered func(ctx context.Context)
+	// afterAnswer, in tests, runs once a check's answer or its timeout is taken (nil in production)
+	afterAnswer func(ctx context.Context)
 }
 
 func newDeps(checks map[string]func(context.Context) error, log *slog.Logger) *deps {
@@ -96,8 +96,8 @@ func (d *deps) probe(name string) {
 		case <-ctx.Done():
 			err, answered = ctx.Err(), false
 		}
-		if d.answered != nil {
-			d.answered(ctx)
+		if d.afterAnswer != nil {
+			d.afterAnswer(ctx)
 		}
 		d.set(st, err, true)
 		close(done)

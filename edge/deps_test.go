@@ -33,7 +33,7 @@ func TestProbeFailingAtItsDeadlineNeverWedges(t *testing.T) {
 			check := func(ctx context.Context) error { started.Add(1); return tc.check(ctx) }
 			d := newDeps(map[string]func(context.Context) error{"dep": check}, nil)
 			d.timeout, d.fresh = time.Millisecond, 0
-			d.answered = func(ctx context.Context) { <-ctx.Done() }
+			d.afterAnswer = func(ctx context.Context) { <-ctx.Done() }
 			st := d.states["dep"]
 			for i := range 100 {
 				d.probe("dep")
