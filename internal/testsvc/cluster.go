@@ -25,6 +25,10 @@ func StartZooKeeper(dir string) (*Proc, error) {
 	if _, err := os.Stat(zooKeeperJar); err != nil {
 		return nil, fmt.Errorf("ZooKeeper not installed (%s is missing: Debian's zookeeper package; scripts/install-services.sh installs it): %w", zooKeeperJar, err)
 	}
+	return onFreePorts(func() (*Proc, error) { return startZooKeeper(dir) })
+}
+
+func startZooKeeper(dir string) (*Proc, error) {
 	port, err := FreePort()
 	if err != nil {
 		return nil, err
@@ -69,7 +73,7 @@ func waitZooKeeper(ctx context.Context, p *Proc) error {
 			}
 		}
 		if p.exited() {
-			return fmt.Errorf("ZooKeeper on port %d exited", p.Port)
+			return fmt.Errorf("ZooKeeper on port %d %w", p.Port, errExited)
 		}
 		select {
 		case <-ctx.Done():

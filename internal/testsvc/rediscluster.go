@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -67,19 +68,24 @@ func StartRedisClusterWith(dir string, o RedisClusterOptions) (*Cluster, error) 
 	var addrs []string
 	for i := range o.Masters * (1 + o.Replicas) {
 		d := filepath.Join(dir, "node"+strconv.Itoa(i))
-		bus, err := FreePort()
-		if err != nil {
-			c.Stop()
-			return nil, err
-		}
-		extra := []string{"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(d, "nodes.conf"),
-			"--cluster-port", strconv.Itoa(bus),
-			// a replica's first synchronisation starts at once (Redis waits 5 s for more replicas by default)
-			"--repl-diskless-sync-delay", "0"}
-		if o.NodeTimeout > 0 {
-			extra = append(extra, "--cluster-node-timeout", strconv.FormatInt(o.NodeTimeout.Milliseconds(), 10))
-		}
-		p, err := StartRedis(d, extra...)
+		p, err := startRedisFree(d, func() ([]string, error) {
+			// an attempt whose bus port was taken may have written its node id
+			if err := os.Remove(filepath.Join(d, "nodes.conf")); err != nil && !os.IsNotExist(err) {
+				return nil, err
+			}
+			bus, err := FreePort()
+			if err != nil {
+				return nil, err
+			}
+			extra := []string{"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(d, "nodes.conf"),
+				"--cluster-port", strconv.Itoa(bus),
+				// a replica's first synchronisation starts at once (Redis waits 5 s for more replicas by default)
+				"--repl-diskless-sync-delay", "0"}
+			if o.NodeTimeout > 0 {
+				extra = append(extra, "--cluster-node-timeout", strconv.FormatInt(o.NodeTimeout.Milliseconds(), 10))
+			}
+			return extra, nil
+		})
 		if err != nil {
 			c.Stop()
 			return nil, err

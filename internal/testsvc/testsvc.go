@@ -14,7 +14,9 @@ package testsvc
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -23,18 +25,89 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
 
-// FreePort returns a loopback TCP port that was free a moment ago.
+// FreePort returns a loopback TCP port that was free a moment ago. It picks below the kernel's
+// ephemeral range (ip_local_port_range), so the port cannot be taken as the source port of an outgoing
+// connection between FreePort and the server's bind (a test binary opens thousands of those; one did
+// take a Redis Cluster bus port in CI), and never hands out the same port twice in one process. Another
+// test binary can still bind it in that moment: the Start functions retry on other ports when a server
+// exits before it serves (onFreePorts).
 func FreePort() (int, error) {
+	ports.mu.Lock()
+	defer ports.mu.Unlock()
+	if ports.given == nil {
+		ports.given = map[int]bool{}
+		ports.lo, ports.hi = portRange()
+		ports.next = ports.lo + rand.IntN(ports.hi-ports.lo)
+	}
+	for range ports.hi - ports.lo {
+		p := ports.next
+		ports.next++
+		if ports.next >= ports.hi {
+			ports.next = ports.lo
+		}
+		if ports.given[p] {
+			continue
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		ports.given[p] = true
+		return p, nil
+	}
+	// every port below the ephemeral range tried: let the kernel choose
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+var ports struct {
+	mu           sync.Mutex
+	given        map[int]bool
+	lo, hi, next int
+}
+
+// portRange is the range FreePort picks from: from 20000 up to the start of the ephemeral range (32768
+// when /proc does not say).
+func portRange() (lo, hi int) {
+	lo, hi = 20000, 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if start, err := strconv.Atoi(f[0]); err == nil && start > 1024+1000 {
+				hi = start
+				if lo >= hi-1000 {
+					lo = hi - 1000
+				}
+			}
+		}
+	}
+	return lo, hi
+}
+
+// errExited: a server ended before it served, most often because a port it was to bind had been taken
+// after FreePort (by another test binary), so a start on other ports may succeed.
+var errExited = errors.New("exited before it served")
+
+// onFreePorts runs start (which takes its ports from FreePort) until a server serves, up to 5 times when
+// the server exited before serving.
+func onFreePorts(start func() (*Proc, error)) (*Proc, error) {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		var p *Proc
+		if p, err = start(); !errors.Is(err, errExited) {
+			return p, err
+		}
+	}
+	return nil, err
 }
 
 // Proc is a server process started for tests.
@@ -148,11 +221,24 @@ func waitTCP(ctx context.Context, port int) error {
 
 // StartRedis starts redis-server on a free loopback port without persistence.
 func StartRedis(dir string, extra ...string) (*Proc, error) {
-	port, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
-	return startRedisOn(dir, port, extra...)
+	return startRedisFree(dir, func() ([]string, error) { return extra, nil })
+}
+
+// startRedisFree starts redis-server on a free port with the options opts gives, and when a port was
+// taken before the server could bind it, tries again on other ports (opts is asked again, so options
+// naming ports of their own, such as a cluster bus port, take new ones too).
+func startRedisFree(dir string, opts func() ([]string, error)) (*Proc, error) {
+	return onFreePorts(func() (*Proc, error) {
+		port, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		extra, err := opts()
+		if err != nil {
+			return nil, err
+		}
+		return startRedisOn(dir, port, extra...)
+	})
 }
 
 func startRedisOn(dir string, port int, extra ...string) (*Proc, error) {
@@ -165,14 +251,36 @@ func startRedisOn(dir string, port int, extra ...string) (*Proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Port, p.extra = port, extra
+	p.Port, p.extra, p.ready = port, extra, redisReady
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := waitTCP(ctx, port); err != nil {
+	if err := p.ready(ctx, p); err != nil {
 		p.Kill()
 		return nil, fmt.Errorf("%w\n%s", err, p.out.String())
 	}
 	return p, nil
+}
+
+// redisReady waits until the Redis answers PING, and fails at once when it has exited instead. A port
+// that accepts connections is not enough: a Redis binds its client port before its cluster bus port and
+// exits when the bus port is taken.
+func redisReady(ctx context.Context, p *Proc) error {
+	var last error
+	for {
+		pong, err := Command(p.Port, "PING")
+		if err == nil && pong == "PONG" {
+			return nil
+		}
+		last = err
+		if p.exited() {
+			return fmt.Errorf("redis-server on port %d %w", p.Port, errExited)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("redis-server on port %d never answered PING (%v): %w", p.Port, last, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // Restart stops a Redis and starts it again on the same port, with the same options (its data is gone
@@ -212,15 +320,17 @@ func ModuleRoot() (string, error) {
 // StartClickHouse starts clickhouse-server with the project's config (scripts/clickhouse-config.xml) on
 // free loopback ports and waits until it answers on the native port.
 func StartClickHouse(dir string) (*Proc, error) {
-	tcp, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
-	http, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
-	return startClickHouse(dir, tcp, http, nil)
+	return onFreePorts(func() (*Proc, error) {
+		tcp, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		http, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		return startClickHouse(dir, tcp, http, nil)
+	})
 }
 
 // startClickHouse starts clickhouse-server on the given ports with the project's config and, when extra
@@ -279,7 +389,7 @@ func pingClickHouse(httpPort int) func(ctx context.Context, p *Proc) error {
 				}
 			}
 			if p.exited() {
-				return fmt.Errorf("clickhouse-server on port %d exited", p.Port)
+				return fmt.Errorf("clickhouse-server on port %d %w", p.Port, errExited)
 			}
 			select {
 			case <-ctx.Done():

@@ -1,0 +1,63 @@
+package testsvc
+
+import (
+	"net"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// TestRedisStartsOnOtherPortsWhenOneIsTaken: a cluster bus port another process binds between FreePort
+// and the server's start (as happened in CI) makes that Redis exit; the start tries again on other ports
+// instead of failing the test that wanted a Redis.
+func TestRedisStartsOnOtherPortsWhenOneIsTaken(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	takenPort := taken.Addr().(*net.TCPAddr).Port
+	dir := t.TempDir()
+	var buses []int
+	p, err := startRedisFree(dir, func() ([]string, error) {
+		bus := takenPort
+		if len(buses) > 0 {
+			if bus, err = FreePort(); err != nil {
+				return nil, err
+			}
+		}
+		buses = append(buses, bus)
+		return []string{"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"),
+			"--cluster-port", strconv.Itoa(bus)}, nil
+	})
+	if err != nil {
+		t.Fatalf("no Redis after %d attempts: %v", len(buses), err)
+	}
+	defer p.Stop()
+	if len(buses) != 2 || buses[0] != takenPort {
+		t.Fatalf("bus ports tried %v, want the taken %d and then another", buses, takenPort)
+	}
+	if pong, err := Command(p.Port, "PING"); err != nil || pong != "PONG" {
+		t.Fatalf("PING: %q %v", pong, err)
+	}
+}
+
+// TestFreePortBelowTheEphemeralRange: FreePort's ports cannot be an outgoing connection's source port,
+// and one process never gets the same port twice.
+func TestFreePortBelowTheEphemeralRange(t *testing.T) {
+	lo, hi := portRange()
+	seen := map[int]bool{}
+	for range 200 {
+		p, err := FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p < lo || p >= hi {
+			t.Fatalf("port %d outside [%d, %d)", p, lo, hi)
+		}
+		if seen[p] {
+			t.Fatalf("port %d handed out twice", p)
+		}
+		seen[p] = true
+	}
+}
