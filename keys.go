@@ -44,6 +44,36 @@ type WindowLimit struct {
 	Limit  int
 }
 
+// ClientAddress is a request's client address: the peer's, or, when the peer is one of the trusted
+// proxies, the right-most X-Forwarded-For entry that is not itself a trusted proxy (entries left of it
+// are whatever the client sent and could be forged; a malformed entry stops the walk).
+func ClientAddress(peer netip.Addr, forwardedFor string, trusted []netip.Prefix) string {
+	isTrusted := func(a netip.Addr) bool {
+		for _, p := range trusted {
+			if p.Contains(a) {
+				return true
+			}
+		}
+		return false
+	}
+	addr := peer.Unmap()
+	if !isTrusted(addr) {
+		return addr.String()
+	}
+	hops := strings.Split(forwardedFor, ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		addr = a.Unmap()
+		if !isTrusted(addr) {
+			break
+		}
+	}
+	return addr.String()
+}
+
 // AddressBucket groups client addresses for per-address limits: an IPv4 address alone, an IPv6 address
 // by its /64 (one subscriber's allocation, whose addresses a client can rotate through freely).
 func AddressBucket(addr string) string {

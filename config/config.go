@@ -33,6 +33,12 @@ type Config struct {
 	// readOnlyHint is true, and the read actions of the others; no force_refresh) or "full" (every tool
 	// but the watchlists, for trusted local setups). stdio always runs every tool.
 	MCPKeyless string `env:"SHARIAH_MCP_KEYLESS" envDefault:"readonly"`
+	// MCPKeylessLimits bound the MCP HTTP callers without a key, per client address and in all.
+	MCPKeylessLimits KeylessLimits
+	// MCPAllowedOrigins are the browser origins (comma-separated scheme://host[:port]; port "*" is any
+	// port) that may call the MCP port: a request whose Origin header is not among them is 403, one
+	// without an Origin header (not a browser) is served. The default is localhost only (DNS rebinding).
+	MCPAllowedOrigins string `env:"SHARIAH_MCP_ALLOWED_ORIGINS" envDefault:"http://localhost:*,http://127.0.0.1:*,http://[::1]:*,https://localhost:*,https://127.0.0.1:*,https://[::1]:*"`
 	// HTTP bounds every request of the API and of the MCP port alike.
 	HTTP HTTPLimits
 	// TrustedProxies are the addresses (CIDR or single IPs, comma-separated) of reverse proxies whose
@@ -144,6 +150,132 @@ func (l HTTPLimits) validate() []error {
 	}
 	return errs
 }
+
+// KeylessLimits bound the MCP HTTP callers that send no key, counted by client address (IPv6 by /64):
+// Rate requests per second with bursts of Burst (every HTTP request: tool calls, protocol messages and
+// stream opens), at most StreamsPerAddress open streams (GET /sse, GET /mcp) per address and Streams
+// in all. Callers with a key have their plan's limits instead.
+type KeylessLimits struct {
+	Rate              float64 `env:"SHARIAH_MCP_KEYLESS_RATE" envDefault:"10"`
+	Burst             int     `env:"SHARIAH_MCP_KEYLESS_BURST" envDefault:"50"`
+	StreamsPerAddress int     `env:"SHARIAH_MCP_KEYLESS_STREAMS_PER_ADDRESS" envDefault:"10"`
+	Streams           int     `env:"SHARIAH_MCP_KEYLESS_STREAMS" envDefault:"200"`
+}
+
+// DefaultKeylessLimits are the keyless limits of an empty environment (the envDefault tags above).
+func DefaultKeylessLimits() KeylessLimits {
+	var l KeylessLimits
+	if err := env.ParseWithOptions(&l, env.Options{Environment: map[string]string{}}); err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// OrDefault returns the limits, or the defaults when they are unset (the zero value).
+func (l KeylessLimits) OrDefault() KeylessLimits {
+	if l == (KeylessLimits{}) {
+		return DefaultKeylessLimits()
+	}
+	return l
+}
+
+func (l KeylessLimits) validate() []error {
+	var errs []error
+	if l.Rate <= 0 || l.Rate > 1e6 {
+		errs = append(errs, fmt.Errorf("SHARIAH_MCP_KEYLESS_RATE: %g is out of (0, 1000000] requests per second", l.Rate))
+	}
+	for name, n := range map[string]int{"SHARIAH_MCP_KEYLESS_BURST": l.Burst, "SHARIAH_MCP_KEYLESS_STREAMS_PER_ADDRESS": l.StreamsPerAddress,
+		"SHARIAH_MCP_KEYLESS_STREAMS": l.Streams} {
+		if n < 1 || n > 1_000_000 {
+			errs = append(errs, fmt.Errorf("%s: %d is out of 1..1000000", name, n))
+		}
+	}
+	return errs
+}
+
+// Origins are the browser origins allowed on the MCP port (SHARIAH_MCP_ALLOWED_ORIGINS).
+type Origins []Origin
+
+// Origin is one allowed origin: a scheme and a host (lower case), and a port ("" the scheme's default,
+// "*" any).
+type Origin struct{ Scheme, Host, Port string }
+
+// DefaultMCPOrigins are the origins of an empty environment: localhost, 127.0.0.1 and [::1] on any port.
+func DefaultMCPOrigins() Origins {
+	var c Config
+	if err := env.ParseWithOptions(&c, env.Options{Environment: map[string]string{}}); err != nil {
+		panic(err)
+	}
+	o, err := c.MCPOrigins()
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
+// ParseOrigins parses a comma-separated list of origins, scheme://host[:port] (port "*": any port).
+func ParseOrigins(s string) (Origins, error) {
+	out := Origins{} // not nil: an empty list allows no browser origin
+	var errs []error
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		o, ok := parseOrigin(part, true)
+		if !ok {
+			errs = append(errs, fmt.Errorf("SHARIAH_MCP_ALLOWED_ORIGINS: %q is not an origin (scheme://host[:port], port * for any)", part))
+			continue
+		}
+		out = append(out, o)
+	}
+	return out, errors.Join(errs...)
+}
+
+// parseOrigin reads scheme://host[:port] (no path, no user info); wildcard allows port "*".
+func parseOrigin(s string, wildcard bool) (Origin, bool) {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok || (scheme != "http" && scheme != "https") || rest == "" || strings.ContainsAny(rest, "/?#@ ") {
+		return Origin{}, false
+	}
+	host, port := rest, ""
+	if i := strings.LastIndexByte(rest, ':'); i >= 0 && !strings.HasSuffix(rest, "]") {
+		host, port = rest[:i], rest[i+1:]
+		if port == "" {
+			return Origin{}, false
+		}
+		if port != "*" || !wildcard {
+			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || port[0] == '0' {
+				return Origin{}, false
+			}
+		}
+	}
+	if host == "" || host == "[]" {
+		return Origin{}, false
+	}
+	return Origin{Scheme: strings.ToLower(scheme), Host: strings.ToLower(host), Port: port}, true
+}
+
+// Allows reports whether a request's Origin header value is one of the origins. An origin with the
+// scheme's default port written out (http://h:80) is the same as without it.
+func (list Origins) Allows(origin string) bool {
+	o, ok := parseOrigin(strings.ToLower(origin), false)
+	if !ok {
+		return false
+	}
+	defaultPort := map[string]string{"http": "80", "https": "443"}[o.Scheme]
+	if o.Port == defaultPort {
+		o.Port = ""
+	}
+	for _, a := range list {
+		if a.Scheme == o.Scheme && a.Host == o.Host && (a.Port == "*" || a.Port == o.Port || (a.Port == defaultPort && o.Port == "")) {
+			return true
+		}
+	}
+	return false
+}
+
+// MCPOrigins parses SHARIAH_MCP_ALLOWED_ORIGINS.
+func (c Config) MCPOrigins() (Origins, error) { return ParseOrigins(c.MCPAllowedOrigins) }
 
 // MCP keyless modes (SHARIAH_MCP_KEYLESS).
 const (
@@ -428,6 +560,10 @@ func (c Config) validateServing() []error {
 	errs = append(errs, c.HTTP.validate()...)
 	if c.MCPKeyless != KeylessReadOnly && c.MCPKeyless != KeylessFull {
 		errs = append(errs, fmt.Errorf("SHARIAH_MCP_KEYLESS: %q is not readonly or full", c.MCPKeyless))
+	}
+	errs = append(errs, c.MCPKeylessLimits.validate()...)
+	if _, err := c.MCPOrigins(); err != nil {
+		errs = append(errs, err)
 	}
 	if _, err := c.TrustedProxyList(); err != nil {
 		errs = append(errs, err)

@@ -3,7 +3,6 @@ package edge
 import (
 	"fmt"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -64,36 +63,11 @@ func (s *Server) generateKey(c *fiber.Ctx) error {
 	return c.JSON(s.issuedBody(k, ""))
 }
 
-// clientAddress is the client's address: the peer's, or, when the peer is a trusted proxy, the
-// right-most X-Forwarded-For entry that is not itself a trusted proxy (entries left of it are whatever
-// the client sent and could be forged; a malformed entry stops the walk).
+// clientAddress is the client's address (shariah.ClientAddress: X-Forwarded-For counts only from a
+// trusted proxy).
 func (s *Server) clientAddress(c *fiber.Ctx) string {
 	addr, _ := netip.AddrFromSlice(c.Context().RemoteIP())
-	addr = addr.Unmap()
-	if !s.trustedProxy(addr) {
-		return addr.String()
-	}
-	hops := strings.Split(c.Get(fiber.HeaderXForwardedFor), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			break
-		}
-		addr = a.Unmap()
-		if !s.trustedProxy(addr) {
-			break
-		}
-	}
-	return addr.String()
-}
-
-func (s *Server) trustedProxy(a netip.Addr) bool {
-	for _, p := range s.TrustedProxies {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
+	return shariah.ClientAddress(addr, c.Get(fiber.HeaderXForwardedFor), s.TrustedProxies)
 }
 
 // callerKey resolves a key presented by the client to its (active) record.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -20,13 +21,19 @@ import (
 // each tool mirrors, and its watchlists are its user's. Required demands a key on every HTTP request.
 // Without a key, Keyless decides: "readonly" (the default) runs only the tools whose readOnlyHint is
 // true and the read actions of the others, without force_refresh; "full" runs every tool but the
-// watchlists. stdio (no HTTP request) runs every tool, unmetered, as the local user.
+// watchlists. stdio (no HTTP request) runs every tool, unmetered, as the local user. Over HTTP, callers
+// without a key are also bounded by KeylessLimits (zero: config's defaults) per client address (the
+// peer, or X-Forwarded-For from TrustedProxies), and browsers only from Origins (nil: config's
+// default, localhost).
 type Auth struct {
-	Required bool
-	Keyless  string // config.KeylessReadOnly ("" too) or config.KeylessFull
-	Keys     shariah.KeyStore
-	Meter    shariah.Meter
-	Costs    shariah.TokenCosts
+	Required       bool
+	Keyless        string // config.KeylessReadOnly ("" too) or config.KeylessFull
+	KeylessLimits  config.KeylessLimits
+	Origins        config.Origins
+	TrustedProxies []netip.Prefix
+	Keys           shariah.KeyStore
+	Meter          shariah.Meter
+	Costs          shariah.TokenCosts
 }
 
 // toolRoutes maps each tool to the REST route whose token cost it carries.
@@ -83,7 +90,7 @@ func (a *Auth) guard(next http.Handler) http.Handler {
 		full := r.Header.Get("X-API-Key")
 		if full == "" {
 			if a.Required {
-				writeError(w, http.StatusUnauthorized, shariah.EKEYREQUIRED, "A valid API key is required in the X-API-Key header.")
+				writeError(w, http.StatusUnauthorized, shariah.EKEYREQUIRED, "A valid API key is required in the X-API-Key header.", nil)
 				return
 			}
 			next.ServeHTTP(w, r.WithContext(ctx))
@@ -103,7 +110,7 @@ func (a *Auth) guard(next http.Handler) http.Handler {
 				code, msg = shariah.EUNAVAILABLE, "The key service is unavailable. Retry shortly."
 				w.Header().Set("Retry-After", "1")
 			}
-			writeError(w, statusOf[code], code, msg)
+			writeError(w, statusOf[code], code, msg, nil)
 			return
 		}
 		ctx = context.WithValue(ctx, keyCtx{}, keyInfo{hash: k.Hash, user: k.UserID})

@@ -37,7 +37,7 @@ func limitRequests(l config.HTTPLimits, next http.Handler) http.Handler {
 				var ne net.Error
 				if errors.As(err, &ne) && ne.Timeout() {
 					w.Header().Set("Connection", "close")
-					writeError(w, http.StatusRequestTimeout, "HTTP_408", "The request body did not arrive in time.")
+					writeError(w, http.StatusRequestTimeout, "HTTP_408", "The request body did not arrive in time.", nil)
 				}
 				return
 			}
@@ -53,14 +53,19 @@ func limitRequests(l config.HTTPLimits, next http.Handler) http.Handler {
 
 func tooLarge(w http.ResponseWriter, limit int) {
 	w.Header().Set("Connection", "close") // the rest of the body is not read
-	writeError(w, http.StatusRequestEntityTooLarge, "HTTP_413", fmt.Sprintf("The request body is larger than %d bytes.", limit))
+	writeError(w, http.StatusRequestEntityTooLarge, "HTTP_413", fmt.Sprintf("The request body is larger than %d bytes.", limit), nil)
 }
 
-// writeError writes the REST error envelope.
-func writeError(w http.ResponseWriter, status int, code, msg string) {
+// writeError writes the REST error envelope (detail: nil or an object).
+func writeError(w http.ResponseWriter, status int, code, msg string, detail any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"code": code, "message": msg, "detail": nil})
+	_ = encodeError(w, code, msg, detail)
+}
+
+// encodeError writes the envelope's body.
+func encodeError(w io.Writer, code, msg string, detail any) error {
+	return json.NewEncoder(w).Encode(map[string]any{"code": code, "message": msg, "detail": detail})
 }
 
 // statusOf maps the key errors the guard answers to their REST statuses.

@@ -6,6 +6,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -58,8 +59,10 @@ func HTTP(ctx context.Context, s *server.MCPServer, addr string, auth *Auth, lim
 func Serve(ctx context.Context, s *server.MCPServer, l net.Listener, auth *Auth, limits config.HTTPLimits) error {
 	limits = limits.OrDefault()
 	h := Handler(s, auth, limits)
+	// net/http's own log lines (a handler's panic, a bad TLS handshake) go to the service's log.
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: limits.ReadTimeout, ReadTimeout: limits.ReadTimeout,
-		WriteTimeout: limits.WriteTimeout, IdleTimeout: limits.IdleTimeout, MaxHeaderBytes: 64 << 10}
+		WriteTimeout: limits.WriteTimeout, IdleTimeout: limits.IdleTimeout, MaxHeaderBytes: 64 << 10,
+		ErrorLog: slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(l) }()
 	select {
@@ -87,10 +90,12 @@ type transports struct {
 	sse *server.SSEServer
 }
 
-// Handler returns the HTTP handler of the MCP transports (/mcp, /sse, /message): bodies above the
-// limit are 413 before they are read, an X-API-Key is checked (401/403, or 503 when the key store is
-// down) and identifies the caller, and streams (GET) get a write deadline per write instead of one for
-// the whole response.
+// Handler returns the HTTP handler of the MCP transports (/mcp, /sse, /message): a browser's Origin
+// must be allowed (403), unknown paths are 404 and unserved methods 405 (front); bodies above the
+// limit are 413 before they are read; an X-API-Key is checked (401/403, or 503 when the key store is
+// down) and identifies the caller; callers without a key are held to the keyless rate and stream caps
+// (429); streams (GET) get a write deadline per write instead of one for the whole response. Every
+// error the handler writes is in the error envelope (JSON-RPC errors of the protocol excepted).
 func Handler(s *server.MCPServer, auth *Auth, limits config.HTTPLimits) http.Handler {
 	if auth == nil {
 		auth = &Auth{}
@@ -103,5 +108,10 @@ func Handler(s *server.MCPServer, auth *Auth, limits config.HTTPLimits) http.Han
 	sse := server.NewSSEServer(s, server.WithKeepAliveInterval(keepAlive))
 	mux.Handle("/sse", sse)
 	mux.Handle("/message", sse)
-	return &transports{Handler: limitRequests(limits, auth.guard(mux)), sse: sse}
+	origins := auth.Origins
+	if origins == nil {
+		origins = config.DefaultMCPOrigins()
+	}
+	kl := newKeyless(auth.KeylessLimits, auth.TrustedProxies, sse)
+	return &transports{Handler: &front{next: limitRequests(limits, auth.guard(kl.guard(mux))), origins: origins}, sse: sse}
 }

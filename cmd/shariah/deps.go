@@ -53,7 +53,10 @@ func registry(w *analytics.UsageWriter) *prometheus.Registry {
 // HTTP transport.
 func mcpDeps(e *env, s *services) mcp.Deps {
 	costs := shariah.DefaultTokenCosts()
-	auth := &mcp.Auth{Required: e.cfg.MCPRequireKey, Keyless: e.cfg.MCPKeyless, Keys: s.keys.Store, Meter: s.meter, Costs: costs}
+	proxies, _ := e.cfg.TrustedProxyList() // validated by Load
+	origins, _ := e.cfg.MCPOrigins()       // validated by Load
+	auth := &mcp.Auth{Required: e.cfg.MCPRequireKey, Keyless: e.cfg.MCPKeyless, KeylessLimits: e.cfg.MCPKeylessLimits, Origins: origins,
+		TrustedProxies: proxies, Keys: s.keys.Store, Meter: s.meter, Costs: costs}
 	return mcp.Deps{Education: s.edu, Plans: e.plans, Costs: costs, Bulk: s.bulk, ETFs: s.etfs, Screener: s.screener,
 		Ref: s.ref, Catalogs: s.catalogs, Insights: s.insights, Watchlists: s.watchlists,
 		News: s.news, Filings: s.ingest, Trajectory: s.trajectory, SukukStore: s.sukuk, SukukRules: s.sukukRules,
