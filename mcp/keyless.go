@@ -147,22 +147,42 @@ func (k *keyless) closeStream(addr string) {
 	}
 }
 
-// refuse answers 429 in the envelope; a call posted to an open SSE session (POST /message with a
-// request id) is also answered on the session's stream with a JSON-RPC error carrying the same message.
+// refuse answers 429 RATE_LIMITED in the error envelope. When the request is a JSON-RPC call (it has an
+// id) the same object also carries the call's JSON-RPC error (jsonrpc, id, error): MCP clients read
+// an error status's body as the call's answer. A call posted to an open SSE session (POST /message) is
+// also answered on the session's stream, where its client waits for it.
 func (k *keyless) refuse(w http.ResponseWriter, r *http.Request, retryAfter int64, msg string, detail map[string]any) {
-	if sid := r.URL.Query().Get("sessionId"); sid != "" && r.URL.Path == "/message" && k.sse != nil && r.Body != nil {
-		body, _ := io.ReadAll(r.Body) // read in full, within the body limit, by limitRequests
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		var msgID struct {
-			ID any `json:"id"`
-		}
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.UseNumber()
-		if dec.Decode(&msgID) == nil && msgID.ID != nil {
-			_ = k.sse.SendEventToSession(sid, mcpgo.JSONRPCError{JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId(msgID.ID),
-				Error: mcpgo.JSONRPCErrorDetails{Code: rateLimitedCode, Message: shariah.ERATELIMITED + ": " + msg, Data: detail}})
-		}
-	}
 	w.Header().Set("Retry-After", strconv.FormatInt(retryAfter, 10))
-	writeError(w, http.StatusTooManyRequests, shariah.ERATELIMITED, msg, detail)
+	id := callID(r)
+	if id == nil {
+		writeError(w, http.StatusTooManyRequests, shariah.ERATELIMITED, msg, detail)
+		return
+	}
+	rpc := mcpgo.JSONRPCErrorDetails{Code: rateLimitedCode, Message: shariah.ERATELIMITED + ": " + msg, Data: detail}
+	if sid := r.URL.Query().Get("sessionId"); sid != "" && r.URL.Path == "/message" && k.sse != nil {
+		_ = k.sse.SendEventToSession(sid, mcpgo.JSONRPCError{JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId(id), Error: rpc})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusTooManyRequests)
+	_ = json.NewEncoder(w).Encode(map[string]any{"code": shariah.ERATELIMITED, "message": msg, "detail": detail,
+		"jsonrpc": mcpgo.JSONRPC_VERSION, "id": id, "error": rpc})
+}
+
+// callID is the id of the JSON-RPC request in a POST body (nil for none: a notification, a batch, a
+// GET). The body was read in full, within the body limit, by limitRequests.
+func callID(r *http.Request) any {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return nil
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var msg struct {
+		ID any `json:"id"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if dec.Decode(&msg) != nil {
+		return nil
+	}
+	return msg.ID
 }
