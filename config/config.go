@@ -37,7 +37,8 @@ type Config struct {
 	MCPKeylessLimits KeylessLimits
 	// MCPAllowedOrigins are the browser origins (comma-separated scheme://host[:port]; port "*" is any
 	// port) that may call the MCP port: a request whose Origin header is not among them is 403, one
-	// without an Origin header (not a browser) is served. The default is localhost only (DNS rebinding).
+	// without an Origin header (not a browser) is served. The default is localhost only (DNS rebinding);
+	// "none" allows no browser.
 	MCPAllowedOrigins string `env:"SHARIAH_MCP_ALLOWED_ORIGINS" envDefault:"http://localhost:*,http://127.0.0.1:*,http://[::1]:*,https://localhost:*,https://127.0.0.1:*,https://[::1]:*"`
 	// HTTP bounds every request of the API and of the MCP port alike.
 	HTTP HTTPLimits
@@ -213,9 +214,13 @@ func DefaultMCPOrigins() Origins {
 	return o
 }
 
-// ParseOrigins parses a comma-separated list of origins, scheme://host[:port] (port "*": any port).
+// ParseOrigins parses a comma-separated list of origins, scheme://host[:port] (port "*": any port);
+// "none" is the empty list (no browser may call; an empty variable is the default).
 func ParseOrigins(s string) (Origins, error) {
-	out := Origins{} // not nil: an empty list allows no browser origin
+	out := Origins{} // not nil: nil is "the default" to mcp.Auth
+	if strings.TrimSpace(s) == "none" {
+		return out, nil
+	}
 	var errs []error
 	for _, part := range strings.Split(s, ",") {
 		if part = strings.TrimSpace(part); part == "" {

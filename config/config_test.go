@@ -182,3 +182,61 @@ func TestClickHouseCluster(t *testing.T) {
 		t.Errorf("an empty host in the list: %v", err)
 	}
 }
+
+// TestMCPPortSettings: the keyless limits and the allowed origins of the MCP port are read and
+// checked; the default origins are localhost on any port; "none" allows no browser origin.
+func TestMCPPortSettings(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MCPKeylessLimits != (KeylessLimits{Rate: 10, Burst: 50, StreamsPerAddress: 10, Streams: 200}) || (KeylessLimits{}).OrDefault() != c.MCPKeylessLimits {
+		t.Fatalf("default keyless limits %+v", c.MCPKeylessLimits)
+	}
+	def, err := c.MCPOrigins()
+	if err != nil || len(def) != 6 {
+		t.Fatalf("default origins %v %v", def, err)
+	}
+	for o, want := range map[string]bool{"http://localhost:6274": true, "http://127.0.0.1": true, "https://[::1]:8443": true, "HTTP://LocalHost:3000": true,
+		"https://attacker.example": false, "http://localhost.attacker.example": false, "null": false, "http://localhost:3000/path": false, "": false} {
+		if def.Allows(o) != want || DefaultMCPOrigins().Allows(o) != want {
+			t.Errorf("default origins allow %q: %v, want %v", o, def.Allows(o), want)
+		}
+	}
+	t.Setenv("SHARIAH_MCP_ALLOWED_ORIGINS", "https://app.example.com, http://dev.example.com:8080,https://x.example.com:443")
+	t.Setenv("SHARIAH_MCP_KEYLESS_RATE", "2.5")
+	t.Setenv("SHARIAH_MCP_KEYLESS_STREAMS", "7")
+	c, err = Load()
+	if err != nil || c.MCPKeylessLimits.Rate != 2.5 || c.MCPKeylessLimits.Streams != 7 || c.MCPKeylessLimits.Burst != 50 {
+		t.Fatalf("%v %+v", err, c.MCPKeylessLimits)
+	}
+	list, _ := c.MCPOrigins()
+	for o, want := range map[string]bool{"https://app.example.com": true, "https://app.example.com:443": true, "http://app.example.com": false,
+		"http://dev.example.com:8080": true, "http://dev.example.com": false, "https://x.example.com": true, "http://localhost:3000": false} {
+		if list.Allows(o) != want {
+			t.Errorf("configured origins allow %q: %v, want %v", o, list.Allows(o), want)
+		}
+	}
+	t.Setenv("SHARIAH_MCP_ALLOWED_ORIGINS", "none")
+	if c, err = Load(); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := c.MCPOrigins(); err != nil || list == nil || list.Allows("http://localhost:3000") {
+		t.Fatalf("origins none: %v %v", list, err)
+	}
+
+	t.Setenv("SHARIAH_MCP_ALLOWED_ORIGINS", "localhost:3000,http://a.example/x,ftp://b.example,http://c.example:0,http://d.example:99999,https://ok.example:*")
+	t.Setenv("SHARIAH_MCP_KEYLESS_RATE", "0")
+	t.Setenv("SHARIAH_MCP_KEYLESS_BURST", "-1")
+	t.Setenv("SHARIAH_MCP_KEYLESS_STREAMS_PER_ADDRESS", "0")
+	_, err = Load()
+	for _, want := range []string{`"localhost:3000"`, `"http://a.example/x"`, `"ftp://b.example"`, `"http://c.example:0"`, `"http://d.example:99999"`,
+		"SHARIAH_MCP_KEYLESS_RATE", "SHARIAH_MCP_KEYLESS_BURST", "SHARIAH_MCP_KEYLESS_STREAMS_PER_ADDRESS"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not name %s: %v", want, err)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "ok.example") {
+		t.Errorf("a port wildcard was refused: %v", err)
+	}
+}
