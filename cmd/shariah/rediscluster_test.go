@@ -672,3 +672,109 @@ func TestRedisClusterDownAtStartAndAtRunTime(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestRedisClusterFailoverNewWork: on a cluster of three masters with a replica each, the master
+// holding the bulk queue's slot ({bulk}) is killed with SIGKILL while clients keep asking for quotes
+// and starting bulk runs. Once every node reports cluster_state:ok, a quote and a new bulk run are
+// accepted without waiting for any periodic slot-map refresh: the queue's client reloaded its slot
+// map when it could not reach the dead master, so the first POST after cluster_state:ok is accepted
+// (202). The times from cluster_state:ok to the first quote and the first accepted run are logged.
+func TestRedisClusterFailoverNewWork(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster and the binaries")
+	}
+	cl := testsvc.MustRedisClusterReplicated(t)
+	s := newEnvOn(t, cl.URL())
+	prepare(t, s)
+	edge := startEdge(t, s, "SHARIAH_LOG_LEVEL=warn")
+	a := api{t: t, base: edge.base}
+	out, err := s.command([]string{"keys", "create", "--email", "newwork@example.com", "--plan", "enterprise"}).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(string(out))
+	victim, err := cl.MasterOf("asynq:{bulk}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var indices []string
+	for _, l := range a.must(200, "GET", "/api/screen-bulk/indices", key, nil).json(t)["indices"].([]any) {
+		indices = append(indices, l.(map[string]any)["name"].(string))
+	}
+	// A run accepted before the kill: the queue's client has a connection to the victim.
+	a.must(202, "POST", "/api/screen-bulk", key, map[string]any{"index_name": indices[0], "limit": 1})
+	var quote string
+	for _, sym := range []string{"AAPL", "MSFT", "JNJ", "KO", "JPM", "XOM", "NVDA", "AMZN", "PG", "GOOGL"} {
+		if m, err := cl.MasterOf(sym); err == nil && m == victim && a.do("GET", "/api/quote/"+sym, key, nil).status == 200 {
+			quote = sym
+			break
+		}
+	}
+	if quote == "" {
+		t.Fatal("no quote of the default universe lives on the master to kill")
+	}
+
+	// Clients keep starting runs (each on an index not yet claimed) and reading the quote from the kill on.
+	var quoteAt, bulkAt atomic.Int64 // first success after the kill, Unix ns
+	var bulkAfterOK []string         // answers to POSTs sent after cluster_state:ok, until the first 202
+	var okAt atomic.Int64
+	var mu sync.Mutex
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for quoteAt.Load() == 0 {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if r := a.do("GET", "/api/quote/"+quote, key, nil); r.status == 200 {
+				quoteAt.Store(time.Now().UnixNano())
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		next := 1
+		for bulkAt.Load() == 0 && next < len(indices) {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			sent := time.Now().UnixNano()
+			r := a.do("POST", "/api/screen-bulk", key, map[string]any{"index_name": indices[next], "limit": 1})
+			if ok := okAt.Load(); ok != 0 && sent >= ok {
+				mu.Lock()
+				bulkAfterOK = append(bulkAfterOK, fmt.Sprintf("%d %s", r.status, bytes.TrimSpace(r.body)))
+				mu.Unlock()
+			}
+			switch r.status {
+			case 202:
+				bulkAt.Store(time.Now().UnixNano())
+			case 409: // a run of the index was created while its enqueue failed: another index
+				next++
+			}
+		}
+	}()
+	if err := cl.KillMaster(victim); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := cl.WaitFailover(ctx, victim); err != nil {
+		t.Fatal(err)
+	}
+	ok := time.Now()
+	okAt.Store(ok.UnixNano())
+	waitFor(t, "a quote and a bulk run accepted after the failover", func() bool { return quoteAt.Load() != 0 && bulkAt.Load() != 0 })
+	close(stop)
+	wg.Wait()
+	since := func(ns int64) time.Duration { return time.Duration(ns - ok.UnixNano()).Round(time.Millisecond) }
+	t.Logf("cluster_state:ok %v after the kill; from then: first quote served %v, first bulk run accepted %v (POSTs sent after ok: %v)",
+		ok.Sub(killed).Round(time.Millisecond), since(quoteAt.Load()), since(bulkAt.Load()), bulkAfterOK)
+}
