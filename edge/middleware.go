@@ -25,6 +25,7 @@ func (s *Server) outer(c *fiber.Ctx) error {
 		rid = uuid.Must(uuid.NewV7()).String()
 	}
 	c.Locals(ridKey, rid)
+	c.SetUserContext(s.requestCtx)
 	c.Response().Header.SetCanonical(hdrRequestID, []byte(rid)) // c.Set would canonicalise the name on every request
 	if err := call(func(c *fiber.Ctx) error { return c.Next() }, c); err != nil {
 		if herr := s.errorHandler(c, err); herr != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/jobs"
+	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // Deps are what the edge serves from. Every field is required unless noted.
@@ -111,6 +112,9 @@ type Server struct {
 	viewMemo map[string]*viewMemo
 	// catalogBodies holds the encoded search and suggest answers of the current catalog (database.go).
 	catalogBodies catalogBodies
+	// requestCtx is every request's user context: it carries the Redis call timeout (Limits), so each
+	// Redis call a handler makes answers within it (sredis.WithCallTimeout).
+	requestCtx context.Context
 }
 
 // writeBufferSize is the response buffer of a connection: a stored screening (about 12 KB) with its
@@ -177,6 +181,7 @@ func New(d Deps) (*Server, error) {
 		d.Registry.MustRegister(ingestCollector{d.Health})
 	}
 	limits := d.Limits.OrDefault()
+	s.requestCtx = sredis.WithCallTimeout(context.Background(), limits.RedisTimeout)
 	fc := fiber.Config{
 		ErrorHandler:          s.errorHandler,
 		DisableStartupMessage: true,
