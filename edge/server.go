@@ -112,9 +112,8 @@ type Server struct {
 	viewMemo map[string]*viewMemo
 	// catalogBodies holds the encoded search and suggest answers of the current catalog (database.go).
 	catalogBodies catalogBodies
-	// requestCtx is every request's user context: it carries the Redis call timeout (Limits), so each
-	// Redis call a handler makes answers within it (sredis.WithCallTimeout).
-	requestCtx context.Context
+	// redisTimeout bounds the Redis calls of a request (Limits.RedisTimeout; requestContext).
+	redisTimeout time.Duration
 }
 
 // writeBufferSize is the response buffer of a connection: a stored screening (about 12 KB) with its
@@ -181,7 +180,7 @@ func New(d Deps) (*Server, error) {
 		d.Registry.MustRegister(ingestCollector{d.Health})
 	}
 	limits := d.Limits.OrDefault()
-	s.requestCtx = sredis.WithCallTimeout(context.Background(), limits.RedisTimeout)
+	s.redisTimeout = limits.RedisTimeout
 	fc := fiber.Config{
 		ErrorHandler:          s.errorHandler,
 		DisableStartupMessage: true,
@@ -216,6 +215,12 @@ func New(d Deps) (*Server, error) {
 		s.app.Add(rt.Method, fiberPath(rt.Path), s.handle(rt))
 	}
 	return s, nil
+}
+
+// requestContext is a request's context: a hung Redis fails its calls within the Redis call timeout,
+// and the request answers 503 (sredis.WithCallTimeout).
+func (s *Server) requestContext() context.Context {
+	return sredis.WithCallTimeout(context.Background(), s.redisTimeout)
 }
 
 // App returns the fiber app (for Listen and for tests' app.Test).

@@ -2,6 +2,8 @@ package redis
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -13,18 +15,26 @@ import (
 // dial timeouts (5 s each, then retries: 15-25 s measured).
 const DefaultCallTimeout = time.Second
 
-type callTimeoutKey struct{}
+type callBudgetKey struct{}
+
+// callBudget is a request's Redis call timeout, and whether one of its calls has run out of it.
+type callBudget struct {
+	d       time.Duration
+	expired atomic.Bool
+}
 
 // WithCallTimeout marks ctx as a request's: every call of a client from Open given a context derived
-// from it (context.WithoutCancel included) gets a deadline of at most d from the call's start. A
-// call past it fails with context.DeadlineExceeded, which Unavailable reports (a 503 with
-// Retry-After at the edge). Work that is no request's (settle loops, ingest, workers) does not carry
-// the mark and keeps its own deadlines. d <= 0 is DefaultCallTimeout.
+// from it (context.WithoutCancel included) gets a deadline of at most d from the call's start, and
+// once one such call has run out of it (Redis hung), the request's later calls fail at once: a
+// request answers within about d whatever number of calls it makes. A call past its deadline fails
+// with context.DeadlineExceeded, which Unavailable reports (a 503 with Retry-After at the edge).
+// Work that is no request's (settle loops, ingest, workers) does not carry the mark and keeps its
+// own deadlines. d <= 0 is DefaultCallTimeout. Mark each request's context anew.
 func WithCallTimeout(ctx context.Context, d time.Duration) context.Context {
 	if d <= 0 {
 		d = DefaultCallTimeout
 	}
-	return context.WithValue(ctx, callTimeoutKey{}, d)
+	return context.WithValue(ctx, callBudgetKey{}, &callBudget{d: d})
 }
 
 // boundedClient is the client Open returns: it applies a request's call timeout (WithCallTimeout) to
@@ -33,39 +43,64 @@ func WithCallTimeout(ctx context.Context, d time.Duration) context.Context {
 // request's path uses them, and a stream is read after the call returns.
 type boundedClient struct{ rueidis.Client }
 
-// bound returns ctx with the call deadline applied, or ctx itself (and a no-op cancel) when it has
-// no call timeout or an earlier deadline.
-func bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := ctx.Value(callTimeoutKey{}).(time.Duration)
+// bound returns ctx with the call deadline applied (already past when an earlier call of the request
+// ran out of it), or ctx itself when it has no call timeout or an earlier deadline of its own. done
+// is to be called with the call's error.
+func bound(ctx context.Context) (context.Context, func(error)) {
+	b, ok := ctx.Value(callBudgetKey{}).(*callBudget)
 	if !ok {
-		return ctx, func() {}
+		return ctx, func(error) {}
 	}
-	if dl, has := ctx.Deadline(); has && time.Until(dl) <= d {
-		return ctx, func() {}
+	if b.expired.Load() {
+		c, cancel := context.WithDeadline(ctx, time.Time{})
+		return c, func(error) { cancel() }
 	}
-	return context.WithTimeout(ctx, d)
+	if dl, has := ctx.Deadline(); has && time.Until(dl) <= b.d {
+		return ctx, func(error) {}
+	}
+	c, cancel := context.WithTimeout(ctx, b.d)
+	return c, func(err error) {
+		if err != nil && errors.Is(err, context.DeadlineExceeded) && c.Err() != nil {
+			b.expired.Store(true)
+		}
+		cancel()
+	}
 }
 
 func (b boundedClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	ctx, cancel := bound(ctx)
-	defer cancel()
-	return b.Client.Do(ctx, cmd)
+	ctx, done := bound(ctx)
+	r := b.Client.Do(ctx, cmd)
+	done(r.Error())
+	return r
 }
 
 func (b boundedClient) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
-	ctx, cancel := bound(ctx)
-	defer cancel()
-	return b.Client.DoMulti(ctx, multi...)
+	ctx, done := bound(ctx)
+	rs := b.Client.DoMulti(ctx, multi...)
+	done(firstError(rs))
+	return rs
 }
 
 func (b boundedClient) DoCache(ctx context.Context, cmd rueidis.Cacheable, ttl time.Duration) rueidis.RedisResult {
-	ctx, cancel := bound(ctx)
-	defer cancel()
-	return b.Client.DoCache(ctx, cmd, ttl)
+	ctx, done := bound(ctx)
+	r := b.Client.DoCache(ctx, cmd, ttl)
+	done(r.Error())
+	return r
 }
 
 func (b boundedClient) DoMultiCache(ctx context.Context, multi ...rueidis.CacheableTTL) []rueidis.RedisResult {
-	ctx, cancel := bound(ctx)
-	defer cancel()
-	return b.Client.DoMultiCache(ctx, multi...)
+	ctx, done := bound(ctx)
+	rs := b.Client.DoMultiCache(ctx, multi...)
+	done(firstError(rs))
+	return rs
+}
+
+// firstError is the first transport error of a pipeline's results (a Redis error reply is an answer).
+func firstError(rs []rueidis.RedisResult) error {
+	for _, r := range rs {
+		if err := r.NonRedisError(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
