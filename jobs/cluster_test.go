@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"syscall"
 	"testing"
 	"time"
 
@@ -200,5 +201,59 @@ func TestEnqueueRightAfterFailover(t *testing.T) {
 			}
 			t.Logf("%s: the first enqueue after cluster_state:ok succeeded in %v (%d enqueues failed during the failover)", name, took.Round(time.Millisecond), failed)
 		})
+	}
+}
+
+// TestEnqueueOnHungQueueMaster: the master holding the bulk queue's slot stopped with SIGSTOP (its
+// connections open and silent): an enqueue made for a request (redis.WithCallTimeout) fails with an
+// EUNAVAILABLE error (503 at the edge) instead of holding the request for go-redis's read
+// timeout and retries; after SIGCONT the next enqueue succeeds. The time to the failure is logged
+// (the 10 s bound is a failure bound: the call hung).
+func TestEnqueueOnHungQueueMaster(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster")
+	}
+	cl := testsvc.MustRedisCluster(t, 3)
+	q, err := jobs.NewQueue(cl.URL(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(q.Close)
+	if err := q.EnqueueRun(context.Background(), "before"); err != nil {
+		t.Fatal(err)
+	}
+	victim, err := cl.MasterOf("asynq:{bulk}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := victim.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	defer func() {
+		if !resumed {
+			victim.Signal(syscall.SIGCONT)
+		}
+	}()
+	res := make(chan error, 1)
+	start := time.Now()
+	go func() { res <- q.EnqueueRun(sredis.WithCallTimeout(context.Background(), time.Second), "while-hung") }()
+	select {
+	case err = <-res:
+	case <-time.After(10 * time.Second):
+		t.Fatal("an enqueue on a hung master did not return within 10 s")
+	}
+	took := time.Since(start)
+	if shariah.ErrorCode(err) != shariah.EUNAVAILABLE {
+		t.Fatalf("enqueue on a hung master: %v, want %s (503)", err, shariah.EUNAVAILABLE)
+	}
+	t.Logf("an enqueue on the hung master failed after %v: %v", took.Round(time.Millisecond), err)
+	if err := victim.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	resumed = true
+	if err := q.EnqueueRun(sredis.WithCallTimeout(context.Background(), time.Second), "after"); err != nil {
+		t.Fatalf("enqueue after SIGCONT: %v", err)
 	}
 }

@@ -30,7 +30,7 @@ func RedisOpt(url string, cluster bool) (asynq.RedisConnOpt, error) {
 		if o.SelectDB != 0 {
 			return nil, fmt.Errorf("redis url: a Redis Cluster has only database 0, not %d", o.SelectDB)
 		}
-		return ClusterOpt{asynq.RedisClusterClientOpt{Addrs: o.InitAddress, Username: o.Username, Password: o.Password,
+		return ClusterOpt{RedisClusterClientOpt: asynq.RedisClusterClientOpt{Addrs: o.InitAddress, Username: o.Username, Password: o.Password,
 			DialTimeout: o.Dialer.Timeout, TLSConfig: o.TLSConfig}}, nil
 	}
 	network := "tcp"
@@ -50,7 +50,15 @@ func RedisOpt(url string, cluster bool) (asynq.RedisConnOpt, error) {
 // within seconds; and its own few retries of a command (about 50 ms) end before a reload it throttled
 // (one every 200 ms, the one before the takeover finding the old map) can find the new master. With
 // both, the first enqueue after a takeover succeeds (TestEnqueueRightAfterFailover).
-type ClusterOpt struct{ asynq.RedisClusterClientOpt }
+//
+// With ContextDeadlines, a command's context deadline bounds its reads and writes (go-redis's
+// ContextTimeoutEnabled; otherwise only its 3 s read timeout does, per attempt): the queue's client
+// sets it, so an enqueue for a request keeps the request's Redis call timeout (redis.Bound). The
+// workers' client does not: asynq's own contexts there were not written for it.
+type ClusterOpt struct {
+	asynq.RedisClusterClientOpt
+	ContextDeadlines bool
+}
 
 // notSentRetryFor bounds the retries of a command not run (ClusterOpt): a failover's gap is a few
 // seconds; a request waits for this long at most before its 503, and a command sent just after the
@@ -59,7 +67,11 @@ const notSentRetryFor = time.Second
 
 // MakeRedisClient implements asynq.RedisConnOpt.
 func (o ClusterOpt) MakeRedisClient() any {
-	c := o.RedisClusterClientOpt.MakeRedisClient().(*redis.ClusterClient)
+	a := o.RedisClusterClientOpt
+	// the options asynq.RedisClusterClientOpt.MakeRedisClient gives (v0.26.0), and ContextDeadlines
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: a.Addrs, MaxRedirects: a.MaxRedirects, Username: a.Username,
+		Password: a.Password, DialTimeout: a.DialTimeout, ReadTimeout: a.ReadTimeout, WriteTimeout: a.WriteTimeout,
+		TLSConfig: a.TLSConfig, ContextTimeoutEnabled: o.ContextDeadlines})
 	c.AddHook(reloadHook{c: c, retry: true})
 	// a node that cannot be dialled: reloaded while go-redis still retries the command (its retries
 	// then find the slot's new master)

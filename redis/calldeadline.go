@@ -43,9 +43,13 @@ func WithCallTimeout(ctx context.Context, d time.Duration) context.Context {
 // request's path uses them, and a stream is read after the call returns.
 type boundedClient struct{ rueidis.Client }
 
-// bound returns ctx with the call deadline applied (already past when an earlier call of the request
-// ran out of it), or ctx itself when it has no call timeout or an earlier deadline of its own. done
-// is to be called with the call's error.
+// Bound applies a request's call timeout (WithCallTimeout) to a call of another Redis client (asynq's
+// go-redis): it returns ctx with the call's deadline (already past when an earlier call of the
+// request ran out of it), or ctx itself when it has no call timeout or an earlier deadline of its
+// own. done must be called with the call's error.
+func Bound(ctx context.Context) (context.Context, func(error)) { return bound(ctx) }
+
+// bound is Bound, for the client from Open.
 func bound(ctx context.Context) (context.Context, func(error)) {
 	b, ok := ctx.Value(callBudgetKey{}).(*callBudget)
 	if !ok {
@@ -60,7 +64,7 @@ func bound(ctx context.Context) (context.Context, func(error)) {
 	}
 	c, cancel := context.WithTimeout(ctx, b.d)
 	return c, func(err error) {
-		if err != nil && errors.Is(err, context.DeadlineExceeded) && c.Err() != nil {
+		if err != nil && errors.Is(c.Err(), context.DeadlineExceeded) {
 			b.expired.Store(true)
 		}
 		cancel()
