@@ -23,10 +23,14 @@ type callBudget struct {
 	expired atomic.Bool
 }
 
+// expiredShare divides a request's call timeout for its calls after one has run out of it.
+const expiredShare = 10
+
 // WithCallTimeout marks ctx as a request's: every call of a client from Open given a context derived
 // from it (context.WithoutCancel included) gets a deadline of at most d from the call's start, and
-// once one such call has run out of it (Redis hung), the request's later calls fail at once: a
-// request answers within about d whatever number of calls it makes. A call past its deadline fails
+// once one such call has run out of it (Redis hung), the request's later calls get a tenth of d: a
+// request answers within about d plus a tenth of d per later call, whatever number of calls it
+// makes, and its clean-up calls (releasing a claim, a refund) still reach the nodes that answer. A call past its deadline fails
 // with context.DeadlineExceeded, which Unavailable reports (a 503 with Retry-After at the edge).
 // Work that is no request's (settle loops, ingest, workers) does not carry the mark and keeps its
 // own deadlines. d <= 0 is DefaultCallTimeout. Mark each request's context anew.
@@ -44,8 +48,7 @@ func WithCallTimeout(ctx context.Context, d time.Duration) context.Context {
 type boundedClient struct{ rueidis.Client }
 
 // Bound applies a request's call timeout (WithCallTimeout) to a call of another Redis client (asynq's
-// go-redis): it returns ctx with the call's deadline (already past when an earlier call of the
-// request ran out of it), or ctx itself when it has no call timeout or an earlier deadline of its
+// go-redis): it returns ctx with the call's deadline, or ctx itself when it has no call timeout or an earlier deadline of its
 // own. done must be called with the call's error.
 func Bound(ctx context.Context) (context.Context, func(error)) { return bound(ctx) }
 
@@ -55,14 +58,14 @@ func bound(ctx context.Context) (context.Context, func(error)) {
 	if !ok {
 		return ctx, func(error) {}
 	}
+	d := b.d
 	if b.expired.Load() {
-		c, cancel := context.WithDeadline(ctx, time.Time{})
-		return c, func(error) { cancel() }
+		d = b.d / expiredShare
 	}
-	if dl, has := ctx.Deadline(); has && time.Until(dl) <= b.d {
+	if dl, has := ctx.Deadline(); has && time.Until(dl) <= d {
 		return ctx, func(error) {}
 	}
-	c, cancel := context.WithTimeout(ctx, b.d)
+	c, cancel := context.WithTimeout(ctx, d)
 	return c, func(err error) {
 		if err != nil && errors.Is(c.Err(), context.DeadlineExceeded) {
 			b.expired.Store(true)
