@@ -674,11 +674,13 @@ func TestRedisClusterDownAtStartAndAtRunTime(t *testing.T) {
 }
 
 // TestRedisClusterFailoverNewWork: on a cluster of three masters with a replica each, the master
-// holding the bulk queue's slot ({bulk}) is killed with SIGKILL while clients keep asking for quotes
-// and starting bulk runs. Once every node reports cluster_state:ok, a quote and a new bulk run are
-// accepted without waiting for any periodic slot-map refresh: the queue's client reloaded its slot
-// map when it could not reach the dead master, so the first POST after cluster_state:ok is accepted
-// (202). The times from cluster_state:ok to the first quote and the first accepted run are logged.
+// holding the bulk queue's slot ({bulk}) is killed with SIGKILL while clients keep asking for a quote
+// on it and starting bulk runs. Every answer is 200/202 or 503 with Retry-After (a failed enqueue is
+// the queue unavailable, not a 500), never unanswered; once every node reports cluster_state:ok a
+// quote is served and a bulk run accepted without a restart. The times from cluster_state:ok to the
+// first quote and to the first accepted run are logged (the queue's client reloads its slot map on a
+// failed dial or CLUSTERDOWN and retries a command not run; jobs.TestEnqueueRightAfterFailover
+// asserts that the first enqueue after cluster_state:ok succeeds).
 func TestRedisClusterFailoverNewWork(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -715,11 +717,27 @@ func TestRedisClusterFailoverNewWork(t *testing.T) {
 		t.Fatal("no quote of the default universe lives on the master to kill")
 	}
 
-	// Clients keep starting runs (each on an index not yet claimed) and reading the quote from the kill on.
-	var quoteAt, bulkAt atomic.Int64 // first success after the kill, Unix ns
-	var bulkAfterOK []string         // answers to POSTs sent after cluster_state:ok, until the first 202
-	var okAt atomic.Int64
-	var mu sync.Mutex
+	// From the kill on, clients read the quote and start runs (each on an index not claimed yet) every
+	// 20 ms until one of each succeeds after cluster_state:ok.
+	var okAt, quoteAt, bulkAt atomic.Int64 // Unix ns
+	var quotes, posts outcome
+	var afterOK atomic.Int64 // POSTs sent after cluster_state:ok, the accepted one included
+	check := func(o *outcome, path string, r reply) {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.statuses == nil {
+			o.statuses = map[int]int{}
+		}
+		o.statuses[r.status]++
+		switch {
+		case r.err != nil:
+			o.failures = append(o.failures, fmt.Sprintf("%s: no answer: %v", path, r.err))
+		case r.status == 503 && r.header.Get("Retry-After") == "":
+			o.failures = append(o.failures, path+": 503 without Retry-After")
+		case r.status != 200 && r.status != 202 && r.status != 503:
+			o.failures = append(o.failures, fmt.Sprintf("%s: %d %s", path, r.status, r.body))
+		}
+	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -731,7 +749,10 @@ func TestRedisClusterFailoverNewWork(t *testing.T) {
 				return
 			case <-time.After(20 * time.Millisecond):
 			}
-			if r := a.do("GET", "/api/quote/"+quote, key, nil); r.status == 200 {
+			sent := time.Now().UnixNano()
+			r := a.do("GET", "/api/quote/"+quote, key, nil)
+			check(&quotes, "GET /api/quote/"+quote, r)
+			if ok := okAt.Load(); r.status == 200 && ok != 0 && sent >= ok {
 				quoteAt.Store(time.Now().UnixNano())
 			}
 		}
@@ -747,16 +768,20 @@ func TestRedisClusterFailoverNewWork(t *testing.T) {
 			}
 			sent := time.Now().UnixNano()
 			r := a.do("POST", "/api/screen-bulk", key, map[string]any{"index_name": indices[next], "limit": 1})
-			if ok := okAt.Load(); ok != 0 && sent >= ok {
-				mu.Lock()
-				bulkAfterOK = append(bulkAfterOK, fmt.Sprintf("%d %s", r.status, bytes.TrimSpace(r.body)))
-				mu.Unlock()
-			}
-			switch r.status {
-			case 202:
-				bulkAt.Store(time.Now().UnixNano())
-			case 409: // a run of the index was created while its enqueue failed: another index
+			if r.status == 409 { // a run of the index queued meanwhile (by a POST answered 503 as its reply was lost)
 				next++
+				continue
+			}
+			check(&posts, "POST /api/screen-bulk", r)
+			ok := okAt.Load()
+			if ok != 0 && sent >= ok {
+				afterOK.Add(1)
+			}
+			if r.status == 202 {
+				next++
+				if ok != 0 && sent >= ok {
+					bulkAt.Store(time.Now().UnixNano())
+				}
 			}
 		}
 	}()
@@ -771,10 +796,16 @@ func TestRedisClusterFailoverNewWork(t *testing.T) {
 	}
 	ok := time.Now()
 	okAt.Store(ok.UnixNano())
-	waitFor(t, "a quote and a bulk run accepted after the failover", func() bool { return quoteAt.Load() != 0 && bulkAt.Load() != 0 })
+	waitFor(t, "a quote served and a bulk run accepted after cluster_state:ok", func() bool { return quoteAt.Load() != 0 && bulkAt.Load() != 0 })
 	close(stop)
 	wg.Wait()
+	for _, o := range []*outcome{&quotes, &posts} {
+		if len(o.failures) > 0 {
+			t.Errorf("%d answers other than served or 503 with Retry-After, first: %s", len(o.failures), o.failures[0])
+		}
+	}
 	since := func(ns int64) time.Duration { return time.Duration(ns - ok.UnixNano()).Round(time.Millisecond) }
-	t.Logf("cluster_state:ok %v after the kill; from then: first quote served %v, first bulk run accepted %v (POSTs sent after ok: %v)",
-		ok.Sub(killed).Round(time.Millisecond), since(quoteAt.Load()), since(bulkAt.Load()), bulkAfterOK)
+	t.Logf("cluster_state:ok %v after the kill; from then: first quote served %v, first bulk run accepted %v (POST %d after ok); "+
+		"answers from the kill on: quotes %v, POSTs %v", ok.Sub(killed).Round(time.Millisecond), since(quoteAt.Load()), since(bulkAt.Load()),
+		afterOK.Load(), quotes.statuses, posts.statuses)
 }
