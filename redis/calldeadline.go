@@ -15,30 +15,44 @@ import (
 // dial timeouts (5 s each, then retries: 15-25 s measured).
 const DefaultCallTimeout = time.Second
 
+// expiredShare divides a request's call timeout for its calls after one has run out of it.
+const expiredShare = 10
+
 type callBudgetKey struct{}
 
 // callBudget is a request's Redis call timeout, and whether one of its calls has run out of it.
 type callBudget struct {
 	d       time.Duration
 	expired atomic.Bool
+	// root is the request's context as WithCallTimeout returned it, and shared a context derived from
+	// it with a deadline that the calls given root itself reuse while at least d/2 of it is left: one
+	// timer for a request's calls, not one per call.
+	root   context.Context
+	shared atomic.Pointer[deadlineCtx]
 }
 
-// expiredShare divides a request's call timeout for its calls after one has run out of it.
-const expiredShare = 10
+// deadlineCtx is a context with a deadline and its cancel (called by nobody: its timer ends it).
+type deadlineCtx struct {
+	ctx    context.Context
+	at     time.Time
+	cancel context.CancelFunc
+}
 
 // WithCallTimeout marks ctx as a request's: every call of a client from Open given a context derived
-// from it (context.WithoutCancel included) gets a deadline of at most d from the call's start, and
-// once one such call has run out of it (Redis hung), the request's later calls get a tenth of d: a
-// request answers within about d plus a tenth of d per later call, whatever number of calls it
-// makes, and its clean-up calls (releasing a claim, a refund) still reach the nodes that answer. A call past its deadline fails
-// with context.DeadlineExceeded, which Unavailable reports (a 503 with Retry-After at the edge).
-// Work that is no request's (settle loops, ingest, workers) does not carry the mark and keeps its
-// own deadlines. d <= 0 is DefaultCallTimeout. Mark each request's context anew.
+// from it (context.WithoutCancel included) gets a deadline between d/2 and d from the call's start,
+// and once one such call has run out of it (Redis hung), the request's later calls get a tenth of d:
+// a request answers within about d plus a tenth of d per later call, whatever number of calls it
+// makes, and its clean-up calls (releasing a claim) still reach the nodes that answer. A call past its
+// deadline fails with context.DeadlineExceeded, which Unavailable reports (a 503 with Retry-After at
+// the edge). Work that is no request's (settle loops, ingest, workers) does not carry the mark and
+// keeps its own deadlines. d <= 0 is DefaultCallTimeout. Mark each request's context anew.
 func WithCallTimeout(ctx context.Context, d time.Duration) context.Context {
 	if d <= 0 {
 		d = DefaultCallTimeout
 	}
-	return context.WithValue(ctx, callBudgetKey{}, &callBudget{d: d})
+	b := &callBudget{d: d}
+	b.root = context.WithValue(ctx, callBudgetKey{}, b)
+	return b.root
 }
 
 // boundedClient is the client Open returns: it applies a request's call timeout (WithCallTimeout) to
@@ -47,58 +61,84 @@ func WithCallTimeout(ctx context.Context, d time.Duration) context.Context {
 // request's path uses them, and a stream is read after the call returns.
 type boundedClient struct{ rueidis.Client }
 
-// Bound applies a request's call timeout (WithCallTimeout) to a call of another Redis client (asynq's
-// go-redis): it returns ctx with the call's deadline, or ctx itself when it has no call timeout or an earlier deadline of its
-// own. done must be called with the call's error.
-func Bound(ctx context.Context) (context.Context, func(error)) { return bound(ctx) }
+// boundCall is one call's context under its request's budget.
+type boundCall struct {
+	ctx    context.Context
+	b      *callBudget        // nil: ctx carries no call timeout
+	cancel context.CancelFunc // of a context made for this call alone
+}
 
-// bound is Bound, for the client from Open.
-func bound(ctx context.Context) (context.Context, func(error)) {
+// bound returns the context a call given ctx runs with: ctx itself when it carries no call timeout
+// (WithCallTimeout) or an earlier deadline of its own; else ctx with the call's deadline.
+func bound(ctx context.Context) boundCall {
 	b, ok := ctx.Value(callBudgetKey{}).(*callBudget)
 	if !ok {
-		return ctx, func(error) {}
+		return boundCall{ctx: ctx}
 	}
 	d := b.d
-	if b.expired.Load() {
+	expired := b.expired.Load()
+	if expired {
 		d = b.d / expiredShare
 	}
-	if dl, has := ctx.Deadline(); has && time.Until(dl) <= d {
-		return ctx, func(error) {}
+	now := time.Now()
+	if dl, has := ctx.Deadline(); has && dl.Sub(now) <= d {
+		return boundCall{ctx: ctx, b: b}
+	}
+	if ctx == b.root && !expired {
+		if s := b.shared.Load(); s != nil && s.at.Sub(now) >= d/2 {
+			return boundCall{ctx: s.ctx, b: b}
+		}
+		c, cancel := context.WithDeadline(ctx, now.Add(d))
+		b.shared.Store(&deadlineCtx{ctx: c, at: now.Add(d), cancel: cancel})
+		return boundCall{ctx: c, b: b}
 	}
 	c, cancel := context.WithTimeout(ctx, d)
-	return c, func(err error) {
-		if err != nil && errors.Is(c.Err(), context.DeadlineExceeded) {
-			b.expired.Store(true)
-		}
-		cancel()
+	return boundCall{ctx: c, b: b, cancel: cancel}
+}
+
+// done ends the call with its error: a call that ran out of its deadline marks the request's budget.
+func (bc boundCall) done(err error) {
+	if bc.b != nil && err != nil && errors.Is(bc.ctx.Err(), context.DeadlineExceeded) {
+		bc.b.expired.Store(true)
+	}
+	if bc.cancel != nil {
+		bc.cancel()
 	}
 }
 
+// Bound applies a request's call timeout (WithCallTimeout) to a call of another Redis client (asynq's
+// go-redis): it returns ctx with the call's deadline, or ctx itself when it carries no call timeout
+// or an earlier deadline of its own. done must be called with the call's error.
+func Bound(ctx context.Context) (context.Context, func(error)) {
+	bc := bound(ctx)
+	return bc.ctx, bc.done
+}
+
 func (b boundedClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	ctx, done := bound(ctx)
-	r := b.Client.Do(ctx, cmd)
-	done(r.Error())
+	bc := bound(ctx)
+	r := b.Client.Do(bc.ctx, cmd)
+	bc.done(r.Error())
 	return r
 }
 
 func (b boundedClient) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
-	ctx, done := bound(ctx)
-	rs := b.Client.DoMulti(ctx, multi...)
-	done(firstError(rs))
+	bc := bound(ctx)
+	rs := b.Client.DoMulti(bc.ctx, multi...)
+	bc.done(firstError(rs))
 	return rs
 }
 
 func (b boundedClient) DoCache(ctx context.Context, cmd rueidis.Cacheable, ttl time.Duration) rueidis.RedisResult {
-	ctx, done := bound(ctx)
-	r := b.Client.DoCache(ctx, cmd, ttl)
-	done(r.Error())
+	bc := bound(ctx)
+	r := b.Client.DoCache(bc.ctx, cmd, ttl)
+	bc.done(r.Error())
 	return r
 }
 
 func (b boundedClient) DoMultiCache(ctx context.Context, multi ...rueidis.CacheableTTL) []rueidis.RedisResult {
-	ctx, done := bound(ctx)
-	rs := b.Client.DoMultiCache(ctx, multi...)
-	done(firstError(rs))
+	bc := bound(ctx)
+	rs := b.Client.DoMultiCache(bc.ctx, multi...)
+	bc.done(firstError(rs))
 	return rs
 }
 
