@@ -20,23 +20,39 @@ const expiredShare = 10
 
 type callBudgetKey struct{}
 
-// callBudget is a request's Redis call timeout, and whether one of its calls has run out of it.
+// callBudget is a request's context (WithCallTimeout): its Redis call timeout, and whether one of its
+// calls has run out of it.
 type callBudget struct {
+	context.Context
 	d       time.Duration
 	expired atomic.Bool
-	// root is the request's context as WithCallTimeout returned it, and shared a context derived from
-	// it with a deadline that the calls given root itself reuse while at least d/2 of it is left: one
-	// timer for a request's calls, not one per call.
-	root   context.Context
-	shared atomic.Pointer[deadlineCtx]
+	// shareable: the parent cannot be cancelled, so calls given the budget itself (not a context
+	// derived from it) run with the shared deadline.
+	shareable bool
 }
 
-// deadlineCtx is a context with a deadline and its cancel (called by nobody: its timer ends it).
+// Value implements context.Context.
+func (b *callBudget) Value(key any) any {
+	if key == (callBudgetKey{}) {
+		return b
+	}
+	return b.Context.Value(key)
+}
+
+// deadlineCtx is a context with a deadline d after its start, and its cancel (called by nobody: its
+// timer ends it).
 type deadlineCtx struct {
 	ctx    context.Context
+	d      time.Duration
 	at     time.Time
 	cancel context.CancelFunc
 }
+
+// sharedDeadline is the deadline the calls of every request given its root context reuse while at
+// least half of their timeout is left on it: one timer every half timeout for the process, not one per
+// call or request. It carries no request's values or cancellation: a root has no cancellation, and
+// rueidis reads no values.
+var sharedDeadline atomic.Pointer[deadlineCtx]
 
 // WithCallTimeout marks ctx as a request's: every call of a client from Open given a context derived
 // from it (context.WithoutCancel included) gets a deadline between d/2 and d from the call's start,
@@ -50,9 +66,7 @@ func WithCallTimeout(ctx context.Context, d time.Duration) context.Context {
 	if d <= 0 {
 		d = DefaultCallTimeout
 	}
-	b := &callBudget{d: d}
-	b.root = context.WithValue(ctx, callBudgetKey{}, b)
-	return b.root
+	return &callBudget{Context: ctx, d: d, shareable: ctx.Done() == nil}
 }
 
 // boundedClient is the client Open returns: it applies a request's call timeout (WithCallTimeout) to
@@ -84,12 +98,12 @@ func bound(ctx context.Context) boundCall {
 	if dl, has := ctx.Deadline(); has && dl.Sub(now) <= d {
 		return boundCall{ctx: ctx, b: b}
 	}
-	if ctx == b.root && !expired {
-		if s := b.shared.Load(); s != nil && s.at.Sub(now) >= d/2 {
+	if b.shareable && ctx == context.Context(b) && !expired {
+		if s := sharedDeadline.Load(); s != nil && s.d == d && s.at.Sub(now) >= d/2 {
 			return boundCall{ctx: s.ctx, b: b}
 		}
-		c, cancel := context.WithDeadline(ctx, now.Add(d))
-		b.shared.Store(&deadlineCtx{ctx: c, at: now.Add(d), cancel: cancel})
+		c, cancel := context.WithDeadline(context.Background(), now.Add(d))
+		sharedDeadline.Store(&deadlineCtx{ctx: c, d: d, at: now.Add(d), cancel: cancel})
 		return boundCall{ctx: c, b: b}
 	}
 	c, cancel := context.WithTimeout(ctx, d)

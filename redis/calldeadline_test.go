@@ -27,8 +27,8 @@ func TestCallBudget(t *testing.T) {
 		t.Fatalf("first call's deadline in %v, want within (%v, %v]", l, d/2, d)
 	}
 	first.done(nil)
-	if again := bound(req); again.ctx != first.ctx {
-		t.Fatal("a fresh shared deadline was not reused")
+	if again := bound(WithCallTimeout(context.Background(), d)); again.ctx != first.ctx {
+		t.Fatal("a fresh shared deadline was not reused by another request")
 	}
 	own, cancel := context.WithTimeout(req, d/4)
 	defer cancel()
