@@ -77,7 +77,7 @@ func (s *Server) usageDaily(c *fiber.Ctx) error {
 }
 
 // usageReadTimeout bounds a usage query: a hung ClickHouse answers 503 within it, not a request held
-// for its driver's 30 s read timeout or 5 s dial timeout (the 3 s the README and openapi.yaml state).
+// for its driver's 30 s read timeout or 5 s dial timeout (the 3 s query bound the README states).
 const usageReadTimeout = 3 * time.Second
 
 // readUsage runs a usage query, answering 503 SERVICE_UNAVAILABLE with Retry-After while ClickHouse is

@@ -19,7 +19,7 @@ import (
 // request hung), not a measure of speed. The times to answer are logged.
 const hangBound = 10 * time.Second
 
-// answered is one request's answer and how long it took.
+// timedAnswer is one request's answer and how long it took.
 type timedAnswer struct {
 	path string
 	r    response
