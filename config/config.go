@@ -113,12 +113,14 @@ type Usage struct {
 // HTTPLimits bound every HTTP request, on the API port and the MCP port: the body size (larger is 413
 // before it is read), the time to read a whole request (headers and body: a slow body is cut), the time
 // to write a response (on MCP streams, SSE and Streamable HTTP GET, each write), and how long an idle
-// keep-alive connection stays open.
+// keep-alive connection stays open; and how long one Redis call made for a request may take (past it
+// the request answers 503 with Retry-After: a hung Redis holds no request longer).
 type HTTPLimits struct {
 	BodyLimit    int           `env:"SHARIAH_HTTP_BODY_LIMIT" envDefault:"1048576"`
 	ReadTimeout  time.Duration `env:"SHARIAH_HTTP_READ_TIMEOUT" envDefault:"30s"`
 	WriteTimeout time.Duration `env:"SHARIAH_HTTP_WRITE_TIMEOUT" envDefault:"60s"`
 	IdleTimeout  time.Duration `env:"SHARIAH_HTTP_IDLE_TIMEOUT" envDefault:"120s"`
+	RedisTimeout time.Duration `env:"SHARIAH_REDIS_TIMEOUT" envDefault:"1s"`
 }
 
 // DefaultHTTPLimits are the limits of an empty environment (the envDefault tags above: one definition).
@@ -148,6 +150,9 @@ func (l HTTPLimits) validate() []error {
 		if d < 100*time.Millisecond || d > time.Hour {
 			errs = append(errs, fmt.Errorf("%s: %s is out of 100ms..1h", name, d))
 		}
+	}
+	if l.RedisTimeout < 10*time.Millisecond || l.RedisTimeout > time.Minute {
+		errs = append(errs, fmt.Errorf("SHARIAH_REDIS_TIMEOUT: %s is out of 10ms..1m", l.RedisTimeout))
 	}
 	return errs
 }

@@ -25,6 +25,7 @@ func (s *Server) outer(c *fiber.Ctx) error {
 		rid = uuid.Must(uuid.NewV7()).String()
 	}
 	c.Locals(ridKey, rid)
+	c.SetUserContext(s.requestContext())
 	c.Response().Header.SetCanonical(hdrRequestID, []byte(rid)) // c.Set would canonicalise the name on every request
 	if err := call(func(c *fiber.Ctx) error { return c.Next() }, c); err != nil {
 		if herr := s.errorHandler(c, err); herr != nil {
@@ -127,7 +128,9 @@ func (s *Server) handle(rt *route) fiber.Handler {
 			}
 		}
 		if st := c.Response().StatusCode(); (st < 200 || st > 299) && ch.Tokens > 0 {
-			if err := s.Meter.Refund(context.WithoutCancel(c.UserContext()), ch); err != nil {
+			// a call budget of its own: a handler's call that ran out of its budget does not forfeit
+			// the refund (a leased charge is refunded in memory; an exact one takes a script call)
+			if err := s.Meter.Refund(s.requestContext(), ch); err != nil {
 				s.quiet.error("refund", "refund failed", slog.String("request_id", requestID(c)), slog.String("error", err.Error()))
 			} else {
 				ch.Used -= int64(ch.Tokens)

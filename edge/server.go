@@ -22,6 +22,7 @@ import (
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/jobs"
+	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // Deps are what the edge serves from. Every field is required unless noted.
@@ -111,6 +112,8 @@ type Server struct {
 	viewMemo map[string]*viewMemo
 	// catalogBodies holds the encoded search and suggest answers of the current catalog (database.go).
 	catalogBodies catalogBodies
+	// redisTimeout bounds the Redis calls of a request (Limits.RedisTimeout; requestContext).
+	redisTimeout time.Duration
 }
 
 // writeBufferSize is the response buffer of a connection: a stored screening (about 12 KB) with its
@@ -177,6 +180,7 @@ func New(d Deps) (*Server, error) {
 		d.Registry.MustRegister(ingestCollector{d.Health})
 	}
 	limits := d.Limits.OrDefault()
+	s.redisTimeout = limits.RedisTimeout
 	fc := fiber.Config{
 		ErrorHandler:          s.errorHandler,
 		DisableStartupMessage: true,
@@ -211,6 +215,12 @@ func New(d Deps) (*Server, error) {
 		s.app.Add(rt.Method, fiberPath(rt.Path), s.handle(rt))
 	}
 	return s, nil
+}
+
+// requestContext is a request's context: a hung Redis fails its calls within the Redis call timeout,
+// and the request answers 503 (sredis.WithCallTimeout).
+func (s *Server) requestContext() context.Context {
+	return sredis.WithCallTimeout(context.Background(), s.redisTimeout)
 }
 
 // App returns the fiber app (for Listen and for tests' app.Test).

@@ -14,6 +14,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	shariah "github.com/shariah-screen/shariah"
+	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // Task types (noun:verb).
@@ -39,6 +40,10 @@ func NewQueue(url string, cluster bool) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
+	if co, ok := opt.(ClusterOpt); ok {
+		co.ContextDeadlines = true // an enqueue keeps its request's deadline (EnqueueRun)
+		opt = co
+	}
 	return &Queue{Client: asynq.NewClient(opt), Inspector: asynq.NewInspector(opt)}, nil
 }
 
@@ -54,14 +59,27 @@ var _ shariah.RunQueue = (*Queue)(nil)
 // A run survives its worker: killed mid-run, another worker's reclaim loop resumes it when the run's
 // lease expires (shariah.Bulk.Reclaim; asynq's own recovery, after its 30 s lease, finds it taken).
 // A finished task is not retained: a deleted run leaves no key behind, its task included.
+// An enqueue for a request takes at most the request's Redis call timeout (redis.WithCallTimeout).
 func (q *Queue) EnqueueRun(ctx context.Context, runID string) error {
 	b, _ := json.Marshal(RunPayload{RunID: runID})
+	ctx, done := sredis.Bound(ctx)
 	_, err := q.Client.EnqueueContext(ctx, asynq.NewTask(TypeIndexScreen, b), asynq.TaskID(runID), asynq.Queue("bulk"),
 		asynq.MaxRetry(25), asynq.Timeout(3*time.Hour))
+	done(err)
 	if errors.Is(err, asynq.ErrTaskIDConflict) {
 		return shariah.Errorf(shariah.ECONFLICT, "Run %s is already queued.", runID)
 	}
-	return err
+	return queueError(err)
+}
+
+// queueError is an enqueue's failure as the caller answers it: Redis could not take the task (asynq
+// keeps only the text of the cause: a refused or hung node, a cluster failing over), so the queue
+// is unavailable for a while (503 with Retry-After at the edge), not broken.
+func queueError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w (%v)", shariah.Errorf(shariah.EUNAVAILABLE, "The job queue is unavailable. Retry shortly."), err)
 }
 
 // DropRun deletes a run's task if it is still waiting (an active one stops by itself between symbols).

@@ -2,8 +2,10 @@ package jobs_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"syscall"
 	"testing"
 	"time"
 
@@ -128,5 +130,130 @@ func TestQueueAndWorkerOnRedisCluster(t *testing.T) {
 			t.Fatalf("the run did not complete on the cluster: %+v", got)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestEnqueueRightAfterFailover: the master holding the bulk queue's slot ({bulk}) is killed with
+// SIGKILL; once its replica has taken over and every node reports cluster_state:ok, the very first
+// enqueue succeeds: the queue's cluster client reloads its slot map when it cannot reach the dead
+// master (ClusterOpt) and its retries of the same command find the new master. Without that reload
+// go-redis keeps the dead master's address until a MOVED answer or its 10 s refresh. "idle": no
+// enqueue during the failover; "busy": enqueues every 20 ms from the kill on (each failure reloads
+// the slot map, a reload at most every 200 ms: the first enqueue after cluster_state:ok must not be
+// refused by a reload throttled just before it). The time from cluster_state:ok to the first
+// success is logged.
+func TestEnqueueRightAfterFailover(t *testing.T) {
+	for _, busy := range []bool{false, true} {
+		name := "idle"
+		if busy {
+			name = "busy"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if testing.Short() {
+				t.Skip("starts a Redis Cluster")
+			}
+			cl := testsvc.MustRedisClusterReplicated(t)
+			q, err := jobs.NewQueue(cl.URL(), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(q.Close)
+			ctx := context.Background()
+			if err := q.EnqueueRun(ctx, "before-the-kill"); err != nil {
+				t.Fatal(err)
+			}
+			victim, err := cl.MasterOf("asynq:{bulk}")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cl.KillMaster(victim); err != nil {
+				t.Fatal(err)
+			}
+			stop := make(chan struct{})
+			stopped := make(chan struct{})
+			failed := 0
+			go func() {
+				defer close(stopped)
+				for i := 0; busy; i++ {
+					select {
+					case <-stop:
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
+					if err := q.EnqueueRun(ctx, fmt.Sprintf("during-%d", i)); err != nil {
+						failed++
+					}
+				}
+			}()
+			wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			if _, err := cl.WaitFailover(wctx, victim); err != nil {
+				t.Fatal(err)
+			}
+			close(stop)
+			<-stopped
+			ok := time.Now()
+			err = q.EnqueueRun(ctx, "after-the-failover")
+			took := time.Since(ok)
+			if err != nil {
+				t.Fatalf("the first enqueue after cluster_state:ok failed after %v: %v", took.Round(time.Millisecond), err)
+			}
+			t.Logf("%s: the first enqueue after cluster_state:ok succeeded in %v (%d enqueues failed during the failover)", name, took.Round(time.Millisecond), failed)
+		})
+	}
+}
+
+// TestEnqueueOnHungQueueMaster: the master holding the bulk queue's slot stopped with SIGSTOP (its
+// connections open and silent): an enqueue made for a request (redis.WithCallTimeout) fails with an
+// EUNAVAILABLE error (503 at the edge) instead of holding the request for go-redis's read
+// timeout and retries; after SIGCONT the next enqueue succeeds. The time to the failure is logged
+// (the 10 s bound is a failure bound: the call hung).
+func TestEnqueueOnHungQueueMaster(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster")
+	}
+	cl := testsvc.MustRedisCluster(t, 3)
+	q, err := jobs.NewQueue(cl.URL(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(q.Close)
+	if err := q.EnqueueRun(context.Background(), "before"); err != nil {
+		t.Fatal(err)
+	}
+	victim, err := cl.MasterOf("asynq:{bulk}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := victim.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	defer func() {
+		if !resumed {
+			victim.Signal(syscall.SIGCONT)
+		}
+	}()
+	res := make(chan error, 1)
+	start := time.Now()
+	go func() { res <- q.EnqueueRun(sredis.WithCallTimeout(context.Background(), time.Second), "while-hung") }()
+	select {
+	case err = <-res:
+	case <-time.After(10 * time.Second):
+		t.Fatal("an enqueue on a hung master did not return within 10 s")
+	}
+	took := time.Since(start)
+	if shariah.ErrorCode(err) != shariah.EUNAVAILABLE {
+		t.Fatalf("enqueue on a hung master: %v, want %s (503)", err, shariah.EUNAVAILABLE)
+	}
+	t.Logf("an enqueue on the hung master failed after %v: %v", took.Round(time.Millisecond), err)
+	if err := victim.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	resumed = true
+	if err := q.EnqueueRun(sredis.WithCallTimeout(context.Background(), time.Second), "after"); err != nil {
+		t.Fatalf("enqueue after SIGCONT: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	shariah "github.com/shariah-screen/shariah"
+	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // ETFPayload is the payload of an etf:screen task.
@@ -23,12 +24,14 @@ type ETFPayload struct {
 // time: a request arriving while one is queued or running waits for that one.
 func (q *Queue) EnqueueETF(ctx context.Context, p ETFPayload) error {
 	b, _ := json.Marshal(p)
+	ctx, done := sredis.Bound(ctx) // the request's Redis call timeout
 	_, err := q.Client.EnqueueContext(ctx, asynq.NewTask(TypeETFScreen, b), asynq.TaskID("etf-"+p.Symbol+"-"+p.Ruleset),
 		asynq.Queue("interactive"), asynq.MaxRetry(3), asynq.Timeout(10*time.Minute))
+	done(err)
 	if errors.Is(err, asynq.ErrTaskIDConflict) {
 		return nil
 	}
-	return err
+	return queueError(err)
 }
 
 // RegisterETF registers the etf:screen handler.

@@ -18,7 +18,8 @@ import (
 )
 
 // Open connects to the Redis at url (redis://, rediss://; a cluster is detected by rueidis, and
-// further seed addresses may be given as ?addr=host:port).
+// further seed addresses may be given as ?addr=host:port). A call given a request's context
+// (WithCallTimeout) gets that request's call deadline.
 func Open(url string) (rueidis.Client, error) {
 	opt, err := rueidis.ParseURL(url)
 	if err != nil {
@@ -38,7 +39,7 @@ func Open(url string) (rueidis.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no Redis answers at %s: %w", strings.Join(opt.InitAddress, ", "), err)
 	}
-	return c, nil
+	return boundedClient{c}, nil
 }
 
 // Unavailable reports an error of a Redis that cannot serve for a while: a transport failure (refused,

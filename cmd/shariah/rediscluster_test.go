@@ -672,3 +672,140 @@ func TestRedisClusterDownAtStartAndAtRunTime(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestRedisClusterFailoverNewWork: on a cluster of three masters with a replica each, the master
+// holding the bulk queue's slot ({bulk}) is killed with SIGKILL while clients keep asking for a quote
+// on it and starting bulk runs. Every answer is 200/202 or 503 with Retry-After (a failed enqueue is
+// the queue unavailable, not a 500), never unanswered; once every node reports cluster_state:ok a
+// quote is served and a bulk run accepted without a restart. The times from cluster_state:ok to the
+// first quote and to the first accepted run are logged (the queue's client reloads its slot map on a
+// failed dial or CLUSTERDOWN and retries a command not run; jobs.TestEnqueueRightAfterFailover
+// asserts that the first enqueue after cluster_state:ok succeeds).
+func TestRedisClusterFailoverNewWork(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster and the binaries")
+	}
+	cl := testsvc.MustRedisClusterReplicated(t)
+	s := newEnvOn(t, cl.URL())
+	prepare(t, s)
+	edge := startEdge(t, s, "SHARIAH_LOG_LEVEL=warn")
+	a := api{t: t, base: edge.base}
+	out, err := s.command([]string{"keys", "create", "--email", "newwork@example.com", "--plan", "enterprise"}).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(string(out))
+	victim, err := cl.MasterOf("asynq:{bulk}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var indices []string
+	for _, l := range a.must(200, "GET", "/api/screen-bulk/indices", key, nil).json(t)["indices"].([]any) {
+		indices = append(indices, l.(map[string]any)["name"].(string))
+	}
+	// A run accepted before the kill: the queue's client has a connection to the victim.
+	a.must(202, "POST", "/api/screen-bulk", key, map[string]any{"index_name": indices[0], "limit": 1})
+	var quote string
+	for _, sym := range []string{"AAPL", "MSFT", "JNJ", "KO", "JPM", "XOM", "NVDA", "AMZN", "PG", "GOOGL"} {
+		if m, err := cl.MasterOf(sym); err == nil && m == victim && a.do("GET", "/api/quote/"+sym, key, nil).status == 200 {
+			quote = sym
+			break
+		}
+	}
+	if quote == "" {
+		t.Fatal("no quote of the default universe lives on the master to kill")
+	}
+
+	// From the kill on, clients read the quote and start runs (each on an index not claimed yet) every
+	// 20 ms until one of each succeeds after cluster_state:ok.
+	var okAt, quoteAt, bulkAt atomic.Int64 // Unix ns
+	var quotes, posts outcome
+	var afterOK atomic.Int64 // POSTs sent after cluster_state:ok, the accepted one included
+	check := func(o *outcome, path string, r reply) {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.statuses == nil {
+			o.statuses = map[int]int{}
+		}
+		o.statuses[r.status]++
+		switch {
+		case r.err != nil:
+			o.failures = append(o.failures, fmt.Sprintf("%s: no answer: %v", path, r.err))
+		case r.status == 503 && r.header.Get("Retry-After") == "":
+			o.failures = append(o.failures, path+": 503 without Retry-After")
+		case r.status != 200 && r.status != 202 && r.status != 503:
+			o.failures = append(o.failures, fmt.Sprintf("%s: %d %s", path, r.status, r.body))
+		}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for quoteAt.Load() == 0 {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			sent := time.Now().UnixNano()
+			r := a.do("GET", "/api/quote/"+quote, key, nil)
+			check(&quotes, "GET /api/quote/"+quote, r)
+			if ok := okAt.Load(); r.status == 200 && ok != 0 && sent >= ok {
+				quoteAt.Store(time.Now().UnixNano())
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		next := 1
+		for bulkAt.Load() == 0 && next < len(indices) {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			sent := time.Now().UnixNano()
+			r := a.do("POST", "/api/screen-bulk", key, map[string]any{"index_name": indices[next], "limit": 1})
+			if r.status == 409 { // a run of the index queued meanwhile (by a POST answered 503 as its reply was lost)
+				next++
+				continue
+			}
+			check(&posts, "POST /api/screen-bulk", r)
+			ok := okAt.Load()
+			if ok != 0 && sent >= ok {
+				afterOK.Add(1)
+			}
+			if r.status == 202 {
+				next++
+				if ok != 0 && sent >= ok {
+					bulkAt.Store(time.Now().UnixNano())
+				}
+			}
+		}
+	}()
+	if err := cl.KillMaster(victim); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := cl.WaitFailover(ctx, victim); err != nil {
+		t.Fatal(err)
+	}
+	ok := time.Now()
+	okAt.Store(ok.UnixNano())
+	waitFor(t, "a quote served and a bulk run accepted after cluster_state:ok", func() bool { return quoteAt.Load() != 0 && bulkAt.Load() != 0 })
+	close(stop)
+	wg.Wait()
+	for _, o := range []*outcome{&quotes, &posts} {
+		if len(o.failures) > 0 {
+			t.Errorf("%d answers other than served or 503 with Retry-After, first: %s", len(o.failures), o.failures[0])
+		}
+	}
+	since := func(ns int64) time.Duration { return time.Duration(ns - ok.UnixNano()).Round(time.Millisecond) }
+	t.Logf("cluster_state:ok %v after the kill; from then: first quote served %v, first bulk run accepted %v (POST %d after ok); "+
+		"answers from the kill on: quotes %v, POSTs %v", ok.Sub(killed).Round(time.Millisecond), since(quoteAt.Load()), since(bulkAt.Load()),
+		afterOK.Load(), quotes.statuses, posts.statuses)
+}
