@@ -14,6 +14,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/config"
+	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // Auth is the MCP port's access policy. Over HTTP an X-API-Key, when sent, must be valid (else 401, or
@@ -83,10 +84,12 @@ type keyCtx struct{}
 type httpCtx struct{} // set on every request that came over HTTP
 
 // guard checks the X-API-Key of every HTTP request and puts the caller in the request's context (which
-// both transports hand to the tool handlers). No key: 401 when keys are required, else keyless.
-func (a *Auth) guard(next http.Handler) http.Handler {
+// both transports hand to the tool handlers). No key: 401 when keys are required, else keyless. Every
+// Redis call made for the request, the key lookup and its tool calls' charges and reads, has the
+// deadline redisTimeout (sredis.WithCallTimeout), so a hung Redis costs a call about that long.
+func (a *Auth) guard(redisTimeout time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := context.WithValue(r.Context(), httpCtx{}, true)
+		ctx := context.WithValue(sredis.WithCallTimeout(r.Context(), redisTimeout), httpCtx{}, true)
 		full := r.Header.Get("X-API-Key")
 		if full == "" {
 			if a.Required {

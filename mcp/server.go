@@ -113,5 +113,5 @@ func Handler(s *server.MCPServer, auth *Auth, limits config.HTTPLimits) http.Han
 		origins = config.DefaultMCPOrigins()
 	}
 	kl := newKeyless(auth.KeylessLimits, auth.TrustedProxies, sse)
-	return &transports{Handler: &front{next: limitRequests(limits, auth.guard(kl.guard(mux))), origins: origins}, sse: sse}
+	return &transports{Handler: &front{next: limitRequests(limits, auth.guard(limits.RedisTimeout, kl.guard(mux))), origins: origins}, sse: sse}
 }
