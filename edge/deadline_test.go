@@ -86,7 +86,7 @@ func TestHungRedisAnswers503(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			srv, _ := redistest.StartWithDefaultPack(t)
-			e := setup(t, options{redisURL: srv.RedisURL(), exactMeter: exact})
+			e := setup(t, options{redisURL: srv.RedisURL(), exactMeter: exact, redisTimeout: time.Second})
 			paths := []string{"/api/quote/AAPL", "/api/auth/me", "/api/quote/MSFT", "/api/screen/AAPL"}
 			var keys []shariah.IssuedKey
 			for range paths {

@@ -2,6 +2,7 @@ package edge_test
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -29,6 +30,7 @@ import (
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/billing"
+	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/internal/redistest"
@@ -88,6 +90,12 @@ type env struct {
 	meter    shariah.Meter
 }
 
+// testRedisTimeout is the Redis call timeout of a test's edge unless the test sets its own: the tests
+// of hung dependencies set the production default (1 s); the others test what is served and counted,
+// and on two cores shared by every package's tests and their servers a Redis call has been seen to take
+// over half a second (a 503 then fails a test of exact counts).
+const testRedisTimeout = 10 * time.Second
+
 type options struct {
 	costs          map[string]int // "METHOD path" to tokens, overriding the default table
 	plans          shariah.Plans
@@ -106,6 +114,8 @@ type options struct {
 	benchRoutes    bool           // GET /bench/constant
 	exactMeter     bool           // one script call per request instead of token leases (as SHARIAH_METER_LEASES=false)
 	leaseTTL       time.Duration  // how long an unsettled lease lives in Redis (0: the default)
+	// redisTimeout is the request's Redis call timeout (0: testRedisTimeout, not the 1 s default)
+	redisTimeout time.Duration
 	// eventRelevance rates 8-K items (nil: every event is unrated)
 	eventRelevance func(items []string) (level, reason string)
 }
@@ -236,6 +246,8 @@ func setup(t testing.TB, o options) *env {
 		t.Cleanup(func() { mcancel(); <-mdone })
 		meter = lm
 	}
+	limits := config.DefaultHTTPLimits()
+	limits.RedisTimeout = cmp.Or(o.redisTimeout, testRedisTimeout)
 	srv, err := edge.New(edge.Deps{
 		SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules, Billing: bill, Processor: processor, WebhookSecret: o.webhookSecret,
 		AgentLLM: o.agentLLM, Popular: popular, WatchlistStore: sredis.NewWatchlistStore(rc), Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
@@ -249,6 +261,7 @@ func setup(t testing.TB, o options) *env {
 			edge.DepClickHouse: func(ctx context.Context) error { return db.Conn.Ping(ctx) },
 		},
 		UsageHealth: writer.Stats,
+		Limits:      limits,
 	})
 	if err != nil {
 		t.Fatal(err)

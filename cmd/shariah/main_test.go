@@ -70,11 +70,15 @@ func newEnvOn(t *testing.T, redisURL string) *testEnv {
 		db: strings.TrimPrefix(u.Path, "/"), spool: t.TempDir()}
 }
 
-// command runs the binary with the test's services configured; extraEnv overrides them.
+// command runs the binary with the test's services configured; extraEnv overrides them. The request's
+// Redis call timeout is 10 s, not the 1 s default: these tests count what is served, and on two cores
+// shared by every package's tests a Redis call has taken over half a second (the hung-Redis tests,
+// edge/deadline_test.go, keep the default).
 func (s *testEnv) command(args []string, extraEnv ...string) *exec.Cmd {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "SHARIAH_REDIS_URL="+s.redisURL,
 		"SHARIAH_CLICKHOUSE_URL="+s.chURL, "SHARIAH_USAGE_SPOOL_DIR="+s.spool,
+		"SHARIAH_REDIS_TIMEOUT=10s",
 		"SHARIAH_RATE_LIMITS=off") // rate limits have their own tests (edge, redis)
 	cmd.Env = append(cmd.Env, extraEnv...)
 	return cmd
