@@ -304,11 +304,12 @@ func (c *usageColumns) drop(n int) {
 // is there (see below). They are found with at most 2 + log2(batch) point lookups on (user_id, ts,
 // event_id): the event id is the server's, unique per request, so an event is never taken for another
 // (a client's reused X-Request-ID never drops one). Lines of the u1 and u2 formats (no event id: left by
-// an edge before the upgrade) are looked up by request id, as that edge did.
+// an edge before the upgrade) are looked up by request id, as that edge did. While migration 006 moves
+// the rows of the old table (rekey.go), they are looked up in both tables.
 func (w *UsageWriter) alreadyShipped(ctx context.Context, c *usageColumns) (int, error) {
 	in := func(i int) (bool, error) {
 		var n uint64
-		q := "SELECT count() FROM " + w.db.table("usage_events") + " WHERE user_id = ? AND ts = toDateTime(?) AND event_id = ?"
+		q := "SELECT count() FROM " + w.db.usageRows() + " WHERE user_id = ? AND ts = toDateTime(?) AND event_id = ?"
 		args := []any{c.uid[i], c.ts[i].Unix(), c.id[i]}
 		if c.id[i] == 0 {
 			q += " AND request_id = ?"
@@ -338,6 +339,15 @@ func (w *UsageWriter) alreadyShipped(ctx context.Context, c *usageColumns) (int,
 		}
 	}
 	return hi, nil
+}
+
+// usageRows is what the lookups read: usage_events, and the old table of a re-key in progress.
+func (db *DB) usageRows() string {
+	old := "_prekey"
+	if db.Cluster != "" {
+		old = "_local_prekey"
+	}
+	return "merge(" + db.Name + ", '^usage_events(" + old + ")?$')"
 }
 
 // ship sends one journal's events to ClickHouse batch by batch, recording the position after each,
