@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"io"
 	"net"
 	"net/url"
 	"slices"
@@ -64,19 +65,24 @@ func ownClickHouse(t *testing.T) (*testsvc.Proc, *analytics.DB) {
 // replies on a connection once the client has sent it more than `after` bytes with no reply between
 // (an insert's data block; a query is far smaller): the data reaches the server, which commits it, and
 // its reply never reaches the client.
+//
+// With holdData, it holds back the client's data instead, past the same threshold, until the client
+// gives up and closes the connection; then it delivers what it held and closes: the server commits a
+// batch late, after the edge saw its insert fail.
 type replyEater struct {
-	ln    net.Listener
-	to    string
-	armed atomic.Bool
-	after int64
+	ln       net.Listener
+	to       string
+	armed    atomic.Bool
+	after    int64
+	holdData bool
 }
 
-func newReplyEater(t *testing.T, to string, after int64) *replyEater {
+func newReplyEater(t *testing.T, to string, after int64, holdData bool) *replyEater {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &replyEater{ln: ln, to: to, after: after}
+	p := &replyEater{ln: ln, to: to, after: after, holdData: holdData}
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -101,11 +107,14 @@ func (p *replyEater) serve(c net.Conn) {
 	done := make(chan struct{}, 2)
 	go func() { // client -> server
 		buf := make([]byte, 64<<10)
+		var held []byte
 		for {
 			n, err := c.Read(buf)
 			if n > 0 {
 				sent.Add(int64(n))
-				if _, werr := s.Write(buf[:n]); werr != nil {
+				if p.holdData && p.armed.Load() && sent.Load() > p.after {
+					held = append(held, buf[:n]...)
+				} else if _, werr := s.Write(buf[:n]); werr != nil {
 					break
 				}
 			}
@@ -113,13 +122,18 @@ func (p *replyEater) serve(c net.Conn) {
 				break
 			}
 		}
+		if len(held) > 0 { // the client gave up: the server gets the data late, then the end of the stream
+			s.Write(held)
+			s.(*net.TCPConn).CloseWrite()
+			io.Copy(io.Discard, s)
+		}
 		done <- struct{}{}
 	}()
 	go func() { // server -> client, eaten once armed and past the threshold
 		buf := make([]byte, 64<<10)
 		for {
 			n, err := s.Read(buf)
-			if n > 0 && !(p.armed.Load() && sent.Load() > p.after) {
+			if n > 0 && !(!p.holdData && p.armed.Load() && sent.Load() > p.after) {
 				sent.Store(0)
 				if _, werr := c.Write(buf[:n]); werr != nil {
 					break
@@ -141,8 +155,8 @@ func (p *replyEater) serve(c net.Conn) {
 func TestLostInsertReplyIsNotInsertedTwice(t *testing.T) {
 	t.Parallel()
 	ch, direct := ownClickHouse(t)
-	const n = 20000                                                      // about 3 MB in the insert block: far past the handshake and the query
-	proxy := newReplyEater(t, "127.0.0.1:"+strconv.Itoa(ch.Port), 1<<20) // the replies stop 1 MB into the data
+	const n = 20000                                                             // about 3 MB in the insert block: far past the handshake and the query
+	proxy := newReplyEater(t, "127.0.0.1:"+strconv.Itoa(ch.Port), 1<<20, false) // the replies stop 1 MB into the data
 	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
 	u.Host = proxy.ln.Addr().String()
 	db, err := analytics.Open(u.String())
@@ -252,7 +266,7 @@ func TestReusedRequestIDsAreNotDroppedOnReplay(t *testing.T) {
 func TestUsageRowsExactlyOnceWhileClickHouseIsKilled(t *testing.T) {
 	t.Parallel()
 	ch, watch := ownClickHouse(t)
-	proxy := newReplyEater(t, "127.0.0.1:"+strconv.Itoa(ch.Port), 4096) // past the INSERT and its header: the data
+	proxy := newReplyEater(t, "127.0.0.1:"+strconv.Itoa(ch.Port), 4096, false) // past the INSERT and its header: the data
 	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
 	u.Host = proxy.ln.Addr().String()
 	db, err := analytics.Open(u.String())
@@ -377,4 +391,44 @@ func TestUsageRowsExactlyOnceWhileClickHouseIsKilled(t *testing.T) {
 		t.Fatalf("stats %+v: no batch was found committed after a lost reply (the test did not test that)", st)
 	}
 	t.Logf("%d events; stats %+v", n, st)
+}
+
+// TestLateCommitAfterAGivenUpInsertIsNotDoubled: the edge gives up on an insert (its 10 s bound) whose
+// data the server has not read yet (a proxy holds it, as a hung server's socket would); the server then
+// reads it and commits the batch late. The edge's next attempt must not insert the batch again: it sees
+// the first attempt still running (the batch's query id) and waits until what is stored can be read.
+func TestLateCommitAfterAGivenUpInsertIsNotDoubled(t *testing.T) {
+	t.Parallel()
+	ch, direct := ownClickHouse(t)
+	proxy := newReplyEater(t, "127.0.0.1:"+strconv.Itoa(ch.Port), 1<<20, true)
+	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
+	u.Host = proxy.ln.Addr().String()
+	db, err := analytics.Open(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const n = 20000
+	w, ctx := runningWriter(t, db, n)
+	base := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	for i := range n {
+		w.Record(shariah.UsageEvent{RequestID: "r", KeyID: "k", UserID: "u1", Method: "GET",
+			Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Time: base.Add(time.Duration(i) * time.Millisecond)})
+	}
+	proxy.armed.Store(true)
+	if err := w.Flush(ctx); err == nil {
+		t.Fatal("the insert succeeded though its data was held")
+	}
+	proxy.armed.Store(false)
+	waitFor(t, "the spool shipped", func() bool {
+		fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		return w.Flush(fctx) == nil
+	})
+	if got := count(t, direct, "SELECT toUInt64(count()) FROM shariah.usage_events"); got != n {
+		t.Fatalf("%d rows, want %d", got, n)
+	}
+	if got := count(t, direct, "SELECT toUInt64(countMerge(requests)) FROM shariah.usage_hourly"); got != n {
+		t.Fatalf("the views count %d, want %d", got, n)
+	}
 }

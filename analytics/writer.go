@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	shariah "github.com/shariah-screen/shariah"
 )
 
@@ -306,7 +307,18 @@ func (c *usageColumns) drop(n int) {
 // (a client's reused X-Request-ID never drops one). Lines of the u1 and u2 formats (no event id: left by
 // an edge before the upgrade) are looked up by request id, as that edge did. While migration 006 moves
 // the rows of the old table (rekey.go), they are looked up in both tables.
-func (w *UsageWriter) alreadyShipped(ctx context.Context, c *usageColumns) (int, error) {
+func (w *UsageWriter) alreadyShipped(ctx context.Context, qid string, c *usageColumns) (int, error) {
+	// An insert of this batch that the edge gave up on (a timeout against a hung server) may still be
+	// running on the server, which commits a block as soon as it has read it: until it ends, what is
+	// stored is not known yet. (The insert is sent under the batch's query id; the server refuses a second
+	// query with an id that is running, which covers one registered after this check.)
+	var running uint64
+	if err := w.db.Conn.QueryRow(ctx, "SELECT count() FROM system.processes WHERE query_id = ?", qid).Scan(&running); err != nil {
+		return 0, err
+	}
+	if running > 0 {
+		return 0, fmt.Errorf("usage spool: an earlier insert of this batch (query %s) is still running", qid)
+	}
 	in := func(i int) (bool, error) {
 		var n uint64
 		q := "SELECT count() FROM " + w.db.usageRows() + " WHERE user_id = ? AND ts = toDateTime(?) AND event_id = ?"
@@ -376,9 +388,10 @@ func (w *UsageWriter) ship(ctx context.Context, j *journal, sh *shipper, budget 
 			}
 			sh.cols.add(e)
 		}
+		qid := batchQueryID(j, &sh.cols)
 		if j.unsure && sh.cols.len() > 0 {
 			ictx, cancel := context.WithTimeout(ctx, insertTimeout)
-			there, err := w.alreadyShipped(ictx, &sh.cols)
+			there, err := w.alreadyShipped(ictx, qid, &sh.cols)
 			cancel()
 			if err != nil {
 				w.setDown(err)
@@ -398,7 +411,7 @@ func (w *UsageWriter) ship(ctx context.Context, j *journal, sh *shipper, budget 
 		}
 		if k := sh.cols.len(); k > 0 {
 			ictx, cancel := context.WithTimeout(ctx, insertTimeout)
-			err := w.insert(ictx, &sh.cols)
+			err := w.insert(ictx, qid, &sh.cols)
 			cancel()
 			if err != nil {
 				// Whether the server committed the batch is unknown (a connection cut after the data was
@@ -417,6 +430,16 @@ func (w *UsageWriter) ship(ctx context.Context, j *journal, sh *shipper, budget 
 		w.setUp()
 	}
 	return nil
+}
+
+// batchQueryID names the inserts of the batch that begins at the journal's position: every attempt of
+// one batch has the same query id (its first event's id, or for lines without one the slot and
+// position), so the server refuses an attempt while an earlier one is still running.
+func batchQueryID(j *journal, c *usageColumns) string {
+	if c.len() > 0 && c.id[0] != 0 {
+		return fmt.Sprintf("usage-%016x", c.id[0])
+	}
+	return fmt.Sprintf("usage-%s-%d-%d", filepath.Base(j.dir), j.seq, j.off)
 }
 
 // spend takes n bytes off a ship's budget (never below 0; -1 stays: no budget).
@@ -494,8 +517,8 @@ func (w *UsageWriter) dropDrained() {
 
 // insert sends a batch in one INSERT, column by column (Append per row converts its 14 values through
 // reflection, and under load the shipper runs beside the edge's requests).
-func (w *UsageWriter) insert(ctx context.Context, c *usageColumns) error {
-	b, err := w.db.Conn.PrepareBatch(w.db.writeContext(ctx), "INSERT INTO "+w.db.table("usage_events")+
+func (w *UsageWriter) insert(ctx context.Context, qid string, c *usageColumns) error {
+	b, err := w.db.Conn.PrepareBatch(clickhouse.Context(w.db.writeContext(ctx), clickhouse.WithQueryID(qid)), "INSERT INTO "+w.db.table("usage_events")+
 		" (request_id, key_id, user_id, key_prefix, method, route, status, tokens, overage, latency_us, ts, ts_ms, plan, error_code, event_id)")
 	if err != nil {
 		return err
