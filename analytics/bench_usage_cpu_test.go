@@ -35,12 +35,13 @@ var usageViews = []string{"usage_hourly_mv", "usage_key_daily_mv", "usage_key_ho
 // BenchmarkUsageInsertCPUBeforeAndAfterRekey measures ClickHouse's CPU per usage event, in one run on
 // one server, for usage_events on the old key (user_id, ts, request_id) and on the new one (user_id, ts,
 // event_id, migration 006): two databases, one migrated up to 005 and one fully, filled in turns by the
-// edge's usage writer (a million events in batches of 50,000, 36-character ids as the edge's) for ROUNDS
-// rounds (SHARIAH_BENCH_ROUNDS, default 3): the events of one user (a load test's one key: every row
+// edge's usage writer (500,000 events in batches of 50,000, 36-character ids as the edge's) for ROUNDS
+// rounds (SHARIAH_BENCH_ROUNDS, default 5): the events of one user (a load test's one key: every row
 // ties on user and second, and the old key sorts the ties on request id) and of 1,000 users, with the six
 // views (as deployed) and with them detached (the table alone). CPU is the server process's user and
-// system time from /proc (10 ms ticks), from the first insert until no merge has run for a second
-// (merging included), less the server's idle rate over that time. Reports each median in us/event.
+// system time from /proc (10 ms ticks): for the inserts (background merges stopped, SYSTEM STOP MERGES),
+// then for merging usage_events' parts into one (OPTIMIZE ... FINAL; the views' tables are not merged
+// here). Reports each median in us/event.
 // Not part of make test: go test -run NONE -bench UsageInsertCPU -benchtime 1x ./analytics/
 func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 	ch := testsvc.MustClickHouse(b)
@@ -57,7 +58,7 @@ func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 		return db
 	}
 	dbs := map[string]*analytics.DB{"old": open("bench_old", 5), "new": open("bench_new", 0)}
-	const n = 1000000
+	const n = 500000
 	users := make([]string, 1000)
 	keys := make([]string, 2000)
 	for i := range users {
@@ -66,7 +67,7 @@ func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 	for i := range keys {
 		keys[i] = uuid.Must(uuid.NewV7()).String()
 	}
-	rounds := 3
+	rounds := 5
 	if v := os.Getenv("SHARIAH_BENCH_ROUNDS"); v != "" {
 		rounds, _ = strconv.Atoi(v)
 	}
@@ -84,16 +85,15 @@ func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	// idle: the server's CPU per second with nothing to do but the polling of quiet (subtracted)
-	idleFor := func() float64 {
-		t0, c0 := time.Now(), cpuTicks(b, ch.PID())
-		quiet(dbs["old"])
-		quiet(dbs["old"])
-		return float64(cpuTicks(b, ch.PID())-c0) / time.Since(t0).Seconds()
+	exec := func(db *analytics.DB, q string) {
+		if err := db.Conn.Exec(ctx, q); err != nil {
+			b.Fatalf("%s: %v", q, err)
+		}
 	}
-	idle := idleFor()
-	b.Logf("idle: %.1f ticks/s", idle)
-	fill := func(db *analytics.DB, nUsers int) float64 {
+	// fill returns the server's CPU per event for inserting n events (merges stopped) and for merging
+	// the parts they made in usage_events into one (OPTIMIZE ... FINAL), in us.
+	fill := func(db *analytics.DB, nUsers int) (insert, merge float64) {
+		exec(db, "TRUNCATE TABLE "+db.Name+".usage_events")
 		w, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: b.TempDir(), BatchSize: 50000, Interval: time.Hour})
 		if err != nil {
 			b.Fatal(err)
@@ -109,17 +109,18 @@ func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 		rctx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() { w.Run(rctx); close(done) }()
+		defer func() { cancel(); <-done }()
 		quiet(db)
-		t0, before := time.Now(), cpuTicks(b, ch.PID())
+		exec(db, "SYSTEM STOP MERGES")
+		before := cpuTicks(b, ch.PID())
 		if err := w.Flush(ctx); err != nil {
 			b.Fatal(err)
 		}
-		quiet(db)
+		mid := cpuTicks(b, ch.PID())
+		exec(db, "SYSTEM START MERGES")
+		exec(db, "OPTIMIZE TABLE "+db.Name+".usage_events FINAL")
 		after := cpuTicks(b, ch.PID())
-		cancel()
-		<-done
-		busy := float64(after-before) - idle*time.Since(t0).Seconds()
-		return busy * 1e4 / n // ticks of 10 ms -> us, per event
+		return float64(mid-before) * 1e4 / n, float64(after-mid) * 1e4 / n // ticks of 10 ms -> us, per event
 	}
 	got := map[string][]float64{}
 	for r := range rounds {
@@ -134,7 +135,7 @@ func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 							}
 						}
 					}
-					us := fill(db, nUsers)
+					ins, mrg := fill(db, nUsers)
 					if !views {
 						for _, v := range usageViews {
 							if err := db.Conn.Exec(ctx, "ATTACH TABLE "+db.Name+"."+v); err != nil {
@@ -146,8 +147,9 @@ func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 					if !views {
 						name += "-table-only"
 					}
-					got[name] = append(got[name], us)
-					b.Logf("round %d %s: %.2f us/event", r, name, us)
+					got[name+"-insert"] = append(got[name+"-insert"], ins)
+					got[name+"-merge"] = append(got[name+"-merge"], mrg)
+					b.Logf("round %d %s: insert %.2f, merge %.2f us/event", r, name, ins, mrg)
 				}
 			}
 		}

@@ -57,6 +57,12 @@ type UsageWriter struct {
 	lastErr  atomic.Pointer[string]
 
 	encPool sync.Pool
+	// nextID numbers the events this writer records, from a random start: ids are unique within the
+	// process and, between processes, overlap only if two random starts fall within the number of events
+	// either records (about 2n/2^64 for n events). Successive ids ascend, so a batch arrives in
+	// ClickHouse already ordered on the key's last column (user_id, ts, event_id), which makes its sort
+	// cheaper than random ids would (measured in notes/usage.md).
+	nextID atomic.Uint64
 }
 
 var _ shariah.UsageRecorder = (*UsageWriter)(nil)
@@ -86,6 +92,7 @@ func NewUsageWriter(db *DB, cfg UsageWriterConfig) (*UsageWriter, error) {
 	}
 	w := &UsageWriter{db: db, cfg: cfg, log: cfg.Log, own: j, base: dir, flush: make(chan chan error)}
 	w.encPool.New = func() any { b := make([]byte, 0, 256); return &b }
+	w.nextID.Store(rand.Uint64())
 	p, err := j.pending()
 	if err != nil {
 		j.close()
@@ -111,11 +118,11 @@ func (w *UsageWriter) Close() {
 }
 
 // Record appends an event to the journal, or drops and counts it when the journal is full. An event
-// without an EventID gets one here (random, never 0): the id the usage history deduplicates on is the
+// without an EventID gets one here (never 0): the id the usage history deduplicates on is the
 // server's, so a client that reuses its X-Request-ID still gets one row per request.
 func (w *UsageWriter) Record(e shariah.UsageEvent) {
 	for e.EventID == 0 {
-		e.EventID = rand.Uint64()
+		e.EventID = w.nextID.Add(1)
 	}
 	bp := w.encPool.Get().(*[]byte)
 	line := encodeEvent((*bp)[:0], e)
