@@ -9,9 +9,9 @@ import (
 )
 
 // Migration 006 re-keys usage_events from (user_id, ts, request_id) to (user_id, ts, event_id): an
-// insert no longer sorts on 36-character request ids (about half of ClickHouse's cost of inserting a
-// block, measured in notes/usage.md), and the exactly-once lookups (UsageWriter.alreadyShipped) are point
-// lookups on the key. 18.16 cannot change a sorting key in place, so the migration builds a new table and
+// insert or merge no longer sorts on 36-character request ids (about a fifth of what the table costs
+// ClickHouse per event, insert and merge; see BenchmarkUsageInsertCPUBeforeAndAfterRekey), and the
+// exactly-once lookups (UsageWriter.alreadyShipped) are point lookups on the key. 18.16 cannot change a sorting key in place, so the migration builds a new table and
 // moves the rows, while edges keep inserting:
 //
 //  1. create: usage_events_rekey, usage_events' columns under the new key (IF NOT EXISTS);
