@@ -91,6 +91,23 @@ func (db *DB) table(name string) string { return db.Name + "." + name }
 // run again. With a Cluster, every statement is its cluster form (cluster.go), run ON CLUSTER; the
 // cluster must be known to the server (an error wrapping ErrUnknownCluster otherwise).
 func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+	return db.migrate(ctx, 0, nil)
+}
+
+// codeMigration is a migration that is a procedure, not a file of statements: its steps read what the
+// server holds to know where a run before it stopped (rekey.go). hook, when not nil, is called before
+// each step with the step's name (the tests stop a migration there).
+type codeMigration struct {
+	version uint32
+	name    string
+	run     func(db *DB, ctx context.Context, hook func(step string) error) error
+}
+
+var codeMigrations = []codeMigration{{version: 6, name: "006_usage_events_rekey", run: (*DB).rekeyUsageEvents}}
+
+// migrate applies the migrations up to version upTo (0: all), calling hook before each step of a code
+// migration.
+func (db *DB) migrate(ctx context.Context, upTo uint32, hook func(step string) error) ([]string, error) {
 	bootstrap := db.bootstrap()
 	if db.Cluster != "" {
 		if err := db.CheckCluster(ctx); err != nil {
@@ -130,29 +147,48 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(files)
-	var done []string
+	type migration struct {
+		version uint32
+		name    string
+		file    string
+		code    *codeMigration
+	}
+	var all []migration
 	for _, f := range files {
 		base := strings.TrimPrefix(f, "migrations/")
 		v, err := strconv.ParseUint(strings.SplitN(base, "_", 2)[0], 10, 32)
 		if err != nil {
-			return done, fmt.Errorf("migration %s: name must start with a number", base)
+			return nil, fmt.Errorf("migration %s: name must start with a number", base)
 		}
-		if applied[uint32(v)] {
+		all = append(all, migration{version: uint32(v), name: base, file: f})
+	}
+	for i := range codeMigrations {
+		all = append(all, migration{version: codeMigrations[i].version, name: codeMigrations[i].name, code: &codeMigrations[i]})
+	}
+	sort.Slice(all, func(a, b int) bool { return all[a].version < all[b].version })
+	var done []string
+	for _, m := range all {
+		if applied[m.version] || upTo > 0 && m.version > upTo {
 			continue
 		}
-		stmts, err := db.migrationStatements(f)
-		if err != nil {
-			return done, fmt.Errorf("migration %s: %w", base, err)
-		}
-		for _, stmt := range stmts {
-			if has, err := db.hasAddedColumn(ctx, stmt); err != nil {
-				return done, fmt.Errorf("migration %s: %w", base, err)
-			} else if has {
-				continue
+		if m.code != nil {
+			if err := m.code.run(db, ctx, hook); err != nil {
+				return done, fmt.Errorf("migration %s: %w", m.name, err)
 			}
-			if err := db.Conn.Exec(ctx, stmt); err != nil {
-				return done, fmt.Errorf("migration %s: %w", base, err)
+		} else {
+			stmts, err := db.migrationStatements(m.file)
+			if err != nil {
+				return done, fmt.Errorf("migration %s: %w", m.name, err)
+			}
+			for _, stmt := range stmts {
+				if has, err := db.hasAddedColumn(ctx, stmt); err != nil {
+					return done, fmt.Errorf("migration %s: %w", m.name, err)
+				} else if has {
+					continue
+				}
+				if err := db.Conn.Exec(ctx, stmt); err != nil {
+					return done, fmt.Errorf("migration %s: %w", m.name, err)
+				}
 			}
 		}
 		// INSERT ... VALUES with bound arguments hangs against 18.16 over the native protocol; a batch works
@@ -161,13 +197,13 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return done, err
 		}
-		if err := b.Append(uint32(v), base, time.Now().UTC().Truncate(time.Second)); err != nil {
+		if err := b.Append(m.version, m.name, time.Now().UTC().Truncate(time.Second)); err != nil {
 			return done, err
 		}
 		if err := b.Send(); err != nil {
 			return done, err
 		}
-		done = append(done, base)
+		done = append(done, m.name)
 	}
 	return done, nil
 }

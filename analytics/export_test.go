@@ -14,3 +14,9 @@ func (w *UsageWriter) ShipBudget(ctx context.Context, bytes int64) error {
 	w.adoptMu.Unlock()
 	return w.ship(ctx, j, &shipper{buf: make([]byte, shipBuffer)}, &bytes)
 }
+
+// MigrateWith applies the migrations up to version upTo (0: all), calling hook before each step of a
+// code migration: a hook that returns an error stops the migration there, as a crash would.
+func (db *DB) MigrateWith(ctx context.Context, upTo uint32, hook func(step string) error) ([]string, error) {
+	return db.migrate(ctx, upTo, hook)
+}

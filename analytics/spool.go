@@ -500,11 +500,13 @@ func (j *journal) removeFiles() {
 	os.Remove(filepath.Join(j.dir, "shipped"))
 }
 
-// spoolVersion prefixes every line, so a later format can be told apart. u2 adds the plan and the error
-// code after u1's fields; u1 lines (written by an edge before the upgrade, still in a spool) are read
-// with both empty.
+// spoolVersion prefixes every line, so a later format can be told apart. u3 adds the event id (decimal)
+// after u2's fields; u2 adds the plan and the error code after u1's fields. u1 and u2 lines (written by
+// an edge before the upgrade, still in a spool) are read with event id 0 (and u1's with plan and error
+// code empty).
 const (
-	spoolVersion   = "u2"
+	spoolVersion   = "u3"
+	spoolVersionV2 = "u2"
 	spoolVersionV1 = "u1"
 )
 
@@ -523,6 +525,8 @@ func encodeEvent(b []byte, e shariah.UsageEvent) []byte {
 		b = append(b, '\t')
 		b = appendQuoted(b, s)
 	}
+	b = append(b, '\t')
+	b = strconv.AppendUint(b, e.EventID, 10)
 	return append(b, '\n')
 }
 
@@ -539,12 +543,12 @@ func appendQuoted(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// parseEvent reads a line written by encodeEvent (without its newline), or by the u1 format. The event's
+// parseEvent reads a line written by encodeEvent (without its newline), or by the u1 or u2 format. The event's
 // strings are slices of the line: the shipper passes the journal's read buffer as a string
 // (unsafe.String) and copies the strings into the insert's columns before it reads the next batch into
 // that buffer, so it decodes without allocating.
 func parseEvent(str string) (shariah.UsageEvent, error) {
-	var f [14]string
+	var f [15]string
 	n := 0
 	for n < len(f)-1 {
 		k := strings.IndexByte(str, '\t')
@@ -556,7 +560,7 @@ func parseEvent(str string) (shariah.UsageEvent, error) {
 	}
 	f[n] = str
 	fields := n + 1
-	if strings.IndexByte(str, '\t') >= 0 || !(f[0] == spoolVersion && fields == 14 || f[0] == spoolVersionV1 && fields == 12) {
+	if strings.IndexByte(str, '\t') >= 0 || !(f[0] == spoolVersion && fields == 15 || f[0] == spoolVersionV2 && fields == 14 || f[0] == spoolVersionV1 && fields == 12) {
 		return shariah.UsageEvent{}, fmt.Errorf("usage spool: malformed line (%d fields)", fields)
 	}
 	var s [6]string
@@ -586,7 +590,15 @@ func parseEvent(str string) (shariah.UsageEvent, error) {
 		}
 		more[i] = v
 	}
-	return shariah.UsageEvent{RequestID: s[0], KeyID: s[1], UserID: s[2], KeyPrefix: s[3], Method: s[4], Route: s[5],
+	var id uint64
+	if fields == 15 {
+		v, err := strconv.ParseUint(f[14], 10, 64)
+		if err != nil {
+			return shariah.UsageEvent{}, fmt.Errorf("usage spool: field 14: %w", err)
+		}
+		id = v
+	}
+	return shariah.UsageEvent{EventID: id, RequestID: s[0], KeyID: s[1], UserID: s[2], KeyPrefix: s[3], Method: s[4], Route: s[5],
 		Status: int(num[0]), Tokens: int(num[1]), Overage: int(num[2]), Latency: time.Duration(num[3]) * time.Microsecond,
 		Time: time.UnixMilli(num[4]).UTC(), Plan: more[0], ErrorCode: more[1]}, nil
 }

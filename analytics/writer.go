@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	shariah "github.com/shariah-screen/shariah"
 )
 
@@ -31,9 +33,9 @@ type UsageWriterConfig struct {
 // batches. Record never waits on ClickHouse: it appends one line to the journal (a write(2), about a
 // microsecond) before the response is sent, so an event survives ClickHouse being down, hung or
 // restarting, and a kill -9 of the process. When ClickHouse is unavailable the journal grows (bounded by
-// SpoolMaxBytes) and is shipped in order when it returns. A batch whose insert succeeded but whose
-// position was not recorded (a crash in between) is not inserted again: the rows ClickHouse holds are
-// looked up first (alreadyShipped), so each event is in usage_events once.
+// SpoolMaxBytes) and is shipped in order when it returns. A batch that may be in ClickHouse without its
+// position recorded (a crash in between, or an insert whose reply was lost) is not inserted again: the
+// rows ClickHouse holds are looked up first (alreadyShipped), so each event is in usage_events once.
 type UsageWriter struct {
 	db    *DB
 	cfg   UsageWriterConfig
@@ -55,6 +57,12 @@ type UsageWriter struct {
 	lastErr  atomic.Pointer[string]
 
 	encPool sync.Pool
+	// nextID numbers the events this writer records, from a random start: ids are unique within the
+	// process and, between processes, overlap only if two random starts fall within the number of events
+	// either records (about 2n/2^64 for n events). Successive ids ascend, so a batch arrives in
+	// ClickHouse already ordered on the key's last column (user_id, ts, event_id), which makes its sort
+	// cheaper than random ids would (measured in notes/usage.md).
+	nextID atomic.Uint64
 }
 
 var _ shariah.UsageRecorder = (*UsageWriter)(nil)
@@ -84,6 +92,7 @@ func NewUsageWriter(db *DB, cfg UsageWriterConfig) (*UsageWriter, error) {
 	}
 	w := &UsageWriter{db: db, cfg: cfg, log: cfg.Log, own: j, base: dir, flush: make(chan chan error)}
 	w.encPool.New = func() any { b := make([]byte, 0, 256); return &b }
+	w.nextID.Store(rand.Uint64())
 	p, err := j.pending()
 	if err != nil {
 		j.close()
@@ -108,8 +117,13 @@ func (w *UsageWriter) Close() {
 	w.own.close()
 }
 
-// Record appends an event to the journal, or drops and counts it when the journal is full.
+// Record appends an event to the journal, or drops and counts it when the journal is full. An event
+// without an EventID gets one here (never 0): the id the usage history deduplicates on is the
+// server's, so a client that reuses its X-Request-ID still gets one row per request.
 func (w *UsageWriter) Record(e shariah.UsageEvent) {
+	for e.EventID == 0 {
+		e.EventID = w.nextID.Add(1)
+	}
 	bp := w.encPool.Get().(*[]byte)
 	line := encodeEvent((*bp)[:0], e)
 	if w.pending.Load()+int64(len(line)) > w.cfg.SpoolMaxBytes {
@@ -252,6 +266,7 @@ type shipper struct {
 
 // usageColumns holds a batch of usage events column by column, in usage_events' order.
 type usageColumns struct {
+	id                                         []uint64
 	rid, kid, uid, kp, meth, route, plan, code []string
 	status                                     []uint16
 	tokens, overage                            []uint32
@@ -260,6 +275,7 @@ type usageColumns struct {
 }
 
 func (c *usageColumns) reset() {
+	c.id = c.id[:0]
 	c.rid, c.kid, c.uid, c.kp, c.meth, c.route, c.plan, c.code = c.rid[:0], c.kid[:0], c.uid[:0], c.kp[:0], c.meth[:0], c.route[:0], c.plan[:0], c.code[:0]
 	c.status, c.tokens, c.overage, c.lat, c.ms, c.ts = c.status[:0], c.tokens[:0], c.overage[:0], c.lat[:0], c.ms[:0], c.ts[:0]
 }
@@ -268,6 +284,7 @@ func (c *usageColumns) len() int { return len(c.rid) }
 
 func (c *usageColumns) add(e shariah.UsageEvent) {
 	t := e.Time.UTC()
+	c.id = append(c.id, e.EventID)
 	c.rid, c.kid, c.uid, c.kp = append(c.rid, e.RequestID), append(c.kid, e.KeyID), append(c.uid, e.UserID), append(c.kp, e.KeyPrefix)
 	c.meth, c.route, c.plan, c.code = append(c.meth, e.Method), append(c.route, e.Route), append(c.plan, e.Plan), append(c.code, e.ErrorCode)
 	c.status = append(c.status, uint16(e.Status))
@@ -278,22 +295,46 @@ func (c *usageColumns) add(e shariah.UsageEvent) {
 
 // drop removes the first n rows.
 func (c *usageColumns) drop(n int) {
+	c.id = c.id[n:]
 	c.rid, c.kid, c.uid, c.kp, c.meth, c.route, c.plan, c.code = c.rid[n:], c.kid[n:], c.uid[n:], c.kp[n:], c.meth[n:], c.route[n:], c.plan[n:], c.code[n:]
 	c.status, c.tokens, c.overage, c.lat, c.ms, c.ts = c.status[n:], c.tokens[n:], c.overage[n:], c.lat[n:], c.ms[n:], c.ts[n:]
 }
 
 // alreadyShipped returns how many leading rows of a batch read from an unsure position (journal.unsure)
-// are in ClickHouse already. A process that stopped between an insert and the record of its position
-// inserted the lines that follow that position, in order, in one block (BatchSize is at most 1,000,000
-// rows, under ClickHouse's 1,048,576 of one insert block, which lands whole or not at all): the rows
-// already there are a prefix of the batch, found with at most 2 + log2(batch) point lookups on the
-// sorting key (user_id, ts, request_id). So a batch is never inserted twice, and usage_events and the
-// views' aggregates count each request once.
-func (w *UsageWriter) alreadyShipped(ctx context.Context, c *usageColumns) (int, error) {
+// are in ClickHouse already. The position is unsure after a restart (the process before may have
+// inserted the batch and stopped before recording it) and after any failed insert (a reply lost to a
+// broken connection or a killed server says nothing about whether the server committed the rows): what
+// is stored decides, never the reply. A batch is the lines that follow the position, in order, sent as
+// one block (BatchSize is at most 1,000,000 rows, under ClickHouse's 1,048,576 of one insert block), and
+// on 18.16 a block lands in MergeTree as one part per month it spans, each written whole or not at all,
+// in the block's row order of months; so the rows already there are a prefix of the batch in every case
+// but a batch spanning a month's end cut between its parts, where the lookups still find each row that
+// is there (see below). They are found with at most 2 + log2(batch) point lookups on (user_id, ts,
+// event_id): the event id is the server's, unique per request, so an event is never taken for another
+// (a client's reused X-Request-ID never drops one). Lines of the u1 and u2 formats (no event id: left by
+// an edge before the upgrade) are looked up by request id, as that edge did. While migration 006 moves
+// the rows of the old table (rekey.go), they are looked up in both tables.
+func (w *UsageWriter) alreadyShipped(ctx context.Context, qid string, c *usageColumns) (int, error) {
+	// An insert of this batch that the edge gave up on (a timeout against a hung server) may still be
+	// running on the server, which commits a block as soon as it has read it: until it ends, what is
+	// stored is not known yet. (The insert is sent under the batch's query id; the server refuses a second
+	// query with an id that is running, which covers one registered after this check.)
+	var running uint64
+	if err := w.db.Conn.QueryRow(ctx, "SELECT count() FROM system.processes WHERE query_id = ?", qid).Scan(&running); err != nil {
+		return 0, err
+	}
+	if running > 0 {
+		return 0, fmt.Errorf("usage spool: an earlier insert of this batch (query %s) is still running", qid)
+	}
 	in := func(i int) (bool, error) {
 		var n uint64
-		err := w.db.Conn.QueryRow(ctx, "SELECT count() FROM "+w.db.table("usage_events")+
-			" WHERE user_id = ? AND ts = toDateTime(?) AND request_id = ?", c.uid[i], c.ts[i].Unix(), c.rid[i]).Scan(&n)
+		q := "SELECT count() FROM " + w.db.usageRows() + " WHERE user_id = ? AND ts = toDateTime(?) AND event_id = ?"
+		args := []any{c.uid[i], c.ts[i].Unix(), c.id[i]}
+		if c.id[i] == 0 {
+			q += " AND request_id = ?"
+			args = append(args, c.rid[i])
+		}
+		err := w.db.Conn.QueryRow(ctx, q, args...).Scan(&n)
 		return n > 0, err
 	}
 	k := c.len()
@@ -317,6 +358,15 @@ func (w *UsageWriter) alreadyShipped(ctx context.Context, c *usageColumns) (int,
 		}
 	}
 	return hi, nil
+}
+
+// usageRows is what the lookups read: usage_events, and the old table of a re-key in progress.
+func (db *DB) usageRows() string {
+	old := "_prekey"
+	if db.Cluster != "" {
+		old = "_local_prekey"
+	}
+	return "merge(" + db.Name + ", '^usage_events(" + old + ")?$')"
 }
 
 // ship sends one journal's events to ClickHouse batch by batch, recording the position after each,
@@ -345,9 +395,10 @@ func (w *UsageWriter) ship(ctx context.Context, j *journal, sh *shipper, budget 
 			}
 			sh.cols.add(e)
 		}
+		qid := batchQueryID(j, &sh.cols)
 		if j.unsure && sh.cols.len() > 0 {
 			ictx, cancel := context.WithTimeout(ctx, insertTimeout)
-			there, err := w.alreadyShipped(ictx, &sh.cols)
+			there, err := w.alreadyShipped(ictx, qid, &sh.cols)
 			cancel()
 			if err != nil {
 				w.setDown(err)
@@ -367,9 +418,12 @@ func (w *UsageWriter) ship(ctx context.Context, j *journal, sh *shipper, budget 
 		}
 		if k := sh.cols.len(); k > 0 {
 			ictx, cancel := context.WithTimeout(ctx, insertTimeout)
-			err := w.insert(ictx, &sh.cols)
+			err := w.insert(ictx, qid, &sh.cols)
 			cancel()
 			if err != nil {
+				// Whether the server committed the batch is unknown (a connection cut after the data was
+				// sent, a server killed after its commit): the next attempt asks ClickHouse first.
+				j.unsure = true
 				w.setDown(err)
 				return err
 			}
@@ -383,6 +437,16 @@ func (w *UsageWriter) ship(ctx context.Context, j *journal, sh *shipper, budget 
 		w.setUp()
 	}
 	return nil
+}
+
+// batchQueryID names the inserts of the batch that begins at the journal's position: every attempt of
+// one batch has the same query id (its first event's id, or for lines without one the slot and
+// position), so the server refuses an attempt while an earlier one is still running.
+func batchQueryID(j *journal, c *usageColumns) string {
+	if c.len() > 0 && c.id[0] != 0 {
+		return fmt.Sprintf("usage-%016x", c.id[0])
+	}
+	return fmt.Sprintf("usage-%s-%d-%d", filepath.Base(j.dir), j.seq, j.off)
 }
 
 // spend takes n bytes off a ship's budget (never below 0; -1 stays: no budget).
@@ -460,13 +524,13 @@ func (w *UsageWriter) dropDrained() {
 
 // insert sends a batch in one INSERT, column by column (Append per row converts its 14 values through
 // reflection, and under load the shipper runs beside the edge's requests).
-func (w *UsageWriter) insert(ctx context.Context, c *usageColumns) error {
-	b, err := w.db.Conn.PrepareBatch(w.db.writeContext(ctx), "INSERT INTO "+w.db.table("usage_events")+
-		" (request_id, key_id, user_id, key_prefix, method, route, status, tokens, overage, latency_us, ts, ts_ms, plan, error_code)")
+func (w *UsageWriter) insert(ctx context.Context, qid string, c *usageColumns) error {
+	b, err := w.db.Conn.PrepareBatch(clickhouse.Context(w.db.writeContext(ctx), clickhouse.WithQueryID(qid)), "INSERT INTO "+w.db.table("usage_events")+
+		" (request_id, key_id, user_id, key_prefix, method, route, status, tokens, overage, latency_us, ts, ts_ms, plan, error_code, event_id)")
 	if err != nil {
 		return err
 	}
-	for i, col := range []any{c.rid, c.kid, c.uid, c.kp, c.meth, c.route, c.status, c.tokens, c.overage, c.lat, c.ts, c.ms, c.plan, c.code} {
+	for i, col := range []any{c.rid, c.kid, c.uid, c.kp, c.meth, c.route, c.status, c.tokens, c.overage, c.lat, c.ts, c.ms, c.plan, c.code, c.id} {
 		if err := b.Column(i).Append(col); err != nil {
 			_ = b.Abort()
 			return err

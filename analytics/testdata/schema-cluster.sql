@@ -315,3 +315,9 @@ ALTER TABLE shariah.trajectory_local ON CLUSTER `main` ADD COLUMN form String DE
 DROP TABLE IF EXISTS shariah.trajectory ON CLUSTER `main`;
 
 CREATE TABLE IF NOT EXISTS shariah.trajectory ON CLUSTER `main` AS shariah.trajectory_local ENGINE = Distributed('main', 'shariah', 'trajectory_local', cityHash64(symbol));
+
+ALTER TABLE shariah.usage_events_local ON CLUSTER `main` ADD COLUMN event_id UInt64 DEFAULT 0;
+
+DROP TABLE IF EXISTS shariah.usage_events ON CLUSTER `main`;
+
+CREATE TABLE IF NOT EXISTS shariah.usage_events ON CLUSTER `main` AS shariah.usage_events_local ENGINE = Distributed('main', 'shariah', 'usage_events_local', cityHash64(user_id));

@@ -189,3 +189,5 @@ WHERE error_code = 'QUOTA_EXCEEDED' OR overage > 0
 GROUP BY day, kind, key_id, user_id, key_prefix, plan;
 
 ALTER TABLE shariah.trajectory ADD COLUMN form String DEFAULT '';
+
+ALTER TABLE shariah.usage_events ADD COLUMN event_id UInt64 DEFAULT 0;

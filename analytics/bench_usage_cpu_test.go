@@ -1,0 +1,161 @@
+package analytics_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/internal/testsvc"
+)
+
+// cpuTicks is a process's user and system CPU time, all threads, in clock ticks (1/100 s).
+func cpuTicks(b *testing.B, pid int) int64 {
+	b.Helper()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	u, _ := strconv.ParseInt(f[11], 10, 64) // utime: field 14 of stat, 12th after the state
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + s
+}
+
+var usageViews = []string{"usage_hourly_mv", "usage_key_daily_mv", "usage_key_hourly_mv", "usage_quota_daily_mv", "usage_route_daily_mv", "usage_route_hourly_mv"}
+
+// BenchmarkUsageInsertCPUBeforeAndAfterRekey measures ClickHouse's CPU per usage event, in one run on
+// one server, for usage_events on the old key (user_id, ts, request_id) and on the new one (user_id, ts,
+// event_id, migration 006): two databases, one migrated up to 005 and one fully, filled in turns by the
+// edge's usage writer (500,000 events in batches of 50,000, 36-character ids as the edge's) for ROUNDS
+// rounds (SHARIAH_BENCH_ROUNDS, default 5): the events of one user (a load test's one key: every row
+// ties on user and second, and the old key sorts the ties on request id) and of 1,000 users, with the six
+// views (as deployed) and with them detached (the table alone). CPU is the server process's user and
+// system time from /proc (10 ms ticks): for the inserts (background merges stopped, SYSTEM STOP MERGES),
+// then for merging usage_events' parts into one (OPTIMIZE ... FINAL; the views' tables are not merged
+// here). Reports each median in us/event.
+// Not part of make test: go test -run NONE -bench UsageInsertCPU -benchtime 1x ./analytics/
+func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
+	ch := testsvc.MustClickHouse(b)
+	ctx := context.Background()
+	open := func(name string, upTo uint32) *analytics.DB {
+		db, err := analytics.Open(ch.ClickHouseURL(name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		if _, err := db.MigrateWith(ctx, upTo, nil); err != nil {
+			b.Fatal(err)
+		}
+		return db
+	}
+	dbs := map[string]*analytics.DB{"old": open("bench_old", 5), "new": open("bench_new", 0)}
+	const n = 500000
+	users := make([]string, 1000)
+	keys := make([]string, 2000)
+	for i := range users {
+		users[i] = uuid.Must(uuid.NewV7()).String()
+	}
+	for i := range keys {
+		keys[i] = uuid.Must(uuid.NewV7()).String()
+	}
+	rounds := 5
+	if v := os.Getenv("SHARIAH_BENCH_ROUNDS"); v != "" {
+		rounds, _ = strconv.Atoi(v)
+	}
+	quiet := func(db *analytics.DB) {
+		for still := 0; still < 10; {
+			var m uint64
+			if err := db.Conn.QueryRow(ctx, "SELECT toUInt64(count()) FROM system.merges").Scan(&m); err != nil {
+				b.Fatal(err)
+			}
+			if m == 0 {
+				still++
+			} else {
+				still = 0
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	exec := func(db *analytics.DB, q string) {
+		if err := db.Conn.Exec(ctx, q); err != nil {
+			b.Fatalf("%s: %v", q, err)
+		}
+	}
+	// fill returns the server's CPU per event for inserting n events (merges stopped) and for merging
+	// the parts they made in usage_events into one (OPTIMIZE ... FINAL), in us.
+	fill := func(db *analytics.DB, nUsers int) (insert, merge float64) {
+		exec(db, "TRUNCATE TABLE "+db.Name+".usage_events")
+		w, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: b.TempDir(), BatchSize: 50000, Interval: time.Hour})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer w.Close()
+		start := time.Now().UTC()
+		for i := range n {
+			k := (i * 7919) % len(keys)
+			w.Record(shariah.UsageEvent{RequestID: uuid.Must(uuid.NewV7()).String(), KeyID: keys[k%nUsers], UserID: users[k%nUsers],
+				KeyPrefix: "shr_" + keys[k][:8], Method: "GET", Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Plan: "pro",
+				Latency: time.Millisecond, Time: start.Add(time.Duration(i) * 50 * time.Microsecond)})
+		}
+		rctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { w.Run(rctx); close(done) }()
+		defer func() { cancel(); <-done }()
+		quiet(db)
+		exec(db, "SYSTEM STOP MERGES")
+		before := cpuTicks(b, ch.PID())
+		if err := w.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+		mid := cpuTicks(b, ch.PID())
+		exec(db, "SYSTEM START MERGES")
+		exec(db, "OPTIMIZE TABLE "+db.Name+".usage_events FINAL")
+		after := cpuTicks(b, ch.PID())
+		return float64(mid-before) * 1e4 / n, float64(after-mid) * 1e4 / n // ticks of 10 ms -> us, per event
+	}
+	got := map[string][]float64{}
+	for r := range rounds {
+		for _, nUsers := range []int{1, len(users)} {
+			for _, views := range []bool{true, false} {
+				for _, which := range []string{"old", "new"} {
+					db := dbs[which]
+					if !views {
+						for _, v := range usageViews {
+							if err := db.Conn.Exec(ctx, "DETACH TABLE "+db.Name+"."+v); err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+					ins, mrg := fill(db, nUsers)
+					if !views {
+						for _, v := range usageViews {
+							if err := db.Conn.Exec(ctx, "ATTACH TABLE "+db.Name+"."+v); err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+					name := fmt.Sprintf("%s-key-%d-users", which, nUsers)
+					if !views {
+						name += "-table-only"
+					}
+					got[name+"-insert"] = append(got[name+"-insert"], ins)
+					got[name+"-merge"] = append(got[name+"-merge"], mrg)
+					b.Logf("round %d %s: insert %.2f, merge %.2f us/event", r, name, ins, mrg)
+				}
+			}
+		}
+	}
+	for name, v := range got {
+		slices.Sort(v)
+		b.ReportMetric(v[len(v)/2], name+"-us/event")
+	}
+}

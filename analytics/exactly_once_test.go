@@ -1,0 +1,434 @@
+package analytics_test
+
+import (
+	"context"
+	"fmt"
+
+	"io"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/internal/testsvc"
+)
+
+// Issue 26 (item 3): usage rows exactly once whatever ClickHouse does. These tests kill a real
+// ClickHouse with SIGKILL and restart it on its data.
+
+// waitFor polls cond until it holds (failing the test after a minute: a condition that never comes).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// tryCount is count without failing: ClickHouse may be down.
+func tryCount(db *analytics.DB, q string) (uint64, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var n uint64
+	if err := db.Conn.QueryRow(ctx, q).Scan(&n); err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// ownClickHouse starts a ClickHouse for the test alone (it is killed) and opens a migrated database on
+// it through addr (the server itself, or a proxy in front of it).
+func ownClickHouse(t *testing.T) (*testsvc.Proc, *analytics.DB) {
+	t.Helper()
+	ch := testsvc.MustClickHouse(t)
+	db, err := analytics.Open(ch.ClickHouseURL("shariah"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return ch, db
+}
+
+// replyEater is a TCP proxy in front of a ClickHouse that, once armed, stops passing the server's
+// replies on a connection once the client has sent it more than `after` bytes with no reply between
+// (an insert's data block; a query is far smaller): the data reaches the server, which commits it, and
+// its reply never reaches the client.
+//
+// With holdData, it holds back the client's data instead, past the same threshold, until the client
+// gives up and closes the connection; then it delivers what it held and closes: the server commits a
+// batch late, after the edge saw its insert fail.
+type replyEater struct {
+	ln       net.Listener
+	to       string
+	armed    atomic.Bool
+	after    int64
+	holdData bool
+}
+
+func newReplyEater(t *testing.T, to string, after int64, holdData bool) *replyEater {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &replyEater{ln: ln, to: to, after: after, holdData: holdData}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.serve(c)
+		}
+	}()
+	return p
+}
+
+func (p *replyEater) serve(c net.Conn) {
+	defer c.Close()
+	s, err := net.Dial("tcp", p.to)
+	if err != nil {
+		return
+	}
+	defer s.Close()
+	var sent atomic.Int64 // client bytes since the last reply passed on
+	done := make(chan struct{}, 2)
+	go func() { // client -> server
+		buf := make([]byte, 64<<10)
+		var held []byte
+		for {
+			n, err := c.Read(buf)
+			if n > 0 {
+				sent.Add(int64(n))
+				if p.holdData && p.armed.Load() && sent.Load() > p.after {
+					held = append(held, buf[:n]...)
+				} else if _, werr := s.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		if len(held) > 0 { // the client gave up: the server gets the data late, then the end of the stream
+			s.Write(held)
+			s.(*net.TCPConn).CloseWrite()
+			io.Copy(io.Discard, s)
+		}
+		done <- struct{}{}
+	}()
+	go func() { // server -> client, eaten once armed and past the threshold
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := s.Read(buf)
+			if n > 0 && !(!p.holdData && p.armed.Load() && sent.Load() > p.after) {
+				sent.Store(0)
+				if _, werr := c.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		done <- struct{}{}
+	}()
+	<-done // either side closed: close both
+}
+
+// TestLostInsertReplyIsNotInsertedTwice: ClickHouse commits a batch and is killed (-9) before its reply
+// reaches the edge, which reads EOF. The edge must decide by what is stored: after the restart it
+// finds the batch there and does not send it again. On the code before issue 26 (an insert error left
+// the shipped position "sure") the batch was sent again: 2n rows.
+func TestLostInsertReplyIsNotInsertedTwice(t *testing.T) {
+	t.Parallel()
+	ch, direct := ownClickHouse(t)
+	const n = 20000                                                             // about 3 MB in the insert block: far past the handshake and the query
+	proxy := newReplyEater(t, "127.0.0.1:"+strconv.Itoa(ch.Port), 1<<20, false) // the replies stop 1 MB into the data
+	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
+	u.Host = proxy.ln.Addr().String()
+	db, err := analytics.Open(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, ctx := runningWriter(t, db, n)
+	base := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	for i := range n {
+		w.Record(shariah.UsageEvent{RequestID: "same-client-id", KeyID: "k", UserID: "u1", Method: "GET",
+			Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Time: base.Add(time.Duration(i) * time.Millisecond)})
+	}
+	proxy.armed.Store(true)
+	flushed := make(chan error, 1)
+	go func() { flushed <- w.Flush(ctx) }()
+	q := "SELECT toUInt64(count()) FROM shariah.usage_events"
+	views := "SELECT toUInt64(countMerge(requests)) FROM shariah.usage_hourly"
+	waitFor(t, "the batch committed, in the table and in every view", func() bool {
+		for _, q := range []string{q, views, "SELECT toUInt64(countMerge(requests)) FROM shariah.usage_key_daily",
+			"SELECT toUInt64(countMerge(requests)) FROM shariah.usage_key_hourly", "SELECT toUInt64(countMerge(requests)) FROM shariah.usage_route_daily",
+			"SELECT toUInt64(countMerge(requests)) FROM shariah.usage_route_hourly"} {
+			if m, _ := tryCount(direct, q); m != n {
+				return false
+			}
+		}
+		return true
+	})
+	ch.Kill() // the reply is lost: the edge reads EOF
+	if err := <-flushed; err == nil {
+		t.Fatal("the flush succeeded though its reply was never delivered")
+	}
+	proxy.armed.Store(false)
+	if err := ch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the spool shipped after the restart", func() bool {
+		fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		return w.Flush(fctx) == nil
+	})
+	if got := count(t, direct, q); got != n {
+		t.Fatalf("%d rows after the lost reply, want %d (each event once)", got, n)
+	}
+	if got := count(t, direct, "SELECT toUInt64(uniqExact(event_id)) FROM shariah.usage_events"); got != n {
+		t.Fatalf("%d distinct event ids, want %d (one per request, though every request reused one X-Request-ID)", got, n)
+	}
+	if got := count(t, direct, views); got != n {
+		t.Fatalf("the views count %d requests, want %d", got, n)
+	}
+	if st := w.Stats(); st.Replayed != n {
+		t.Fatalf("stats %+v: want the %d events found in ClickHouse", st, n)
+	}
+}
+
+// TestReusedRequestIDsAreNotDroppedOnReplay: a client that reuses its X-Request-ID gets one row per
+// request, also when an edge restarts with events in its spool whose (user, second, request id) are in
+// ClickHouse already. Before issue 26 the replay looked rows up by request id and dropped them: 100 rows
+// for 200 requests.
+func TestReusedRequestIDsAreNotDroppedOnReplay(t *testing.T) {
+	t.Parallel()
+	db := setup(t)
+	dir := t.TempDir()
+	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	ev := func() shariah.UsageEvent {
+		return shariah.UsageEvent{RequestID: "reused", KeyID: "k", UserID: "u1", Method: "GET", Route: "/api/quote/{symbol}",
+			Status: 200, Tokens: 2, Time: at}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w1, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: dir, BatchSize: 1000, Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		w1.Record(ev())
+	}
+	if err := w1.ShipBudget(ctx, -1); err != nil {
+		t.Fatal(err)
+	}
+	for range 100 { // recorded, and the edge restarts before shipping them
+		w1.Record(ev())
+	}
+	w1.Close()
+	w2 := newWriter(t, db, dir, 0, 1000, time.Hour)
+	go w2.Run(ctx)
+	if err := w2.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	days, err := analytics.UsageReader{DB: db}.DailyUsage(ctx, "u1", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(days) != 1 || days[0].Requests != 200 || days[0].Tokens != 400 {
+		t.Fatalf("daily usage %+v, want 200 requests and 400 tokens", days)
+	}
+}
+
+// TestUsageRowsExactlyOnceWhileClickHouseIsKilled: a stream of events is shipped every 20 ms while
+// ClickHouse is killed (-9) six times and restarted: three times while an insert of the writer is
+// running (seen in system.processes: the batch is lost with the server and must be sent again), three
+// times once a batch is committed, in the table and in every view, with its reply held back by a proxy
+// (the edge reads EOF: the batch must not be sent again). Every event is in usage_events once. The
+// views never count an event twice; they can miss a batch: on 18.16 an INSERT commits the table's part
+// and then each view's part, one after the other, and a server killed between those commits leaves the
+// batch in usage_events and in only the views written before (see notes/usage.md); the test logs it.
+func TestUsageRowsExactlyOnceWhileClickHouseIsKilled(t *testing.T) {
+	t.Parallel()
+	ch, watch := ownClickHouse(t)
+	proxy := newReplyEater(t, "127.0.0.1:"+strconv.Itoa(ch.Port), 4096, false) // past the INSERT and its header: the data
+	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
+	u.Host = proxy.ln.Addr().String()
+	db, err := analytics.Open(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w := newWriter(t, db, t.TempDir(), 0, 50000, 20*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go w.Run(ctx)
+	var recorded atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the edge's requests, about 20,000 a second, reusing 50 client request ids
+		defer wg.Done()
+		base := time.Now().UTC()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			for k := range 200 {
+				w.Record(shariah.UsageEvent{RequestID: "r-" + strconv.Itoa((i*200+k)%50), KeyID: "k", UserID: "u" + strconv.Itoa(k%7),
+					Method: "GET", Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Time: base.Add(time.Duration(i) * time.Millisecond)})
+			}
+			recorded.Add(200)
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	views := []string{"usage_hourly", "usage_key_daily", "usage_key_hourly", "usage_route_daily", "usage_route_hourly"}
+	// counts reads usage_events' rows and each view's requests
+	counts := func() ([]uint64, bool) {
+		out := make([]uint64, 0, 1+len(views))
+		n, ok := tryCount(watch, "SELECT toUInt64(count()) FROM shariah.usage_events")
+		if !ok {
+			return nil, false
+		}
+		out = append(out, n)
+		for _, v := range views {
+			m, ok := tryCount(watch, "SELECT toUInt64(countMerge(requests)) FROM shariah."+v)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, m)
+		}
+		return out, true
+	}
+	// committedPast: a batch is in usage_events and in every view since before (the writer inserts one
+	// batch at a time: each view's count grew by as much as the table's)
+	committedPast := func(before []uint64) bool {
+		now, ok := counts()
+		if !ok || now[0] <= before[0] {
+			return false
+		}
+		for i := range now {
+			if now[i]-before[i] != now[0]-before[0] {
+				return false
+			}
+		}
+		return true
+	}
+	insertRunning := "SELECT toUInt64(count()) FROM system.processes WHERE query LIKE 'INSERT INTO shariah.usage_events%'"
+	for kill := range 6 {
+		if kill%2 == 0 {
+			waitFor(t, fmt.Sprintf("kill %d: an insert running", kill), func() bool {
+				n, ok := tryCount(watch, insertRunning)
+				return ok && n > 0
+			})
+		} else {
+			var before []uint64
+			waitFor(t, "ClickHouse answering, no insert half done", func() bool {
+				a, ok := counts()
+				if !ok {
+					return false
+				}
+				b, ok := counts()
+				if !ok || !slices.Equal(a, b) {
+					return false
+				}
+				n, ok := tryCount(watch, insertRunning)
+				before = b
+				return ok && n == 0
+			})
+			proxy.armed.Store(true)
+			waitFor(t, fmt.Sprintf("kill %d: a batch committed, its reply held", kill), func() bool { return committedPast(before) })
+		}
+		ch.Kill()
+		proxy.armed.Store(false)
+		if err := ch.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	waitFor(t, "the spool shipped", func() bool {
+		fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		return w.Flush(fctx) == nil
+	})
+	n := uint64(recorded.Load())
+	rows := count(t, watch, "SELECT toUInt64(count()) FROM shariah.usage_events")
+	ids := count(t, watch, "SELECT toUInt64(uniqExact(event_id)) FROM shariah.usage_events")
+	if rows != n || ids != n {
+		t.Fatalf("%d rows, %d distinct events for %d recorded: want each once", rows, ids, n)
+	}
+	if tokens := count(t, watch, "SELECT toUInt64(sum(tokens)) FROM shariah.usage_events"); tokens != n {
+		t.Fatalf("%d tokens in the rows, want %d", tokens, n)
+	}
+	for _, v := range views {
+		got := count(t, watch, "SELECT toUInt64(countMerge(requests)) FROM shariah."+v)
+		if got > n {
+			t.Errorf("%s counts %d requests for %d events: an event counted twice", v, got, n)
+		} else if got < n {
+			t.Logf("%s misses %d events: a server killed between its commits of one insert", v, n-got)
+		}
+	}
+	st := w.Stats()
+	if st.Replayed == 0 {
+		t.Fatalf("stats %+v: no batch was found committed after a lost reply (the test did not test that)", st)
+	}
+	t.Logf("%d events; stats %+v", n, st)
+}
+
+// TestLateCommitAfterAGivenUpInsertIsNotDoubled: the edge gives up on an insert (its 10 s bound) whose
+// data the server has not read yet (a proxy holds it, as a hung server's socket would); the server then
+// reads it and commits the batch late. The edge's next attempt must not insert the batch again: it sees
+// the first attempt still running (the batch's query id) and waits until what is stored can be read.
+func TestLateCommitAfterAGivenUpInsertIsNotDoubled(t *testing.T) {
+	t.Parallel()
+	ch, direct := ownClickHouse(t)
+	proxy := newReplyEater(t, "127.0.0.1:"+strconv.Itoa(ch.Port), 1<<20, true)
+	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
+	u.Host = proxy.ln.Addr().String()
+	db, err := analytics.Open(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const n = 20000
+	w, ctx := runningWriter(t, db, n)
+	base := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	for i := range n {
+		w.Record(shariah.UsageEvent{RequestID: "r", KeyID: "k", UserID: "u1", Method: "GET",
+			Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Time: base.Add(time.Duration(i) * time.Millisecond)})
+	}
+	proxy.armed.Store(true)
+	if err := w.Flush(ctx); err == nil {
+		t.Fatal("the insert succeeded though its data was held")
+	}
+	proxy.armed.Store(false)
+	waitFor(t, "the spool shipped", func() bool {
+		fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		return w.Flush(fctx) == nil
+	})
+	if got := count(t, direct, "SELECT toUInt64(count()) FROM shariah.usage_events"); got != n {
+		t.Fatalf("%d rows, want %d", got, n)
+	}
+	if got := count(t, direct, "SELECT toUInt64(countMerge(requests)) FROM shariah.usage_hourly"); got != n {
+		t.Fatalf("the views count %d, want %d", got, n)
+	}
+}
