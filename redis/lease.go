@@ -34,7 +34,8 @@ import (
 //   - An edge that dies holding a lease never under-counts, and over-counts the key by at most the
 //     tokens it held unspent: a lease not settled within TTL is counted whole as used. A lease is
 //     never topped up past its ceiling: the tokens its edge served of the key in about the last second
-//     (the last 1 s / Interval - 1 ticks and the current one), at least MinLease (16); within the
+//     (the last 1 s / Interval - 1 ticks and the current one), at least MinLease (16), and a tick gives
+//     back what a lease holds past its ceiling (the key's rate fell); within the
 //     allowance, never past a quarter of what no edge holds per holder. Past the allowance (overage)
 //     the same ceiling holds: no large block. So a dead edge costs a key at most about one second of
 //     its request rate on that edge (plus one request's tokens), and at most MinLease when it was quiet.
@@ -52,11 +53,12 @@ import (
 // their two steps); Redis holds, per edge, own (l:<edge>: tokens granted and not yet reported or given
 // back) and its expiry (x:<edge>), beside the key's used and leased.
 //   - spend (lock-free): take the tokens from allow or over, then add them to unsettled. Never the other
-//     way round: a report is then never more than the edge took, so the script's cap of a report at own
-//     never drops a served token.
+//     way round: a report is then never more than the edge took, so it never exceeds own while Redis
+//     holds every write.
 //   - exact charge with refill (under mu): report unsettled, charge the request, and grant a new block
 //     into allow or over.
-//   - settle (tick or Flush, under mu): report unsettled; top up; at least every TTL/2 while it holds
+//   - settle (tick or Flush, under mu): report unsettled; top up to the ceiling (a tick gives back
+//     what is held past it); at least every TTL/2 while it holds
 //     tokens, so own does not lapse under a live edge.
 //   - refund (under mu): a lease charge goes back into allow and out of unsettled; on a lease already
 //     given back, the script refunds it.
@@ -408,6 +410,20 @@ func take(v *atomic.Int64, n int64) bool {
 	}
 }
 
+// takeUpTo subtracts up to n from v (never below 0) and returns what it took.
+func takeUpTo(v *atomic.Int64, n int64) int64 {
+	for {
+		cur := v.Load()
+		t := min(cur, n)
+		if t <= 0 {
+			return 0
+		}
+		if v.CompareAndSwap(cur, cur-t) {
+			return t
+		}
+	}
+}
+
 // refill charges the request exactly in the script call that settles the lease and asks for a new block.
 // retry is set when the lease was given back meanwhile: the caller starts again with a fresh one.
 func (m *LeaseMeter) refill(ctx context.Context, l *lease, key shariah.APIKey, plan shariah.Plan, cost int) (ch shariah.Charge, err error, retry bool) {
@@ -670,6 +686,11 @@ func (m *LeaseMeter) tickCall(l *lease, plan string, release bool, now time.Time
 		call.back, call.backOver = call.back+l.allow.Swap(0)+over, call.backOver+over
 		call.backCredits += l.credits.Swap(0)
 		return call, true, call.spent != 0 || call.back > 0 || call.backCredits > 0
+	}
+	// a lease holding more than its ceiling (the key's rate fell) gives the rest back, over first
+	if excess := l.allow.Load() + l.over.Load() - m.ceiling(l); excess >= m.opt.MinLease {
+		over := takeUpTo(&l.over, excess)
+		call.back, call.backOver = call.back+over+takeUpTo(&l.allow, excess-over), call.backOver+over
 	}
 	if reqs > 0 {
 		// size the next block for two intervals of this interval's traffic, and top up to it
