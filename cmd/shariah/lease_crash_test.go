@@ -24,7 +24,7 @@ import (
 // before the fault (the margin absorbs late ticks on two loaded cores) and log the figures.
 
 // leaseLoad drives GET /bench/metered with one key on edges, as fast as conns connections per edge
-// can, and counts what each edge answered: the tokens of X-Tokens-Charged on every 200, per 10 ms.
+// can (or one request per pace on each), and counts what each edge answered: the tokens of X-Tokens-Charged on every 200, per 10 ms.
 type leaseLoad struct {
 	t       *testing.T
 	key     string
@@ -37,7 +37,7 @@ type leaseLoad struct {
 	wg      sync.WaitGroup
 }
 
-func startLeaseLoad(t *testing.T, key string, conns int, edges ...*edgeProc) *leaseLoad {
+func startLeaseLoad(t *testing.T, key string, conns int, pace time.Duration, edges ...*edgeProc) *leaseLoad {
 	l := &leaseLoad{t: t, key: key, start: time.Now(), stop: make(chan struct{}),
 		client:  &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 4 * conns}},
 		served:  make([]atomic.Int64, len(edges)),
@@ -52,7 +52,7 @@ func startLeaseLoad(t *testing.T, key string, conns int, edges ...*edgeProc) *le
 					select {
 					case <-l.stop:
 						return
-					default:
+					case <-time.After(pace):
 					}
 					if n, ok := l.get(e.base); ok {
 						l.served[i].Add(n)
@@ -87,6 +87,19 @@ func (l *leaseLoad) get(base string) (int64, bool) {
 
 func (l *leaseLoad) bucket(at time.Time) int {
 	return min(max(int(at.Sub(l.start)/(10*time.Millisecond)), 0), len(l.buckets[0])-1)
+}
+
+// bucketTime is how long the load ran: up to its last answer.
+func (l *leaseLoad) bucketTime() time.Duration {
+	last := 0
+	for i := range l.buckets {
+		for b := range l.buckets[i] {
+			if l.buckets[i][b].Load() > 0 {
+				last = max(last, b)
+			}
+		}
+	}
+	return time.Duration(last+1) * 10 * time.Millisecond
 }
 
 // halt stops the load and waits for its requests to end.
@@ -151,7 +164,8 @@ func pastAllowance(t *testing.T, s *testEnv, email string) (apiKey, hash string)
 }
 
 // TestLeaseEdgeKilledNeverUnderCounts: an edge process is killed with SIGKILL under load (a Pro key
-// past its allowance: every lease is overage), holding a token lease with spending it never settled.
+// past its allowance: every lease is overage; at full speed, then slowed down), holding a token lease
+// with spending it never settled.
 // Once its lease lapses (SHARIAH_METER_LEASE_TTL), the next script call on the key counts it whole:
 // tokens_used is then never less than the tokens the edges answered, and over by at most the lease's
 // ceiling: about one second of what the killed edge served (asserted: 16 tokens, 8 requests in flight
@@ -173,19 +187,27 @@ func TestLeaseEdgeKilledNeverUnderCounts(t *testing.T) {
 	defer rc.Close()
 	ks := sredis.NewKeyStore(rc)
 
-	// Load on edge A until it is killed, after two seconds of it (the lease's ceiling is a second).
-	load := startLeaseLoad(t, apiKey, 8, a)
+	// Load on edge A as fast as 8 connections go for two seconds, then 200 requests a second for three
+	// (the key slowed down: its lease gives back what it holds past a second of the new rate), then
+	// the kill.
+	fast := startLeaseLoad(t, apiKey, 8, 0, a)
 	waitFor(t, "two seconds of load on edge A", func() bool {
-		return time.Since(load.start) > 2*time.Second && load.total() > 0
+		return time.Since(fast.start) > 2*time.Second && fast.total() > 0
+	})
+	fast.halt()
+	slow := startLeaseLoad(t, apiKey, 1, 5*time.Millisecond, a)
+	waitFor(t, "three seconds at 200 requests a second", func() bool {
+		return time.Since(slow.start) > 3*time.Second && slow.total() > 0
 	})
 	killedAt := time.Now()
 	if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = a.cmd.Wait()
-	load.halt()
-	servedA := load.total()
-	lastSecond, bound := load.servedBefore(0, killedAt, time.Second), 16+8+load.servedBefore(0, killedAt, 2*time.Second)
+	slow.halt()
+	servedA := fast.total() + slow.total()
+	lastSecond := slow.servedBefore(0, killedAt, time.Second)
+	bound := 16 + 8 + slow.servedBefore(0, killedAt, 2*time.Second)
 
 	atKill := leaseMeterOf(t, ks, hash)
 	if atKill.Leased == 0 {
@@ -205,8 +227,8 @@ func TestLeaseEdgeKilledNeverUnderCounts(t *testing.T) {
 	})
 	final := leaseMeterOf(t, ks, hash)
 	counted := final.Used - 15000 - servedB
-	t.Logf("edge A answered %d tokens in %v (%d in its last second); counted %d: over-count %d (bound %d), its lease at the kill %d",
-		servedA, killedAt.Sub(load.start).Round(time.Millisecond), lastSecond, counted, counted-servedA, bound, atKill.Leased)
+	t.Logf("edge A answered %d tokens (%d in %v at full speed, then %d in its last second); counted %d: over-count %d (bound %d), its lease at the kill %d",
+		servedA, fast.total(), fast.bucketTime(), lastSecond, counted, counted-servedA, bound, atKill.Leased)
 	if counted < servedA {
 		t.Fatalf("under-count: tokens_used counts %d of edge A's, which answered %d", counted, servedA)
 	}
@@ -237,7 +259,7 @@ func TestLeaseRedisRestartUnderLoad(t *testing.T) {
 	edges := []*edgeProc{startEdge(t, s, env...), startEdge(t, s, env...)}
 	apiKey, hash := pastAllowance(t, s, "lease-restart@example.com")
 
-	load := startLeaseLoad(t, apiKey, 4, edges...)
+	load := startLeaseLoad(t, apiKey, 4, 0, edges...)
 	waitFor(t, "two seconds of load", func() bool { return time.Since(load.start) > 2*time.Second && load.total() > 0 })
 	killedAt := time.Now()
 	r.Kill()
