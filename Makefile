@@ -4,7 +4,7 @@ BIN     := bin/shariah
 DATA    ?= $(abspath ../shared/data)
 PKG     := github.com/shariah-screen/shariah
 
-.PHONY: help build run test lint bench load sizing bench-analytics smoke screenshots services-up services-down up down cluster-up cluster-down migrate clean
+.PHONY: help build run test stress lint bench load sizing bench-analytics smoke screenshots services-up services-down up down cluster-up cluster-down migrate clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-14s %s\n", $$1, $$2}'
@@ -28,6 +28,9 @@ test: ## vet and run every test (installs Redis and ClickHouse when missing; tes
 	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -count=1 -timeout 20m ./...
 	$(MAKE) build
 	scripts/mcp-check.sh
+
+stress: ## about ten minutes, not in make test: the meter and lease tests under -race 500 times, the lease property test for 90 s, the fault tests (edge and Redis killed under load) and scripts/stress.d/*.sh
+	scripts/stress.sh
 
 lint: ## gofmt, vet, the import direction of the layout, and Redocly's lint of the OpenAPI document
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

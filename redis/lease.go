@@ -31,8 +31,19 @@ import (
 //   - tokens_used counts the tokens of served requests once the edges have settled: within Interval, at
 //     once for the caller's own edge after Flush.
 //   - A revoked key is refused on every edge as soon as the invalidation arrives (well within Interval).
-//   - An edge that dies holding a lease over-counts the key by at most its unsettled lease, never
-//     under-counts: a lease not settled within TTL is counted whole as used.
+//   - An edge that dies holding a lease never under-counts, and over-counts the key by at most the
+//     tokens it held unspent: a lease not settled within TTL is counted whole as used. A lease is
+//     never topped up past its ceiling: the tokens its edge served of the key in about the last second
+//     (the last 1 s / Interval - 1 ticks and the current one), at least MinLease (16), and a tick gives
+//     back what a lease holds past its ceiling (the key's rate fell); within the
+//     allowance, never past a quarter of what no edge holds per holder. Past the allowance (overage)
+//     the same ceiling holds: no large block. So a dead edge costs a key at most about one second of
+//     its request rate on that edge (plus one request's tokens), and at most MinLease when it was quiet.
+//   - A lease that lapsed while its edge lived (a stall, or a Redis outage or restart longer than
+//     TTL) is counted whole only until that edge reports again: the report revives it (d:<edge>), so
+//     a Redis restart does not turn the edges' outstanding leases into charged tokens.
+//   - A report is never capped at what Redis holds for the edge: after a restart that lost writes
+//     (AOF with appendfsync everysec) the tokens an edge served are still counted.
 //   - X-Tokens-Remaining on a request served from a lease is the allowance less what was used and leased
 //     to other edges at this edge's last settle, less what this edge spent since: across edges it can be
 //     up to one Interval of the other edges' spending too high.
@@ -42,23 +53,28 @@ import (
 // their two steps); Redis holds, per edge, own (l:<edge>: tokens granted and not yet reported or given
 // back) and its expiry (x:<edge>), beside the key's used and leased.
 //   - spend (lock-free): take the tokens from allow or over, then add them to unsettled. Never the other
-//     way round: a report is then never more than the edge took, so the script's cap of a report at own
-//     never drops a served token.
+//     way round: a report is then never more than the edge took, so it never exceeds own while Redis
+//     holds every write.
 //   - exact charge with refill (under mu): report unsettled, charge the request, and grant a new block
 //     into allow or over.
-//   - settle (tick or Flush, under mu): report unsettled; top up; at least every TTL/2 while it holds
+//   - settle (tick or Flush, under mu): report unsettled; top up to the ceiling (a tick gives back
+//     what is held past it); at least every TTL/2 while it holds
 //     tokens, so own does not lapse under a live edge.
 //   - refund (under mu): a lease charge goes back into allow and out of unsettled; on a lease already
 //     given back, the script refunds it.
 //   - forget (revoke, regenerate, plan change) and give back (quiet key, past period, shutdown; under mu):
 //     report unsettled and return allow, over and credits; the lease leaves the map only when it holds
 //     nothing and no spend is in flight.
-//   - lapse: own not settled within TTL (the edge died) is added to used whole by the next script call
-//     on the key from another edge; an edge told its lease was lost drops what it holds.
+//   - lapse: own not settled within TTL (the edge died, or Redis was away) is added to used whole by
+//     the next script call on the key from another edge, and kept as d:<edge>; the edge's next call
+//     takes it out of used again and back into own (revive). An edge told Redis had no lease of its
+//     own at all (lost writes) drops what it holds; its report is counted.
 //
-// Invariant (TestLeaseSpendInterleavings drives each move between a spend's two steps):
+// Invariant (TestLeaseSpendInterleavings drives each move between a spend's two steps;
+// TestLeaseMetersProperty drives them concurrently across edges):
 // used + sum over edges of (unsettled + inflight tokens) >= tokens served, and
-// used <= tokens served + sum over edges of (own), so a dead edge over-counts by at most its own.
+// used <= tokens served + sum over dead or lapsed edges of (tokens held unspent) + reports counted twice
+// (a call Redis applied whose reply was lost, then sent again), each term at most one lease's ceiling.
 type LeaseMeter struct {
 	*Meter
 	opt  LeaseOptions
@@ -173,7 +189,7 @@ type lease struct {
 	// inflight counts spends between taking their tokens and counting them in unsettled: a lease is
 	// not removed while one is, or its tokens would be counted in a lease nobody settles any more
 	inflight   atomic.Int64
-	tickTokens atomic.Int64 // tokens spent since the last tick (sizing)
+	tickTokens atomic.Int64 // tokens spent (from the lease or charged exactly) since the last tick (sizing)
 	tickReqs   atomic.Int64 // requests served since the last tick (sizing)
 	base       atomic.Int64 // used + leased at the last settle
 	limit      atomic.Int64
@@ -183,8 +199,13 @@ type lease struct {
 
 	// under mu
 	want, wantCredits int64
-	lastSettle        time.Time
-	idle              int
+	// recent holds the tokens of the last ticks, one a tick, covering one second (sizing); recentSum
+	// is their sum
+	recent     []int64
+	recentAt   int
+	recentSum  int64
+	lastSettle time.Time
+	idle       int
 }
 
 // checkedRecord is a key record as read at a time (monotonic clock).
@@ -389,6 +410,20 @@ func take(v *atomic.Int64, n int64) bool {
 	}
 }
 
+// takeUpTo subtracts up to n from v (never below 0) and returns what it took.
+func takeUpTo(v *atomic.Int64, n int64) int64 {
+	for {
+		cur := v.Load()
+		t := min(cur, n)
+		if t <= 0 {
+			return 0
+		}
+		if v.CompareAndSwap(cur, cur-t) {
+			return t
+		}
+	}
+}
+
 // refill charges the request exactly in the script call that settles the lease and asks for a new block.
 // retry is set when the lease was given back meanwhile: the caller starts again with a fresh one.
 func (m *LeaseMeter) refill(ctx context.Context, l *lease, key shariah.APIKey, plan shariah.Plan, cost int) (ch shariah.Charge, err error, retry bool) {
@@ -404,8 +439,9 @@ func (m *LeaseMeter) refill(ctx context.Context, l *lease, key shariah.APIKey, p
 			return ch, nil, false
 		}
 		if time.Since(l.lastSettle) < m.opt.Interval {
-			// spent within one interval: the key is busier than the lease was sized for
-			l.want = min(max(2*l.want, m.opt.MinLease), m.opt.MaxLease)
+			// spent within one interval: the key is busier than the lease was sized for (never past
+			// the ceiling: what the edge served of the key in the last second)
+			l.want = min(max(2*l.want, m.opt.MinLease), m.ceiling(l))
 			l.wantCredits = min(max(2*l.wantCredits, 8), m.opt.MaxLease)
 		}
 	}
@@ -415,11 +451,14 @@ func (m *LeaseMeter) refill(ctx context.Context, l *lease, key shariah.APIKey, p
 	// or a key whose tokens are charged exactly (a small allowance) would be refused by its own edge's
 	// unspent credits once they held the rest of its burst.
 	call.backCredits += l.credits.Swap(0)
-	call.want = max(l.want, m.opt.MinLease, 4*int64(cost))
+	call.want = min(max(l.want, m.opt.MinLease, 4*int64(cost)), m.ceiling(l))
 	call.wantCredits = max(l.wantCredits, 8)
 	r, err := m.settle(ctx, l, call)
 	if err != nil {
 		return ch, err, false
+	}
+	if r.status == 0 {
+		l.tickTokens.Add(int64(cost)) // served: part of the key's rate on this edge
 	}
 	ch = r.ch
 	ch.Remaining = shariah.RemainingOf(ch.Limit, l.base.Load()-l.allow.Load()-l.over.Load())
@@ -430,7 +469,8 @@ func (m *LeaseMeter) refill(ctx context.Context, l *lease, key shariah.APIKey, p
 func (m *LeaseMeter) call(l *lease, plan string) meterCall {
 	c := meterCall{edge: m.edge, minLease: m.opt.MinLease, leaseTTL: m.opt.TTL}
 	if pl := l.plan.Load(); pl != nil && *pl != plan {
-		c.back, c.backCredits = l.allow.Swap(0)+l.over.Swap(0), l.credits.Swap(0)
+		over := l.over.Swap(0)
+		c.back, c.backOver, c.backCredits = l.allow.Swap(0)+over, over, l.credits.Swap(0)
 	}
 	c.spent = l.unsettled.Swap(0)
 	return c
@@ -443,17 +483,22 @@ func (m *LeaseMeter) settle(ctx context.Context, l *lease, call meterCall) (mete
 	return r, err
 }
 
-// apply takes a settle's answer into the lease. A failed call's spending is settled again later (if the
-// call did reach Redis, that over-counts it; tokens it gave back are not taken again: the lease may
-// hold them in Redis until it lapses, an over-count too, never an under-count).
+// apply takes a settle's answer into the lease. A failed call's spending is settled again later and
+// what it gave back returns to the lease, to be given back again (Redis caps a give-back at what the
+// edge holds there). If the call did reach Redis and only its reply was lost, its report is counted
+// twice: an over-count bounded by one report, never an under-count.
 func (m *LeaseMeter) apply(l *lease, call meterCall, r meterReply, err error) {
 	if err != nil {
 		l.unsettled.Add(call.spent)
+		l.allow.Add(call.back - call.backOver)
+		l.over.Add(call.backOver)
+		l.credits.Add(call.backCredits)
 		return
 	}
 	l.lastSettle = time.Now()
 	if r.lost {
-		// the lease lapsed in Redis and was counted whole: what the edge still holds is paid for
+		// Redis lost the grant (a restart that lost writes): what the edge holds is not counted in
+		// leased, so it is dropped; what the edge served was counted
 		l.allow.Store(0)
 		l.over.Store(0)
 	}
@@ -628,6 +673,7 @@ func (m *LeaseMeter) tick(ctx context.Context, final bool) error {
 // there is nothing to say.
 func (m *LeaseMeter) tickCall(l *lease, plan string, release bool, now time.Time) (call meterCall, _, ok bool) {
 	tokens, reqs := l.tickTokens.Swap(0), l.tickReqs.Swap(0)
+	m.observe(l, tokens)
 	if reqs == 0 {
 		l.idle++
 	} else {
@@ -636,12 +682,19 @@ func (m *LeaseMeter) tickCall(l *lease, plan string, release bool, now time.Time
 	release = release || l.drop.Load() || l.idle >= 2
 	call = m.call(l, plan)
 	if release {
-		call.back, call.backCredits = call.back+l.allow.Swap(0)+l.over.Swap(0), call.backCredits+l.credits.Swap(0)
+		over := l.over.Swap(0)
+		call.back, call.backOver = call.back+l.allow.Swap(0)+over, call.backOver+over
+		call.backCredits += l.credits.Swap(0)
 		return call, true, call.spent != 0 || call.back > 0 || call.backCredits > 0
+	}
+	// a lease holding more than its ceiling (the key's rate fell) gives the rest back, over first
+	if excess := l.allow.Load() + l.over.Load() - m.ceiling(l); excess >= m.opt.MinLease {
+		over := takeUpTo(&l.over, excess)
+		call.back, call.backOver = call.back+over+takeUpTo(&l.allow, excess-over), call.backOver+over
 	}
 	if reqs > 0 {
 		// size the next block for two intervals of this interval's traffic, and top up to it
-		l.want = min(max(2*tokens, m.opt.MinLease), m.opt.MaxLease)
+		l.want = min(max(2*tokens, m.opt.MinLease), m.ceiling(l))
 		l.wantCredits = min(max(2*reqs, 8), m.opt.MaxLease)
 		if need := l.want - l.allow.Load() - l.over.Load(); need >= m.opt.MinLease {
 			call.want = need
@@ -655,6 +708,23 @@ func (m *LeaseMeter) tickCall(l *lease, plan string, release bool, now time.Time
 	// a lease held without news would lapse: settle it at least every half lifetime
 	keep := l.allow.Load()+l.over.Load() > 0 && now.Sub(l.lastSettle) > m.opt.TTL/2
 	return call, false, call.spent != 0 || call.want > 0 || call.wantCredits > 0 || call.back > 0 || keep
+}
+
+// ceiling is the most a lease may be topped up to (under mu): the tokens the edge served of the key in
+// about the last second (the completed ticks of the last second and the current one), at least
+// MinLease and at most MaxLease. It bounds what the lease can over-count when its edge dies.
+func (m *LeaseMeter) ceiling(l *lease) int64 {
+	return min(max(l.recentSum+l.tickTokens.Load(), m.opt.MinLease), m.opt.MaxLease)
+}
+
+// observe records a tick's tokens in the last second's (under mu).
+func (m *LeaseMeter) observe(l *lease, tokens int64) {
+	if l.recent == nil {
+		l.recent = make([]int64, max(int(time.Second/m.opt.Interval)-1, 1))
+	}
+	l.recentSum += tokens - l.recent[l.recentAt]
+	l.recent[l.recentAt] = tokens
+	l.recentAt = (l.recentAt + 1) % len(l.recent)
 }
 
 // empty reports that the lease holds no tokens and has no spending to report, settled or on its way

@@ -70,6 +70,7 @@ type meterCall struct {
 	edge        string // "" : the exact path
 	spent       int64  // tokens spent from the lease since the last settle
 	back        int64  // tokens given back
+	backOver    int64  // of which past the allowance (kept by the edge, not sent: a failed call restores them)
 	backCredits int64  // request credits given back
 	want        int64  // tokens asked for
 	wantCredits int64  // request credits asked for
@@ -85,7 +86,7 @@ type meterReply struct {
 	overage bool           // the granted tokens lie past the allowance
 	credits int64          // request credits granted; -1 when the plan has no rate limit
 	leased  int64          // every edge's outstanding lease tokens
-	lost    bool           // the edge's lease had lapsed and was counted whole
+	lost    bool           // Redis held no lease of the edge's (writes lost): the edge drops what it holds
 }
 
 func (c meterCall) args(p shariah.Period, now time.Time, planTable []string) []string {

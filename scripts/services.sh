@@ -33,8 +33,10 @@ up() {
   if redis_up; then
     echo "redis: already answering on 127.0.0.1:$REDIS_PORT, using it"
   else
-    # AOF on and noeviction: the meter and the queues must not lose keys.
-    redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$state/redis" --appendonly yes \
+    # AOF on and noeviction: the meter and the queues must not lose keys. appendfsync always: a
+    # restart after a crash (kill -9, power) keeps every write Redis acknowledged; with everysec up to a
+    # second of lease reports would be lost, tokens served and never counted (notes/lease.md).
+    redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$state/redis" --appendonly yes --appendfsync always \
       --maxmemory-policy noeviction --daemonize yes --pidfile "$state/redis/redis.pid" \
       --logfile "$state/redis/redis.log"
     wait_for redis redis_up

@@ -20,10 +20,11 @@
 --
 -- The meter hash holds `used` (tokens spent: charged exactly or reported from leases), `overage`
 -- (max(0, used - allowance) on a plan without a hard block), `leased` (tokens granted to edges and not yet
--- reported or given back) and per edge `l:<edge>` (its outstanding lease) and `x:<edge>` (when it lapses).
+-- reported or given back) and per edge `l:<edge>` (its outstanding lease), `x:<edge>` (when it lapses)
+-- and `d:<edge>` (a lapsed lease counted into used, until that edge reports again).
 -- The allowance is checked against used + leased, so leases never let a key spend past a hard block; a
 -- lapsed lease is added to `used` (an edge that died holding it can over-count by at most its lease, never
--- under-count).
+-- under-count) and taken out again when its edge turns out to be alive.
 --
 -- Returns {status, id, prefix, user_id, plan, limit, used, charged, overage, rl_burst, rl_remaining,
 --          rl_reset_ms, rl_retry_ms, lease_tokens, lease_kind, lease_credits, leased, lost}
@@ -33,8 +34,8 @@
 --   rl_retry_ms says when the next request is allowed).
 --   lease_tokens granted to the edge now; lease_kind 1 when they lie past the allowance (overage);
 --   lease_credits request credits granted (-1: the plan has no rate limit); leased: all edges'
---   outstanding tokens after this call; lost 1 when the edge's lease had lapsed (its report was ignored:
---   the lapsed lease was counted whole).
+--   outstanding tokens after this call; lost 1 when Redis held no lease of the edge's (it lost the
+--   writes that granted it): the report was counted, and the edge drops the tokens it holds.
 -- The rate limit is a GCRA on Redis's clock (TIME), so it holds across edges: each request moves the
 -- theoretical arrival time on by 1000/rps ms; a request that would put it more than burst intervals
 -- ahead of now is refused (requests refused for the allowance count towards the rate too). A credit
@@ -66,25 +67,37 @@ local used, leased = tonumber(m[1] or '0'), tonumber(m[2] or '0')
 local written = false
 local lost = 0
 
--- 1. settle the calling edge's lease: what it spent becomes used, what it gives back is free again
+-- 1. settle the calling edge's lease: what it spent becomes used, what it gives back is free again.
+-- A lease that lapsed while its edge lived (a stall, or a Redis outage longer than the lease lifetime)
+-- was counted whole into used and kept as `d:<edge>`: the edge's report revives it, so what it did not
+-- spend is uncounted again. A report is never capped: tokens an edge served are counted even when Redis
+-- no longer holds its grant (a restart that lost writes), and then the edge drops what it holds (lost).
 local own = 0
 if edge ~= '' then
   local spent, back = tonumber(ARGV[5]), tonumber(ARGV[6])
-  local o = redis.call('HGET', mk, 'l:' .. edge)
-  if not o then
+  local lf = redis.call('HMGET', mk, 'l:' .. edge, 'd:' .. edge)
+  if lf[2] then
+    local d = tonumber(lf[2])
+    used = used - d
+    leased = leased + d
+    redis.call('HDEL', mk, 'd:' .. edge)
+    lf[1] = tostring(tonumber(lf[1] or '0') + d)
+    written = true
+  end
+  if not lf[1] then
     if spent ~= 0 or back > 0 then
       lost = 1
     end
+    used = math.max(used + spent, 0)
+    written = written or spent ~= 0
   else
-    own = tonumber(o)
-    if spent > own then
-      spent = own
-    end
+    own = tonumber(lf[1])
+    local taken = math.min(spent, own)
     used = used + spent
-    own = own - spent
+    own = own - taken
     back = math.min(back, own)
     own = own - back
-    leased = leased - spent - back
+    leased = leased - taken - back
     written = true
   end
 end
@@ -103,6 +116,7 @@ if leased > 0 then
           used = used + o
           leased = leased - o
           redis.call('HDEL', mk, 'l:' .. e, 'x:' .. e)
+          redis.call('HINCRBY', mk, 'd:' .. e, o)
           written = true
         else
           holders = holders + 1
