@@ -186,7 +186,7 @@ func (db *DB) migrate(ctx context.Context, upTo uint32, hook func(step string) e
 				} else if has {
 					continue
 				}
-				if err := db.Conn.Exec(ctx, stmt); err != nil {
+				if err := db.execMigration(ctx, stmt); err != nil {
 					return done, fmt.Errorf("migration %s: %w", m.name, err)
 				}
 			}
@@ -275,6 +275,69 @@ func (db *DB) hasAddedColumn(ctx context.Context, stmt string) (bool, error) {
 	err := db.Conn.QueryRow(ctx, "SELECT toUInt64(count()) FROM system.columns WHERE database = ? AND table = ? AND name = ?",
 		m[1], m[2], m[3]).Scan(&n)
 	return n > 0, err
+}
+
+// execMigration runs one migration statement. On a cluster of one shard, an ADD COLUMN of a replicated
+// table runs on this server without ON CLUSTER (ReplicatedMergeTree replicates the ALTER through
+// ZooKeeper) and returns once every replica's table has the column: 18.16's distributed DDL races when
+// both replicas of a shard pick up one ALTER task (one fails with "Node exists ... /executed", an
+// "Unexpected ZooKeeper error", and the task is never marked finished on it, so the statement waits out
+// its timeout and every later ON CLUSTER statement queues behind it; seen once in a fresh-clone
+// make test). Every other statement, and every statement on a cluster of several shards, runs as written.
+func (db *DB) execMigration(ctx context.Context, stmt string) error {
+	m := alterAddColumn.FindStringSubmatch(stmt)
+	on := db.onCluster()
+	if db.Cluster == "" || m == nil || !strings.Contains(stmt, on) {
+		return db.Conn.Exec(ctx, stmt)
+	}
+	hosts, shards, err := db.clusterHosts(ctx)
+	if err != nil {
+		return err
+	}
+	if shards != 1 {
+		return db.Conn.Exec(ctx, stmt)
+	}
+	if err := db.Conn.Exec(ctx, strings.Replace(stmt, on, "", 1)); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(ddlTimeout * time.Second)
+	for {
+		var n uint64
+		err := db.Conn.QueryRow(ctx, "SELECT toUInt64(count()) FROM remote('"+strings.Join(hosts, ",")+"', system.columns) WHERE database = ? AND table = ? AND name = ?",
+			m[1], m[2], m[3]).Scan(&n)
+		if err == nil && n == uint64(len(hosts)) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("column %s of %s.%s on %d of %d replicas after %d s (%v)", m[3], m[1], m[2], n, len(hosts), ddlTimeout, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// clusterHosts lists the servers of the cluster (host:port) and counts its shards.
+func (db *DB) clusterHosts(ctx context.Context) (hosts []string, shards int, err error) {
+	rows, err := db.Conn.Query(ctx, "SELECT host_address, toUInt16(port), toUInt32(shard_num) FROM system.clusters WHERE cluster = ?", db.Cluster)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	seen := map[uint32]bool{}
+	for rows.Next() {
+		var h string
+		var p uint16
+		var s uint32
+		if err := rows.Scan(&h, &p, &s); err != nil {
+			return nil, 0, err
+		}
+		hosts = append(hosts, fmt.Sprintf("%s:%d", h, p))
+		seen[s] = true
+	}
+	return hosts, len(seen), rows.Err()
 }
 
 // splitStatements splits a migration file on semicolons at line ends and drops comment-only parts.

@@ -24,7 +24,8 @@ import (
 //
 // A materialized view (CREATE MATERIALIZED VIEW ... TO aggregate AS SELECT ... FROM usage_events) is
 // created ON CLUSTER over the local tables: from NAME_local into the aggregate's replicated local table,
-// whose Distributed table is read. ALTER TABLE ... ADD COLUMN runs on NAME_local, ON CLUSTER, and NAME is made again over it.
+// whose Distributed table is read. ALTER TABLE ... ADD COLUMN runs on NAME_local, ON CLUSTER (on a cluster of one
+// shard Migrate runs it on one replica and waits for the others: execMigration), and NAME is made again over it.
 //
 // The code reads and writes NAME as on a single node. Writes through the Distributed table go to one
 // replica of the shard (internal_replication: the local one when the server is a replica), synchronously
