@@ -323,7 +323,10 @@ func waitNoLeases(t *testing.T, b *bundle, hash string) shariah.MeterState {
 	ctx := context.Background()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, err := b.meter.Charge(ctx, hash, 0, time.Now()); err != nil {
+		// a call on the key, so the script counts lapsed leases; a key left on a hard-block plan below
+		// what it used (TestLeaseMetersProperty's last plan change can be to free after pro's overage)
+		// refuses even a 0-token charge, after the lapses are counted
+		if _, err := b.meter.Charge(ctx, hash, 0, time.Now()); err != nil && !isQuota(err) {
 			t.Fatal(err)
 		}
 		st, err := b.keys.Store.MeterState(ctx, hash, shariah.PeriodOf(time.Now()))
