@@ -18,7 +18,9 @@ scripts/services.sh up >/dev/null
 export SHARIAH_CLICKHOUSE_URL=clickhouse://127.0.0.1:${CLICKHOUSE_PORT:-9000}/shariah_mcpcheck
 bin/shariah migrate >/dev/null 2>&1
 bin/shariah load --default --problems 0 >/dev/null
-port=${MCP_CHECK_PORT:-18291}
+# a port nothing listens on (a fixed one collided when two checkouts ran make test at once)
+port=${MCP_CHECK_PORT:-}
+while [ -z "$port" ]; do p=$((20000 + RANDOM % 12000)); (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null || port=$p; done
 SHARIAH_MCP_ADDR=127.0.0.1:$port bin/shariah mcp --http 2>.local/mcp-check.log & pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
