@@ -77,6 +77,20 @@ type replyEater struct {
 	holdData bool
 }
 
+// throughReplyEater connects to ch's database through a new replyEater (closed with the test).
+func throughReplyEater(t *testing.T, ch *testsvc.Proc, after int64, holdData bool) (*analytics.DB, *replyEater) {
+	t.Helper()
+	proxy := newReplyEater(t, "127.0.0.1:"+strconv.Itoa(ch.Port), after, holdData)
+	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
+	u.Host = proxy.ln.Addr().String()
+	db, err := analytics.Open(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, proxy
+}
+
 func newReplyEater(t *testing.T, to string, after int64, holdData bool) *replyEater {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -155,15 +169,8 @@ func (p *replyEater) serve(c net.Conn) {
 func TestLostInsertReplyIsNotInsertedTwice(t *testing.T) {
 	t.Parallel()
 	ch, direct := ownClickHouse(t)
-	const n = 20000                                                             // about 3 MB in the insert block: far past the handshake and the query
-	proxy := newReplyEater(t, "127.0.0.1:"+strconv.Itoa(ch.Port), 1<<20, false) // the replies stop 1 MB into the data
-	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
-	u.Host = proxy.ln.Addr().String()
-	db, err := analytics.Open(u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	const n = 20000                                     // about 3 MB in the insert block: far past the handshake and the query
+	db, proxy := throughReplyEater(t, ch, 1<<20, false) // the replies stop 1 MB into the data
 	w, ctx := runningWriter(t, db, n)
 	base := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	for i := range n {
@@ -266,14 +273,7 @@ func TestReusedRequestIDsAreNotDroppedOnReplay(t *testing.T) {
 func TestUsageRowsExactlyOnceWhileClickHouseIsKilled(t *testing.T) {
 	t.Parallel()
 	ch, watch := ownClickHouse(t)
-	proxy := newReplyEater(t, "127.0.0.1:"+strconv.Itoa(ch.Port), 4096, false) // past the INSERT and its header: the data
-	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
-	u.Host = proxy.ln.Addr().String()
-	db, err := analytics.Open(u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, proxy := throughReplyEater(t, ch, 4096, false) // past the INSERT and its header: the data
 	w := newWriter(t, db, t.TempDir(), 0, 50000, 20*time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -400,14 +400,7 @@ func TestUsageRowsExactlyOnceWhileClickHouseIsKilled(t *testing.T) {
 func TestLateCommitAfterAGivenUpInsertIsNotDoubled(t *testing.T) {
 	t.Parallel()
 	ch, direct := ownClickHouse(t)
-	proxy := newReplyEater(t, "127.0.0.1:"+strconv.Itoa(ch.Port), 1<<20, true)
-	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
-	u.Host = proxy.ln.Addr().String()
-	db, err := analytics.Open(u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, proxy := throughReplyEater(t, ch, 1<<20, true)
 	const n = 20000
 	w, ctx := runningWriter(t, db, n)
 	base := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)

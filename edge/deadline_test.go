@@ -1,7 +1,6 @@
 package edge_test
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"sync"
@@ -10,9 +9,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/internal/redistest"
-	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
 // hangBound is how long a fault test waits for an answer before it fails: a failure bound (the
@@ -135,15 +132,7 @@ func TestHungRedisAnswers503(t *testing.T) {
 // context), each answer 503 with Retry-After in the envelope, within the usage routes' 3 s query
 // bound (logged; the failure bound is hangBound). After SIGCONT usage answers again by itself.
 func TestHungClickHouseUsageAnswers503(t *testing.T) {
-	chp := testsvc.MustClickHouse(t)
-	db, err := analytics.Open(chp.ClickHouseURL("hung"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	chp, db := ownClickHouse(t, "hung")
 	e := setup(t, options{db: db})
 	paths := []string{"/api/auth/me/usage/daily", "/api/auth/me/usage/recent", "/api/auth/me/usage/routes", "/api/auth/me/usage/daily?days=7"}
 	var keys []shariah.IssuedKey

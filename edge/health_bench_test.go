@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
@@ -21,15 +20,7 @@ import (
 //
 //	go test -run '^$' -bench HealthWithHungClickHouse ./edge/
 func BenchmarkHealthWithHungClickHouse(b *testing.B) {
-	chp := testsvc.MustClickHouse(b)
-	db, err := analytics.Open(chp.ClickHouseURL("benchhealth"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	if _, err := db.Migrate(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	chp, db := ownClickHouse(b, "benchhealth")
 	e := setup(b, options{db: db, benchRoutes: true})
 	port, err := testsvc.FreePort()
 	if err != nil {

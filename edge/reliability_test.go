@@ -10,7 +10,6 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
@@ -55,15 +54,7 @@ func services(t *testing.T, e *env) (map[string]any, map[string]any) {
 // logged once, not once per request.
 func TestHealthReadinessAndUsageUnderOutages(t *testing.T) {
 	own := testsvc.MustRedis(t)
-	chp := testsvc.MustClickHouse(t)
-	db, err := analytics.Open(chp.ClickHouseURL("outage"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	chp, db := ownClickHouse(t, "outage")
 	e := setup(t, options{redisURL: own.RedisURL(), db: db})
 	k := e.newKey(t, shariah.PlanPro)
 	metered := 0

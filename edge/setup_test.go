@@ -448,3 +448,19 @@ func sharedData(tb testing.TB, need string) string {
 	}
 	return dir
 }
+
+// ownClickHouse starts a ClickHouse of the test's own (one it may stop, hang or kill) and opens its
+// database name, migrated.
+func ownClickHouse(t testing.TB, name string) (*testsvc.Proc, *analytics.DB) {
+	t.Helper()
+	chp := testsvc.MustClickHouse(t)
+	db, err := analytics.Open(chp.ClickHouseURL(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return chp, db
+}

@@ -312,6 +312,18 @@ type outcome struct {
 }
 
 func (o *outcome) add(path string, r reply) {
+	problem := ""
+	switch {
+	case r.err != nil, r.status == 200, r.status == 429 || r.status == 503:
+	default:
+		problem = fmt.Sprintf("%d %s", r.status, r.body)
+	}
+	o.note(path, r, problem)
+}
+
+// note counts an answer; an unanswered request, or one the caller names a problem, is a failure. The
+// tokens of a 200 are summed.
+func (o *outcome) note(path string, r reply, problem string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.statuses == nil {
@@ -321,11 +333,10 @@ func (o *outcome) add(path string, r reply) {
 	switch {
 	case r.err != nil:
 		o.failures = append(o.failures, fmt.Sprintf("%s: no answer: %v", path, r.err))
+	case problem != "":
+		o.failures = append(o.failures, path+": "+problem)
 	case r.status == 200:
 		o.tokens += r.tokens()
-	case r.status == 429 || r.status == 503:
-	default:
-		o.failures = append(o.failures, fmt.Sprintf("%s: %d %s", path, r.status, r.body))
 	}
 }
 
@@ -723,20 +734,15 @@ func TestRedisClusterFailoverNewWork(t *testing.T) {
 	var quotes, posts outcome
 	var afterOK atomic.Int64 // POSTs sent after cluster_state:ok, the accepted one included
 	check := func(o *outcome, path string, r reply) {
-		o.mu.Lock()
-		defer o.mu.Unlock()
-		if o.statuses == nil {
-			o.statuses = map[int]int{}
-		}
-		o.statuses[r.status]++
+		problem := ""
 		switch {
 		case r.err != nil:
-			o.failures = append(o.failures, fmt.Sprintf("%s: no answer: %v", path, r.err))
 		case r.status == 503 && r.header.Get("Retry-After") == "":
-			o.failures = append(o.failures, path+": 503 without Retry-After")
+			problem = "503 without Retry-After"
 		case r.status != 200 && r.status != 202 && r.status != 503:
-			o.failures = append(o.failures, fmt.Sprintf("%s: %d %s", path, r.status, r.body))
+			problem = fmt.Sprintf("%d %s", r.status, r.body)
 		}
+		o.note(path, r, problem)
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
