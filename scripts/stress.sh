@@ -6,7 +6,8 @@
 #  (b) TestLeaseMetersProperty for SHARIAH_STRESS_PROPERTY (90s): three lease meters on one key,
 #      charges, refunds, plan changes, paused settle loops, killed edges, exact accounting checked;
 #  (c) the fault tests with real processes (an edge killed under load, Redis killed and restarted under
-#      load), then every scripts/stress.d/*.sh (other fault scripts drop themselves there).
+#      load), then every scripts/stress.d/*.sh (other fault scripts drop themselves there; usage-rows.sh:
+#      ClickHouse killed under a stream of usage events, USAGE_ROWS_COUNT times, 3 by default here).
 # STRESS_COUNT overrides 500 (e.g. STRESS_COUNT=20 for a quick pass).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,11 +56,11 @@ go test -race -c -o "$tmp/edge.test" ./edge/
 # The fast ones 500 times; the rest fewer (SLOW_COUNT, 20 by default): TestMeterFreePlanNeverOvershoots-
 # UnderContention (600 concurrent requests a run) and the ones that start a cluster, restart a Redis or
 # serve 160,000 charges would take the ten minutes alone at 500 (measured on two shared cores).
-# TestLeaseRevokeSeenByBothEdges is left out: it asserts a time (revocation seen within 100 ms), which
-# under -race on loaded cores fails (164 ms, 271 ms seen): a timed assertion, not a lease fault.
+# TestLeaseRevokeSeenByBothEdges runs with the edge's: it no longer asserts a time (it did: 100 ms,
+# which failed under -race on loaded cores), only that both edges refuse the revoked key.
 FAST='^(TestLeaseSpendInterleavings|TestLeaseChargesFewScriptCalls|TestLeaseReportCountedWithoutRecord|TestLeaseRevivedAfterLapse|TestLeaseLapsesIntoUsed|TestLeaseRateRemainingIsTheKeys|TestLeaseExactChargesUseTheHeldCredits|TestMeterPaidPlanCountsOverage|TestMeterEnterpriseUnlimited|TestMeterRefusesUnknownAndDeactivatedKeys|TestMeterKeyExpiresAfterItsPeriod)$'
 SLOW_REDIS='^(TestMeterFreePlanNeverOvershootsUnderContention|TestLeaseHeldWithinOneSecondOfRate|TestMeterSurvivesScriptFlushAndRestart|TestMeterOnRedisCluster)$'
-SLOW_EDGE='^(TestLeaseFreeKeyNeverPassesItsAllowanceAcrossEdges|TestLeaseStarterTokensUsedEqualsCharged|TestLeaseSurvivesScriptFlushAndRestart|TestMeterDownIs503|TestMeterUnderContentionAcrossTwoEdges)$'
+SLOW_EDGE='^(TestLeaseFreeKeyNeverPassesItsAllowanceAcrossEdges|TestLeaseStarterTokensUsedEqualsCharged|TestLeaseSurvivesScriptFlushAndRestart|TestMeterDownIs503|TestMeterUnderContentionAcrossTwoEdges|TestLeaseRevokeSeenByBothEdges)$'
 
 step "(a) redis: meter and lease tests, -race, $COUNT runs each"
 run_sharded "$tmp/redis.test" "$root/redis" "$COUNT" "$FAST" || failed+=("(a) redis x$COUNT")
@@ -75,6 +76,8 @@ step "(b) TestLeaseMetersProperty for ${SHARIAH_STRESS_PROPERTY:-90s}, -race"
 step "(c) fault tests: an edge killed under load, Redis killed and restarted under load"
 go test -count=1 -timeout 10m -v -run '^(TestLeaseEdgeKilledNeverUnderCounts|TestLeaseRedisRestartUnderLoad)$' ./cmd/shariah/ 2>&1 |
   grep -E -- '^(--- |ok|FAIL|panic)|_test.go:[0-9]+:' || failed+=("(c) lease fault tests")
+# stress.d's usage-rows script: 3 repetitions here (about a minute each), 20 when run alone.
+export USAGE_ROWS_COUNT=${USAGE_ROWS_COUNT:-3}
 if compgen -G "scripts/stress.d/*.sh" >/dev/null; then
   for f in scripts/stress.d/*.sh; do
     step "(c) $f"
