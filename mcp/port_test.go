@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -154,6 +155,45 @@ func TestPortErrorsAreEnvelopes(t *testing.T) {
 	if a := do(t, "POST", base+"/mcp", big, nil); a.status != 413 || a.envelope(t).Code != "HTTP_413" {
 		t.Errorf("large body: %d %q", a.status, a.body)
 	}
+	// What net/http answers itself, before any handler runs, on a raw connection: before, text/plain.
+	for _, c := range []struct {
+		name, request string
+		status        int
+	}{
+		{"a malformed request line", "GARBAGE\r\n\r\n", 400},
+		{"HTTP/1.1 without Host", "GET /mcp HTTP/1.1\r\n\r\n", 400},
+		{"an unknown protocol version", "GET /mcp HTTP/9.9\r\nHost: x\r\n\r\n", 505},
+		{"an unknown transfer encoding", "POST /mcp HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501},
+		{"a header block over 64 KiB", "GET /mcp HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 80<<10) + "\r\n\r\n", 431},
+	} {
+		a := rawExchange(t, strings.TrimPrefix(base, "http://"), c.request)
+		if a.status != c.status {
+			t.Errorf("%s: %d %q, want %d", c.name, a.status, a.body, c.status)
+			continue
+		}
+		if e := a.envelope(t); e.Code != fmt.Sprintf("HTTP_%d", c.status) || e.Message == "" {
+			t.Errorf("%s: %+v", c.name, e)
+		}
+	}
+}
+
+// rawExchange writes request on a new connection to addr and reads the answer until the server closes.
+func rawExchange(t *testing.T, addr, request string) answer {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	go func() { _, _ = io.WriteString(conn, request) }() // a 431 is answered before the whole block is read
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to %.40q: %v", request, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
 }
 
 // sseStream is a raw SSE session: its message endpoint and its events' data, in order.

@@ -64,7 +64,7 @@ func Serve(ctx context.Context, s *server.MCPServer, l net.Listener, auth *Auth,
 		WriteTimeout: limits.WriteTimeout, IdleTimeout: limits.IdleTimeout, MaxHeaderBytes: 64 << 10,
 		ErrorLog: slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(l) }()
+	go func() { errc <- hs.Serve(envelopeListener{l}) }()
 	select {
 	case err := <-errc:
 		return err
