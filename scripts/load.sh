@@ -8,8 +8,7 @@
 #   /bench/metered                the constant body behind the key check and the meter (1 token)
 #   /api/quote/AAPL               a metered quote (2 tokens)
 #   /api/screen/MSFT              a cached screening (5 tokens; screened once by a POST before the run)
-#   /api/screen/MSFT, gzip        the same with Accept-Encoding: gzip, as most HTTP clients send it (no target:
-#                                 the issue's target is for the request as wrk sends it, without)
+#   /api/screen/MSFT, gzip        the same with Accept-Encoding: gzip, as most HTTP clients send it
 #   /api/database/search?q=apple  search, a selective query (1 token)
 #   /api/database/search?q=a      search, one letter: tens of thousands of matches ranked (1 token)
 #   /api/suggest?q=ap             suggestions (1 token)
@@ -19,7 +18,8 @@
 # every run the script waits until the edge has shipped its usage events and ClickHouse merges nothing
 # (settle): each run pays for its own events, never for those of the run before. Each ratio is printed
 # next to its target (pro key) as PASS or MISS.
-# Pass 2 (LOAD_P99_CONNS connections, default 8, pro key): p99 of quote, search and suggest (target < 2 ms)
+# Pass 2 (LOAD_P99_CONNS connections, default 8, pro key): p99 of quote, search and suggest (target: at most
+# twice the constant route's p99 in the same pass)
 # and the constant route's own figures.
 # Then the Go benchmarks of the token lease (./redis/) and of search and suggest (the root package, with the
 # shared data); a pattern that matches no benchmark yet prints so and does not fail the script.
@@ -94,8 +94,9 @@ routes=(
   "suggest|/api/suggest?q=ap|GET /api/suggest?q=ap"
 )
 # Targets for the pro key: minimum ratio to the constant route.
-declare -A TARGET=([metered]=0.80 [quote]=0.80 [screen]=0.70 [search_apple]=0.50 [search_a]=0.30 [suggest]=0.70)
-P99_TARGET_MS=2
+# (issue 26's bar; the gzip row has one too: most HTTP clients send Accept-Encoding: gzip)
+declare -A TARGET=([metered]=0.80 [quote]=0.75 [screen]=0.65 [screen_gzip]=0.75 [search_apple]=0.50 [search_a]=0.30 [suggest]=0.70)
+P99_FACTOR=2 # pass 2: each route's p99 at most this many times the constant route's p99 in the same pass
 
 declare -A RPS P50 P99 COST CPU
 TICK_US=$((1000000 / $(getconf CLK_TCK)))
@@ -278,10 +279,11 @@ printf '%-36s %10.0f %7.2f %8.3f %8.3f\n' "GET /bench/constant" "${RPS[constant@
 for r in "${p2[@]}"; do
   IFS='|' read -r name _ label <<<"$r"
   id=$name@p2
-  verdict "$(awk -v v="${P99[$id]}" -v t="$P99_TARGET_MS" 'BEGIN {print (v < t) ? 1 : 0}')"
-  printf '%-36s %10.0f %7.2f %8.3f %8.3f  p99 < %s ms %s\n' "$label" "${RPS[$id]}" \
+  bound=$(awk -v c="${P99[constant@p2]}" -v f="$P99_FACTOR" 'BEGIN {printf "%.3f", c * f}')
+  verdict "$(awk -v v="${P99[$id]}" -v t="$bound" 'BEGIN {print (v <= t) ? 1 : 0}')"
+  printf '%-36s %10.0f %7.2f %8.3f %8.3f  p99 <= %sx constant (%s ms) %s\n' "$label" "${RPS[$id]}" \
     "$(awk -v a="${RPS[$id]}" -v c="${RPS[constant@p2]}" 'BEGIN {print a / c}')" "${P50[$id]}" "${P99[$id]}" \
-    "$P99_TARGET_MS" "$V"
+    "$P99_FACTOR" "$bound" "$V"
 done
 echo
 echo "targets: $passes PASS, $misses MISS"
