@@ -142,7 +142,15 @@ func TestContractScanPortfolioAndReportTools(t *testing.T) {
 			if key == "MSFT" || key == "KO" {
 				t.Errorf("%s: %s", key, st)
 			}
+			// The tracker shows error_message; NOT_FOUND has the words of the single-symbol 404.
+			msg, _ := want(t, key, it, "error_message", "string").(string)
+			if st == "NOT_FOUND" && msg != "Symbol "+key+" not found in any database." || msg == "" {
+				t.Errorf("%s (%s): error_message %q", key, st, msg)
+			}
 		default:
+			if _, ok := it["error_message"]; ok {
+				t.Errorf("%s: a screened symbol has error_message %v", key, it["error_message"])
+			}
 			checkResult(t, "scan "+key, it)
 			if it["status"] != it["compliance_status"] {
 				t.Errorf("%s: status %v, compliance_status %v", key, it["status"], it["compliance_status"])

@@ -47,6 +47,9 @@ func renderPortfolio(items []shariah.PortfolioItem, s shariah.PortfolioSummary) 
 		if it.Result != nil {
 			line += shariah.MarksOf(*it.Result).Suffix()
 		}
+		if it.ErrorMessage != "" {
+			line += " (" + it.ErrorMessage + ")"
+		}
 		lines = append(lines, line)
 	}
 	return fmt.Sprintf("%d symbols, %d compliant (%s%% of those with a verdict). Fundamentals of the screened symbols: %s (companies: %s).\n%s",
