@@ -36,7 +36,9 @@ type PortfolioSummary struct {
 	InsufficientData  int    `json:"insufficient_data"`
 	NotFound          int    `json:"not_found"`
 	NotScreenable     int    `json:"not_screenable"`
-	ComplianceRatePct string `json:"compliance_rate_pct"`
+	// ComplianceRatePct is a number (percent, 2 decimals) like the summary's other figures: compliant
+	// among the symbols with a verdict, 0 when none has one.
+	ComplianceRatePct Number `json:"compliance_rate_pct"`
 	// Pending counts the symbols without a yes or no (is_compliant null: insufficient data, not found,
 	// not screenable): compliant + non_compliant + pending = total.
 	Pending int `json:"pending"`
@@ -173,10 +175,7 @@ func SummarizePortfolio(items []PortfolioItem) PortfolioSummary {
 		}
 	}
 	verdicts := counts["COMPLIANT"] + counts["NON_COMPLIANT"] + counts["QUESTIONABLE"]
-	rate := "0.00"
-	if verdicts > 0 {
-		rate = RatioPercent(int64(counts["COMPLIANT"]), int64(verdicts))
-	}
+	rate := PercentNumber(int64(counts["COMPLIANT"]), int64(verdicts))
 	var avg *Number
 	if rated > 0 {
 		avg = num(rateSum.DivRound(decimal.NewFromInt(int64(rated)), 4))

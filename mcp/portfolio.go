@@ -53,5 +53,5 @@ func renderPortfolio(items []shariah.PortfolioItem, s shariah.PortfolioSummary) 
 		lines = append(lines, line)
 	}
 	return fmt.Sprintf("%d symbols, %d compliant (%s%% of those with a verdict). Fundamentals of the screened symbols: %s (companies: %s).\n%s",
-		s.Total, s.Compliant, s.ComplianceRatePct, s.DataSources, s.CompanyDataSources, strings.Join(lines, "\n"))
+		s.Total, s.Compliant, s.ComplianceRatePct.StringFixed(2), s.DataSources, s.CompanyDataSources, strings.Join(lines, "\n"))
 }
