@@ -7,24 +7,50 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/big"
+	"strings"
 	"time"
 )
 
-// API key format: "shr_" then 40 base62 characters from crypto/rand. Only the
-// SHA-256 of a key is stored; its first 12 characters are its public prefix, used for revocation and logs.
+// API key format: a key prefix, then 40 base62 characters from crypto/rand. New keys carry the
+// configured prefix (Keys.Prefix; SHARIAH_KEY_PREFIX, default DefaultKeyPrefix "ht_", the form the
+// clients check: ^ht_[A-Za-z0-9]+). Keys issued under another prefix (LegacyKeyPrefix "shr_", before
+// issue 27) keep working: a key prefix is any 1 to 3 lower-case letters and '_', and the store knows a
+// key only by the SHA-256 of the whole text. Only that hash is stored; a key's first 12 characters
+// are its public prefix (at least 8 random characters), used for revocation and logs.
 const (
-	KeyPrefix       = "shr_"
-	keyRandomLen    = 40
-	KeyLen          = len(KeyPrefix) + keyRandomLen
-	PublicPrefixLen = 12
+	DefaultKeyPrefix = "ht_"
+	LegacyKeyPrefix  = "shr_"
+	keyRandomLen     = 40
+	maxKeyPrefixLen  = 4 // 3 letters and '_': the public prefix keeps 8 random characters
+	PublicPrefixLen  = 12
 )
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-// NewAPIKey returns a fresh full key. Each character is drawn uniformly (no modulo bias).
-func NewAPIKey() (string, error) {
-	b := make([]byte, 0, KeyLen)
-	b = append(b, KeyPrefix...)
+// ValidKeyPrefix reports whether p can begin a key: 1 to 3 lower-case ASCII letters, then '_'.
+func ValidKeyPrefix(p string) bool {
+	if len(p) < 2 || len(p) > maxKeyPrefixLen || p[len(p)-1] != '_' {
+		return false
+	}
+	for i := 0; i < len(p)-1; i++ {
+		if p[i] < 'a' || p[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// NewAPIKey returns a fresh full key beginning with prefix (DefaultKeyPrefix when empty; the caller
+// has checked it with ValidKeyPrefix). Each character is drawn uniformly (no modulo bias).
+func NewAPIKey(prefix string) (string, error) {
+	if prefix == "" {
+		prefix = DefaultKeyPrefix
+	}
+	if !ValidKeyPrefix(prefix) {
+		return "", fmt.Errorf("key prefix %q: not 1 to 3 lower-case letters and '_'", prefix)
+	}
+	b := make([]byte, 0, len(prefix)+keyRandomLen)
+	b = append(b, prefix...)
 	max := big.NewInt(int64(len(base62)))
 	for range keyRandomLen {
 		n, err := rand.Int(rand.Reader, max)
@@ -42,12 +68,19 @@ func HashKey(full string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// WellFormedKey reports whether s has the shape of a key, so malformed ones are refused without a lookup.
+// WellFormedKey reports whether s has the shape of a key (a key prefix, ValidKeyPrefix, then 40
+// letters or digits), so malformed ones are refused without a lookup. Keys of every prefix ever issued
+// ("ht_", "shr_") are well formed.
 func WellFormedKey(s string) bool {
-	if len(s) != KeyLen || s[:len(KeyPrefix)] != KeyPrefix {
+	i := strings.IndexByte(s, '_')
+	if i < 0 || !ValidKeyPrefix(s[:i+1]) || len(s)-(i+1) != keyRandomLen {
 		return false
 	}
-	for i := len(KeyPrefix); i < len(s); i++ {
+	return isBase62(s[i+1:])
+}
+
+func isBase62(s string) bool {
+	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !('0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
 			return false
@@ -64,9 +97,11 @@ func PublicPrefix(full string) string {
 	return full[:PublicPrefixLen]
 }
 
-// WellFormedPrefix reports whether s has the shape of a public prefix.
+// WellFormedPrefix reports whether s has the shape of a public prefix: the first 12 characters of a
+// well-formed key ("ht_" and 9 letters or digits, "shr_" and 8).
 func WellFormedPrefix(s string) bool {
-	return len(s) == PublicPrefixLen && WellFormedKey(s+"0000000000000000000000000000000000000000"[:KeyLen-PublicPrefixLen])
+	i := strings.IndexByte(s, '_')
+	return len(s) == PublicPrefixLen && i >= 0 && ValidKeyPrefix(s[:i+1]) && isBase62(s[i+1:])
 }
 
 // APIKey is the stored record of a key. The full key is never part of it.

@@ -152,6 +152,14 @@ const (
 // UnknownClassificationNote is the data_quality note of a company with no classification.
 const UnknownClassificationNote = "business classification unknown: no SIC code, industry or sector on file, so the business screen cannot pass"
 
+// BusinessPassedReason is business_screen_reason when the business screen passed with no prohibited
+// or doubtful activity: "no prohibited activity found in " and every classification read, with its
+// source (Classification.Text), e.g. "no prohibited activity found in SIC 3674 Semiconductors &
+// Related Devices (SEC EDGAR submissions)".
+func BusinessPassedReason(c Classification) string {
+	return "no prohibited activity found in " + c.Text
+}
+
 // sicLabel is "SIC 6324 Hospital & Medical Service Plans" (or "SIC 6324" without a description).
 func (c Classification) sicLabel() string {
 	return strings.TrimSpace("SIC " + c.SIC + " " + c.SICDescription)

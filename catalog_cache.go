@@ -83,15 +83,22 @@ func (c *CatalogCache) Find(ctx context.Context, raw string, loc ...any) (Asset,
 	switch {
 	case err != nil:
 		return Asset{}, err
-	case !wellFormed:
-		var v Validation
-		v.Add("not a valid symbol (letters, digits, '.', '-', '=', '&', optional leading '^'; at most 20 characters)", "value_error.symbol", loc...)
-		return Asset{}, v.Err()
 	case !found:
-		sym, _ := NormalizeSymbol(raw)
-		return Asset{}, UnknownSymbol(sym)
+		return Asset{}, missingSymbol(raw, wellFormed, loc...)
 	}
 	return a, nil
+}
+
+// missingSymbol is Find's error for a symbol it did not find: VALIDATION_ERROR at loc when malformed,
+// else UnknownSymbol.
+func missingSymbol(raw string, wellFormed bool, loc ...any) error {
+	if !wellFormed {
+		var v Validation
+		v.Add("not a valid symbol (letters, digits, '.', '-', '=', '&', optional leading '^'; at most 20 characters)", "value_error.symbol", loc...)
+		return v.Err()
+	}
+	sym, _ := NormalizeSymbol(raw)
+	return UnknownSymbol(sym)
 }
 
 // UnknownSymbol is the 404 of a symbol no database holds. Its wording, "Symbol X not found in any

@@ -152,7 +152,8 @@ func (r *Result) deriveOverall() {
 	r.ShariahStatus = strings.ToLower(r.ComplianceStatus)
 	ms := r.considered()
 	// Business screen: false when a methodology finds a prohibited activity, null when none could
-	// screen (no classification); the reason names each activity found and what it rests on.
+	// screen (no classification); the reason names each activity found and what it rests on, or, when
+	// the screen passed with nothing found, the classification read (BusinessPassedReason).
 	r.BusinessScreenPass, r.BusinessScreenReason = nil, nil
 	prohibited, doubtful := map[string]bool{}, map[string]bool{}
 	for _, mr := range ms {
@@ -180,6 +181,8 @@ func (r *Result) deriveOverall() {
 		r.BusinessScreenReason = strp(strings.Join(reasons, "; "))
 	} else if r.BusinessClassification.Basis == BasisNone {
 		r.BusinessScreenReason = strp(UnknownClassificationNote)
+	} else if r.BusinessScreenPass != nil && *r.BusinessScreenPass {
+		r.BusinessScreenReason = strp(BusinessPassedReason(r.BusinessClassification))
 	}
 	// Financial screen: every ratio with data of every methodology considered passes.
 	r.FinancialScreenPass = nil

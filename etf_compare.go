@@ -68,7 +68,7 @@ func (e *ETFs) Compare(ctx context.Context, syms []string, ruleset string) (ETFC
 		sort.SliceStable(top, func(i, j int) bool { return top[i].Weight.GreaterThan(top[j].Weight.Decimal) })
 		out.Items = append(out.Items, ETFComparisonItem{Symbol: a.Symbol, Name: a.Name, HoldingsCount: len(hs), HoldingsAsOf: hs[0].AsOf,
 			TopHoldings: top[:min(5, len(top))], ComplianceStatus: r.ComplianceStatus,
-			Disposition: ETFDisposition(r.ComplianceStatus, r.PurificationFraction), CompliantWeightPct: r.CompliantWeightPct,
+			Disposition: ETFDisposition(r), CompliantWeightPct: r.CompliantWeightPct,
 			NonCompliantWeightPct: r.NonCompliantWeightPct, UnknownWeightPct: r.UnknownWeightPct, PurificationRate: r.PurificationRate,
 			PurificationFrac: r.PurificationFraction})
 	}

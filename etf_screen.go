@@ -56,26 +56,36 @@ type ETFResult struct {
 	ScreenedAt        time.Time     `json:"screened_at"`
 }
 
-// ETFDisposition reads a look-through verdict as the ecosystem's clients do: compliant_with_purification
-// (compliant, with a purification rate above zero), compliant, mostly_compliant (questionable),
-// non_compliant, insufficient_data.
-func ETFDisposition(status string, purificationFraction *Number) string {
-	switch status {
+// ETFDisposition reads a look-through as the ecosystem's clients do, by its verdict and its weights
+// (ETFDispositionRule): compliant_with_purification (COMPLIANT with a purification rate above zero),
+// compliant, mostly_compliant (QUESTIONABLE with more than half the weight compliant), questionable
+// (QUESTIONABLE otherwise), non_compliant, insufficient_data. Unknown weight never counts towards
+// mostly_compliant: HLAL with 25.3% compliant and 48.7% unknown is questionable.
+func ETFDisposition(r ETFResult) string {
+	switch r.ComplianceStatus {
 	case "COMPLIANT":
-		if purificationFraction != nil && purificationFraction.IsPositive() {
+		if r.PurificationFraction != nil && r.PurificationFraction.IsPositive() {
 			return "compliant_with_purification"
 		}
 		return "compliant"
 	case "QUESTIONABLE":
-		return "mostly_compliant"
+		// The weights as served (2 decimals), so a reader can check the label against them.
+		if c, err := decimal.NewFromString(r.CompliantWeightPct); err == nil && c.GreaterThan(pct50) {
+			return "mostly_compliant"
+		}
+		return "questionable"
 	case "NON_COMPLIANT":
 		return "non_compliant"
 	}
 	return "insufficient_data"
 }
 
-// ETFVerdictRule explains the look-through verdict (documented in every result).
-const ETFVerdictRule = "INSUFFICIENT_DATA when half the weight or more is unknown; COMPLIANT when non-compliant plus questionable weight is under 5% and unknown weight under 10%; NON_COMPLIANT when non-compliant weight is 33% or more; QUESTIONABLE otherwise. Unknown weight is never counted as compliant."
+// ETFDispositionRule says what each disposition means by the weights (documented in every result,
+// after ETFVerdictRule).
+const ETFDispositionRule = "disposition: compliant_with_purification when COMPLIANT with a purification rate above zero, compliant when COMPLIANT without; mostly_compliant when QUESTIONABLE and more than half the weight is compliant (compliant weight above non-compliant, questionable and unknown weight together), questionable when QUESTIONABLE otherwise; non_compliant; insufficient_data. Unknown weight never counts towards mostly_compliant."
+
+// ETFVerdictRule explains the look-through verdict and its disposition (documented in every result).
+const ETFVerdictRule = "INSUFFICIENT_DATA when half the weight or more is unknown; COMPLIANT when non-compliant plus questionable weight is under 5% and unknown weight under 10%; NON_COMPLIANT when non-compliant weight is 33% or more; QUESTIONABLE otherwise. Unknown weight is never counted as compliant. " + ETFDispositionRule
 
 var (
 	pct5  = decimal.NewFromInt(5)
@@ -164,7 +174,7 @@ func (e *ETFs) Screen(ctx context.Context, symbol, ruleset string, force bool) (
 	}
 	sort.SliceStable(r.Holdings, func(i, j int) bool { return r.Holdings[i].Weight.GreaterThan(r.Holdings[j].Weight.Decimal) })
 	r.weigh(wt)
-	r.Disposition = ETFDisposition(r.ComplianceStatus, r.PurificationFraction)
+	r.Disposition = ETFDisposition(r)
 	lead := ""
 	if r.Illustrative {
 		lead = "Based on illustrative data (not from filings), "
@@ -289,9 +299,9 @@ func (e *ETFs) Cached(ctx context.Context, symbol, ruleset string) (ETFResult, e
 	if !ok {
 		return ETFResult{}, Errorf(ENOTFOUND, "%s has not been screened under ruleset %s: POST /api/etf/%s/screen screens it.", symbol, rs.Name, symbol)
 	}
-	if r.Disposition == "" { // stored before the field existed
-		r.Disposition = ETFDisposition(r.ComplianceStatus, r.PurificationFraction)
-	}
+	// Stored before the field existed, or under the earlier reading (mostly_compliant for every
+	// QUESTIONABLE): the disposition follows from the stored verdict and weights.
+	r.Disposition, r.Rule = ETFDisposition(r), ETFVerdictRule
 	return r, nil
 }
 

@@ -20,6 +20,9 @@ type Keys struct {
 	// Counter there is no bound (the operator's command line, tests of other rules).
 	Counter WindowCounter
 	Limits  IssueLimits
+	// Prefix begins every key issued from now on (ValidKeyPrefix; empty: DefaultKeyPrefix). Keys issued
+	// under an earlier prefix keep working, and are regenerated and revoked like any other.
+	Prefix string
 }
 
 // IssueLimits bound POST /api/keys/generate: at most PerAddress keys per client address and PerDomain
@@ -195,7 +198,7 @@ func (k *Keys) Regenerate(ctx context.Context, old APIKey) (IssuedKey, error) {
 	if !old.Active {
 		return IssuedKey{}, Errorf(EKEYINACTIVE, "This API key has been deactivated.")
 	}
-	full, err := NewAPIKey()
+	full, err := NewAPIKey(k.Prefix)
 	if err != nil {
 		return IssuedKey{}, err
 	}
@@ -212,7 +215,7 @@ func (k *Keys) Regenerate(ctx context.Context, old APIKey) (IssuedKey, error) {
 func (k *Keys) Revoke(ctx context.Context, prefix string, caller *APIKey) (APIKey, error) {
 	if !WellFormedPrefix(prefix) {
 		var v Validation
-		v.Add("key_prefix must be the first 12 characters of a key (shr_ and 8 letters or digits)", "value_error.key_prefix", "body", "key_prefix")
+		v.Add("key_prefix must be the first 12 characters of a key: its prefix (ht_, or shr_ for a key issued before ht_) and letters or digits", "value_error.key_prefix", "body", "key_prefix")
 		return APIKey{}, v.Err()
 	}
 	target, err := k.Store.KeyByPrefix(ctx, prefix)
@@ -249,7 +252,7 @@ func (k *Keys) SetPlan(ctx context.Context, prefix, plan string) (APIKey, error)
 }
 
 func (k *Keys) issue(ctx context.Context, userID, email, plan, carryFrom string) (IssuedKey, error) {
-	full, err := NewAPIKey()
+	full, err := NewAPIKey(k.Prefix)
 	if err != nil {
 		return IssuedKey{}, err
 	}

@@ -15,7 +15,11 @@ type PortfolioItem struct {
 	Status      string `json:"status"` // COMPLIANT, NON_COMPLIANT, QUESTIONABLE, INSUFFICIENT_DATA, NOT_FOUND, NOT_SCREENABLE
 	IsCompliant *bool  `json:"is_compliant"`
 	Explanation string `json:"explanation"`
-	Cached      bool   `json:"cached"`
+	// ErrorMessage, for a symbol not screened (NOT_FOUND, NOT_SCREENABLE), is the message of the error
+	// its single-symbol screening answers: "Symbol X not found in any database." for NOT_FOUND, as the
+	// 404. Absent for a screened symbol.
+	ErrorMessage string `json:"error_message,omitempty"`
+	Cached       bool   `json:"cached"`
 	// DataSource is what the screening's fundamentals stand on (filed, illustrative, no_fundamentals);
 	// empty for symbols not screened.
 	DataSource string  `json:"data_source,omitempty"`
@@ -32,7 +36,9 @@ type PortfolioSummary struct {
 	InsufficientData  int    `json:"insufficient_data"`
 	NotFound          int    `json:"not_found"`
 	NotScreenable     int    `json:"not_screenable"`
-	ComplianceRatePct string `json:"compliance_rate_pct"`
+	// ComplianceRatePct is a number (percent, 2 decimals) like the summary's other figures: compliant
+	// among the symbols with a verdict, 0 when none has one.
+	ComplianceRatePct Number `json:"compliance_rate_pct"`
 	// Pending counts the symbols without a yes or no (is_compliant null: insufficient data, not found,
 	// not screenable): compliant + non_compliant + pending = total.
 	Pending int `json:"pending"`
@@ -53,13 +59,14 @@ type PortfolioSummary struct {
 // over the result's fields of the same name.
 type PortfolioEntry struct {
 	*Result
-	Input       string `json:"input"`
-	Symbol      string `json:"symbol"`
-	Status      string `json:"status"`
-	IsCompliant *bool  `json:"is_compliant"`
-	Explanation string `json:"explanation"`
-	Cached      bool   `json:"cached"`
-	DataSource  string `json:"data_source,omitempty"`
+	Input        string `json:"input"`
+	Symbol       string `json:"symbol"`
+	Status       string `json:"status"`
+	IsCompliant  *bool  `json:"is_compliant"`
+	Explanation  string `json:"explanation"`
+	ErrorMessage string `json:"error_message,omitempty"`
+	Cached       bool   `json:"cached"`
+	DataSource   string `json:"data_source,omitempty"`
 }
 
 // PortfolioKey is a symbol of a scan as the caller wrote it, upper-cased and trimmed: the key of its
@@ -71,7 +78,8 @@ func PortfolioResults(items []PortfolioItem) map[string]PortfolioEntry {
 	out := make(map[string]PortfolioEntry, len(items))
 	for _, it := range items {
 		out[PortfolioKey(it.Input)] = PortfolioEntry{Result: it.Result, Input: it.Input, Symbol: it.Symbol,
-			Status: it.Status, IsCompliant: it.IsCompliant, Explanation: it.Explanation, Cached: it.Cached, DataSource: it.DataSource}
+			Status: it.Status, IsCompliant: it.IsCompliant, Explanation: it.Explanation, ErrorMessage: it.ErrorMessage, Cached: it.Cached,
+			DataSource: it.DataSource}
 	}
 	return out
 }
@@ -89,29 +97,25 @@ func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms [
 		}
 		seen[PortfolioKey(raw)] = true
 		it := PortfolioItem{Input: raw, Symbol: PortfolioKey(raw)}
-		a, _, _, err := cats.lookupRaw(ctx, raw) // as cats.Resolve, keeping the record for its company
+		a, wellFormed, found, err := cats.lookupRaw(ctx, raw) // as cats.Find, keeping the record for its company
 		if err != nil {
 			return nil, err
 		}
-		sym := a.Symbol
-		if sym == "" {
-			it.Status, it.Explanation = "NOT_FOUND", "Symbol is not in the database."
+		if !found {
+			// The words of the single-symbol 404 (UnknownSymbol), which clients match on.
+			it.Status, it.ErrorMessage = "NOT_FOUND", errorText(missingSymbol(raw, wellFormed))
+			it.Explanation = it.ErrorMessage
 			out = append(out, it)
 			continue
 		}
+		sym := a.Symbol
 		it.Symbol = sym
 		r, cached, err := s.Screen(ctx, sym, o)
 		switch ErrorCode(err) {
 		case "":
 		case EVALIDATION, ENOTFOUND:
-			var de *Error
-			errors.As(err, &de)
-			it.Status, it.Explanation = "NOT_SCREENABLE", de.Message
-			if d, ok := de.Detail.(map[string]any); ok {
-				if errs, ok := d["errors"].([]FieldError); ok && len(errs) > 0 {
-					it.Explanation = errs[0].Msg
-				}
-			}
+			it.Status, it.ErrorMessage = "NOT_SCREENABLE", errorText(err)
+			it.Explanation = it.ErrorMessage
 			out = append(out, it)
 			continue
 		default:
@@ -123,6 +127,21 @@ func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms [
 		out = append(out, it)
 	}
 	return out, nil
+}
+
+// errorText is an error's message as a client reads it: a validation error's first field message,
+// else the error's own.
+func errorText(err error) string {
+	var de *Error
+	if !errors.As(err, &de) {
+		return err.Error()
+	}
+	if d, ok := de.Detail.(map[string]any); ok {
+		if errs, ok := d["errors"].([]FieldError); ok && len(errs) > 0 {
+			return errs[0].Msg
+		}
+	}
+	return de.Message
 }
 
 // SummarizePortfolio counts the statuses; the compliance rate counts compliant among symbols with a verdict.
@@ -156,10 +175,7 @@ func SummarizePortfolio(items []PortfolioItem) PortfolioSummary {
 		}
 	}
 	verdicts := counts["COMPLIANT"] + counts["NON_COMPLIANT"] + counts["QUESTIONABLE"]
-	rate := "0.00"
-	if verdicts > 0 {
-		rate = RatioPercent(int64(counts["COMPLIANT"]), int64(verdicts))
-	}
+	rate := PercentNumber(int64(counts["COMPLIANT"]), int64(verdicts))
 	var avg *Number
 	if rated > 0 {
 		avg = num(rateSum.DivRound(decimal.NewFromInt(int64(rated)), 4))

@@ -271,6 +271,14 @@ func QuoteFromBars(symbol string, bars []Bar, source string) (Quote, bool) {
 	return q, true
 }
 
+// PercentNumber is RatioPercent as a JSON number (2 decimals); 0 when den is 0 (no ratio).
+func PercentNumber(num, den int64) Number {
+	if den == 0 {
+		return NewNumber(decimal.Zero)
+	}
+	return NewNumber(decimal.RequireFromString(RatioPercent(num, den)))
+}
+
 // RatioPercent formats num/den as a percentage with two decimals, rounded half away from zero, in
 // integer arithmetic.
 func RatioPercent(num, den int64) string {

@@ -14,7 +14,7 @@ type Tally struct {
 	Questionable     int    `json:"questionable"`
 	InsufficientData int    `json:"insufficient_data"`
 	Errors           int    `json:"errors"`
-	CompliantPct     string `json:"compliance_rate_pct"` // compliant among those with a verdict
+	CompliantPct     Number `json:"compliance_rate_pct"` // percent (a number), compliant among those with a verdict; 0 when none
 }
 
 func (t *Tally) add(status string) {
@@ -35,10 +35,7 @@ func (t *Tally) add(status string) {
 
 func (t *Tally) finish() {
 	den := t.Compliant + t.NonCompliant + t.Questionable
-	t.CompliantPct = "0.00"
-	if den > 0 {
-		t.CompliantPct = RatioPercent(int64(t.Compliant), int64(den))
-	}
+	t.CompliantPct = PercentNumber(int64(t.Compliant), int64(den))
 }
 
 // RunSummary aggregates a run.

@@ -13,18 +13,18 @@ func TestNewAPIKeyShapeAndUniqueness(t *testing.T) {
 	seen := map[string]bool{}
 	counts := map[byte]int{}
 	for range 2000 {
-		k, err := NewAPIKey()
+		k, err := NewAPIKey("")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !WellFormedKey(k) || len(k) != 44 || !strings.HasPrefix(k, "shr_") {
+		if !WellFormedKey(k) || len(k) != 43 || !strings.HasPrefix(k, "ht_") {
 			t.Fatalf("bad key %q", k)
 		}
 		if seen[k] {
 			t.Fatalf("duplicate key %q", k)
 		}
 		seen[k] = true
-		for i := 4; i < len(k); i++ {
+		for i := 3; i < len(k); i++ {
 			counts[k[i]]++
 		}
 		if p := PublicPrefix(k); len(p) != 12 || !WellFormedPrefix(p) || p != k[:12] {
@@ -44,17 +44,49 @@ func TestNewAPIKeyShapeAndUniqueness(t *testing.T) {
 
 func TestWellFormedKeyRejects(t *testing.T) {
 	t.Parallel()
-	for _, s := range []string{"", "shr_", "sk_" + strings.Repeat("a", 41), "shr_" + strings.Repeat("a", 39),
-		"shr_" + strings.Repeat("a", 41), "shr_" + strings.Repeat("a", 39) + "-", "SHR_" + strings.Repeat("a", 40)} {
+	for _, s := range []string{"", "shr_", "ht_", "sk_" + strings.Repeat("a", 41), "shr_" + strings.Repeat("a", 39),
+		"shr_" + strings.Repeat("a", 41), "shr_" + strings.Repeat("a", 39) + "-", "SHR_" + strings.Repeat("a", 40),
+		"ht_" + strings.Repeat("a", 39), "ht_" + strings.Repeat("a", 41), "HT_" + strings.Repeat("a", 40),
+		"ht-" + strings.Repeat("a", 40), "_" + strings.Repeat("a", 40), "abcd_" + strings.Repeat("a", 40),
+		"h1_" + strings.Repeat("a", 40), "ht_" + strings.Repeat("a", 39) + "_"} {
 		if WellFormedKey(s) {
 			t.Errorf("%q accepted", s)
 		}
 	}
-	if WellFormedPrefix("shr_abc") || WellFormedPrefix("shr_abcdefg!") {
+	if WellFormedPrefix("shr_abc") || WellFormedPrefix("shr_abcdefg!") || WellFormedPrefix("ht_abcdefgh") || WellFormedPrefix("ht_abcdefgh_") {
 		t.Error("malformed prefix accepted")
 	}
 	if HashKey("shr_x") == HashKey("shr_y") || len(HashKey("shr_x")) != 64 {
 		t.Error("hash")
+	}
+}
+
+// TestKeyPrefixes: keys of the default prefix (ht_), of the legacy one (shr_) and of any valid
+// configured prefix are well formed, with 12-character public prefixes; invalid prefix settings are
+// refused at issue.
+func TestKeyPrefixes(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"ht_", LegacyKeyPrefix, "x_", "abc_"} {
+		k, err := NewAPIKey(p)
+		if err != nil || !strings.HasPrefix(k, p) || len(k) != len(p)+40 || !WellFormedKey(k) {
+			t.Fatalf("prefix %q: key %q, %v", p, k, err)
+		}
+		if pp := PublicPrefix(k); !WellFormedPrefix(pp) || pp != k[:12] {
+			t.Fatalf("public prefix %q of %q", pp, k)
+		}
+	}
+	if k := "shr_" + strings.Repeat("Ab3", 13) + "Z"; !WellFormedKey(k) || !WellFormedPrefix(k[:12]) {
+		t.Fatalf("an issued shr_ key is refused: %q", k)
+	}
+	for _, p := range []string{"", "_", "ht", "abcd_", "Ht_", "h1_", "h_t_", "ht-"} {
+		if ValidKeyPrefix(p) {
+			t.Errorf("prefix %q accepted", p)
+		}
+		if p != "" {
+			if _, err := NewAPIKey(p); err == nil {
+				t.Errorf("NewAPIKey(%q) issued a key", p)
+			}
+		}
 	}
 }
 

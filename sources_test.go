@@ -1,6 +1,7 @@
 package shariah_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -78,19 +79,28 @@ func TestCompanySources(t *testing.T) {
 	}
 }
 
+// TestETFDisposition: the disposition by verdict and weights. QUESTIONABLE is mostly_compliant only
+// with more than half the weight compliant: HLAL's 25.3% compliant beside 48.7% unknown is questionable.
 func TestETFDisposition(t *testing.T) {
 	t.Parallel()
 	pos, zero := shariah.NewNumber(decimal.RequireFromString("0.012")), shariah.NewNumber(decimal.Zero)
 	for _, c := range []struct {
-		status string
-		rate   *shariah.Number
-		want   string
+		status, compliant string
+		rate              *shariah.Number
+		want              string
 	}{
-		{"COMPLIANT", &pos, "compliant_with_purification"}, {"COMPLIANT", &zero, "compliant"}, {"COMPLIANT", nil, "compliant"},
-		{"QUESTIONABLE", &pos, "mostly_compliant"}, {"NON_COMPLIANT", &pos, "non_compliant"}, {"INSUFFICIENT_DATA", nil, "insufficient_data"},
+		{"COMPLIANT", "96.00", &pos, "compliant_with_purification"}, {"COMPLIANT", "96.00", &zero, "compliant"}, {"COMPLIANT", "100.00", nil, "compliant"},
+		{"QUESTIONABLE", "25.30", &pos, "questionable"}, // HLAL: 48.70 unknown, 26.00 non-compliant and questionable
+		{"QUESTIONABLE", "50.00", &pos, "questionable"}, {"QUESTIONABLE", "50.01", &pos, "mostly_compliant"},
+		{"QUESTIONABLE", "80.00", nil, "mostly_compliant"}, {"QUESTIONABLE", "", nil, "questionable"},
+		{"NON_COMPLIANT", "60.00", &pos, "non_compliant"}, {"INSUFFICIENT_DATA", "40.00", nil, "insufficient_data"},
 	} {
-		if got := shariah.ETFDisposition(c.status, c.rate); got != c.want {
-			t.Errorf("ETFDisposition(%s, %v) = %s, want %s", c.status, c.rate, got, c.want)
+		r := shariah.ETFResult{ComplianceStatus: c.status, CompliantWeightPct: c.compliant, PurificationFraction: c.rate}
+		if got := shariah.ETFDisposition(r); got != c.want {
+			t.Errorf("ETFDisposition(%s, %s%% compliant, rate %v) = %s, want %s", c.status, c.compliant, c.rate, got, c.want)
 		}
+	}
+	if !strings.Contains(shariah.ETFVerdictRule, "mostly_compliant when QUESTIONABLE and more than half the weight is compliant") {
+		t.Errorf("verdict_rule does not say what mostly_compliant means: %s", shariah.ETFVerdictRule)
 	}
 }

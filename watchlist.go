@@ -2,6 +2,7 @@ package shariah
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -16,13 +17,35 @@ const (
 	MaxWatchlistNameRune = 100 // characters of a name, which Validation.Name also checks for control and bidi characters
 )
 
-// Watchlist is a user's named list of symbols, in the order they were added.
+// Watchlist is a user's named list of symbols, in the order they were added. Its JSON carries count,
+// the number of symbols (watchlistJSON), which is not stored.
 type Watchlist struct {
 	ID        string    `json:"id"` // generated at creation; the watchlist_id of the paths
 	Name      string    `json:"name"`
 	Symbols   []string  `json:"symbols"`
 	CreatedAt time.Time `json:"created_at"`
 }
+
+// watchlistJSON is a watchlist as served (REST and MCP): its fields and count, the number of its
+// symbols (the research agent's completion shows "3 symbols").
+type watchlistJSON struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Symbols   []string  `json:"symbols"`
+	Count     int       `json:"count"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func (w Watchlist) served() watchlistJSON {
+	syms := w.Symbols
+	if syms == nil {
+		syms = []string{}
+	}
+	return watchlistJSON{ID: w.ID, Name: w.Name, Symbols: syms, Count: len(syms), CreatedAt: w.CreatedAt}
+}
+
+// MarshalJSON writes the watchlist with its count.
+func (w Watchlist) MarshalJSON() ([]byte, error) { return json.Marshal(w.served()) }
 
 // Errors of a WatchlistStore.
 var (

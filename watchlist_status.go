@@ -2,6 +2,7 @@ package shariah
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -19,6 +20,15 @@ type WatchlistItem struct {
 type WatchlistWithStatuses struct {
 	Watchlist
 	Items []WatchlistItem `json:"items"`
+}
+
+// MarshalJSON writes the watchlist's fields (count included) and its items; without it the embedded
+// Watchlist's MarshalJSON would write the watchlist alone.
+func (w WatchlistWithStatuses) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		watchlistJSON
+		Items []WatchlistItem `json:"items"`
+	}{w.Watchlist.served(), w.Items})
 }
 
 // WatchlistStatuses adds each symbol's latest compliance status (the cached screening, computed on a

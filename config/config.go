@@ -417,6 +417,9 @@ type PlanSettings struct {
 	// "free=5/20,enterprise=0", or "off" for none at all. Plans not named keep their defaults
 	// (shariah.DefaultPlans).
 	RateLimits string `env:"SHARIAH_RATE_LIMITS"`
+	// KeyPrefix begins every API key issued (1 to 3 lower-case letters and '_'; the clients check
+	// ^ht_[A-Za-z0-9]+). Keys issued under an earlier prefix (shr_) keep working whatever it is.
+	KeyPrefix string `env:"SHARIAH_KEY_PREFIX" envDefault:"ht_"`
 	// Key generation (POST /api/keys/generate) per client address and per email domain, per hour.
 	KeygenPerAddressHour int `env:"SHARIAH_KEYGEN_PER_ADDRESS_HOUR" envDefault:"10"`
 	KeygenPerDomainHour  int `env:"SHARIAH_KEYGEN_PER_DOMAIN_HOUR" envDefault:"100"`
@@ -533,6 +536,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.Plans(); err != nil {
 		errs = append(errs, err)
+	}
+	if !shariah.ValidKeyPrefix(c.Plan.KeyPrefix) {
+		errs = append(errs, fmt.Errorf("SHARIAH_KEY_PREFIX: %q is not 1 to 3 lower-case letters followed by '_'", c.Plan.KeyPrefix))
 	}
 	return errors.Join(errs...)
 }

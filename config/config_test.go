@@ -23,6 +23,9 @@ func TestLoadDefaults(t *testing.T) {
 	if free.TokensPerMonth != 50 || !free.HardBlock {
 		t.Fatalf("free plan %+v", free)
 	}
+	if c.Plan.KeyPrefix != "ht_" {
+		t.Fatalf("key prefix %q, want ht_", c.Plan.KeyPrefix)
+	}
 }
 
 func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
@@ -37,13 +40,14 @@ func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
 	t.Setenv("SHARIAH_QUOTES_TOP", "0")
 	t.Setenv("SHARIAH_SEC_RPS", "12")
 	t.Setenv("SHARIAH_PRICES_URL", "https://prices.example.com/daily.csv")
+	t.Setenv("SHARIAH_KEY_PREFIX", "Halal-")
 	_, err := Load()
 	if err == nil {
 		t.Fatal("no error")
 	}
 	for _, want := range []string{"SHARIAH_HTTP_ADDR", "SHARIAH_REDIS_URL", "SHARIAH_CLICKHOUSE_URL", "SHARIAH_DATA_DIR",
 		"SHARIAH_PLAN_PRO_PRICE_USD", `plan "free"`, "SHARIAH_LOG_LEVEL", "SHARIAH_NEWS_SCHEDULE", "SHARIAH_QUOTES_TOP",
-		"SHARIAH_SEC_RPS", "SHARIAH_PRICES_URL"} {
+		"SHARIAH_SEC_RPS", "SHARIAH_PRICES_URL", "SHARIAH_KEY_PREFIX"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not name %s:\n%v", want, err)
 		}

@@ -3,6 +3,7 @@ package edge_test
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +105,19 @@ func TestBulkRunLifecycleFiltersAndExports(t *testing.T) {
 	overall := sum["overall"].(map[string]any)
 	if overall["total"] != 6.0 || overall["errors"] != 1.0 || overall["compliant"] != float64(compliant) || len(sum["by_methodology"].(map[string]any)) != 5 {
 		t.Fatalf("summary %v", sum)
+	}
+	// compliance_rate_pct is a number (percent of those with a verdict), overall and per methodology.
+	tallies := map[string]any{"overall": overall}
+	for m, tl := range sum["by_methodology"].(map[string]any) {
+		tallies[m] = tl
+	}
+	for name, tl := range tallies {
+		tl, _ := tl.(map[string]any)
+		den := field(t, name, tl, "compliant", "number").(float64) + tl["non_compliant"].(float64) + tl["questionable"].(float64)
+		rate, _ := field(t, name, tl, "compliance_rate_pct", "number").(float64)
+		if want := 0.0; den > 0 && fmt.Sprintf("%.2f", rate) != fmt.Sprintf("%.2f", 100*tl["compliant"].(float64)/den) || den == 0 && rate != want {
+			t.Errorf("%s compliance_rate_pct %v: %v", name, rate, tl)
+		}
 	}
 	// The default universe is illustrative: the five screened companies say so, the error is not counted.
 	if ds := sum["data_sources"].(map[string]any); ds["filed"] != 0.0 || ds["illustrative"] != 5.0 || ds["no_fundamentals"] != 0.0 {

@@ -222,8 +222,13 @@ func TestContractScreeningResult(t *testing.T) {
 			case "JPM":
 				checkJPM(t, method+" /api/screen/JPM", m)
 			case "NVDA":
-				// compliant, clean business, every ratio passes; the purification rate in percent
-				if m["shariah_compliance_status"] != "compliant" || m["business_screen_pass"] != true || m["business_screen_reason"] != nil ||
+				// compliant, clean business (the reason says what was read), every ratio passes; the
+				// purification rate in percent
+				cls, _ := m["business_classification"].(map[string]any)
+				if reason, _ := field(t, "NVDA", m, "business_screen_reason", "string").(string); cls["text"] == "" || reason != "no prohibited activity found in "+cls["text"].(string) {
+					t.Errorf("NVDA: business_screen_reason %q, classification %v", reason, cls)
+				}
+				if m["shariah_compliance_status"] != "compliant" || m["business_screen_pass"] != true ||
 					m["financial_screen_pass"] != true || m["sector"] != "Information Technology" {
 					t.Errorf("NVDA: %v %v %v %v", m["shariah_compliance_status"], m["business_screen_pass"], m["business_screen_reason"], m["financial_screen_pass"])
 				}

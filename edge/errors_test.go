@@ -31,7 +31,7 @@ func TestEveryErrorCodeOverHTTP(t *testing.T) {
 		}
 	})
 	t.Run("401 INVALID_API_KEY unknown and malformed", func(t *testing.T) {
-		unknown, _ := shariah.NewAPIKey()
+		unknown, _ := shariah.NewAPIKey("")
 		for _, k := range []string{unknown, "not-a-key", "shr_short"} {
 			r := e.do(t, "GET", "/api/auth/me", nil, hdr{"X-API-Key": k})
 			if r.StatusCode != 401 || r.errCode(t) != "INVALID_API_KEY" {

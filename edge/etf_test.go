@@ -40,11 +40,8 @@ func TestETFLookThroughAndRoutes(t *testing.T) {
 	if u := decimal.RequireFromString(r["unknown_weight_pct"].(string)); u.LessThan(decimal.RequireFromString("41.80")) || r["illustrative"] != true {
 		t.Fatalf("unknown weight %v", r["unknown_weight_pct"])
 	}
-	// The disposition reads the verdict as the ecosystem's clients do.
-	if want := shariah.ETFDisposition(r["compliance_status"].(string), nil); r["disposition"] != want &&
-		!(want == "compliant" && r["disposition"] == "compliant_with_purification" && r["purification_rate"] != nil) {
-		t.Fatalf("disposition %v for %v (purification %v)", r["disposition"], r["compliance_status"], r["purification_rate"])
-	}
+	// The disposition reads the verdict and the weights as the ecosystem's clients do.
+	checkETFDisposition(t, "SPUS screen", r)
 	counts := map[string]float64{}
 	for _, hd := range r["holdings"].([]any) {
 		hd := hd.(map[string]any)

@@ -1,13 +1,16 @@
 package edge_test
 
 import (
+	"context"
 	"regexp"
+	"strings"
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
 )
 
-var keyShape = regexp.MustCompile(`^shr_[0-9A-Za-z]{40}$`)
+// keyShape is a new key as the clients check it (the research agent: ^ht_[A-Za-z0-9]+).
+var keyShape = regexp.MustCompile(`^ht_[0-9A-Za-z]{40}$`)
 
 // TestKeyLifecycle: generate, use, regenerate (usage carried), revoke; the full key never appears in
 // a log line or in any response but the one that issued it.
@@ -83,6 +86,78 @@ func TestKeyLifecycle(t *testing.T) {
 	}
 	if !contains(logs, `"key_prefix":"`+full[:12]+`"`) {
 		t.Fatal("access log does not carry the key prefix")
+	}
+}
+
+// TestHTAndLegacySHRKeys: keys are issued ht_ (the clients' form); a shr_ key issued before keeps
+// authenticating, is regenerated (into an ht_ key that carries its usage) and revoked by its prefix,
+// as an ht_ key is.
+func TestHTAndLegacySHRKeys(t *testing.T) {
+	t.Parallel()
+	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 3}})
+	legacyKeys := &shariah.Keys{Store: e.store, Plans: e.plans, Prefix: shariah.LegacyKeyPrefix} // as issued before issue 27
+	issue := func(ks *shariah.Keys) shariah.IssuedKey {
+		k, err := ks.Create(context.Background(), uniqueEmail(), shariah.PlanFree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	for _, c := range []struct {
+		name, prefix string
+		k            shariah.IssuedKey
+	}{{"ht_", "ht_", issue(e.keys)}, {"shr_", "shr_", issue(legacyKeys)}} {
+		t.Run(c.name, func(t *testing.T) {
+			k := c.k
+			if !strings.HasPrefix(k.Key, c.prefix) || k.Record.Prefix != k.Key[:12] {
+				t.Fatalf("issued %s (prefix %s)", k.Key[:6], k.Record.Prefix)
+			}
+			// Authenticates: metered, and shown by its public prefix.
+			if r := e.do(t, "GET", "/api/keys/plans", nil, key(k)); r.StatusCode != 200 || r.Header.Get("X-Tokens-Charged") != "3" {
+				t.Fatalf("plans with a %s key: %d %s", c.prefix, r.StatusCode, r.body)
+			}
+			if m := e.do(t, "GET", "/api/auth/me", nil, key(k)).json(t); m["key_prefix"] != k.Key[:12] {
+				t.Fatalf("me: %v", m)
+			}
+			// Regenerates into an ht_ key, which replaces it and carries the month's usage.
+			rg := e.do(t, "POST", "/api/auth/me/regenerate", nil, key(k))
+			if rg.StatusCode != 200 {
+				t.Fatalf("regenerate: %d %s", rg.StatusCode, rg.body)
+			}
+			n := rg.json(t)
+			repl := shariah.IssuedKey{Key: n["api_key"].(string)}
+			if !keyShape.MatchString(repl.Key) || n["replaces"] != k.Key[:12] || n["key_prefix"] != repl.Key[:12] {
+				t.Fatalf("regenerated: %v", n)
+			}
+			if r := e.do(t, "GET", "/api/auth/me", nil, key(k)); r.StatusCode != 403 || r.errCode(t) != "API_KEY_DEACTIVATED" {
+				t.Fatalf("the %s key after regenerate: %d %s", c.prefix, r.StatusCode, r.body)
+			}
+			if q := e.do(t, "GET", "/api/auth/me", nil, key(repl)).json(t)["quota"].(map[string]any); q["tokens_used"] != 3.0 {
+				t.Fatalf("usage not carried from the %s key: %v", c.prefix, q)
+			}
+			// Revoke by public prefix, the key presenting itself.
+			other := issue(legacyKeys)
+			if c.prefix == "ht_" {
+				other = issue(e.keys)
+			}
+			rv := e.do(t, "POST", "/api/keys/revoke", map[string]any{"key_prefix": other.Key[:12]}, key(other))
+			if rv.StatusCode != 200 || rv.json(t)["revoked"] != true || rv.json(t)["key_prefix"] != other.Key[:12] {
+				t.Fatalf("revoke a %s key: %d %s", c.prefix, rv.StatusCode, rv.body)
+			}
+			if r := e.do(t, "GET", "/api/keys/plans", nil, key(other)); r.StatusCode != 403 || r.errCode(t) != "API_KEY_DEACTIVATED" {
+				t.Fatalf("revoked %s key: %d %s", c.prefix, r.StatusCode, r.body)
+			}
+		})
+	}
+	// An unknown key of either prefix is 401, as a malformed one is.
+	for _, bad := range []string{"ht_" + strings.Repeat("Z", 40), "shr_" + strings.Repeat("Z", 40), "ht_short", "xyzw_" + strings.Repeat("Z", 40)} {
+		if r := e.do(t, "GET", "/api/auth/me", nil, hdr{"X-API-Key": bad}); r.StatusCode != 401 || r.errCode(t) != "INVALID_API_KEY" {
+			t.Fatalf("%s...: %d %s", bad[:6], r.StatusCode, r.body)
+		}
+	}
+	// A malformed prefix to revoke is 422 naming the form.
+	if r := e.do(t, "POST", "/api/keys/revoke", map[string]any{"key_prefix": "ht_abc"}, key(issue(e.keys))); r.StatusCode != 422 || !contains(string(r.body), "ht_") {
+		t.Fatalf("malformed prefix: %d %s", r.StatusCode, r.body)
 	}
 }
 

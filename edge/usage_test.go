@@ -38,7 +38,7 @@ func TestOneUsageRowPerMeteredRequest(t *testing.T) {
 	send("/api/auth/me", key(k), true)
 	send("/api/auth/me/usage/daily?days=0", key(k), true) // 422, refunded, still a metered request
 	send("/api/auth/me", nil, false)                      // no key
-	bogus, _ := shariah.NewAPIKey()
+	bogus, _ := shariah.NewAPIKey("")
 	send("/api/auth/me", hdr{"X-API-Key": bogus}, false) // unknown key
 	send("/api/health", nil, false)
 

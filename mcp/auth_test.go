@@ -202,10 +202,25 @@ func TestHTTPKeylessIsReadOnlyAndKeysMeter(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	for _, bad := range []string{"nonsense", "shr_" + strings.Repeat("A", 40)} {
+	for _, bad := range []string{"nonsense", "shr_" + strings.Repeat("A", 40), "ht_" + strings.Repeat("A", 40)} {
 		if resp := post(bad); resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("bad key %q in keyless mode: %d", bad, resp.StatusCode)
 		}
+	}
+	// New keys are ht_; a shr_ key issued before the prefix changed still identifies its caller.
+	legacy, err := (&shariah.Keys{Store: store, Plans: plans, Prefix: shariah.LegacyKeyPrefix}).Create(ctx, "legacy-mcp@example.com", shariah.PlanFree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(k.Key, "ht_") || !strings.HasPrefix(legacy.Key, "shr_") {
+		t.Fatalf("keys %s..., %s...", k.Record.Prefix, legacy.Record.Prefix)
+	}
+	lc := httpClient(t, srv.URL, false, map[string]string{"X-API-Key": legacy.Key})
+	if res := callTool(t, lc, "get_quote", map[string]any{"symbol": "AAPL"}); res.IsError {
+		t.Fatalf("get_quote with a shr_ key: %s", text(res))
+	}
+	if st, err := store.MeterState(ctx, legacy.Record.Hash, shariah.PeriodOf(timeNow())); err != nil || st.Used != 2 {
+		t.Fatalf("the shr_ key's meter: %+v %v, want 2 used", st, err)
 	}
 	if _, err := keys.Revoke(ctx, k.Record.Prefix, &k.Record); err != nil {
 		t.Fatal(err)

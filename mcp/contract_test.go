@@ -67,6 +67,36 @@ func checkResult(t *testing.T, where string, r map[string]any) {
 	want(t, where, r, "business_screen_reason", "string", "null")
 }
 
+// checkDisposition reads an ETF's disposition as the agent does and checks it against the verdict and
+// the weights served: mostly_compliant only for QUESTIONABLE with more than half the weight compliant
+// (so never with more weight unknown than compliant), questionable for the other QUESTIONABLE ones.
+func checkDisposition(t *testing.T, where string, m map[string]any) string {
+	t.Helper()
+	d, _ := want(t, where, m, "disposition", "string").(string)
+	st, _ := want(t, where, m, "compliance_status", "string").(string)
+	pct := func(f string) float64 {
+		s, _ := want(t, where, m, f, "string").(string)
+		var v float64
+		if _, err := fmt.Sscan(s, &v); err != nil {
+			t.Errorf("%s: %s %q is not a percentage", where, f, s)
+		}
+		return v
+	}
+	compliant, unknown := pct("compliant_weight_pct"), pct("unknown_weight_pct")
+	p, _ := want(t, where, m, "purification_rate", "number", "null").(float64)
+	wantD := map[string]string{"COMPLIANT": "compliant", "QUESTIONABLE": "questionable", "NON_COMPLIANT": "non_compliant", "INSUFFICIENT_DATA": "insufficient_data"}[st]
+	switch {
+	case wantD == "compliant" && p > 0:
+		wantD = "compliant_with_purification"
+	case wantD == "questionable" && compliant > 50:
+		wantD = "mostly_compliant"
+	}
+	if d != wantD || d == "mostly_compliant" && unknown >= compliant {
+		t.Errorf("%s: disposition %q for %s with %v%% compliant, %v%% unknown, purification_rate %v; want %q", where, d, st, compliant, unknown, p, wantD)
+	}
+	return d
+}
+
 // checkPurification: purification_rate is percent, purification_rate_fraction the fraction (both null or both numbers).
 func checkPurification(t *testing.T, where string, r map[string]any) {
 	t.Helper()
@@ -142,7 +172,15 @@ func TestContractScanPortfolioAndReportTools(t *testing.T) {
 			if key == "MSFT" || key == "KO" {
 				t.Errorf("%s: %s", key, st)
 			}
+			// The tracker shows error_message; NOT_FOUND has the words of the single-symbol 404.
+			msg, _ := want(t, key, it, "error_message", "string").(string)
+			if st == "NOT_FOUND" && msg != "Symbol "+key+" not found in any database." || msg == "" {
+				t.Errorf("%s (%s): error_message %q", key, st, msg)
+			}
 		default:
+			if _, ok := it["error_message"]; ok {
+				t.Errorf("%s: a screened symbol has error_message %v", key, it["error_message"])
+			}
 			checkResult(t, "scan "+key, it)
 			if it["status"] != it["compliance_status"] {
 				t.Errorf("%s: status %v, compliance_status %v", key, it["status"], it["compliance_status"])
@@ -157,6 +195,11 @@ func TestContractScanPortfolioAndReportTools(t *testing.T) {
 		want(t, "summary", sum, f, "number")
 	}
 	want(t, "summary", sum, "avg_purification_rate", "number", "null")
+	// compliance_rate_pct is a number like its siblings: compliant among the symbols with a verdict.
+	if rate, _ := want(t, "summary", sum, "compliance_rate_pct", "number").(float64); compliant+non > 0 &&
+		fmt.Sprintf("%.2f", rate) != fmt.Sprintf("%.2f", 100*compliant/(compliant+non)) {
+		t.Errorf("compliance_rate_pct %v for %v compliant, %v non-compliant", rate, compliant, non)
+	}
 	if sum["total"] != 4.0 || sum["compliant"] != compliant || sum["non_compliant"] != non || sum["pending"] != pending || sum["not_found"] != 1.0 {
 		t.Errorf("summary %v (compliant %v non %v pending %v)", sum, compliant, non, pending)
 	}
@@ -218,32 +261,20 @@ func TestContractScreeningTools(t *testing.T) {
 		checkResult(t, "get_all_screening_results "+it.(map[string]any)["symbol"].(string), it.(map[string]any))
 	}
 
-	// screen_etf and compare_etfs: the disposition the clients read.
-	dispositions := map[string]bool{"compliant_with_purification": true, "compliant": true, "mostly_compliant": true, "non_compliant": true, "insufficient_data": true}
+	// screen_etf and compare_etfs: the disposition the clients read, by the weights served.
 	res, m = h.call(t, "screen_etf", map[string]any{"symbol": "SPUS"})
 	if res.IsError {
 		t.Fatalf("screen_etf: %s", text(res))
 	}
-	etf := m // the look-through itself
-	d, _ := want(t, "screen_etf", etf, "disposition", "string").(string)
-	st, _ := etf["compliance_status"].(string)
-	p, _ := etf["purification_rate"].(float64)
-	wantD := map[string]string{"COMPLIANT": "compliant", "QUESTIONABLE": "mostly_compliant", "NON_COMPLIANT": "non_compliant", "INSUFFICIENT_DATA": "insufficient_data"}[st]
-	if wantD == "compliant" && p > 0 {
-		wantD = "compliant_with_purification"
-	}
-	if !dispositions[d] || d != wantD {
-		t.Errorf("screen_etf disposition %q for %s with purification_rate %v", d, st, p)
-	}
-	checkPurification(t, "screen_etf", etf)
+	d := checkDisposition(t, "screen_etf SPUS", m) // the look-through itself
 	res, m = h.call(t, "compare_etfs", map[string]any{"symbols": []any{"SPUS", "HLAL"}})
 	if res.IsError {
 		t.Fatalf("compare_etfs: %s", text(res))
 	}
 	for _, it := range want(t, "compare_etfs", m, "items", "array").([]any) {
 		it := it.(map[string]any)
-		if cd, _ := want(t, "compare_etfs", it, "disposition", "string").(string); !dispositions[cd] || (it["symbol"] == "SPUS" && cd != d) {
-			t.Errorf("compare_etfs %v: disposition %q (screen_etf %q)", it["symbol"], cd, d)
+		if cd := checkDisposition(t, fmt.Sprint("compare_etfs ", it["symbol"]), it); it["symbol"] == "SPUS" && cd != d {
+			t.Errorf("compare_etfs SPUS: disposition %q, screen_etf %q", cd, d)
 		}
 	}
 
@@ -259,4 +290,35 @@ func TestContractScreeningTools(t *testing.T) {
 		t.Errorf("get_quote disclaimers: %v / %v", qd, td)
 	}
 	want(t, "get_quote", q, "changePercent", "number", "null")
+}
+
+// TestContractWatchlistCount: manage_watchlist's watchlists carry count, the number of their symbols,
+// as REST's do (the agent's completion shows "3 symbols").
+func TestContractWatchlistCount(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	res, m := h.call(t, "manage_watchlist", map[string]any{"action": "create", "name": "Halal Tech", "symbols": []any{"MSFT", "NVDA", "AAPL"}})
+	if res.IsError {
+		t.Fatalf("create: %s", text(res))
+	}
+	w, _ := want(t, "create", m, "watchlist", "object").(map[string]any)
+	if want(t, "create", w, "count", "number") != 3.0 {
+		t.Errorf("created count %v", w["count"])
+	}
+	res, m = h.call(t, "manage_watchlist", map[string]any{"action": "add_symbol", "watchlist_id": w["id"], "symbol": "KO"})
+	if w, _ := want(t, "add_symbol", m, "watchlist", "object").(map[string]any); res.IsError || want(t, "add_symbol", w, "count", "number") != 4.0 {
+		t.Errorf("count after add_symbol: %s %v", text(res), w)
+	}
+	res, m = h.call(t, "manage_watchlist", map[string]any{"action": "list"})
+	lists, _ := want(t, "list", m, "watchlists", "array").([]any)
+	if res.IsError || len(lists) == 0 {
+		t.Fatalf("list: %s", text(res))
+	}
+	for _, l := range lists {
+		l := l.(map[string]any)
+		syms, _ := want(t, "list", l, "symbols", "array").([]any)
+		if want(t, "list", l, "count", "number") != float64(len(syms)) {
+			t.Errorf("%v: count %v for %d symbols", l["name"], l["count"], len(syms))
+		}
+	}
 }

@@ -47,8 +47,11 @@ func renderPortfolio(items []shariah.PortfolioItem, s shariah.PortfolioSummary) 
 		if it.Result != nil {
 			line += shariah.MarksOf(*it.Result).Suffix()
 		}
+		if it.ErrorMessage != "" {
+			line += " (" + it.ErrorMessage + ")"
+		}
 		lines = append(lines, line)
 	}
 	return fmt.Sprintf("%d symbols, %d compliant (%s%% of those with a verdict). Fundamentals of the screened symbols: %s (companies: %s).\n%s",
-		s.Total, s.Compliant, s.ComplianceRatePct, s.DataSources, s.CompanyDataSources, strings.Join(lines, "\n"))
+		s.Total, s.Compliant, s.ComplianceRatePct.StringFixed(2), s.DataSources, s.CompanyDataSources, strings.Join(lines, "\n"))
 }

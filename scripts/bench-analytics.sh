@@ -54,7 +54,7 @@ while [ "$done_rows" -lt "$ROWS" ]; do
     INSERT INTO $DB.usage_events (request_id, key_id, user_id, key_prefix, method, route, status, tokens, overage,
       latency_us, ts, ts_ms, plan, error_code)
     SELECT toString(number) AS request_id, concat('k', toString(k)) AS key_id, concat('u', toString(intDiv(k, 2))) AS user_id,
-      concat('shr_', toString(100000000 + k)) AS key_prefix, if(r % 7 = 0, 'POST', 'GET') AS method,
+      concat('ht_', toString(100000000 + k)) AS key_prefix, if(r % 7 = 0, 'POST', 'GET') AS method,
       concat('/api/route', toString(r), '/{symbol}') AS route,
       toUInt16(multiIf(quota, 429, s < 100, 404, s < 120, 500, 200)) AS status,
       toUInt32(if(status = 200, 1 + r % 5, 0)) AS tokens,

@@ -318,7 +318,7 @@ awk -v batches="$CH_BATCHES" -v start="$(date -u +%s)" -v seed="$$" -v dir="$out
   BEGIN {
     srand(seed)
     split("/api/quote/{symbol} 2|/api/screen/{symbol} 5|/api/database/search 1|/api/suggest 1|/api/result/{symbol} 5|/api/quotes/batch 5|/api/ohlc/{symbol} 2|/api/screen-bulk/status 0|/api/auth/me 0|/api/insights/{symbol}/trajectory 3", routes, "|")
-    for (k = 1; k <= 2000; k++) { key[k] = hex(64); user[k] = hex(8) "-" hex(4) "-7" hex(3) "-8" hex(3) "-" hex(12); prefix[k] = "shr_" hex(8) }
+    for (k = 1; k <= 2000; k++) { key[k] = hex(64); user[k] = hex(8) "-" hex(4) "-7" hex(3) "-8" hex(3) "-" hex(12); prefix[k] = "ht_" hex(9) }
     for (b = 0; b < batches; b++) {
       f = sprintf("%s/%05d.tsv", dir, b); t = start + b
       for (i = 0; i < 5000; i++) {

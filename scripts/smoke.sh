@@ -31,7 +31,8 @@ curl -fs "$base/openapi.json" | grep -q '"openapi":"3.1.0"' || fail "openapi.jso
 email="smoke$(date +%s%N)@example.com"
 key=$(curl -fs -X POST "$base/api/keys/generate" -H 'Content-Type: application/json' -d "{\"email\":\"$email\"}" \
   | sed -e 's/.*"api_key":"\([^"]*\)".*/\1/')
-[[ $key == shr_* ]] || fail "no key issued"
+# New keys are ht_ (the SHARIAH_KEY_PREFIX default): the clients check ^ht_[A-Za-z0-9]+.
+[[ $key =~ ^ht_[A-Za-z0-9]{40}$ ]] || fail "no ht_ key issued (got ${key:0:4}...)"
 curl -fs -H "X-API-Key: $key" "$base/api/auth/me" | grep -q '"plan":"free"' || fail "auth/me"
 curl -fs -H "X-API-Key: $key" "$base/api/keys/plans" >/dev/null || fail "plans"
 curl -fs -H "X-API-Key: $key" "$base/api/database/search?q=apple" | grep -q '"symbol":"AAPL"' || fail "search"

@@ -161,7 +161,8 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 	s.insights = &shariah.Insights{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
 	s.watchlists = &shariah.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
 	s.keys = &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),
-		Limits: shariah.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour}}
+		Limits: shariah.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour},
+		Prefix: e.cfg.Plan.KeyPrefix}
 	s.meter = sredis.NewMeter(rc, e.plans)
 	s.billing = &shariah.Billing{Keys: s.keys, Store: sredis.NewBillingStore(rc)}
 	s.payments = &billing.Client{BaseURL: e.cfg.StripeAPIURL, SecretKey: e.cfg.StripeSecretKey, Prices: map[string]string{
