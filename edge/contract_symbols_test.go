@@ -312,9 +312,17 @@ func TestPortfolioScanEcosystemShape(t *testing.T) {
 			}
 			continue
 		}
-		// The full result: the screening fields the SDKs read, beside the scan's status.
-		if _, ok := it["shariah_compliance_status"].(string); !ok || it["by_methodology"] == nil || it["status"] != it["compliance_status"] {
+		// The full result: the screening fields the SDKs read, beside the scan's status, which is
+		// COMPLIANT exactly when is_compliant is true (the tracker reads the word), else compliance_status.
+		wantStatus := it["compliance_status"]
+		if it["is_compliant"] == true {
+			wantStatus = "COMPLIANT"
+		}
+		if _, ok := it["shariah_compliance_status"].(string); !ok || it["by_methodology"] == nil || it["status"] != wantStatus {
 			t.Errorf("%s entry is not a full result: %v", s, it)
+		}
+		if vm, _ := it["verdict_methodology"].(string); vm == "" || it["aaoifi_compliant"] != it["is_compliant"] {
+			t.Errorf("%s: is_compliant %v follows %q, aaoifi_compliant %v", s, it["is_compliant"], vm, it["aaoifi_compliant"])
 		}
 		if p, ok := it["purification_rate"].(float64); ok {
 			rateSum += p
