@@ -2,10 +2,14 @@ package shariah_test
 
 import (
 	"encoding/json"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/datapack"
 )
 
 // TestYesNoFollowsPrimary: a ruleset's yes/no (is_compliant, business_screen_pass,
@@ -98,4 +102,73 @@ func TestYesNoOfStoredResult(t *testing.T) {
 		!*old.FinancialScreenPass || old.ComplianceStatus != "QUESTIONABLE" {
 		t.Fatalf("normalized: %q %v %v %s", old.VerdictMethodology, old.IsCompliant, old.FinancialScreenPass, old.ComplianceStatus)
 	}
+}
+
+// TestYesNoRealFilings screens AAPL, NVDA and KO from the shared data's filings and closes (as
+// TestScreenRealFilings does; KO with the default pack's SIC 2080, as load --default then --shared
+// classifies it): is_compliant is AAOIFI's verdict, and financial_screen_pass is false exactly when one
+// of AAOIFI's ratios is at or above its threshold, so a client printing "above the AAOIFI threshold"
+// on financial_screen_pass false says what is true. The figures are logged for the notes.
+func TestYesNoRealFilings(t *testing.T) {
+	t.Parallel()
+	dir := os.Getenv("SHARIAH_DATA_DIR")
+	if dir == "" {
+		dir = "../shared/data"
+	}
+	if _, err := os.Stat(dir + "/sec"); err != nil {
+		t.Skipf("shared data not found at %s (set SHARIAH_DATA_DIR): %v", dir, err)
+	}
+	fsys := os.DirFS(dir)
+	sec := datapack.ReadSEC(fsys)
+	prices, err := datapack.ReadCloseMatrices(fsys, []string{
+		"prices/janzen-alpha/SP500_constituents_close_2010to2025/SP500_constituents_close_2023.csv",
+		"prices/janzen-alpha/SP500_constituents_close_2010to2025/SP500_constituents_close_2024.csv",
+		"prices/janzen-alpha/SP500_constituents_close_2010to2025/SP500_constituents_close_2025.csv"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := allRulesets(t)
+	for _, sym := range []string{"AAPL", "NVDA", "KO"} {
+		in := shariah.ScreenInputs{PriceSource: shariah.SourceHistory, Now: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)}
+		for _, a := range sec.Assets {
+			if a.Symbol == sym {
+				in.Asset = a
+				break
+			}
+		}
+		in.Asset.Currency = "USD"
+		if in.Asset.SIC == "" && in.Asset.Sector == "" {
+			in.Asset.SIC, in.Asset.Sector = "2080", "Consumer Staples" // KO: the default pack's record
+		}
+		for _, f := range sec.Fundamentals {
+			if f.Symbol == sym {
+				in.Fundamentals = append(in.Fundamentals, f)
+			}
+		}
+		for _, s := range prices.Series {
+			if s.Symbol == sym && s.Interval == "1mo" {
+				in.Monthly = s.Bars
+			}
+		}
+		r := shariah.Screen(in, rs["spec"], "")
+		a := r.ByMethodology["AAOIFI"]
+		aaoifiRatioFails := false
+		for _, rr := range a.Ratios {
+			aaoifiRatioFails = aaoifiRatioFails || (rr.Pass != nil && !*rr.Pass)
+		}
+		if r.VerdictMethodology != "AAOIFI" || r.IsCompliant == nil || *r.IsCompliant != (a.Verdict == shariah.Compliant) ||
+			r.FinancialScreenPass == nil || *r.FinancialScreenPass == aaoifiRatioFails {
+			t.Fatalf("%s: is_compliant %v financial %v, AAOIFI %s (a ratio fails: %v)", sym, r.IsCompliant, r.FinancialScreenPass, a.Verdict, aaoifiRatioFails)
+		}
+		ss21 := shariah.Screen(in, rs["aaoifi-ss21"], "")
+		t.Logf("%s: %s, is_compliant %v (AAOIFI %s), financial_screen_pass %v; %s | aaoifi-ss21: is_compliant %v",
+			sym, r.ComplianceStatus, *r.IsCompliant, a.Verdict, *r.FinancialScreenPass, r.ComplianceExplanation, fmtBool(ss21.IsCompliant))
+	}
+}
+
+func fmtBool(b *bool) string {
+	if b == nil {
+		return "null"
+	}
+	return strconv.FormatBool(*b)
 }
