@@ -311,10 +311,12 @@ func (r *Result) Normalize() {
 	if r.DataQuality.Bounded == nil {
 		r.DataQuality.Bounded = []BoundedInput{} // stored before bounds existed: none
 	}
-	if r.VerdictMethodology == "" && len(r.ByMethodology) > 0 {
+	if r.VerdictMethodology == "" {
 		// Stored when is_compliant was true only for COMPLIANT: it follows one methodology now.
-		r.setYesNo(r.legacyVerdictMethodology())
-		r.deriveOverall()
+		if m := r.legacyVerdictMethodology(); m != "" {
+			r.setYesNo(m)
+			r.deriveOverall()
+		}
 	}
 	if r.ShariahStatus == "" {
 		r.deriveOverall()
