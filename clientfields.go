@@ -27,7 +27,8 @@ func MethodologyKey(name string) string {
 	return b.String()
 }
 
-// verdictBool is a verdict as is_compliant: questionable counts as not compliant, no verdict as null.
+// verdictBool is a verdict as is_compliant: questionable (a doubtful activity not cleared) counts as not
+// compliant, no verdict as null.
 func verdictBool(verdict string) *bool {
 	switch verdict {
 	case Compliant:
@@ -130,6 +131,43 @@ func (c *screenContext) marketFigures(r *Result) {
 	}
 }
 
+// setYesNo makes the named methodology (display name) the one the yes/no follows: is_compliant is its
+// verdict as a yes/no (verdictBool), null when the result has no such entry. The one rule behind
+// is_compliant wherever a result is served (REST, bulk rows and exports, portfolio, MCP).
+func (r *Result) setYesNo(methodology string) {
+	r.VerdictMethodology, r.IsCompliant = methodology, nil
+	if mr, ok := r.ByMethodology[MethodologyKey(methodology)]; ok {
+		r.IsCompliant = verdictBool(mr.Verdict)
+	}
+}
+
+// yesNoBasis is the by_methodology entry the yes/no follows (verdict_methodology), alone; every entry
+// (considered) for a result without one.
+func (r *Result) yesNoBasis() []MethodologyResult {
+	if mr, ok := r.ByMethodology[MethodologyKey(r.VerdictMethodology)]; ok && r.VerdictMethodology != "" {
+		return []MethodologyResult{mr}
+	}
+	return r.considered()
+}
+
+// legacyPrimary is the primary methodology id of every ruleset with several methodologies when
+// verdict_methodology was introduced (spec's AAOIFI): what a result stored before it is read with.
+const legacyPrimary = "aaoifi"
+
+// legacyVerdictMethodology is the methodology a result stored before verdict_methodology existed
+// follows: the one it is seen through, its only one, or its ruleset's primary then (legacyPrimary).
+func (r *Result) legacyVerdictMethodology() string {
+	if r.Methodology != "" {
+		return r.Methodology
+	}
+	for _, mr := range r.ByMethodology {
+		if len(r.ByMethodology) == 1 || mr.ID == legacyPrimary {
+			return mr.Methodology
+		}
+	}
+	return ""
+}
+
 // considered are the by_methodology entries behind the overall verdict: the chosen methodology's
 // when the result is seen through one, else every one, in key order.
 func (r *Result) considered() []MethodologyResult {
@@ -146,11 +184,12 @@ func (r *Result) considered() []MethodologyResult {
 }
 
 // deriveOverall sets the fields that follow from the overall verdict and the methodologies behind
-// it: shariah_compliance_status, abstain_reason, business_screen_pass and _reason, and
-// financial_screen_pass. Screen and View call it; it never changes by_methodology.
+// it: shariah_compliance_status and abstain_reason from compliance_status; business_screen_pass and
+// _reason, and financial_screen_pass, from the methodology the yes/no follows (yesNoBasis), so that a
+// yes/no client's reason is that methodology's. Screen and View call it; it never changes by_methodology.
 func (r *Result) deriveOverall() {
 	r.ShariahStatus = strings.ToLower(r.ComplianceStatus)
-	ms := r.considered()
+	ms := r.yesNoBasis()
 	// Business screen: false when a methodology finds a prohibited activity, null when none could
 	// screen (no classification); the reason names each activity found and what it rests on, or, when
 	// the screen passed with nothing found, the classification read (BusinessPassedReason).
@@ -195,7 +234,7 @@ func (r *Result) deriveOverall() {
 	}
 	r.AbstainReason = ""
 	if r.ComplianceStatus == "INSUFFICIENT_DATA" {
-		r.AbstainReason = r.abstainReason(ms)
+		r.AbstainReason = r.abstainReason(r.considered())
 	}
 }
 
@@ -204,7 +243,9 @@ func (r *Result) deriveOverall() {
 func (r *Result) setOverall(status, methodology string) {
 	r.Methodology = methodology
 	r.ComplianceStatus, r.OverallStatus = status, status
-	r.IsCompliant = verdictBool(strings.ToLower(status))
+	if methodology != "" {
+		r.setYesNo(methodology)
+	}
 	r.deriveOverall()
 }
 
@@ -272,6 +313,13 @@ func (r *Result) Normalize() {
 	}
 	if r.DataQuality.Bounded == nil {
 		r.DataQuality.Bounded = []BoundedInput{} // stored before bounds existed: none
+	}
+	if r.VerdictMethodology == "" {
+		// Stored when is_compliant was true only for COMPLIANT: it follows one methodology now.
+		if m := r.legacyVerdictMethodology(); m != "" {
+			r.setYesNo(m)
+			r.deriveOverall()
+		}
 	}
 	if r.ShariahStatus == "" {
 		r.deriveOverall()

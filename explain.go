@@ -124,7 +124,24 @@ func explain(rs *Ruleset, r Result, methodology string) string {
 	if r.DataQuality.Illustrative {
 		lead += "based on illustrative data (not from filings), "
 	}
-	return capitalize(lead+s) + "." + boundSentence(rs, r)
+	return capitalize(lead+s) + "." + yesNoSentence(rs, r, methodology) + boundSentence(rs, r)
+}
+
+// yesNoSentence names the methodology the yes/no (is_compliant) follows when the overall verdict of
+// several methodologies says something else: " The yes/no verdict follows AAOIFI, the ruleset's
+// primary methodology: compliant." "" otherwise.
+func yesNoSentence(rs *Ruleset, r Result, methodology string) string {
+	if methodology != "" || len(rs.Methodologies) < 2 {
+		return ""
+	}
+	p := rs.PrimaryMethodology()
+	v := r.ByMethodology[MethodologyKey(p.Name)].Verdict
+	if v == strings.ToLower(r.ComplianceStatus) {
+		return ""
+	}
+	words := map[string]string{Compliant: "compliant", NonCompliant: "non-compliant", Questionable: "questionable",
+		InsufficientData: "no verdict (insufficient data)"}[v]
+	return " The yes/no verdict follows " + p.Name + ", the ruleset's primary methodology: " + words + "."
 }
 
 // boundSentence says, for each input decided on a bound (data_quality.bounded), the bound's figures

@@ -70,29 +70,45 @@ func TestAggregatesKeepGaps(t *testing.T) {
 	}
 }
 
-// TestRankTrending: real quotes rank without illustrative ones; a session more than TrendingFreshDays
-// before the latest does not trend; volume counts only where both volumes are known.
+// TestRankTrending: equities only (an index and a fund with the best scores are left out, and a symbol
+// without a record); real quotes rank before illustrative ones, which are marked; a session more than
+// TrendingFreshDays before the latest of its kind does not trend; volume counts only where both volumes
+// are known; each item carries its currency (the quote's, else the record's).
 func TestRankTrending(t *testing.T) {
 	t.Parallel()
 	pct := func(s string) *Number { n := NewNumber(decimal.RequireFromString(s)); return &n }
 	vol := func(v int64) *int64 { return &v }
 	qs := []Quote{
-		{Symbol: "ILL", Source: SourceIllustrative, AsOf: "2026-10-30", ChangePercent: pct("9")},
-		{Symbol: "IDX", Source: SourceHistory, AsOf: "2025-12-31", ChangePercent: pct("1"), Volume: vol(300), AvgVolume: vol(100)},
+		{Symbol: "ILL", Source: SourceIllustrative, AsOf: "2026-10-30", ChangePercent: pct("9"), Currency: "GBP"},
+		{Symbol: "ILLOLD", Source: SourceIllustrative, AsOf: "2026-10-01", ChangePercent: pct("9")},
+		{Symbol: "VOL", Source: SourceHistory, AsOf: "2025-12-31", ChangePercent: pct("1"), Volume: vol(300), AvgVolume: vol(100), Currency: "USD"},
 		{Symbol: "CLS", Source: SourceHistory, AsOf: "2025-12-30", ChangePercent: pct("-2.5")},
 		{Symbol: "OLD", Source: SourceHistory, AsOf: "2025-12-20", ChangePercent: pct("8")},
 		{Symbol: "MON", Source: SourceHistory, AsOf: "2025-12-31", ChangePercent: pct("7"), Description: "from monthly closes: change is month over month"},
 		{Symbol: "NOC", Source: SourceHistory, AsOf: "2025-12-31"},
+		{Symbol: "^DJI", Source: SourceHistory, AsOf: "2025-12-31", ChangePercent: pct("5"), Volume: vol(900), AvgVolume: vol(100)},
+		{Symbol: "SPUS", Source: SourceHistory, AsOf: "2025-12-31", ChangePercent: pct("6")},
+		{Symbol: "NOREC", Source: SourceHistory, AsOf: "2025-12-31", ChangePercent: pct("6")},
 	}
-	got := RankTrending(qs)
-	if len(got) != 2 || got[0].Symbol != "IDX" || got[0].Score != "3.00" || *got[0].RelVolume != "3.00" ||
-		got[1].Symbol != "CLS" || got[1].Score != "2.50" || got[1].Volume != nil || got[1].RelVolume != nil {
+	assets := map[string]Asset{"^DJI": {Type: Index, Currency: "USD"}, "SPUS": {Type: ETF, Currency: "USD"}}
+	for _, s := range []string{"ILL", "ILLOLD", "VOL", "CLS", "OLD", "MON", "NOC"} {
+		assets[s] = Asset{Symbol: s, Type: Equity, Currency: "EUR"}
+	}
+	got := RankTrending(qs, assets)
+	if len(got) != 3 || got[0].Symbol != "VOL" || got[0].Score != "3.00" || *got[0].RelVolume != "3.00" || got[0].Currency != "USD" ||
+		got[1].Symbol != "CLS" || got[1].Score != "2.50" || got[1].Volume != nil || got[1].RelVolume != nil || got[1].Currency != "EUR" ||
+		got[2].Symbol != "ILL" || !got[2].Illustrative || got[2].Currency != "GBP" {
 		t.Fatalf("ranked %+v", got)
 	}
-	if only := RankTrending(qs[:1]); len(only) != 1 || only[0].Symbol != "ILL" {
+	for _, it := range got {
+		if it.AssetType != Equity || it.Illustrative != (it.Source == SourceIllustrative) {
+			t.Fatalf("item %+v", it)
+		}
+	}
+	if only := RankTrending(qs[:1], assets); len(only) != 1 || only[0].Symbol != "ILL" || !only[0].Illustrative {
 		t.Fatalf("illustrative only %+v", only)
 	}
-	if none := RankTrending(nil); none == nil || len(none) != 0 {
+	if none := RankTrending(nil, nil); none == nil || len(none) != 0 {
 		t.Fatalf("none %+v", none)
 	}
 }

@@ -12,7 +12,7 @@ import (
 type PortfolioItem struct {
 	Input       string `json:"input"`
 	Symbol      string `json:"symbol"`
-	Status      string `json:"status"` // COMPLIANT, NON_COMPLIANT, QUESTIONABLE, INSUFFICIENT_DATA, NOT_FOUND, NOT_SCREENABLE
+	Status      string `json:"status"` // ScanStatus: COMPLIANT, NON_COMPLIANT, QUESTIONABLE, INSUFFICIENT_DATA, NOT_FOUND, NOT_SCREENABLE
 	IsCompliant *bool  `json:"is_compliant"`
 	Explanation string `json:"explanation"`
 	// ErrorMessage, for a symbol not screened (NOT_FOUND, NOT_SCREENABLE), is the message of the error
@@ -121,7 +121,7 @@ func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms [
 		default:
 			return nil, err
 		}
-		it.Status, it.IsCompliant, it.Explanation, it.Cached = r.ComplianceStatus, r.IsCompliant, r.ComplianceExplanation, cached
+		it.Status, it.IsCompliant, it.Explanation, it.Cached = ScanStatus(r), r.IsCompliant, r.ComplianceExplanation, cached
 		it.DataSource, it.company = DataSourceOf(r), CompanyKey(a)
 		it.Result = &r
 		out = append(out, it)
@@ -144,15 +144,29 @@ func errorText(err error) string {
 	return de.Message
 }
 
+// ScanStatus is a screened symbol's status in a scan, as a client that reads one word shows it:
+// COMPLIANT exactly when is_compliant is true (the yes/no of the ruleset's primary methodology, even
+// when the methodologies disagree), else compliance_status (NON_COMPLIANT, QUESTIONABLE,
+// INSUFFICIENT_DATA). The result's own compliance_status stays beside it.
+func ScanStatus(r Result) string {
+	if r.IsCompliant != nil && *r.IsCompliant {
+		return "COMPLIANT"
+	}
+	return r.ComplianceStatus
+}
+
 // SummarizePortfolio counts the statuses; the compliance rate counts compliant among symbols with a verdict.
 func SummarizePortfolio(items []PortfolioItem) PortfolioSummary {
 	counts := map[string]int{}
 	var sources SourceCounts
 	companies := CompanySources{}
-	compliant, nonCompliant, pending, rated := 0, 0, 0, 0
+	compliant, nonCompliant, pending, rated, questionable := 0, 0, 0, 0, 0
 	rateSum := decimal.Zero
 	for _, it := range items {
 		counts[it.Status]++
+		if it.Result != nil && it.Result.ComplianceStatus == "QUESTIONABLE" {
+			questionable++ // the methodologies disagree, whatever the yes/no
+		}
 		switch {
 		case it.IsCompliant == nil:
 			pending++
@@ -181,8 +195,8 @@ func SummarizePortfolio(items []PortfolioItem) PortfolioSummary {
 		avg = num(rateSum.DivRound(decimal.NewFromInt(int64(rated)), 4))
 	}
 	return PortfolioSummary{Total: len(items), Compliant: compliant, NonCompliant: nonCompliant,
-		Questionable: counts["QUESTIONABLE"], InsufficientData: counts["INSUFFICIENT_DATA"], NotFound: counts["NOT_FOUND"],
+		Questionable: questionable, InsufficientData: counts["INSUFFICIENT_DATA"], NotFound: counts["NOT_FOUND"],
 		NotScreenable: counts["NOT_SCREENABLE"], ComplianceRatePct: rate, Pending: pending, AvgPurificationRate: avg,
 		AvgPurificationRateCount: rated, DataSources: sources, CompanyDataSources: companies.Counts(),
-		Note: "non_compliant counts every is_compliant false (questionable included), pending every is_compliant null; compliance_rate_pct counts compliant among symbols with a verdict (compliant, non-compliant, questionable); avg_purification_rate is in percent over the symbols with a rate."}
+		Note: "compliant counts every is_compliant true and non_compliant every is_compliant false (the yes/no of the ruleset's primary methodology, AAOIFI by default), pending every is_compliant null; questionable counts the symbols whose methodologies disagree (compliance_status QUESTIONABLE), whatever their yes/no; compliance_rate_pct counts status COMPLIANT among symbols with a verdict (compliant, non-compliant, questionable); avg_purification_rate is in percent over the symbols with a rate."}
 }

@@ -138,12 +138,13 @@ type RulesetRef struct {
 type Result struct {
 	Symbol               string                       `json:"symbol"`
 	Name                 string                       `json:"name"`
-	IsCompliant          *bool                        `json:"is_compliant"`
+	IsCompliant          *bool                        `json:"is_compliant"` // verdict_methodology's verdict as a yes/no
 	ComplianceStatus     string                       `json:"compliance_status"`
 	OverallStatus        string                       `json:"overall_status"`
 	ShariahStatus        string                       `json:"shariah_compliance_status"` // compliance_status in lower case
 	AbstainReason        string                       `json:"abstain_reason,omitempty"`  // why, when INSUFFICIENT_DATA
 	Methodology          string                       `json:"methodology,omitempty"`     // when the overall verdict is one methodology's
+	VerdictMethodology   string                       `json:"verdict_methodology"`       // whose verdict is_compliant and the screen booleans follow (setYesNo)
 	Methodologies        map[string]string            `json:"methodologies"`             // display name (S&P) to verdict
 	ByMethodology        map[string]MethodologyResult `json:"by_methodology"`            // keyed by MethodologyKey (SP)
 	BusinessScreenPass   *bool                        `json:"business_screen_pass"`

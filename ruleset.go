@@ -46,8 +46,23 @@ type Ruleset struct {
 	// BoundedInputs: when an input the ratios need is not filed (and, for interest income, cannot be
 	// carried forward), decide the ratio on a bound from filed figures when the bound is decisive
 	// (interest_bound.go). On unless a ruleset sets it false; off, such ratios stay unknown.
-	BoundedInputs *bool             `json:"bounded_inputs,omitempty"`
+	BoundedInputs *bool `json:"bounded_inputs,omitempty"`
+	// Primary is the id of the methodology whose verdict is the ruleset's yes/no: a result's
+	// is_compliant, business_screen_pass and financial_screen_pass (PrimaryMethodology). The first
+	// methodology listed when absent.
+	Primary       string            `json:"primary,omitempty"`
 	Methodologies []MethodologyRule `json:"methodologies"`
+}
+
+// PrimaryMethodology is the methodology whose verdict is the ruleset's yes/no: the one Primary names,
+// else the first listed.
+func (rs *Ruleset) PrimaryMethodology() *MethodologyRule {
+	if rs.Primary != "" {
+		if m, ok := rs.Methodology(rs.Primary); ok {
+			return m
+		}
+	}
+	return &rs.Methodologies[0]
 }
 
 // BoundsInputs reports whether the ruleset decides ratios on bounds of inputs nobody filed (the default).
@@ -155,6 +170,9 @@ func ParseRuleset(b []byte) (*Ruleset, error) {
 		if m.Buffer != nil && (!ratios[m.Buffer.Ratio] || m.Buffer.Periods < 1) {
 			errs = append(errs, fmt.Errorf("%s: buffer names ratio %q (must exist, periods >= 1)", m.ID, m.Buffer.Ratio))
 		}
+	}
+	if rs.Primary != "" && !seen[rs.Primary] {
+		errs = append(errs, fmt.Errorf("primary %q is not one of the ruleset's methodology ids", rs.Primary))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

@@ -102,17 +102,13 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 	}
 	r.ComplianceStatus = overall(rs, r.ByMethodology, methodology)
 	r.OverallStatus = r.ComplianceStatus
+	yesNo := rs.PrimaryMethodology().Name
 	if methodology != "" {
 		if m, ok := rs.Methodology(methodology); ok {
-			r.Methodology = m.Name
+			r.Methodology, yesNo = m.Name, m.Name
 		}
 	}
-	switch r.ComplianceStatus {
-	case "COMPLIANT":
-		r.IsCompliant = boolp(true)
-	case "NON_COMPLIANT", "QUESTIONABLE":
-		r.IsCompliant = boolp(false)
-	}
+	r.setYesNo(yesNo)
 	r.ComplianceExplanation = explain(rs, r, methodology)
 	r.deriveOverall()
 	return r

@@ -371,5 +371,9 @@ func rebuildTrending(ctx context.Context, st shariah.RefStore) error {
 	for _, q := range qs {
 		all = append(all, q)
 	}
-	return st.PutTrending(ctx, shariah.RankTrending(all))
+	assets, err := st.AssetsMany(ctx, syms)
+	if err != nil {
+		return err
+	}
+	return st.PutTrending(ctx, shariah.RankTrending(all, assets))
 }

@@ -73,8 +73,25 @@ func checkScreening(t *testing.T, where string, r map[string]any) map[string]any
 	if lower != strings.ToLower(status) || !lowerVerdicts[lower] {
 		t.Errorf("%s: shariah_compliance_status %q for compliance_status %q", where, lower, status)
 	}
-	if want := map[string]any{"compliant": true, "non_compliant": false, "questionable": false, "insufficient_data": nil}[lower]; isc != want {
-		t.Errorf("%s: is_compliant %v for %s", where, isc, lower)
+	// The yes/no is verdict_methodology's verdict (the ruleset's primary, AAOIFI for spec, or the
+	// ?methodology= one), whatever the four-state compliance_status; the financial screen is its ratios.
+	vm, _ := field(t, where, r, "verdict_methodology", "string").(string)
+	rsRef, _ := r["ruleset"].(map[string]any)
+	if m, ok := r["methodology"].(string); (ok && m != vm) || (!ok && rsRef["name"] == "spec" && vm != "AAOIFI") {
+		t.Errorf("%s: verdict_methodology %q, methodology %v", where, vm, r["methodology"])
+	}
+	if ms, _ := r["methodologies"].(map[string]any); isc != map[any]any{"compliant": true, "non_compliant": false, "questionable": false, "insufficient_data": nil}[ms[vm]] {
+		t.Errorf("%s: is_compliant %v, %s's verdict %v", where, isc, vm, ms[vm])
+	}
+	if by, _ := r["by_methodology"].(map[string]any); r["financial_screen_pass"] == false {
+		e, _ := by[shariah.MethodologyKey(vm)].(map[string]any)
+		failing := false
+		for _, rr := range e["ratios"].([]any) {
+			failing = failing || rr.(map[string]any)["pass"] == false
+		}
+		if !failing {
+			t.Errorf("%s: financial_screen_pass false but no ratio of %s fails", where, vm)
+		}
 	}
 	field(t, where, r, "overall_status", "string")
 	for _, f := range []string{"aaoifi_compliant", "djim_compliant", "ftse_compliant", "msci_compliant", "sp_compliant",

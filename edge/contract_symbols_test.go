@@ -234,17 +234,21 @@ func callTool(t *testing.T, c *client.Client, name string, args map[string]any) 
 	return m
 }
 
-// TestTrendingChangeOfOldItems: trending items stored before the signed change string existed get it
-// on REST and over MCP alike (one implementation, shariah.TrendingList).
+// TestTrendingChangeOfOldItems: trending items stored before the signed change string, the currency and
+// the asset kind existed get them on REST and over MCP alike (one implementation, shariah.TrendingList):
+// the asset records leave out an index and an ETF, and give each equity its currency; the bot's and the
+// agent's fields by name and JSON type.
 func TestTrendingChangeOfOldItems(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	ctx := context.Background()
 	old := []shariah.Trending{
+		{Symbol: "^DJI", Name: "Dow Jones Industrial Average", ChangePercent: shariah.NewNumber(decimal.RequireFromString("2")), AsOf: "2026-01-02", Source: "history"},
 		{Symbol: "MSFT", Name: "Microsoft", ChangePercent: shariah.NewNumber(decimal.RequireFromString("1.234")), AsOf: "2026-01-02", Source: "history"},
+		{Symbol: "SPUS", Name: "SP Funds S&P 500 Sharia ETF", ChangePercent: shariah.NewNumber(decimal.RequireFromString("1.1")), AsOf: "2026-01-02", Source: "history"},
 		{Symbol: "KO", Name: "Coca-Cola", ChangePercent: shariah.NewNumber(decimal.RequireFromString("-0.5")), AsOf: "2026-01-02", Source: "history"},
-		{Symbol: "JPM", Name: "JPMorgan", ChangePercent: shariah.NewNumber(decimal.Zero), AsOf: "2026-01-02", Source: "history"},
+		{Symbol: "JPM", Name: "JPMorgan", ChangePercent: shariah.NewNumber(decimal.Zero), AsOf: "2026-01-02", Source: "illustrative"},
 	}
 	if err := e.ref.PutTrending(ctx, old); err != nil {
 		t.Fatal(err)
@@ -257,8 +261,18 @@ func TestTrendingChangeOfOldItems(t *testing.T) {
 		}
 		for _, it := range items {
 			m := it.(map[string]any)
-			if ch, _ := m["change"].(string); ch != want[m["symbol"].(string)] {
-				t.Errorf("%s %v: change %q, want %q", where, m["symbol"], ch, want[m["symbol"].(string)])
+			sym, _ := m["symbol"].(string)
+			if ch, _ := m["change"].(string); ch != want[sym] {
+				t.Errorf("%s %v: change %q, want %q", where, sym, ch, want[sym])
+			}
+			if cur, ok := m["currency"].(string); !ok || cur != "USD" {
+				t.Errorf("%s %s: currency %v", where, sym, m["currency"])
+			}
+			if il, ok := m["illustrative"].(bool); !ok || il != (sym == "JPM") {
+				t.Errorf("%s %s: illustrative %v", where, sym, m["illustrative"])
+			}
+			if _, ok := m["price"].(float64); !ok || m["asset_type"] != "equity" {
+				t.Errorf("%s %s: price %v asset_type %v", where, sym, m["price"], m["asset_type"])
 			}
 		}
 	}
@@ -312,9 +326,17 @@ func TestPortfolioScanEcosystemShape(t *testing.T) {
 			}
 			continue
 		}
-		// The full result: the screening fields the SDKs read, beside the scan's status.
-		if _, ok := it["shariah_compliance_status"].(string); !ok || it["by_methodology"] == nil || it["status"] != it["compliance_status"] {
+		// The full result: the screening fields the SDKs read, beside the scan's status, which is
+		// COMPLIANT exactly when is_compliant is true (the tracker reads the word), else compliance_status.
+		wantStatus := it["compliance_status"]
+		if it["is_compliant"] == true {
+			wantStatus = "COMPLIANT"
+		}
+		if _, ok := it["shariah_compliance_status"].(string); !ok || it["by_methodology"] == nil || it["status"] != wantStatus {
 			t.Errorf("%s entry is not a full result: %v", s, it)
+		}
+		if vm, _ := it["verdict_methodology"].(string); vm == "" || it["aaoifi_compliant"] != it["is_compliant"] {
+			t.Errorf("%s: is_compliant %v follows %q, aaoifi_compliant %v", s, it["is_compliant"], vm, it["aaoifi_compliant"])
 		}
 		if p, ok := it["purification_rate"].(float64); ok {
 			rateSum += p

@@ -220,42 +220,45 @@ func TestCloseOnlyMarketData(t *testing.T) {
 	}
 }
 
-// TestTrendingKnownAndLimit: with 26 real symbols on recent sessions (25 close-only, one index),
-// limit=20 answers 20 items, limit=50 all 26; the default pack's illustrative quotes and a series that
-// stopped six weeks before do not trend; close-only items have a null volume and relative volume and
-// rank on their change alone.
+// TestTrendingKnownAndLimit: with 26 real symbols on recent sessions (25 close-only equities, one
+// index), limit=20 answers 20 real items; limit=50 the 25 real equities first, then the default pack's
+// illustrative equities, each marked; the index (^GSPC) and a series that stopped six weeks before
+// never trend; every item is an equity with its currency; close-only items have a null volume and
+// relative volume and rank on their change alone.
 func TestTrendingKnownAndLimit(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanPro))
 	newKnownFixture().load(t, e)
-	if tr := e.do(t, "GET", "/api/trending?limit=20", nil, k).json2(t).([]any); len(tr) != 20 {
-		t.Fatalf("limit=20: %d items", len(tr))
+	if tr := e.do(t, "GET", "/api/trending?limit=20", nil, k).json2(t).([]any); len(tr) != 20 || tr[19].(map[string]any)["illustrative"] != false {
+		t.Fatalf("limit=20: %d items: %v", len(tr), tr)
 	}
 	tr := e.do(t, "GET", "/api/trending?limit=50", nil, k).json2(t).([]any)
-	if len(tr) != 26 {
-		t.Fatalf("limit=50: %d items, want the 26 known: %v", len(tr), tr)
+	if len(tr) <= 25 {
+		t.Fatalf("limit=50: %d items, want the 25 real equities and illustrative ones after: %v", len(tr), tr)
 	}
-	for _, it := range tr {
+	for i, it := range tr {
 		m := it.(map[string]any)
 		sym := m["symbol"].(string)
-		switch {
-		case m["source"] != "history" || sym == "ZQOLD":
-			t.Errorf("%s (%s, %s) trends", sym, m["source"], m["as_of"])
-		case sym == "^GSPC":
-			if m["volume"] == nil || m["relative_volume"] == nil {
-				t.Errorf("^GSPC item without its volume: %v", m)
+		if cur, _ := m["currency"].(string); len(cur) != 3 || m["asset_type"] != "equity" || sym == "^GSPC" || sym == "ZQOLD" {
+			t.Errorf("item %d %s: currency %v asset_type %v", i, sym, m["currency"], m["asset_type"])
+		}
+		if i >= 25 { // after every real item: the illustrative ones, marked
+			if m["illustrative"] != true || m["source"] != "illustrative" {
+				t.Errorf("item %d %s after the real ones: illustrative %v source %v", i, sym, m["illustrative"], m["source"])
 			}
-		default:
-			pct := decimal.NewFromFloat(m["change_percent"].(float64)).Abs().StringFixed(2)
-			if m["volume"] != nil || m["relative_volume"] != nil || m["score"] != pct {
-				t.Errorf("close-only item %v: volume and relative volume must be null, score |change| = %s", m, pct)
-			}
+			continue
+		}
+		pct := decimal.NewFromFloat(m["change_percent"].(float64)).Abs().StringFixed(2)
+		if m["source"] != "history" || m["illustrative"] != false || m["currency"] != "USD" || !strings.HasPrefix(sym, "ZQ") {
+			t.Errorf("real item %d %s (%s, %s, illustrative %v)", i, sym, m["source"], m["as_of"], m["illustrative"])
+		} else if m["volume"] != nil || m["relative_volume"] != nil || m["score"] != pct {
+			t.Errorf("close-only item %v: volume and relative volume must be null, score |change| = %s", m, pct)
 		}
 	}
 	// MCP: the same list (its limit is at most 16)
 	mt := callTool(t, mcpClient(t, e), "get_trending_stocks", map[string]any{"limit": 16})["trending"].([]any)
-	if len(mt) != 16 || mt[0].(map[string]any)["symbol"] != tr[0].(map[string]any)["symbol"] {
+	if len(mt) != 16 || mt[0].(map[string]any)["symbol"] != tr[0].(map[string]any)["symbol"] || mt[0].(map[string]any)["currency"] != "USD" {
 		t.Fatalf("MCP trending %v", mt)
 	}
 }

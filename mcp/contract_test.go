@@ -32,8 +32,15 @@ func checkResult(t *testing.T, where string, r map[string]any) {
 	if _, known := verdictBool[lower]; !known || lower != strings.ToLower(status) {
 		t.Errorf("%s: shariah_compliance_status %q for compliance_status %q", where, lower, status)
 	}
-	if isc := want(t, where, r, "is_compliant", "boolean", "null"); isc != verdictBool[lower] {
-		t.Errorf("%s: is_compliant %v for %s", where, isc, lower)
+	// The yes/no is verdict_methodology's verdict (the ruleset's primary: AAOIFI by default), whatever
+	// the overall four-state verdict says.
+	vm, _ := want(t, where, r, "verdict_methodology", "string").(string)
+	isc := want(t, where, r, "is_compliant", "boolean", "null")
+	if m, ok := r["methodology"].(string); ok && m != vm || !ok && vm != "AAOIFI" {
+		t.Errorf("%s: verdict_methodology %q (methodology %v)", where, vm, r["methodology"])
+	}
+	if ms, _ := r["methodologies"].(map[string]any); isc != verdictBool[fmt.Sprint(ms[vm])] {
+		t.Errorf("%s: is_compliant %v, %s's verdict %v", where, isc, vm, ms[vm])
 	}
 	if ms, _ := want(t, where, r, "methodologies", "object").(map[string]any); ms["S&P"] == nil {
 		t.Errorf("%s: methodologies lost S&P: %v", where, ms)
@@ -182,8 +189,10 @@ func TestContractScanPortfolioAndReportTools(t *testing.T) {
 				t.Errorf("%s: a screened symbol has error_message %v", key, it["error_message"])
 			}
 			checkResult(t, "scan "+key, it)
-			if it["status"] != it["compliance_status"] {
-				t.Errorf("%s: status %v, compliance_status %v", key, it["status"], it["compliance_status"])
+			// status is COMPLIANT exactly when is_compliant is true (a one-word client's yes), else
+			// compliance_status.
+			if ws := it["compliance_status"]; it["status"] != ws && (it["is_compliant"] != true || it["status"] != "COMPLIANT") {
+				t.Errorf("%s: status %v, compliance_status %v, is_compliant %v", key, it["status"], ws, it["is_compliant"])
 			}
 		}
 	}

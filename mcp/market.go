@@ -80,9 +80,13 @@ func (d Deps) getTrendingStocks(ctx context.Context, in trendingArgs) (any, stri
 	}
 	var syms []string
 	for _, t := range list {
-		syms = append(syms, t.Symbol)
+		s := t.Symbol + " " + t.Price.String() + " " + t.Currency + " " + t.Change
+		if t.Illustrative {
+			s += " (illustrative)"
+		}
+		syms = append(syms, s)
 	}
-	return map[string]any{"trending": list}, "Trending: " + strings.Join(syms, ", "), nil
+	return map[string]any{"trending": list}, "Trending equities: " + strings.Join(syms, ", "), nil
 }
 
 type priceHistoryArgs struct {
