@@ -29,13 +29,13 @@ type PortfolioItem struct {
 
 // PortfolioSummary counts a scan's statuses.
 type PortfolioSummary struct {
-	Total             int    `json:"total"`
-	Compliant         int    `json:"compliant"`
-	NonCompliant      int    `json:"non_compliant"`
-	Questionable      int    `json:"questionable"`
-	InsufficientData  int    `json:"insufficient_data"`
-	NotFound          int    `json:"not_found"`
-	NotScreenable     int    `json:"not_screenable"`
+	Total            int `json:"total"`
+	Compliant        int `json:"compliant"`
+	NonCompliant     int `json:"non_compliant"`
+	Questionable     int `json:"questionable"`
+	InsufficientData int `json:"insufficient_data"`
+	NotFound         int `json:"not_found"`
+	NotScreenable    int `json:"not_screenable"`
 	// ComplianceRatePct is a number (percent, 2 decimals) like the summary's other figures: compliant
 	// among the symbols with a verdict, 0 when none has one.
 	ComplianceRatePct Number `json:"compliance_rate_pct"`
