@@ -2,10 +2,14 @@ package analytics_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,11 +125,15 @@ func finalized(t *testing.T, db *analytics.DB, a aggregate) []string {
 
 // fromRawRows is what the aggregate's rows are over usage_events (the direct views' definition).
 func fromRawRows(t *testing.T, db *analytics.DB, a aggregate) []string {
+	return fromRawRowsOf(t, db, a, "usage_events")
+}
+
+func fromRawRowsOf(t *testing.T, db *analytics.DB, a aggregate, events string) []string {
 	where := ""
-	if a.table == "usage_quota_daily" {
+	if strings.HasPrefix(a.table, "usage_quota_daily") {
 		where = " WHERE error_code = 'QUOTA_EXCEEDED' OR overage > 0"
 	}
-	return rowsOf(t, db, a.raw, a.rawValues, db.Name+".usage_events"+where+" GROUP BY "+dimsOf(a.raw))
+	return rowsOf(t, db, a.raw, a.rawValues, db.Name+"."+events+where+" GROUP BY "+dimsOf(a.raw))
 }
 
 // recordMixed records n events, the same for the same seed: 3 users with 2 keys each, 3 routes (most
@@ -226,5 +234,199 @@ func TestChainedViewsEqualDirectViews(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d rows equal, e.g. %s", a.table, len(want), want[0])
+	}
+}
+
+// allAggregatesExact checks that every aggregate table of a database (its local tables on a cluster
+// replica: local) finalizes to the aggregation of the raw rows it holds, and counts n requests.
+func allAggregatesExact(t *testing.T, db *analytics.DB, local string, n uint64) {
+	t.Helper()
+	for _, a := range aggregates {
+		a.table += local
+		raw := fromRawRowsOf(t, db, a, "usage_events"+local)
+		if got := finalized(t, db, a); !slices.Equal(got, raw) {
+			t.Fatalf("%s: %d finalized rows differ from the raw rows' %d", a.table, len(got), len(raw))
+		}
+		if a.table == "usage_quota_daily"+local {
+			continue
+		}
+		if got := count(t, db, "SELECT toUInt64(countMerge(requests)) FROM "+db.Name+"."+a.table); got != n {
+			t.Fatalf("%s counts %d requests, want %d", a.table, got, n)
+		}
+	}
+}
+
+// TestChainResumesAfterACrashBetweenSteps: migration 007 runs while an edge keeps recording and
+// shipping events every 20 ms; it is stopped before each of its steps in turn (a hook returning an
+// error, as a crash there) and run again, until it completes. While inserts are paused the aggregates
+// still answer the analytics routes and a read of usage_events fails (the edge answers it 503). After:
+// the chained views feed the four aggregates, the direct ones are gone, usage_events is back, and every
+// aggregate counts every event once (the events before the switch through the direct views, the others
+// through the chained ones): each finalizes to the aggregation of the raw rows.
+func TestChainResumesAfterACrashBetweenSteps(t *testing.T) {
+	t.Parallel()
+	db := migratedTo(t, 6)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := newWriter(t, db, t.TempDir(), 0, 50000, 20*time.Millisecond)
+	recordMixed(w, 2, 3000) // history, through the direct views
+	if err := w.ShipBudget(ctx, -1); err != nil {
+		t.Fatal(err)
+	}
+	go w.Run(ctx)
+	var recorded atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the live edge
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			for k := range 50 {
+				w.Record(shariah.UsageEvent{RequestID: "live", KeyID: "k" + strconv.Itoa(k%4), UserID: "u" + strconv.Itoa(k%5), KeyPrefix: "shr_k",
+					Method: "GET", Route: "/api/quote/{symbol}", Status: 200 + 200*(k%7/6), Tokens: k % 3, Latency: time.Duration(i*k) * time.Millisecond,
+					Plan: "pro", Time: time.Now()})
+			}
+			recorded.Add(50)
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	waitFor(t, "the live edge's first events", func() bool {
+		n, ok := tryCount(db, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events")
+		return ok && n > 3500
+	})
+	r := analytics.UsageReader{DB: db}
+	var steps []string
+	stopped := map[string]bool{}
+	pausedChecked := false
+	hook := func(step string) error {
+		if step == "drain" && !pausedChecked { // inserts are paused
+			pausedChecked = true
+			if _, err := r.DailyUsage(ctx, "u1", time.Now().Add(-24*time.Hour)); err == nil {
+				t.Error("a read of usage_events succeeded while it was renamed away")
+			}
+			rep, err := r.UsageSeries(ctx, shariah.UsageQuery{Range: shariah.UsageRange{From: time.Now().Add(-time.Hour), To: time.Now().Add(time.Hour)}, Granularity: "hour", GroupBy: "none"})
+			if err != nil || rep.Totals.Requests == 0 {
+				t.Errorf("the analytics read %+v, %v while inserts were paused: want the aggregates", rep.Totals, err)
+			}
+		}
+		if !stopped[step] {
+			stopped[step] = true
+			steps = append(steps, step)
+			return errCrash
+		}
+		return nil
+	}
+	for run := 0; ; run++ {
+		if run > 20 {
+			t.Fatalf("the migration never completed; steps stopped at: %v", steps)
+		}
+		_, err := db.MigrateWith(ctx, 0, hook)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errCrash) {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		time.Sleep(30 * time.Millisecond) // the edge records on between runs (and ships, unless paused)
+	}
+	t.Logf("stopped before each of %v", steps)
+	want := []string{"pause", "drain", "switch usage_route_hourly", "switch usage_key_hourly", "switch usage_route_daily", "switch usage_key_daily", "resume"}
+	if !slices.Equal(steps, want) || !pausedChecked {
+		t.Fatalf("steps %v, want %v", steps, want)
+	}
+	// the edge goes on through the chained views
+	before := recorded.Load()
+	waitFor(t, "events shipped after the switch", func() bool {
+		n, ok := tryCount(db, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events")
+		return ok && n > uint64(3000+before)
+	})
+	close(stop)
+	wg.Wait()
+	fctx, fcancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer fcancel()
+	if err := retry(fctx, func() error { return w.Flush(fctx) }); err != nil {
+		t.Fatal(err)
+	}
+	n := uint64(3000 + recorded.Load())
+	if got := count(t, db, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events"); got != n {
+		t.Fatalf("%d rows, want %d", got, n)
+	}
+	if got := count(t, db, "SELECT toUInt64(uniqExact(event_id)) FROM "+db.Name+".usage_events"); got != n {
+		t.Fatalf("%d distinct event ids, want %d", got, n)
+	}
+	allAggregatesExact(t, db, "", n)
+	if got := count(t, db, "SELECT toUInt64(count()) FROM system.tables WHERE database = '"+db.Name+"' AND (name LIKE '%chained_mv' OR name LIKE 'usage_events_%' OR name LIKE 'chain_probe%' OR name IN ('usage_route_hourly_mv', 'usage_key_hourly_mv', 'usage_route_daily_mv', 'usage_key_daily_mv'))"); got != 4 {
+		t.Fatalf("%d tables of the four chained views, the four direct ones, the migration's: want the 4 chained views only", got)
+	}
+}
+
+// TestChainOnACluster: the cluster form of migration 007 on two replicas, stopped before each step in
+// turn and run again, while an edge records through replica 0 and ships every 20 ms (its inserts fail
+// while paused and are shipped after): on both replicas every aggregate counts every event once, each
+// finalizing to the aggregation of the raw rows. The batches are alike (same users, routes, tokens), so
+// a deduplication of the views' blocks would show.
+func TestChainOnACluster(t *testing.T) {
+	t.Parallel()
+	c, name := testsvc.ClickHouseClusterDB(t)
+	db := openOn(t, c, 0, name)
+	ctx := context.Background()
+	if _, err := db.MigrateWith(ctx, 6, nil); err != nil {
+		t.Fatalf("%v\n%s", err, c.Logs())
+	}
+	w := newWriter(t, db, t.TempDir(), 0, 1000, 20*time.Millisecond)
+	runWriter(t, w)
+	hour := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	recorded := 0
+	rec := func(k int) {
+		for i := range k {
+			w.Record(shariah.UsageEvent{RequestID: "same", KeyID: "k", UserID: "u" + strconv.Itoa(i%3), KeyPrefix: "shr_k", Method: "GET",
+				Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Plan: "pro", Latency: time.Millisecond, Time: hour.Add(time.Duration(recorded) * time.Second)})
+			recorded++
+		}
+	}
+	rec(30)
+	flush(t, w)
+	stopped := map[string]bool{}
+	for run := 0; ; run++ {
+		if run > 20 {
+			t.Fatal("the migration never completed")
+		}
+		_, err := db.MigrateWith(ctx, 0, func(step string) error {
+			if !stopped[step] {
+				stopped[step] = true
+				return errCrash
+			}
+			return nil
+		})
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errCrash) {
+			t.Fatalf("run %d: %v\n%s", run, err, c.Logs())
+		}
+		rec(30)
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(stopped) != 7 {
+		t.Fatalf("stopped before %v, want 7 steps", stopped)
+	}
+	rec(30)
+	flush(t, w)
+	n := uint64(recorded)
+	for i := range c.Replicas {
+		r := openOn(t, c, i, name)
+		syncReplica(t, r, "usage_events_local", "usage_hourly_local", "usage_route_hourly_local", "usage_key_hourly_local", "usage_route_daily_local", "usage_key_daily_local", "usage_quota_daily_local")
+		if got := count(t, r, "SELECT toUInt64(count()) FROM "+name+".usage_events_local"); got != n {
+			t.Fatalf("replica %d: %d rows, want %d", i, got, n)
+		}
+		allAggregatesExact(t, r, "_local", n)
+		if got := count(t, r, "SELECT toUInt64(count()) FROM system.tables WHERE database = '"+name+"' AND name LIKE '%chained_mv' AND create_table_query LIKE '% TO "+name+".usage_%_local %'"); got != 4 {
+			t.Fatalf("replica %d: %d chained views into the local tables, want 4", i, got)
+		}
 	}
 }
