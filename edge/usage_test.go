@@ -91,3 +91,65 @@ func TestOneUsageRowPerMeteredRequest(t *testing.T) {
 		t.Fatalf("recent ids %v, want newest first %v", ids, metered[len(metered)-3:])
 	}
 }
+
+// TestUsageReadsWhileUsageEventsIsRenamedAwayAnswer503: migration 007 pauses inserts by renaming
+// usage_events away for a moment (analytics/chain.go). Meanwhile a usage history read answers 503
+// UNAVAILABLE with Retry-After (never a 500), the operator analytics (the aggregates, not renamed)
+// answer, and metered requests are served and spooled; after the rename back, the history holds every
+// request once.
+func TestUsageReadsWhileUsageEventsIsRenamedAwayAnswer503(t *testing.T) {
+	t.Parallel()
+	e := setup(t, options{})
+	k := e.newKey(t, shariah.PlanFree)
+	op := e.newKey(t, shariah.PlanInternal)
+	ctx := context.Background()
+	for range 3 {
+		if r := e.do(t, "GET", "/api/auth/me", nil, key(k)); r.StatusCode != 200 {
+			t.Fatalf("metered request: %d %s", r.StatusCode, r.body)
+		}
+	}
+	if err := e.writer.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rename := func(from, to string) {
+		if err := e.db.Conn.Exec(ctx, "RENAME TABLE "+e.db.Name+"."+from+" TO "+e.db.Name+"."+to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rename("usage_events", "usage_events_paused")
+	for _, p := range []string{"/api/auth/me/usage/daily", "/api/auth/me/usage/recent"} {
+		r := e.do(t, "GET", p, nil, key(k))
+		if r.StatusCode != 503 || r.errCode(t) != shariah.EUNAVAILABLE || r.Header.Get("Retry-After") == "" {
+			t.Fatalf("%s while usage_events is renamed away: %d %v %s", p, r.StatusCode, r.Header, r.body)
+		}
+	}
+	if r := e.do(t, "GET", "/api/analytics/usage", nil, key(op)); r.StatusCode != 200 {
+		t.Fatalf("operator analytics while usage_events is renamed away: %d %s", r.StatusCode, r.body)
+	}
+	for range 2 {
+		if r := e.do(t, "GET", "/api/auth/me", nil, key(k)); r.StatusCode != 200 {
+			t.Fatalf("metered request while usage_events is renamed away: %d %s", r.StatusCode, r.body)
+		}
+	}
+	if err := e.writer.Flush(ctx); err == nil {
+		t.Fatal("an insert succeeded with usage_events renamed away")
+	}
+	rename("usage_events_paused", "usage_events")
+	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for e.writer.Flush(fctx) != nil {
+		if fctx.Err() != nil {
+			t.Fatal("the spool never shipped after the rename back")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// 3 + 2 /api/auth/me, the 2 refused history reads (metered, then refunded) and the operator's read
+	// is another key's
+	d := e.do(t, "GET", "/api/auth/me/usage/daily", nil, key(k))
+	if d.StatusCode != 200 {
+		t.Fatalf("daily after the rename back: %d %s", d.StatusCode, d.body)
+	}
+	if got := d.json(t)["totals"].(map[string]any)["requests"]; got != 7.0 {
+		t.Fatalf("daily totals %v requests, want 7 (5 served, 2 refused reads, each once)", got)
+	}
+}
