@@ -33,10 +33,10 @@ import (
 // Every step is decided by what the server holds: usage_events_paused exists while paused (a run that
 // stopped anywhere from 1 to 4 continues there: the drain, the switches that are left, the resume),
 // and a database whose four chained views exist and whose direct ones are gone is done. Cluster form
-// (DB.Cluster): the same on usage_events_local, each DDL ON CLUSTER; the chained views read
-// usage_hourly_local and write the aggregates' local tables, on the server where usage_hourly_mv wrote
-// (inserts into a materialized view's table do not deduplicate, and a part fetched by replication fires
-// no view: each block is counted once, on one replica).
+// (DB.Cluster): the same on usage_events_local, each DDL ON CLUSTER; the chained views read the rows
+// usage_hourly_mv writes into usage_hourly_local and write the aggregates' local tables, on the server
+// where the insert landed (inserts of a materialized view into its table do not deduplicate, and a part
+// fetched by replication fires no view: each block is counted once, on one replica; TestChainOnACluster).
 
 // chainedView is one aggregate's view over usage_hourly and the direct view it replaces.
 type chainedView struct {
@@ -56,12 +56,15 @@ var chainedViews = []chainedView{
 // FROM its TO table (tested: TestChainedViewsEqualDirectViews, and by hand: a view FROM the TO table
 // never fires); releases since 19.x run those FROM the TO table instead (ClickHouse issue 7195). The
 // migration asks the server which it does (chainSource) rather than trusting a version number.
+// Upgrade hazard: views made on 18.16 name usage_hourly_mv, and a server upgraded past that change no
+// longer runs them (the four aggregates would stop growing); such an upgrade must recreate them FROM
+// usage_hourly, under the same pause. Likewise, on 18.16, DETACH of usage_hourly_mv stops the chain.
 const (
 	chainFromView  = "usage_hourly_mv"
 	chainFromTable = "usage_hourly"
 )
 
-// create is the statement creating the chained view, reading from (chainFromView or chainFromTable);
+// createChained is the statement creating the chained view, reading from (chainFromView or chainFromTable);
 // on a cluster, the local tables (the view usage_hourly_mv has one name on every server).
 func (db *DB) createChained(v chainedView, from string) string {
 	target := v.target

@@ -34,7 +34,7 @@ func migratedTo(t *testing.T, upTo uint32) *analytics.DB {
 
 // aggregate is one of migration 003's tables: its grain, and how each of its rows is finalized.
 type aggregate struct {
-	table, dims, raw string // raw: the grain over usage_events
+	table, dims, raw  string // raw: the grain over usage_events
 	values, rawValues string
 }
 
