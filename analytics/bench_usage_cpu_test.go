@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/google/uuid"
 
 	shariah "github.com/shariah-screen/shariah"
@@ -30,14 +31,15 @@ func cpuTicks(b *testing.B, pid int) int64 {
 	return u + s
 }
 
-var usageViews = []string{"usage_hourly_mv", "usage_key_daily_mv", "usage_key_hourly_mv", "usage_quota_daily_mv", "usage_route_daily_mv", "usage_route_hourly_mv"}
 
 // benchConfigs are the schemas the benchmark compares: usage_events on the old key with migration 003's
 // six views over the raw rows (the state before item 8), on the new key (migration 006) with the same
 // views, on the new key with four of them chained over usage_hourly (migration 007), the same with
 // usage_hourly_mv grouping on (hour, key_id, plan, route, method) only, user_id and key_prefix taken with
-// any() (a key has one user and one prefix: a candidate further step, not deployed), and each key's
-// table alone (its six views detached).
+// any() (a key has one user and one prefix: a candidate further step, not deployed), the new key with
+// chained views and usage_events' short strings (key_prefix, method, route, plan, error_code) as
+// LowCardinality(String) (experimental on 18.16: allow_experimental_low_cardinality_type; another
+// candidate, not deployed), and each table alone (the views detached).
 var benchConfigs = []struct {
 	name, db string
 	views    bool
@@ -46,6 +48,8 @@ var benchConfigs = []struct {
 	{"new-key-direct-views", "new", true},
 	{"new-key-chained-views", "chained", true},
 	{"new-key-chained-views-narrow-hourly", "narrow", true},
+	{"new-key-chained-views-lowcard", "lowcard", true},
+	{"new-key-lowcard-table-only", "lowcard", false},
 	{"old-key-table-only", "old", false},
 	{"new-key-table-only", "new", false},
 }
@@ -78,6 +82,17 @@ func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 		return db
 	}
 	dbs := map[string]*analytics.DB{"old": open("bench_old", 5), "new": open("bench_new", 6), "chained": open("bench_chained", 0), "narrow": open("bench_narrow", 0)}
+	dbs["lowcard"] = open("bench_lowcard", 0)
+	lctx := clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"allow_experimental_low_cardinality_type": 1}))
+	for _, col := range []string{"key_prefix", "method", "route", "plan", "error_code"} {
+		q := "ALTER TABLE " + dbs["lowcard"].Name + ".usage_events MODIFY COLUMN " + col + " LowCardinality(String)"
+		if col == "plan" || col == "error_code" {
+			q += " DEFAULT ''"
+		}
+		if err := dbs["lowcard"].Conn.Exec(lctx, q); err != nil {
+			b.Fatalf("%s: %v", q, err)
+		}
+	}
 	narrow := dbs["narrow"].Name
 	for _, q := range []string{"DROP TABLE " + narrow + ".usage_hourly_mv",
 		"CREATE MATERIALIZED VIEW " + narrow + ".usage_hourly_mv TO " + narrow + ".usage_hourly AS " +
@@ -154,11 +169,29 @@ func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 		after := cpuTicks(b, ch.PID())
 		return float64(mid-before) * 1e4 / n, float64(after-mid) * 1e4 / n // ticks of 10 ms -> us, per event
 	}
+	// viewsOf lists a database's materialized views (detached for the table alone)
+	viewsOf := func(db *analytics.DB) []string {
+		rows, err := db.Conn.Query(ctx, "SELECT name FROM system.tables WHERE database = ? AND engine = 'MaterializedView' ORDER BY name", db.Name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				b.Fatal(err)
+			}
+			out = append(out, n)
+		}
+		return out
+	}
 	got := map[string][]float64{}
 	for r := range rounds {
 		for _, nUsers := range []int{1, len(users)} {
 			for _, c := range benchConfigs {
 				db := dbs[c.db]
+				usageViews := viewsOf(db)
 				if !c.views {
 					for _, v := range usageViews {
 						if err := db.Conn.Exec(ctx, "DETACH TABLE "+db.Name+"."+v); err != nil {
