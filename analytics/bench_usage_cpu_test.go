@@ -36,10 +36,12 @@ func cpuTicks(b *testing.B, pid int) int64 {
 // six views over the raw rows (the state before item 8), on the new key (migration 006) with the same
 // views, on the new key with four of them chained over usage_hourly (migration 007), the same with
 // usage_hourly_mv grouping on (hour, key_id, plan, route, method) only, user_id and key_prefix taken with
-// any() (a key has one user and one prefix: a candidate further step, not deployed), the new key with
-// chained views and usage_events' short strings (key_prefix, method, route, plan, error_code) as
-// LowCardinality(String) (experimental on 18.16: allow_experimental_low_cardinality_type; another
-// candidate, not deployed), and each table alone (the views detached).
+// any() (a key has one user and one prefix: a candidate further step, not deployed), the new key's table
+// alone with its short strings (key_prefix, method, route, plan, error_code) as LowCardinality(String)
+// (experimental on 18.16: allow_experimental_low_cardinality_type; another candidate, not deployed; with
+// the views it fails on 18.16: "Type mismatch for column key_prefix. Column has type String, got type
+// LowCardinality(String): while pushing to view usage_hourly_mv"), and each key's table alone (the
+// views detached).
 var benchConfigs = []struct {
 	name, db string
 	views    bool
@@ -48,7 +50,6 @@ var benchConfigs = []struct {
 	{"new-key-direct-views", "new", true},
 	{"new-key-chained-views", "chained", true},
 	{"new-key-chained-views-narrow-hourly", "narrow", true},
-	{"new-key-chained-views-lowcard", "lowcard", true},
 	{"new-key-lowcard-table-only", "lowcard", false},
 	{"old-key-table-only", "old", false},
 	{"new-key-table-only", "new", false},
