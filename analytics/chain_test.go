@@ -245,6 +245,12 @@ func allAggregatesExact(t *testing.T, db *analytics.DB, local string, n uint64) 
 		a.table += local
 		raw := fromRawRowsOf(t, db, a, "usage_events"+local)
 		if got := finalized(t, db, a); !slices.Equal(got, raw) {
+			for i := range min(len(got), len(raw)) {
+				if got[i] != raw[i] {
+					t.Errorf("%s, first difference:\n got %s\nwant %s", a.table, got[i], raw[i])
+					break
+				}
+			}
 			t.Fatalf("%s: %d finalized rows differ from the raw rows' %d", a.table, len(got), len(raw))
 		}
 		if a.table == "usage_quota_daily"+local {
