@@ -31,7 +31,6 @@ func cpuTicks(b *testing.B, pid int) int64 {
 	return u + s
 }
 
-
 // benchConfigs are the schemas the benchmark compares: usage_events on the old key with migration 003's
 // six views over the raw rows (the state before item 8), on the new key (migration 006) with the same
 // views, on the new key with four of them chained over usage_hourly (migration 007), the same with

@@ -19,20 +19,27 @@ import (
 // began: dropping a direct view and creating its chained one while edges insert would lose or double the
 // events of the inserts in between. So the switch happens while inserts are paused:
 //
-//  1. pause: RENAME usage_events TO usage_events_paused. Inserts fail from then on (no such table) and
+//  1. pause: RENAME usage_events TO usage_events_paused, usage_events_stub TO usage_events (one
+//     statement), the stub being a Merge table over usage_events_paused made just before (same columns).
+//     Inserts fail from then on ("Method write is not supported by storage Merge": nothing written) and
 //     each edge's usage spool keeps its batch and ships it after the resume, exactly once (its lookup
-//     asks ClickHouse what is stored after any failed insert; writer.go). The edge's usage history reads
-//     of usage_events fail the same way and answer 503 with Retry-After (edge readUsage); the analytics
-//     routes read only the aggregates, which stay;
+//     asks ClickHouse what is stored after any failed insert; writer.go). Reads of usage_events (the
+//     edge's usage history, the spool's lookups) go on through the stub. Why a stub and not a bare
+//     RENAME away: 18.16's RENAME waits for the running inserts, and an insert that had found the table
+//     and queued behind the RENAME then writes its rows into the renamed table and fails in its views
+//     ("Table usage_events doesn't exist.: while pushing to view"), so its rows are stored and never
+//     counted by the aggregates (seen in TestChainResumesAfterACrashBetweenSteps, and by hand); with a
+//     table of that name in place the queued insert's views run (checked by hand: every row counted);
 //  2. drain: waits until no insert that began before this step is still running (on every server of a
 //     cluster), as migration 006 does: such an insert counts its events through the views it began with;
 //  3. switch, per aggregate: DROP the direct view (IF EXISTS), CREATE the chained one (IF NOT EXISTS);
-//  4. resume: RENAME usage_events_paused TO usage_events. The views name usage_events and fire for it
-//     again (18.16 keeps a view's source by name; tested with 006).
+//  4. resume: RENAME usage_events TO usage_events_stub, usage_events_paused TO usage_events, then DROP
+//     the stub. The views name usage_events and fire for it again (18.16 keeps a view's source by name).
 //
-// Every step is decided by what the server holds: usage_events_paused exists while paused (a run that
-// stopped anywhere from 1 to 4 continues there: the drain, the switches that are left, the resume),
-// and a database whose four chained views exist and whose direct ones are gone is done. Cluster form
+// Every step is decided by what the server holds: usage_events is a Merge table while paused (a run
+// that stopped anywhere from 1 to 4 continues there: the drain, the switches that are left, the
+// resume), and a database whose four chained views exist and whose direct ones are gone is done (a stub
+// left by a resume that stopped before its DROP is dropped). Cluster form
 // (DB.Cluster): the same on usage_events_local, each DDL ON CLUSTER; the chained views read the rows
 // usage_hourly_mv writes into usage_hourly_local and write the aggregates' local tables, on the server
 // where the insert landed (inserts of a materialized view into its table do not deduplicate, and a part
@@ -155,8 +162,8 @@ func (db *DB) chainUsageViews(ctx context.Context, hook func(step string) error)
 		return nil
 	}
 	data := db.usageData()
-	paused := data + "_paused"
-	live, err := db.tableExists(ctx, data)
+	paused, stub := data+"_paused", data+"_stub"
+	engine, err := db.engine(ctx, data)
 	if err != nil {
 		return err
 	}
@@ -165,11 +172,13 @@ func (db *DB) chainUsageViews(ctx context.Context, hook func(step string) error)
 		return err
 	}
 	switch {
-	case live && held:
+	case engine == "":
+		return fmt.Errorf("no %s", db.table(data))
+	case engine == "Merge" && !held:
+		return fmt.Errorf("%s is a Merge table and %s does not exist: made by hand?", db.table(data), db.table(paused))
+	case engine != "Merge" && held:
 		return fmt.Errorf("both %s and %s exist: one of them was made by hand", db.table(data), db.table(paused))
-	case !live && !held:
-		return fmt.Errorf("neither %s nor %s exists", db.table(data), db.table(paused))
-	case live:
+	case engine != "Merge":
 		done := true
 		for _, v := range chainedViews {
 			ok, err := db.viewSwitched(ctx, v)
@@ -178,13 +187,17 @@ func (db *DB) chainUsageViews(ctx context.Context, hook func(step string) error)
 			}
 			done = done && ok
 		}
-		if done {
-			return nil
+		if done { // the resume renamed the stub back, and may have stopped before dropping it
+			return db.Conn.Exec(ctx, "DROP TABLE IF EXISTS "+db.table(stub)+db.on())
 		}
 		if err := step("pause"); err != nil {
 			return err
 		}
-		if err := db.Conn.Exec(ctx, "RENAME TABLE "+db.table(data)+" TO "+db.table(paused)+db.on()); err != nil {
+		if err := db.Conn.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+db.table(stub)+db.on()+" AS "+db.table(data)+
+			" ENGINE = Merge("+db.Name+", '^"+paused+"$')"); err != nil {
+			return fmt.Errorf("pause: %w", err)
+		}
+		if err := db.Conn.Exec(ctx, "RENAME TABLE "+db.table(data)+" TO "+db.table(paused)+", "+db.table(stub)+" TO "+db.table(data)+db.on()); err != nil {
 			return fmt.Errorf("pause: %w", err)
 		}
 	}
@@ -219,8 +232,25 @@ func (db *DB) chainUsageViews(ctx context.Context, hook func(step string) error)
 	if err := step("resume"); err != nil {
 		return err
 	}
-	if err := db.Conn.Exec(ctx, "RENAME TABLE "+db.table(paused)+" TO "+db.table(data)+db.on()); err != nil {
+	if err := db.Conn.Exec(ctx, "RENAME TABLE "+db.table(data)+" TO "+db.table(stub)+", "+db.table(paused)+" TO "+db.table(data)+db.on()); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
-	return nil
+	return db.Conn.Exec(ctx, "DROP TABLE IF EXISTS "+db.table(stub)+db.on())
+}
+
+// engine is a table's engine on this server, "" when it does not exist.
+func (db *DB) engine(ctx context.Context, table string) (string, error) {
+	rows, err := db.Conn.Query(ctx, "SELECT engine FROM system.tables WHERE database = ? AND name = ?", db.Name, table)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var e string
+	if rows.Next() {
+		err = rows.Scan(&e)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	return e, err
 }
