@@ -103,7 +103,10 @@ type codeMigration struct {
 	run     func(db *DB, ctx context.Context, hook func(step string) error) error
 }
 
-var codeMigrations = []codeMigration{{version: 6, name: "006_usage_events_rekey", run: (*DB).rekeyUsageEvents}}
+var codeMigrations = []codeMigration{
+	{version: 6, name: "006_usage_events_rekey", run: (*DB).rekeyUsageEvents},
+	{version: 7, name: "007_usage_chained_views", run: (*DB).chainUsageViews},
+}
 
 // migrate applies the migrations up to version upTo (0: all), calling hook before each step of a code
 // migration.

@@ -102,7 +102,7 @@ func TestClusterUsageWrittenThroughOneReplicaIsReadFromTheOther(t *testing.T) {
 	c, name := testsvc.ClickHouseClusterDB(t)
 	r1, r2 := openOn(t, c, 0, name), openOn(t, c, 1, name)
 	files, _ := filepath.Glob("migrations/*.sql")
-	if applied := migrate(t, c, r1); len(applied) != len(files)+1 || len(files) == 0 { // and 006, the re-key (rekey.go)
+	if applied := migrate(t, c, r1); len(applied) != len(files)+2 || len(files) == 0 { // and the code migrations: 006, the re-key (rekey.go), and 007, the chained views (chain.go)
 		t.Fatalf("applied %v of %v", applied, files)
 	}
 	// Idempotent from either replica: schema_migrations is replicated too.
@@ -129,7 +129,12 @@ func TestClusterUsageWrittenThroughOneReplicaIsReadFromTheOther(t *testing.T) {
 	want := map[string]string{"schema_migrations": "ReplicatedMergeTree", "usage_events": "Distributed", "usage_events_local": "ReplicatedMergeTree",
 		"trajectory": "Distributed", "trajectory_local": "ReplicatedReplacingMergeTree"}
 	for _, agg := range []string{"usage_route_hourly", "usage_route_daily", "usage_key_hourly", "usage_key_daily", "usage_hourly", "usage_quota_daily"} {
-		want[agg], want[agg+"_local"], want[agg+"_mv"] = "Distributed", "ReplicatedAggregatingMergeTree", "MaterializedView"
+		want[agg], want[agg+"_local"] = "Distributed", "ReplicatedAggregatingMergeTree"
+		if agg == "usage_hourly" || agg == "usage_quota_daily" {
+			want[agg+"_mv"] = "MaterializedView" // over usage_events_local
+		} else {
+			want[agg+"_chained_mv"] = "MaterializedView" // over usage_hourly_mv's rows (migration 007)
+		}
 	}
 	if fmt.Sprint(engines) != fmt.Sprint(want) {
 		t.Fatalf("tables on the second replica: %v, want %v", engines, want)

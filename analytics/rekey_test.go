@@ -105,7 +105,7 @@ func TestRekeyResumesAfterACrashBetweenSteps(t *testing.T) {
 		if run > 20 {
 			t.Fatalf("the migration never completed; steps stopped at: %v", steps)
 		}
-		_, err := db.MigrateWith(ctx, 0, hook)
+		_, err := db.MigrateWith(ctx, 6, hook)
 		if err == nil {
 			break
 		}
@@ -168,7 +168,7 @@ func TestRekeyCompletesASwapCutBetweenItsRenames(t *testing.T) {
 	if err := w.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, err := db.MigrateWith(ctx, 0, func(step string) error {
+	_, err := db.MigrateWith(ctx, 6, func(step string) error {
 		if step == "swap" {
 			if err := db.Conn.Exec(ctx, "RENAME TABLE "+db.Name+".usage_events TO "+db.Name+".usage_events_prekey"); err != nil {
 				t.Fatal(err)
@@ -225,7 +225,7 @@ func TestRekeyOnACluster(t *testing.T) {
 		if run > 20 {
 			t.Fatal("the migration never completed")
 		}
-		_, err := db.MigrateWith(ctx, 0, func(step string) error {
+		_, err := db.MigrateWith(ctx, 6, func(step string) error {
 			if !stopped[step] {
 				stopped[step] = true
 				return errCrash

@@ -3,6 +3,7 @@ package edge_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +90,66 @@ func TestOneUsageRowPerMeteredRequest(t *testing.T) {
 	}
 	if fmt.Sprint(ids) != fmt.Sprint([]string{metered[len(metered)-1], metered[len(metered)-2], metered[len(metered)-3]}) {
 		t.Fatalf("recent ids %v, want newest first %v", ids, metered[len(metered)-3:])
+	}
+}
+
+// TestUsageWhileInsertsArePaused: migration 007 pauses inserts by putting a Merge table over the real
+// one in usage_events' place (analytics/chain.go). Meanwhile the usage history and the operator
+// analytics answer (the history through the stub), metered requests are served and spooled (the
+// spool's inserts fail); after the resume the history holds every request once.
+func TestUsageWhileInsertsArePaused(t *testing.T) {
+	t.Parallel()
+	e := setup(t, options{})
+	k := e.newKey(t, shariah.PlanFree)
+	op := e.newKey(t, shariah.PlanInternal)
+	ctx := context.Background()
+	for range 3 {
+		if r := e.do(t, "GET", "/api/auth/me", nil, key(k)); r.StatusCode != 200 {
+			t.Fatalf("metered request: %d %s", r.StatusCode, r.body)
+		}
+	}
+	if err := e.writer.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	exec := func(q string) {
+		if err := e.db.Conn.Exec(ctx, strings.ReplaceAll(q, "db.", e.db.Name+".")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 007's pause and resume, as chain.go runs them
+	exec("CREATE TABLE db.usage_events_stub AS db.usage_events ENGINE = Merge(" + e.db.Name + ", '^usage_events_paused$')")
+	exec("RENAME TABLE db.usage_events TO db.usage_events_paused, db.usage_events_stub TO db.usage_events")
+	for _, p := range []string{"/api/auth/me/usage/daily", "/api/auth/me/usage/recent"} {
+		if r := e.do(t, "GET", p, nil, key(k)); r.StatusCode != 200 {
+			t.Fatalf("%s while inserts are paused: %d %s", p, r.StatusCode, r.body)
+		}
+	}
+	if r := e.do(t, "GET", "/api/analytics/usage", nil, key(op)); r.StatusCode != 200 {
+		t.Fatalf("operator analytics while inserts are paused: %d %s", r.StatusCode, r.body)
+	}
+	if r := e.do(t, "GET", "/api/auth/me", nil, key(k)); r.StatusCode != 200 {
+		t.Fatalf("metered request while inserts are paused: %d %s", r.StatusCode, r.body)
+	}
+	if err := e.writer.Flush(ctx); err == nil {
+		t.Fatal("an insert succeeded while inserts are paused")
+	}
+	exec("RENAME TABLE db.usage_events TO db.usage_events_stub, db.usage_events_paused TO db.usage_events")
+	exec("DROP TABLE db.usage_events_stub")
+	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for e.writer.Flush(fctx) != nil {
+		if fctx.Err() != nil {
+			t.Fatal("the spool never shipped after the resume")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// 3 + 1 /api/auth/me and the 2 history reads during the pause, each once (the operator's read is
+	// another key's)
+	d := e.do(t, "GET", "/api/auth/me/usage/daily", nil, key(k))
+	if d.StatusCode != 200 {
+		t.Fatalf("daily after the resume: %d %s", d.StatusCode, d.body)
+	}
+	if got := d.json(t)["totals"].(map[string]any)["requests"]; got != 6.0 {
+		t.Fatalf("daily totals %v requests, want 6, each once", got)
 	}
 }
