@@ -2,7 +2,6 @@ package analytics_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -306,10 +305,8 @@ func TestChainResumesAfterACrashBetweenSteps(t *testing.T) {
 		return ok && n > 3500
 	})
 	r := analytics.UsageReader{DB: db}
-	var steps []string
-	stopped := map[string]bool{}
 	pausedChecked := false
-	hook := func(step string) error {
+	check := func(step string) {
 		if step == "drain" && !pausedChecked { // inserts are paused
 			pausedChecked = true
 			if days, err := r.DailyUsage(ctx, "u1", time.Now().Add(-24*time.Hour)); err != nil || len(days) == 0 {
@@ -323,26 +320,10 @@ func TestChainResumesAfterACrashBetweenSteps(t *testing.T) {
 				t.Errorf("the analytics read %+v, %v while inserts were paused: want the aggregates", rep.Totals, err)
 			}
 		}
-		if !stopped[step] {
-			stopped[step] = true
-			steps = append(steps, step)
-			return errCrash
-		}
-		return nil
 	}
-	for run := 0; ; run++ {
-		if run > 20 {
-			t.Fatalf("the migration never completed; steps stopped at: %v", steps)
-		}
-		_, err := db.MigrateWith(ctx, 0, hook)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, errCrash) {
-			t.Fatalf("run %d: %v", run, err)
-		}
+	steps := migrateThroughCrashes(t, ctx, db, 0, check, func(int) {
 		time.Sleep(30 * time.Millisecond) // the edge records on between runs (and ships, unless paused)
-	}
+	}, nil)
 	t.Logf("stopped before each of %v", steps)
 	want := []string{"pause", "drain", "switch usage_route_hourly", "switch usage_key_hourly", "switch usage_route_daily", "switch usage_key_daily", "resume"}
 	if !slices.Equal(steps, want) || !pausedChecked {
@@ -400,27 +381,10 @@ func TestChainOnACluster(t *testing.T) {
 	}
 	rec(30)
 	flush(t, w)
-	stopped := map[string]bool{}
-	for run := 0; ; run++ {
-		if run > 20 {
-			t.Fatal("the migration never completed")
-		}
-		_, err := db.MigrateWith(ctx, 0, func(step string) error {
-			if !stopped[step] {
-				stopped[step] = true
-				return errCrash
-			}
-			return nil
-		})
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, errCrash) {
-			t.Fatalf("run %d: %v\n%s", run, err, c.Logs())
-		}
+	stopped := migrateThroughCrashes(t, ctx, db, 0, nil, func(int) {
 		rec(30)
 		time.Sleep(100 * time.Millisecond)
-	}
+	}, c.Logs)
 	if len(stopped) != 7 {
 		t.Fatalf("stopped before %v, want 7 steps", stopped)
 	}

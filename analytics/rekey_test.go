@@ -17,6 +17,46 @@ import (
 
 var errCrash = errors.New("the migration stops here, as a crash would")
 
+// migrateThroughCrashes runs the migrations up to upTo (0: all) again and again, each run stopped before
+// the first step it has not been stopped at yet, as a crash there would, until a run completes. check,
+// when set, sees every step before the stop decision; between runs after each stopped one (the edge
+// records and ships on between them); logs, when set, is added to a failure. It returns the steps
+// stopped at, in order.
+func migrateThroughCrashes(t *testing.T, ctx context.Context, db *analytics.DB, upTo uint32, check func(step string), between func(run int), logs func() string) []string {
+	t.Helper()
+	var steps []string
+	stopped := map[string]bool{}
+	for run := 0; ; run++ {
+		if run > 20 {
+			t.Fatalf("the migration never completed; steps stopped at: %v", steps)
+		}
+		_, err := db.MigrateWith(ctx, upTo, func(step string) error {
+			if check != nil {
+				check(step)
+			}
+			if !stopped[step] {
+				stopped[step] = true
+				steps = append(steps, step)
+				return errCrash
+			}
+			return nil
+		})
+		if err == nil {
+			return steps
+		}
+		if !errors.Is(err, errCrash) {
+			extra := ""
+			if logs != nil {
+				extra = "\n" + logs()
+			}
+			t.Fatalf("run %d: %v%s", run, err, extra)
+		}
+		if between != nil {
+			between(run)
+		}
+	}
+}
+
 // oldSchema opens a database migrated up to migration 005: usage_events on the old key.
 func oldSchema(t *testing.T) *analytics.DB {
 	t.Helper()
@@ -91,29 +131,9 @@ func TestRekeyResumesAfterACrashBetweenSteps(t *testing.T) {
 		n, ok := tryCount(db, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events")
 		return ok && n > 500
 	})
-	var steps []string
-	stopped := map[string]bool{}
-	hook := func(step string) error {
-		if !stopped[step] {
-			stopped[step] = true
-			steps = append(steps, step)
-			return errCrash
-		}
-		return nil
-	}
-	for run := 0; ; run++ {
-		if run > 20 {
-			t.Fatalf("the migration never completed; steps stopped at: %v", steps)
-		}
-		_, err := db.MigrateWith(ctx, 6, hook)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, errCrash) {
-			t.Fatalf("run %d: %v", run, err)
-		}
+	steps := migrateThroughCrashes(t, ctx, db, 6, nil, func(int) {
 		time.Sleep(30 * time.Millisecond) // let the edge ship between runs: the migration runs under it
-	}
+	}, nil)
 	t.Logf("stopped before each of %v", steps)
 	// every step, and a stage and an attach for each month of the old table (the history's two, and the
 	// current month's, which the live edge shipped into before the migration began)
@@ -220,26 +240,9 @@ func TestRekeyOnACluster(t *testing.T) {
 		flush(t, w)
 	}
 	rec(0, 200)
-	stopped := map[string]bool{}
-	for run := 0; ; run++ {
-		if run > 20 {
-			t.Fatal("the migration never completed")
-		}
-		_, err := db.MigrateWith(ctx, 6, func(step string) error {
-			if !stopped[step] {
-				stopped[step] = true
-				return errCrash
-			}
-			return nil
-		})
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, errCrash) {
-			t.Fatalf("run %d: %v\n%s", run, err, c.Logs())
-		}
+	stopped := migrateThroughCrashes(t, ctx, db, 6, nil, func(run int) {
 		rec(200+run*10, 210+run*10) // shipped between the runs
-	}
+	}, c.Logs)
 	n := uint64(200 + 10*(len(stopped)))
 	for i := range c.Replicas {
 		r := openOn(t, c, i, name)
