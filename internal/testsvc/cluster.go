@@ -68,7 +68,7 @@ func waitZooKeeper(ctx context.Context, p *Proc) error {
 			_, _ = c.Write([]byte("srvr"))
 			out, _ := io.ReadAll(c)
 			c.Close()
-			if bytes.Contains(out, []byte("Mode:")) {
+			if bytes.Contains(out, []byte("Mode:")) && p.listensOn(p.Port) {
 				return nil
 			}
 		}

@@ -1,6 +1,7 @@
 package testsvc
 
 import (
+	"errors"
 	"net"
 	"path/filepath"
 	"strconv"
@@ -39,6 +40,31 @@ func TestRedisStartsOnOtherPortsWhenOneIsTaken(t *testing.T) {
 	}
 	if pong, err := Command(p.Port, "PING"); err != nil || pong != "PONG" {
 		t.Fatalf("PING: %q %v", pong, err)
+	}
+}
+
+// TestRedisOnAPortAnotherRedisHoldsIsNotTakenForOurs: another test binary's Redis took the port FreePort
+// gave us (as in a fresh-clone make test: a Redis Cluster node "not configured as a cluster node"). Ours
+// exits; the other answers PING on the port; the start must see that the answer is not from its own
+// process and report the exit (so startRedisFree tries other ports), not hand the test the other's server.
+// Then a start on free ports succeeds with a server that is its own.
+func TestRedisOnAPortAnotherRedisHoldsIsNotTakenForOurs(t *testing.T) {
+	other := MustRedis(t)
+	p, err := startRedisOn(t.TempDir(), other.Port, "--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(t.TempDir(), "nodes.conf"))
+	if err == nil {
+		p.Stop()
+		t.Fatalf("a start on port %d, held by another Redis, returned a server", other.Port)
+	}
+	if !errors.Is(err, errExited) {
+		t.Fatalf("want an exit (so the start tries other ports), got %v", err)
+	}
+	q, err := startRedisFree(t.TempDir(), func() ([]string, error) { return nil, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop()
+	if !q.listensOn(q.Port) || q.listensOn(other.Port) {
+		t.Fatalf("ours on %d listens there: %v; on the other's %d: %v", q.Port, q.listensOn(q.Port), other.Port, q.listensOn(other.Port))
 	}
 }
 

@@ -261,14 +261,16 @@ func startRedisOn(dir string, port int, extra ...string) (*Proc, error) {
 	return p, nil
 }
 
-// redisReady waits until the Redis answers PING, and fails at once when it has exited instead. A port
-// that accepts connections is not enough: a Redis binds its client port before its cluster bus port and
-// exits when the bus port is taken.
+// redisReady waits until the Redis answers PING and holds its ports itself, and fails at once when it has
+// exited instead. A port that accepts connections is not enough: a Redis binds its client port before its
+// cluster bus port and exits when the bus port is taken; and the PING can be answered by another test
+// binary's Redis that took the port after FreePort (seen once in a fresh-clone make test: a cluster node
+// "not configured as a cluster node").
 func redisReady(ctx context.Context, p *Proc) error {
 	var last error
 	for {
 		pong, err := Command(p.Port, "PING")
-		if err == nil && pong == "PONG" {
+		if err == nil && pong == "PONG" && p.listensOn(redisPorts(p)...) {
 			return nil
 		}
 		last = err
@@ -281,6 +283,20 @@ func redisReady(ctx context.Context, p *Proc) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// redisPorts are the ports a Redis of ours must hold: its client port, and its cluster bus port when it
+// has one.
+func redisPorts(p *Proc) []int {
+	ports := []int{p.Port}
+	for i, a := range p.extra {
+		if a == "--cluster-port" && i+1 < len(p.extra) {
+			if bus, err := strconv.Atoi(p.extra[i+1]); err == nil {
+				ports = append(ports, bus)
+			}
+		}
+	}
+	return ports
 }
 
 // Restart stops a Redis and starts it again on the same port, with the same options (its data is gone
@@ -384,7 +400,7 @@ func pingClickHouse(httpPort int) func(ctx context.Context, p *Proc) error {
 		for {
 			if resp, err := client.Get(url); err == nil {
 				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
+				if resp.StatusCode == http.StatusOK && p.listensOn(p.Port, httpPort) {
 					return nil
 				}
 			}
@@ -420,4 +436,53 @@ func (p *Proc) exited() bool {
 // ClickHouseURL is the native-protocol URL of a ClickHouse started here, with the database.
 func (p *Proc) ClickHouseURL(db string) string {
 	return fmt.Sprintf("clickhouse://127.0.0.1:%d/%s", p.Port, db)
+}
+
+// listensOn reports whether the process itself holds a listening TCP socket on each of ports (Linux:
+// its fds' socket inodes against /proc/net/tcp and tcp6; true elsewhere). A server that answers on a
+// port is not always ours: another test binary's server can have taken the port FreePort gave us, and
+// ours then exits (or is about to) after a probe was answered by the other.
+func (p *Proc) listensOn(ports ...int) bool {
+	if runtime.GOOS != "linux" {
+		return true
+	}
+	if p.cmd == nil || p.cmd.Process == nil {
+		return false
+	}
+	fdDir := fmt.Sprintf("/proc/%d/fd", p.cmd.Process.Pid)
+	fds, err := os.ReadDir(fdDir)
+	if err != nil {
+		return false
+	}
+	inodes := map[string]bool{}
+	for _, fd := range fds {
+		if l, err := os.Readlink(filepath.Join(fdDir, fd.Name())); err == nil && strings.HasPrefix(l, "socket:[") {
+			inodes[strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")] = true
+		}
+	}
+	held := map[int]bool{}
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(table)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+			if len(f) < 10 || f[3] != "0A" || !inodes[f[9]] {
+				continue
+			}
+			if i := strings.LastIndexByte(f[1], ':'); i >= 0 {
+				if port, err := strconv.ParseInt(f[1][i+1:], 16, 32); err == nil {
+					held[int(port)] = true
+				}
+			}
+		}
+	}
+	for _, port := range ports {
+		if !held[port] {
+			return false
+		}
+	}
+	return true
 }
