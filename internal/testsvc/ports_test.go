@@ -3,8 +3,10 @@ package testsvc
 import (
 	"errors"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 )
 
@@ -85,5 +87,54 @@ func TestFreePortBelowTheEphemeralRange(t *testing.T) {
 			t.Fatalf("port %d handed out twice", p)
 		}
 		seen[p] = true
+	}
+}
+
+// TestFreePortIsClaimedAcrossProcesses: a port FreePort hands out is locked for the process's life (as
+// another test binary, opening the same lock file, sees it), and a port another process holds the lock
+// of is never handed out.
+func TestFreePortIsClaimedAcrossProcesses(t *testing.T) {
+	p, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := func(port int) (*os.File, error) {
+		f, err := os.OpenFile(filepath.Join(os.TempDir(), "shariah-testsvc-ports", strconv.Itoa(port)), os.O_CREATE|os.O_RDWR, 0o666)
+		if err != nil {
+			return nil, err
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return f, nil
+	}
+	if f, err := lock(p); err == nil {
+		f.Close()
+		t.Fatalf("port %d, handed out, is not locked", p)
+	}
+	// Another process's claim: lock the next ports FreePort would try, then ask for one.
+	var held []*os.File
+	defer func() {
+		for _, f := range held {
+			f.Close()
+		}
+	}()
+	ports.mu.Lock()
+	next := ports.next
+	ports.mu.Unlock()
+	locked := map[int]bool{}
+	for q := next; q < next+5 && q < ports.hi; q++ {
+		if f, err := lock(q); err == nil {
+			held = append(held, f)
+			locked[q] = true
+		}
+	}
+	q, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if locked[q] {
+		t.Fatalf("FreePort handed out %d, claimed by another process", q)
 	}
 }

@@ -33,9 +33,10 @@ import (
 // FreePort returns a loopback TCP port that was free a moment ago. It picks below the kernel's
 // ephemeral range (ip_local_port_range), so the port cannot be taken as the source port of an outgoing
 // connection between FreePort and the server's bind (a test binary opens thousands of those; one did
-// take a Redis Cluster bus port in CI), and never hands out the same port twice in one process. Another
-// test binary can still bind it in that moment: the Start functions retry on other ports when a server
-// exits before it serves (onFreePorts).
+// take a Redis Cluster bus port in CI), never hands out the same port twice in one process, and never one
+// another running test binary was handed (claimPort). Another program can still bind it in that moment:
+// the Start functions retry on other ports when a server exits before it serves (onFreePorts), and a
+// server counts as started only when its own process holds its ports (listensOn).
 func FreePort() (int, error) {
 	ports.mu.Lock()
 	defer ports.mu.Unlock()
@@ -50,15 +51,15 @@ func FreePort() (int, error) {
 		if ports.next >= ports.hi {
 			ports.next = ports.lo
 		}
-		if ports.given[p] {
+		if ports.given[p] || !claimPort(p) {
 			continue
 		}
+		ports.given[p] = true
 		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
 		if err != nil {
 			continue
 		}
 		l.Close()
-		ports.given[p] = true
 		return p, nil
 	}
 	// every port below the ephemeral range tried: let the kernel choose
@@ -70,10 +71,33 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// claimPort takes the port for this process among every test binary of the machine that uses FreePort:
+// an exclusive flock on a file named after the port, held (its descriptor kept open) until the process
+// ends, when the kernel releases it; so two test binaries running at once (make test runs the packages
+// in parallel) never hand out the same port. False when another live process holds it. Where the lock
+// directory cannot be made, every port counts as claimed (the retries on other ports remain).
+func claimPort(port int) bool {
+	dir := filepath.Join(os.TempDir(), "shariah-testsvc-ports")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return true
+	}
+	f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(port)), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return true
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return false
+	}
+	ports.claims = append(ports.claims, f) // held for the process's life
+	return true
+}
+
 var ports struct {
 	mu           sync.Mutex
 	given        map[int]bool
 	lo, hi, next int
+	claims       []*os.File
 }
 
 // portRange is the range FreePort picks from: from 20000 up to the start of the ephemeral range (32768
