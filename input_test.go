@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // TestAmountAndQuantityBounds: the one check of every amount and quantity input (Validation.Amount and
@@ -141,7 +142,7 @@ func TestCalculatorsRefuseOutOfBoundAmounts(t *testing.T) {
 		t.Errorf("purification: %+v", errs)
 	}
 
-	sk := shariah.SukukImpactRequest{Holdings: []shariah.SukukHolding{{ISIN: "US0378331005", Nominal: huge}, {ISIN: "US0378331005", MarketValue: decp("1e-20")}}}
+	sk := sukuk.ImpactRequest{Holdings: []sukuk.Holding{{ISIN: "US0378331005", Nominal: huge}, {ISIN: "US0378331005", MarketValue: decp("1e-20")}}}
 	errs = fieldErrors(t, sk.Validate())
 	if !hasFieldError(errs, "value_error.number.not_le", "body", "holdings", 0, "nominal") ||
 		!hasFieldError(errs, "value_error.number.max_places", "body", "holdings", 1, "market_value") {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // Pack is everything one import brings.
@@ -20,7 +21,7 @@ type Pack struct {
 	Holdings     []shariah.Holding
 	FX           []shariah.FXRate
 	Metals       []shariah.MetalPrice
-	Sukuk        []shariah.Sukuk
+	Sukuk        []sukuk.Sukuk
 	Splits       []shariah.Split // stock splits the sources know (AlignShares puts shares on the closes' basis)
 	Problems     []Problem       // rows (or files) skipped, with where and why
 	Notes        []string        // what was read, for the load report

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // fieldError finds the field error at loc (written as "body.holdings.0.shares") in a 422 body; it
@@ -104,7 +105,7 @@ func TestItemCountsOverHTTP(t *testing.T) {
 	}{
 		{"/api/zakat/calculate", `{"holdings":[` + repeat(shariah.MaxZakatHoldings+1, `{"symbol":"AAPL","market_value":1}`) + `]}`, "body.holdings", 100},
 		{"/api/purification/calculate", `{"holdings":[` + repeat(shariah.MaxPurificationHoldings+1, `{"symbol":"AAPL","dividend_income":1}`) + `]}`, "body.holdings", 100},
-		{"/api/sukuk/portfolio-impact", `{"holdings":[` + repeat(shariah.MaxSukukHoldings+1, `{"isin":"US0378331005","nominal":1}`) + `]}`, "body.holdings", 200},
+		{"/api/sukuk/portfolio-impact", `{"holdings":[` + repeat(sukuk.MaxHoldings+1, `{"isin":"US0378331005","nominal":1}`) + `]}`, "body.holdings", 200},
 		{"/api/portfolio/scan", `{"symbols":[` + repeat(101, `"AAPL"`) + `]}`, "body.symbols", 100},
 		{"/api/reports/portfolio", `{"symbols":[` + repeat(101, `"AAPL"`) + `]}`, "body.symbols", 100},
 		{"/api/etf/screen-bulk", `{"symbols":[` + repeat(101, `"SPUS"`) + `]}`, "body.symbols", 100},

@@ -23,6 +23,7 @@ import (
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // Deps are what the edge serves from. Every field is required unless noted.
@@ -50,8 +51,8 @@ type Deps struct {
 	Processor     *billing.Client
 	WebhookSecret string
 	// SukukStore holds sukuk records; SukukRules dispose them (AAOIFI before and after Standard 62).
-	SukukStore shariah.SukukStore
-	SukukRules *shariah.SukukRules
+	SukukStore sukuk.Store
+	SukukRules *sukuk.Rules
 	// WatchlistStore keeps users' watchlists.
 	WatchlistStore shariah.WatchlistStore
 	News           shariah.NewsStore

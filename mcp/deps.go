@@ -3,6 +3,7 @@ package mcp
 import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // Deps are the domain services the MCP tools and resources use (the REST API's own).
@@ -20,8 +21,8 @@ type Deps struct {
 	News       shariah.NewsStore
 	Filings    shariah.FilingStore
 	Trajectory shariah.TrajectoryStore
-	SukukStore shariah.SukukStore
-	SukukRules *shariah.SukukRules
+	SukukStore sukuk.Store
+	SukukRules *sukuk.Rules
 	Auth       *Auth // HTTP key requirement and metering (nil: none)
 	// EventRelevance rates 8-K items (news.RelevanceFor8K), for staleness.
 	EventRelevance func(items []string) (string, string)

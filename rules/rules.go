@@ -12,6 +12,7 @@ import (
 	"sort"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // FS holds every rules file, under screening/ and sukuk/.
@@ -59,5 +60,5 @@ func Rulesets() (map[string]*shariah.Ruleset, error) {
 	return out, nil
 }
 
-// Sukuk reads and validates the sukuk disposition rules (shariah.LoadSukukRules).
-func Sukuk() (*shariah.SukukRules, error) { return shariah.LoadSukukRules(SukukFS) }
+// Sukuk reads and validates the sukuk disposition rules (sukuk.LoadRules).
+func Sukuk() (*sukuk.Rules, error) { return sukuk.LoadRules(SukukFS) }

@@ -3,34 +3,41 @@
 # imports only packages of lower layers (never its own layer, never a higher one); a package in no layer
 # fails the check, so a new package must be placed here. Test files are not checked.
 #
-#   0 domain      .                          the rules and services, in the domain's words
-#   1 data        rules education datapack/defaultpack ingest/httpx internal/testsvc internal/tools/*
+#   0 kernel      .                          the shared vocabulary of the domain (issue 28: the root keeps
+#                                            only it; the contexts below move out of it one by one)
+#   1 contexts    sukuk                      bounded contexts that need only the kernel
+#   2             market                     (planned) quotes, prices, FX, trending
+#   3             screening                  (planned) rulesets, engine, results, screener
+#   4             finance insights bulk      (planned) contexts built on screening
+#   5             etf                        (planned) ETF look-through, purifies with finance
+#   6 data        rules education datapack/defaultpack ingest/httpx internal/testsvc internal/tools/*
 #                 svgchart                   embedded data and leaf helpers (svgchart: pictures drawn
 #                                            from domain values): the domain at most
-#   2 readers     ingest ingest/*            fetch and parse outside sources into domain types
-#   3 adapters    redis analytics billing datapack
+#   7 readers     ingest ingest/*            fetch and parse outside sources into domain types
+#   8 adapters    redis analytics billing datapack
 #                                            stores, payment and the data-pack loader (which may use
 #                                            the readers' parsers)
-#   4 config      config                     the environment read into settings (may check values with
+#   9 config      config                     the environment read into settings (may check values with
 #                                            an adapter's parser)
 #                 internal/redistest         test support: a Redis with the default pack (adapters)
-#   5 services    jobs agent                 long-running work on the domain's services
-#   6 interfaces  edge mcp                   HTTP and MCP
-#   7 binary      cmd/*                      composes everything
+#  10 services    jobs agent                 long-running work on the domain's services
+#  11 interfaces  edge mcp                   HTTP and MCP
+#  12 binary      cmd/*                      composes everything
 set -euo pipefail
 mod=$(go list -m)
 
 layer_of() {
   case "$1" in
     "") echo 0 ;;
-    internal/redistest) echo 4 ;;
-    rules|education|datapack/defaultpack|ingest/httpx|svgchart|internal/*) echo 1 ;;
-    ingest|ingest/*) echo 2 ;;
-    redis|analytics|billing|datapack) echo 3 ;;
-    config) echo 4 ;;
-    jobs|agent) echo 5 ;;
-    edge|mcp) echo 6 ;;
-    cmd/*) echo 7 ;;
+    sukuk) echo 1 ;;
+    internal/redistest) echo 9 ;;
+    rules|education|datapack/defaultpack|ingest/httpx|svgchart|internal/*) echo 6 ;;
+    ingest|ingest/*) echo 7 ;;
+    redis|analytics|billing|datapack) echo 8 ;;
+    config) echo 9 ;;
+    jobs|agent) echo 10 ;;
+    edge|mcp) echo 11 ;;
+    cmd/*) echo 12 ;;
     *) echo "" ;;
   esac
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // services are every service and store of one process, built once by compose and handed to whatever
@@ -37,7 +38,7 @@ type services struct {
 	etfs       *shariah.ETFs
 	insights   *shariah.Insights
 	watchlists *shariah.Watchlists
-	sukukRules *shariah.SukukRules
+	sukukRules *sukuk.Rules
 
 	keys     *shariah.Keys
 	meter    shariah.Meter

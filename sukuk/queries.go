@@ -1,10 +1,10 @@
-package shariah
+package sukuk
 
 import "context"
 
-// SukukOfIssuer is the sukuk of all issued by the issuer with the LEI (normalised, NormalizeLEI), in
+// OfIssuer is the sukuk of all issued by the issuer with the LEI (normalised, NormalizeLEI), in
 // the order of all.
-func SukukOfIssuer(all []Sukuk, lei string) []Sukuk {
+func OfIssuer(all []Sukuk, lei string) []Sukuk {
 	var mine []Sukuk
 	for _, s := range all {
 		if s.IssuerLEI == lei {
@@ -15,8 +15,8 @@ func SukukOfIssuer(all []Sukuk, lei string) []Sukuk {
 }
 
 // Views disposes each sukuk under the rules (View), in order; never nil.
-func (r *SukukRules) Views(list []Sukuk) []SukukView {
-	out := make([]SukukView, 0, len(list))
+func (r *Rules) Views(list []Sukuk) []View {
+	out := make([]View, 0, len(list))
 	for _, s := range list {
 		out = append(out, r.View(s))
 	}
@@ -25,7 +25,7 @@ func (r *SukukRules) Views(list []Sukuk) []SukukView {
 
 // ImpactFromStore is PortfolioImpact with each holding's sukuk read from store (each ISIN once); a
 // holding whose ISIN the store does not hold is listed in NotFound.
-func (r *SukukRules) ImpactFromStore(ctx context.Context, store SukukStore, holdings []SukukHolding) (SukukImpact, error) {
+func (r *Rules) ImpactFromStore(ctx context.Context, store Store, holdings []Holding) (Impact, error) {
 	lookup := map[string]Sukuk{}
 	for _, h := range holdings {
 		if _, done := lookup[h.ISIN]; done {
@@ -33,7 +33,7 @@ func (r *SukukRules) ImpactFromStore(ctx context.Context, store SukukStore, hold
 		}
 		s, ok, err := store.Sukuk(ctx, h.ISIN)
 		if err != nil {
-			return SukukImpact{}, err
+			return Impact{}, err
 		}
 		if ok {
 			lookup[h.ISIN] = s

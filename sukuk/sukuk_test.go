@@ -1,4 +1,4 @@
-package shariah_test
+package sukuk_test
 
 import (
 	"encoding/json"
@@ -8,8 +8,9 @@ import (
 	"testing"
 	"testing/fstest"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 func TestISINCheckDigits(t *testing.T) {
@@ -20,7 +21,7 @@ func TestISINCheckDigits(t *testing.T) {
 		if !shariah.ValidISIN(s) {
 			t.Errorf("%s should be valid", s)
 		}
-		if got, ok := shariah.NormalizeISIN("  " + strings.ToLower(s) + " "); !ok || got != s {
+		if got, ok := sukuk.NormalizeISIN("  " + strings.ToLower(s) + " "); !ok || got != s {
 			t.Errorf("normalize %s: %q %v", s, got, ok)
 		}
 	}
@@ -36,22 +37,22 @@ func TestLEICheckDigits(t *testing.T) {
 	t.Parallel()
 	// Bloomberg Finance L.P. and Apple Inc.
 	for _, s := range []string{"5493001KJTIIGC8Y1R12", "HWUPKR0MPOU8FGXBT394"} {
-		if !shariah.ValidLEI(s) {
+		if !sukuk.ValidLEI(s) {
 			t.Errorf("%s should be valid", s)
 		}
-		if got, ok := shariah.NormalizeLEI(" " + strings.ToLower(s)); !ok || got != s {
+		if got, ok := sukuk.NormalizeLEI(" " + strings.ToLower(s)); !ok || got != s {
 			t.Errorf("normalize %s: %q %v", s, got, ok)
 		}
 	}
 	for _, s := range []string{"5493001KJTIIGC8Y1R13", "5493001KJTIIGC8Y1R21", "HWUPKR0MPOU8FGXBT349", "HWUPKR0MPOU8FGXBU394",
 		"HWUPKR0MPOU8FGXBT39", "HWUPKR0MPOU8FGXBT3944", "HWUPKR0MPOU8FGXBT3A4", "5493001KJTIIGC8Y1R1-", ""} {
-		if shariah.ValidLEI(s) {
+		if sukuk.ValidLEI(s) {
 			t.Errorf("%s should be invalid", s)
 		}
 	}
 }
 
-func sukukRules(t *testing.T) *shariah.SukukRules {
+func sukukRules(t *testing.T) *sukuk.Rules {
 	t.Helper()
 	r, err := rules.Sukuk()
 	if err != nil {
@@ -66,8 +67,8 @@ func ratio(s string) *shariah.Number { n := shariah.NewNumber(dec(s)); return &n
 
 // sk builds an instrument: structure, title, undertaking, guarantee ("" unknown, "y", "n"), return type,
 // tangible ratio ("" unknown).
-func sk(structure, title, undertaking, guarantee, ret, tangible string) shariah.Sukuk {
-	s := shariah.Sukuk{ISIN: "US0378331005", Structure: structure, TitleType: title, PurchaseUndertaking: undertaking, ReturnType: ret}
+func sk(structure, title, undertaking, guarantee, ret, tangible string) sukuk.Sukuk {
+	s := sukuk.Sukuk{ISIN: "US0378331005", Structure: structure, TitleType: title, PurchaseUndertaking: undertaking, ReturnType: ret}
 	switch guarantee {
 	case "y":
 		s.Guarantee = bp(true)
@@ -84,14 +85,14 @@ func TestSukukDispositions(t *testing.T) {
 	t.Parallel()
 	r := sukukRules(t)
 	const (
-		C = shariah.SukukCompliant
-		Q = shariah.SukukQuestionable
-		N = shariah.SukukNonCompliant
-		I = shariah.SukukInsufficientData
+		C = sukuk.Compliant
+		Q = sukuk.Questionable
+		N = sukuk.NonCompliant
+		I = sukuk.InsufficientData
 	)
 	cases := []struct {
 		name              string
-		s                 shariah.Sukuk
+		s                 sukuk.Sukuk
 		pre, post         string
 		preRule, postRule string
 		missingPre        []string
@@ -121,7 +122,7 @@ func TestSukukDispositions(t *testing.T) {
 		{"hybrid above threshold, par undertaking", sk("hybrid", "", "par", "n", "", "0.7"), C, Q, "ss17-wakala-hybrid", "ss62-wakala-par-undertaking", nil, nil},
 		{"hybrid below threshold", sk("hybrid", "", "none", "n", "", "0.4"), N, N, "ss17-tangible-below-threshold", "ss62-tangible-below-threshold", nil, nil},
 		// missing attributes: insufficient data naming them, nothing guessed
-		{"nothing known", shariah.Sukuk{}, I, I, "ss17-asset-backed", "ss62-asset-backed", []string{"structure"}, []string{"structure"}},
+		{"nothing known", sukuk.Sukuk{}, I, I, "ss17-asset-backed", "ss62-asset-backed", []string{"structure"}, []string{"structure"}},
 		{"ijarah, undertaking unknown", sk("ijarah", "legal", "", "", "", ""), C, I, "ss17-ijarah", "ss62-ijarah-par-undertaking", nil, []string{"purchase_undertaking"}},
 		{"ijarah at market, title unknown", sk("ijarah", "", "market", "", "", ""), C, I, "ss17-ijarah", "ss62-ijarah-legal-title", nil, []string{"title_type"}},
 		{"wakala, tangible ratio unknown", sk("wakala", "", "par", "n", "", ""), I, I, "ss17-tangible-below-threshold", "ss62-tangible-below-threshold", []string{"tangible_asset_ratio"}, []string{"tangible_asset_ratio"}},
@@ -131,7 +132,7 @@ func TestSukukDispositions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			pre, post, grid := r.Dispose(c.s)
-			check := func(what string, d shariah.SukukDisposition, std, status, rule string, missing []string) {
+			check := func(what string, d sukuk.Disposition, std, status, rule string, missing []string) {
 				t.Helper()
 				if missing == nil {
 					missing = []string{}
@@ -146,7 +147,7 @@ func TestSukukDispositions(t *testing.T) {
 				t.Errorf("grid %+v", grid)
 			}
 			for _, g := range grid[1:] {
-				if g.Status != shariah.SukukNotCovered || g.Basis == "" {
+				if g.Status != sukuk.NotCovered || g.Basis == "" {
 					t.Errorf("grid %+v", g)
 				}
 			}
@@ -171,7 +172,7 @@ func TestSukukRulesValidation(t *testing.T) {
 		b, _ := fs.ReadFile(rules.SukukFS, n)
 		base[n] = &fstest.MapFile{Data: b}
 	}
-	if _, err := shariah.LoadSukukRules(base); err != nil {
+	if _, err := sukuk.LoadRules(base); err != nil {
 		t.Fatalf("the embedded files: %v", err)
 	}
 	edit := func(file, old, new string) fstest.MapFS {
@@ -198,7 +199,7 @@ func TestSukukRulesValidation(t *testing.T) {
 		"two pre-62 standards":       edit("aaoifi-ss62-draft.json", `"scenario": "post-62"`, `"scenario": "pre-62"`),
 	}
 	for name, fsys := range cases {
-		if _, err := shariah.LoadSukukRules(fsys); err == nil {
+		if _, err := sukuk.LoadRules(fsys); err == nil {
 			t.Errorf("%s: loaded", name)
 		} else {
 			t.Logf("%s: %v", name, err)
@@ -208,7 +209,7 @@ func TestSukukRulesValidation(t *testing.T) {
 
 func TestSukukRecordValidate(t *testing.T) {
 	t.Parallel()
-	good := shariah.Sukuk{ISIN: " xs2010030133 ", IssuerLEI: "hwupkr0mpou8fgxbt394", Structure: "Ijarah", TitleType: "LEGAL",
+	good := sukuk.Sukuk{ISIN: " xs2010030133 ", IssuerLEI: "hwupkr0mpou8fgxbt394", Structure: "Ijarah", TitleType: "LEGAL",
 		PurchaseUndertaking: "market", ReturnType: "fixed", Currency: "usd", IssueDate: "2019-07-01", MaturityDate: "2029-07-01",
 		CouponRate: ratio("3.5"), TangibleAssetRatio: ratio("1"), Guarantee: bp(false)}
 	if err := good.Validate(); err != nil {
@@ -217,7 +218,7 @@ func TestSukukRecordValidate(t *testing.T) {
 	if good.ISIN != "XS2010030133" || good.IssuerLEI != "HWUPKR0MPOU8FGXBT394" || good.Structure != "ijarah" || good.TitleType != "legal" || good.Currency != "USD" {
 		t.Errorf("normalized %+v", good)
 	}
-	bad := shariah.Sukuk{ISIN: "XS2010030134", IssuerLEI: "HWUPKR0MPOU8FGXBT349", Structure: "bond", ReturnType: "floating",
+	bad := sukuk.Sukuk{ISIN: "XS2010030134", IssuerLEI: "HWUPKR0MPOU8FGXBT349", Structure: "bond", ReturnType: "floating",
 		TitleType: "equitable", PurchaseUndertaking: "face", IssueDate: "2019-13-01", MaturityDate: "2029-07-01",
 		TangibleAssetRatio: ratio("1.5"), CouponRate: ratio("-1")}
 	err := bad.Validate()
@@ -229,12 +230,12 @@ func TestSukukRecordValidate(t *testing.T) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
 	}
-	early := shariah.Sukuk{ISIN: "XS2010030133", IssueDate: "2020-01-01", MaturityDate: "2019-01-01"}
+	early := sukuk.Sukuk{ISIN: "XS2010030133", IssueDate: "2020-01-01", MaturityDate: "2019-01-01"}
 	if err := early.Validate(); err == nil {
 		t.Error("maturity before issue validated")
 	}
 	// JSON: snake_case, numbers as numbers, unknown pointers omitted
-	var back shariah.Sukuk
+	var back sukuk.Sukuk
 	b, _ := json.Marshal(good)
 	if err := json.Unmarshal(b, &back); err != nil || !strings.Contains(string(b), `"coupon_rate":3.5`) ||
 		!strings.Contains(string(b), `"purchase_undertaking":"market"`) || !strings.Contains(string(b), `"guarantee":false`) ||
@@ -245,14 +246,14 @@ func TestSukukRecordValidate(t *testing.T) {
 
 func TestSukukSearch(t *testing.T) {
 	t.Parallel()
-	all := []shariah.Sukuk{
+	all := []sukuk.Sukuk{
 		{ISIN: "XS0000000005", Issuer: "Sharjah Sukuk Programme", Country: "AE", Structure: "wakala", DocumentationBasis: "AAOIFI", Currency: "USD", MaturityDate: "2031-03-01"},
 		{ISIN: "XS0000000004", Issuer: "Saudi Electricity Sukuk", Country: "SA", Structure: "ijarah", DocumentationBasis: "AAOIFI", Currency: "USD", MaturityDate: "2028-06-01"},
 		{ISIN: "XS0000000003", Issuer: "Perusahaan Penerbit SBSN", Country: "ID", Structure: "wakala", DocumentationBasis: "local", Currency: "USD", MaturityDate: "2028-06-01"},
 		{ISIN: "XS0000000002", Issuer: "Sharjah Islamic Bank", Country: "AE", Structure: "mudarabah", DocumentationBasis: "IIFM", Currency: "AED", MaturityDate: "2026-01-15"},
 		{ISIN: "XS0000000001", Issuer: "Unknown maturity sukuk", Country: "AE", Structure: "wakala", Currency: "USD"},
 	}
-	isins := func(ss []shariah.Sukuk) string {
+	isins := func(ss []sukuk.Sukuk) string {
 		var out []string
 		for _, s := range ss {
 			out = append(out, s.ISIN[10:])
@@ -260,24 +261,24 @@ func TestSukukSearch(t *testing.T) {
 		return strings.Join(out, ",")
 	}
 	cases := []struct {
-		q     shariah.SukukQuery
+		q     sukuk.Query
 		want  string
 		total int
 	}{
-		{shariah.SukukQuery{}, "02,03,04,05,01", 5}, // maturity then ISIN; unknown maturity last
-		{shariah.SukukQuery{Issuer: "sharjah"}, "02,05", 2},
-		{shariah.SukukQuery{Country: "ae", Structure: "WAKALA"}, "05,01", 2},
-		{shariah.SukukQuery{DocumentationBasis: "aaoifi"}, "04,05", 2},
-		{shariah.SukukQuery{DocumentationBasis: "aaoi"}, "", 0}, // exact, not substring
-		{shariah.SukukQuery{Currency: "usd", MaturityFrom: "2028-06-01", MaturityTo: "2031-03-01"}, "03,04,05", 3},
-		{shariah.SukukQuery{MaturityTo: "2028-05-31"}, "02", 1},
-		{shariah.SukukQuery{Limit: 2}, "02,03", 5},
-		{shariah.SukukQuery{Limit: 2, Offset: 2}, "04,05", 5},
-		{shariah.SukukQuery{Limit: 2, Offset: 4}, "01", 5},
-		{shariah.SukukQuery{Offset: 9}, "", 5},
+		{sukuk.Query{}, "02,03,04,05,01", 5}, // maturity then ISIN; unknown maturity last
+		{sukuk.Query{Issuer: "sharjah"}, "02,05", 2},
+		{sukuk.Query{Country: "ae", Structure: "WAKALA"}, "05,01", 2},
+		{sukuk.Query{DocumentationBasis: "aaoifi"}, "04,05", 2},
+		{sukuk.Query{DocumentationBasis: "aaoi"}, "", 0}, // exact, not substring
+		{sukuk.Query{Currency: "usd", MaturityFrom: "2028-06-01", MaturityTo: "2031-03-01"}, "03,04,05", 3},
+		{sukuk.Query{MaturityTo: "2028-05-31"}, "02", 1},
+		{sukuk.Query{Limit: 2}, "02,03", 5},
+		{sukuk.Query{Limit: 2, Offset: 2}, "04,05", 5},
+		{sukuk.Query{Limit: 2, Offset: 4}, "01", 5},
+		{sukuk.Query{Offset: 9}, "", 5},
 	}
 	for _, c := range cases {
-		got, total := shariah.SearchSukuk(all, c.q)
+		got, total := sukuk.Search(all, c.q)
 		if isins(got) != c.want || total != c.total || got == nil {
 			t.Errorf("%+v: got %s (%d), want %s (%d)", c.q, isins(got), total, c.want, c.total)
 		}
@@ -286,26 +287,26 @@ func TestSukukSearch(t *testing.T) {
 
 func TestSukukQueryValidation(t *testing.T) {
 	t.Parallel()
-	q := shariah.SukukQuery{Structure: " Wakala "}
+	q := sukuk.Query{Structure: " Wakala "}
 	if err := q.Validate(); err != nil || q.Limit != 100 || q.Structure != "wakala" {
 		t.Errorf("defaults: %v %+v", err, q)
 	}
-	q = shariah.SukukQuery{Limit: 500, MaturityFrom: "2026-01-01", MaturityTo: "2026-01-01"}
+	q = sukuk.Query{Limit: 500, MaturityFrom: "2026-01-01", MaturityTo: "2026-01-01"}
 	if err := q.Validate(); err != nil {
 		t.Error(err)
 	}
 	cases := []struct {
-		q   shariah.SukukQuery
+		q   sukuk.Query
 		typ string
 		loc []any
 	}{
-		{shariah.SukukQuery{Limit: 501}, "value_error.number.not_le", []any{"query", "limit"}},
-		{shariah.SukukQuery{Limit: -1}, "value_error.number.not_ge", []any{"query", "limit"}},
-		{shariah.SukukQuery{Offset: -1}, "value_error.number.not_ge", []any{"query", "offset"}},
-		{shariah.SukukQuery{Structure: "bond"}, "value_error.enum", []any{"query", "structure"}},
-		{shariah.SukukQuery{MaturityFrom: "2026-02-30"}, "value_error.date", []any{"query", "maturity_from"}},
-		{shariah.SukukQuery{MaturityTo: "01/01/2030"}, "value_error.date", []any{"query", "maturity_to"}},
-		{shariah.SukukQuery{MaturityFrom: "2030-01-01", MaturityTo: "2029-01-01"}, "value_error.date_range", []any{"query", "maturity_to"}},
+		{sukuk.Query{Limit: 501}, "value_error.number.not_le", []any{"query", "limit"}},
+		{sukuk.Query{Limit: -1}, "value_error.number.not_ge", []any{"query", "limit"}},
+		{sukuk.Query{Offset: -1}, "value_error.number.not_ge", []any{"query", "offset"}},
+		{sukuk.Query{Structure: "bond"}, "value_error.enum", []any{"query", "structure"}},
+		{sukuk.Query{MaturityFrom: "2026-02-30"}, "value_error.date", []any{"query", "maturity_from"}},
+		{sukuk.Query{MaturityTo: "01/01/2030"}, "value_error.date", []any{"query", "maturity_to"}},
+		{sukuk.Query{MaturityFrom: "2030-01-01", MaturityTo: "2029-01-01"}, "value_error.date_range", []any{"query", "maturity_to"}},
 	}
 	for _, c := range cases {
 		if errs := fieldErrors(t, c.q.Validate()); !hasFieldError(errs, c.typ, c.loc...) {
@@ -316,27 +317,27 @@ func TestSukukQueryValidation(t *testing.T) {
 
 func TestSukukImpactValidation(t *testing.T) {
 	t.Parallel()
-	many := make([]shariah.SukukHolding, shariah.MaxSukukHoldings+1)
+	many := make([]sukuk.Holding, sukuk.MaxHoldings+1)
 	for i := range many {
-		many[i] = shariah.SukukHolding{ISIN: "US0378331005", Nominal: decp("1")}
+		many[i] = sukuk.Holding{ISIN: "US0378331005", Nominal: decp("1")}
 	}
 	cases := []struct {
 		name string
-		req  shariah.SukukImpactRequest
+		req  sukuk.ImpactRequest
 		typ  string
 		loc  []any
 	}{
-		{"no holdings", shariah.SukukImpactRequest{}, "value_error.list.min_items", []any{"body", "holdings"}},
-		{"too many holdings", shariah.SukukImpactRequest{Holdings: many}, "value_error.list.max_items", []any{"body", "holdings"}},
-		{"check digit", shariah.SukukImpactRequest{Holdings: []shariah.SukukHolding{{ISIN: "US0378331005", Nominal: decp("1")}, {ISIN: "US0378331006", Nominal: decp("1")}}},
+		{"no holdings", sukuk.ImpactRequest{}, "value_error.list.min_items", []any{"body", "holdings"}},
+		{"too many holdings", sukuk.ImpactRequest{Holdings: many}, "value_error.list.max_items", []any{"body", "holdings"}},
+		{"check digit", sukuk.ImpactRequest{Holdings: []sukuk.Holding{{ISIN: "US0378331005", Nominal: decp("1")}, {ISIN: "US0378331006", Nominal: decp("1")}}},
 			"value_error.isin", []any{"body", "holdings", 1, "isin"}},
-		{"negative nominal", shariah.SukukImpactRequest{Holdings: []shariah.SukukHolding{{ISIN: "US0378331005", Nominal: decp("-1")}}},
+		{"negative nominal", sukuk.ImpactRequest{Holdings: []sukuk.Holding{{ISIN: "US0378331005", Nominal: decp("-1")}}},
 			"value_error.number.not_ge", []any{"body", "holdings", 0, "nominal"}},
-		{"negative market value", shariah.SukukImpactRequest{Holdings: []shariah.SukukHolding{{ISIN: "US0378331005", MarketValue: decp("-0.01")}}},
+		{"negative market value", sukuk.ImpactRequest{Holdings: []sukuk.Holding{{ISIN: "US0378331005", MarketValue: decp("-0.01")}}},
 			"value_error.number.not_ge", []any{"body", "holdings", 0, "market_value"}},
-		{"neither value", shariah.SukukImpactRequest{Holdings: []shariah.SukukHolding{{ISIN: "US0378331005"}}},
+		{"neither value", sukuk.ImpactRequest{Holdings: []sukuk.Holding{{ISIN: "US0378331005"}}},
 			"value_error.missing", []any{"body", "holdings", 0}},
-		{"both values", shariah.SukukImpactRequest{Holdings: []shariah.SukukHolding{{ISIN: "US0378331005", Nominal: decp("1"), MarketValue: decp("1")}}},
+		{"both values", sukuk.ImpactRequest{Holdings: []sukuk.Holding{{ISIN: "US0378331005", Nominal: decp("1"), MarketValue: decp("1")}}},
 			"value_error.exclusive", []any{"body", "holdings", 0}},
 	}
 	for _, c := range cases {
@@ -346,7 +347,7 @@ func TestSukukImpactValidation(t *testing.T) {
 			}
 		})
 	}
-	var req shariah.SukukImpactRequest
+	var req sukuk.ImpactRequest
 	if err := json.Unmarshal([]byte(`{"holdings":[{"isin":" us0378331005 ","market_value":"12.5"}]}`), &req); err != nil {
 		t.Fatal(err)
 	}
@@ -358,8 +359,8 @@ func TestSukukImpactValidation(t *testing.T) {
 func TestSukukPortfolioImpact(t *testing.T) {
 	t.Parallel()
 	r := sukukRules(t)
-	lookup := map[string]shariah.Sukuk{}
-	add := func(isin, name string, s shariah.Sukuk) {
+	lookup := map[string]sukuk.Sukuk{}
+	add := func(isin, name string, s sukuk.Sukuk) {
 		s.ISIN, s.Name = isin, name
 		lookup[isin] = s
 	}
@@ -369,7 +370,7 @@ func TestSukukPortfolioImpact(t *testing.T) {
 	add("US912828R366", "Wakala, ratio unknown", sk("wakala", "", "none", "n", "", ""))   // I -> I
 
 	// sleeve of 100 + 200 + 700 = 1000, and an ISIN with no record
-	im := r.PortfolioImpact([]shariah.SukukHolding{
+	im := r.PortfolioImpact([]sukuk.Holding{
 		{ISIN: "US0378331005", MarketValue: decp("100")},
 		{ISIN: "GB0002634946", Nominal: decp("200")},
 		{ISIN: "AU0000XVGZA3", Nominal: decp("5000")},
@@ -388,7 +389,7 @@ func TestSukukPortfolioImpact(t *testing.T) {
 	wantDec(t, "value at stake", im.ValueAtStake, "800") // 100 + 700: compliant before, not after
 	wantDec(t, "pre total", im.Pre.TotalValue, "1000")
 	wantDec(t, "post total", im.Post.TotalValue, "1000")
-	bucket := func(what string, b shariah.SukukBucket, count int, value, share, percent string) {
+	bucket := func(what string, b sukuk.Bucket, count int, value, share, percent string) {
 		t.Helper()
 		if b.Count != count {
 			t.Errorf("%s count %d, want %d", what, b.Count, count)
@@ -408,7 +409,7 @@ func TestSukukPortfolioImpact(t *testing.T) {
 	}
 
 	// rounding at the end: 100 compliant + 200 insufficient = 1/3 and 2/3
-	im = r.PortfolioImpact([]shariah.SukukHolding{
+	im = r.PortfolioImpact([]sukuk.Holding{
 		{ISIN: "GB0002634946", Nominal: decp("100")},
 		{ISIN: "US912828R366", MarketValue: decp("200")},
 	}, lookup)
@@ -426,6 +427,6 @@ func TestSukukPortfolioImpact(t *testing.T) {
 	}
 
 	// all zero values: shares zero, no division by zero
-	im = r.PortfolioImpact([]shariah.SukukHolding{{ISIN: "GB0002634946", Nominal: decp("0")}}, lookup)
+	im = r.PortfolioImpact([]sukuk.Holding{{ISIN: "GB0002634946", Nominal: decp("0")}}, lookup)
 	bucket("zero", im.Pre.Compliant, 1, "0", "0", "0")
 }

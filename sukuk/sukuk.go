@@ -1,4 +1,8 @@
-package shariah
+// Package sukuk holds sukuk: instruments identified by ISIN, issuers by LEI, searchable by issuer,
+// country, structure, documentation basis, currency and maturity. Their AAOIFI disposition before and
+// after Standard 62 (draft) comes from the rules files in rules/sukuk/ (rules.go); a portfolio's sukuk
+// sleeve is measured in impact.go. It imports the kernel (the root package) only.
+package sukuk
 
 import (
 	"context"
@@ -9,26 +13,24 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-)
 
-// Sukuk: instruments identified by ISIN, issuers by LEI, searchable by
-// issuer, country, structure, documentation basis, currency and maturity. Their AAOIFI disposition before
-// and after Standard 62 (draft) comes from the rules files in rules/sukuk/ (sukuk_rules.go).
+	"github.com/shariah-screen/shariah"
+)
 
 // Sukuk structures.
 const (
-	SukukIjarah      = "ijarah"
-	SukukMurabaha    = "murabaha"
-	SukukWakala      = "wakala"
-	SukukMudarabah   = "mudarabah"
-	SukukMusharakah  = "musharakah"
-	SukukAssetBacked = "asset-backed"
-	SukukHybrid      = "hybrid"
+	Ijarah      = "ijarah"
+	Murabaha    = "murabaha"
+	Wakala      = "wakala"
+	Mudarabah   = "mudarabah"
+	Musharakah  = "musharakah"
+	AssetBacked = "asset-backed"
+	Hybrid      = "hybrid"
 )
 
-// SukukStructures lists every structure.
-var SukukStructures = []string{SukukIjarah, SukukMurabaha, SukukWakala, SukukMudarabah, SukukMusharakah,
-	SukukAssetBacked, SukukHybrid}
+// Structures lists every structure.
+var Structures = []string{Ijarah, Murabaha, Wakala, Mudarabah, Musharakah,
+	AssetBacked, Hybrid}
 
 // Return types, title types and purchase undertakings of a sukuk.
 const (
@@ -42,45 +44,45 @@ const (
 	UndertakingMarket   = "market" // purchase undertaking at market value
 )
 
-// SukukReturnTypes, SukukTitleTypes and SukukUndertakings list the values of those attributes.
+// ReturnTypes, TitleTypes and Undertakings list the values of those attributes.
 var (
-	SukukReturnTypes  = []string{ReturnFixed, ReturnVariable, ReturnProfitSharing}
-	SukukTitleTypes   = []string{TitleLegal, TitleBeneficial}
-	SukukUndertakings = []string{UndertakingNone, UndertakingPar, UndertakingMarket}
+	ReturnTypes  = []string{ReturnFixed, ReturnVariable, ReturnProfitSharing}
+	TitleTypes   = []string{TitleLegal, TitleBeneficial}
+	Undertakings = []string{UndertakingNone, UndertakingPar, UndertakingMarket}
 )
 
-// MaxSukukLimit and DefaultSukukLimit bound a page of /api/sukuk/search.
+// MaxLimit and DefaultLimit bound a page of /api/sukuk/search.
 const (
-	MaxSukukLimit     = 500
-	DefaultSukukLimit = 100
+	MaxLimit     = 500
+	DefaultLimit = 100
 )
 
 // Sukuk is one instrument. An empty string or a nil pointer means unknown: never guessed.
 type Sukuk struct {
-	ISIN                string  `json:"isin"`
-	Name                string  `json:"name,omitempty"`
-	Issuer              string  `json:"issuer,omitempty"`
-	IssuerLEI           string  `json:"issuer_lei,omitempty"`
-	Country             string  `json:"country,omitempty"`
-	Structure           string  `json:"structure,omitempty"`           // ijarah, murabaha, wakala, mudarabah, musharakah, asset-backed, hybrid
-	DocumentationBasis  string  `json:"documentation_basis,omitempty"` // free text: AAOIFI, IIFM, local, ...
-	Currency            string  `json:"currency,omitempty"`
-	IssueDate           string  `json:"issue_date,omitempty"`    // YYYY-MM-DD
-	MaturityDate        string  `json:"maturity_date,omitempty"` // YYYY-MM-DD
-	CouponRate          *Number `json:"coupon_rate,omitempty"`   // percent
-	ReturnType          string  `json:"return_type,omitempty"`   // fixed, variable, profit-sharing
-	TitleType           string  `json:"title_type,omitempty"`    // legal, beneficial
-	PurchaseUndertaking string  `json:"purchase_undertaking,omitempty"`
-	Guarantee           *bool   `json:"guarantee,omitempty"`
-	TangibleAssetRatio  *Number `json:"tangible_asset_ratio,omitempty"` // fraction 0..1
-	Amount              *Number `json:"amount,omitempty"`               // issue size, in currency units
-	Listing             string  `json:"listing,omitempty"`
-	Source              string  `json:"source,omitempty"` // where the record came from
-	Illustrative        bool    `json:"illustrative"`
+	ISIN                string          `json:"isin"`
+	Name                string          `json:"name,omitempty"`
+	Issuer              string          `json:"issuer,omitempty"`
+	IssuerLEI           string          `json:"issuer_lei,omitempty"`
+	Country             string          `json:"country,omitempty"`
+	Structure           string          `json:"structure,omitempty"`           // ijarah, murabaha, wakala, mudarabah, musharakah, asset-backed, hybrid
+	DocumentationBasis  string          `json:"documentation_basis,omitempty"` // free text: AAOIFI, IIFM, local, ...
+	Currency            string          `json:"currency,omitempty"`
+	IssueDate           string          `json:"issue_date,omitempty"`    // YYYY-MM-DD
+	MaturityDate        string          `json:"maturity_date,omitempty"` // YYYY-MM-DD
+	CouponRate          *shariah.Number `json:"coupon_rate,omitempty"`   // percent
+	ReturnType          string          `json:"return_type,omitempty"`   // fixed, variable, profit-sharing
+	TitleType           string          `json:"title_type,omitempty"`    // legal, beneficial
+	PurchaseUndertaking string          `json:"purchase_undertaking,omitempty"`
+	Guarantee           *bool           `json:"guarantee,omitempty"`
+	TangibleAssetRatio  *shariah.Number `json:"tangible_asset_ratio,omitempty"` // fraction 0..1
+	Amount              *shariah.Number `json:"amount,omitempty"`               // issue size, in currency units
+	Listing             string          `json:"listing,omitempty"`
+	Source              string          `json:"source,omitempty"` // where the record came from
+	Illustrative        bool            `json:"illustrative"`
 }
 
-// SukukStore keeps sukuk records by ISIN.
-type SukukStore interface {
+// Store keeps sukuk records by ISIN.
+type Store interface {
 	PutSukuk(ctx context.Context, s []Sukuk) error
 	Sukuk(ctx context.Context, isin string) (Sukuk, bool, error)
 	AllSukuk(ctx context.Context) ([]Sukuk, error)
@@ -90,7 +92,7 @@ type SukukStore interface {
 // ISO 6166, two letters, nine letters or digits, a Luhn check digit over letters read as A=10 .. Z=35).
 func NormalizeISIN(s string) (string, bool) {
 	s = strings.ToUpper(strings.TrimSpace(s))
-	return s, ValidISIN(s)
+	return s, shariah.ValidISIN(s)
 }
 
 // NormalizeLEI trims and upper-cases s and reports whether it is a valid LEI.
@@ -164,10 +166,10 @@ func (s *Sukuk) Validate() error {
 		v    *string
 		vals []string
 	}{
-		{"structure", &s.Structure, SukukStructures},
-		{"return_type", &s.ReturnType, SukukReturnTypes},
-		{"title_type", &s.TitleType, SukukTitleTypes},
-		{"purchase_undertaking", &s.PurchaseUndertaking, SukukUndertakings},
+		{"structure", &s.Structure, Structures},
+		{"return_type", &s.ReturnType, ReturnTypes},
+		{"title_type", &s.TitleType, TitleTypes},
+		{"purchase_undertaking", &s.PurchaseUndertaking, Undertakings},
 	} {
 		*e.v = strings.ToLower(strings.TrimSpace(*e.v))
 		if *e.v != "" && !sukukOneOf(*e.v, e.vals) {
@@ -199,8 +201,8 @@ func (s *Sukuk) Validate() error {
 	return nil
 }
 
-// SukukQuery is a search of /api/sukuk/search. Empty fields do not filter.
-type SukukQuery struct {
+// Query is a search of /api/sukuk/search. Empty fields do not filter.
+type Query struct {
 	Issuer             string // case-insensitive substring of the issuer name
 	Country            string // the others: case-insensitive equality
 	Structure          string
@@ -214,12 +216,12 @@ type SukukQuery struct {
 
 // Validate trims the query, fills the default limit and reports every problem at once (VALIDATION_ERROR,
 // loc ["query", name]).
-func (q *SukukQuery) Validate() error {
-	var v Validation
+func (q *Query) Validate() error {
+	var v shariah.Validation
 	q.Issuer, q.Country, q.DocumentationBasis = strings.TrimSpace(q.Issuer), strings.TrimSpace(q.Country), strings.TrimSpace(q.DocumentationBasis)
 	q.Currency, q.MaturityFrom, q.MaturityTo = strings.TrimSpace(q.Currency), strings.TrimSpace(q.MaturityFrom), strings.TrimSpace(q.MaturityTo)
-	if q.Structure = strings.ToLower(strings.TrimSpace(q.Structure)); q.Structure != "" && !sukukOneOf(q.Structure, SukukStructures) {
-		v.Add("must be one of: "+strings.Join(SukukStructures, ", "), "value_error.enum", "query", "structure")
+	if q.Structure = strings.ToLower(strings.TrimSpace(q.Structure)); q.Structure != "" && !sukukOneOf(q.Structure, Structures) {
+		v.Add("must be one of: "+strings.Join(Structures, ", "), "value_error.enum", "query", "structure")
 	}
 	if q.MaturityFrom != "" && !sukukDate(q.MaturityFrom) {
 		v.Add("must be a date YYYY-MM-DD", "value_error.date", "query", "maturity_from")
@@ -232,11 +234,11 @@ func (q *SukukQuery) Validate() error {
 	}
 	switch {
 	case q.Limit == 0:
-		q.Limit = DefaultSukukLimit
+		q.Limit = DefaultLimit
 	case q.Limit < 1:
 		v.Add("must be at least 1", "value_error.number.not_ge", "query", "limit")
-	case q.Limit > MaxSukukLimit:
-		v.Add(fmt.Sprintf("must be at most %d", MaxSukukLimit), "value_error.number.not_le", "query", "limit")
+	case q.Limit > MaxLimit:
+		v.Add(fmt.Sprintf("must be at most %d", MaxLimit), "value_error.number.not_le", "query", "limit")
 	}
 	if q.Offset < 0 {
 		v.Add("must be zero or more", "value_error.number.not_ge", "query", "offset")
@@ -244,10 +246,10 @@ func (q *SukukQuery) Validate() error {
 	return v.Err()
 }
 
-// SearchSukuk filters all by q, sorts by maturity (unknown last) then ISIN, and returns the page
+// Search filters all by q, sorts by maturity (unknown last) then ISIN, and returns the page
 // [Offset, Offset+Limit) and the number of matches before paging. A maturity bound excludes instruments
 // whose maturity is unknown. Limit 0 means the default.
-func SearchSukuk(all []Sukuk, q SukukQuery) ([]Sukuk, int) {
+func Search(all []Sukuk, q Query) ([]Sukuk, int) {
 	issuer := strings.ToLower(strings.TrimSpace(q.Issuer))
 	eq := func(filter, v string) bool {
 		filter = strings.TrimSpace(filter)
@@ -283,7 +285,7 @@ func SearchSukuk(all []Sukuk, q SukukQuery) ([]Sukuk, int) {
 	total := len(out)
 	limit := q.Limit
 	if limit <= 0 {
-		limit = DefaultSukukLimit
+		limit = DefaultLimit
 	}
 	lo := min(max(q.Offset, 0), total)
 	hi := min(lo+limit, total)

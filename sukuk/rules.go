@@ -1,4 +1,4 @@
-package shariah
+package sukuk
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Sukuk dispositions under AAOIFI Standard 62 (draft) and before it: data-driven rules, one file
@@ -18,17 +20,17 @@ import (
 
 // Sukuk disposition statuses, and the grid status of a methodology without a sukuk rule.
 const (
-	SukukCompliant        = "compliant"
-	SukukQuestionable     = "questionable"
-	SukukNonCompliant     = "non_compliant"
-	SukukInsufficientData = "insufficient_data"
-	SukukNotCovered       = "not_covered"
+	Compliant        = "compliant"
+	Questionable     = "questionable"
+	NonCompliant     = "non_compliant"
+	InsufficientData = "insufficient_data"
+	NotCovered       = "not_covered"
 )
 
 // Scenarios of a standard file: before Standard 62 and under the Standard 62 draft.
 const (
-	SukukPre62  = "pre-62"
-	SukukPost62 = "post-62"
+	Pre62  = "pre-62"
+	Post62 = "post-62"
 )
 
 // Grid treatments: the methodology follows a standard file's disposition, or has no sukuk rule.
@@ -47,12 +49,12 @@ const (
 	AttrTangibleAssetRatio  = "tangible_asset_ratio"
 )
 
-// SukukAttributes lists the attributes rules can require, in the order missing ones are named.
-var SukukAttributes = []string{AttrStructure, AttrTitleType, AttrPurchaseUndertaking, AttrGuarantee,
+// Attributes lists the attributes rules can require, in the order missing ones are named.
+var Attributes = []string{AttrStructure, AttrTitleType, AttrPurchaseUndertaking, AttrGuarantee,
 	AttrReturnType, AttrTangibleAssetRatio}
 
-// SukukDisposition is an instrument's status under one standard file.
-type SukukDisposition struct {
+// Disposition is an instrument's status under one standard file.
+type Disposition struct {
 	Standard string   `json:"standard"` // the rules file, e.g. aaoifi-ss17-era
 	Status   string   `json:"status"`   // compliant, questionable, non_compliant, insufficient_data
 	Reasons  []string `json:"reasons"`
@@ -69,9 +71,9 @@ type GridEntry struct {
 	Standard    string `json:"standard,omitempty"` // the standard file it follows
 }
 
-// SukukCondition is the "when" of a rule: every given condition must hold. Lists match any of their
+// Condition is the "when" of a rule: every given condition must hold. Lists match any of their
 // values; tangible_asset_ratio_below_bp holds when the ratio is strictly below that many basis points.
-type SukukCondition struct {
+type Condition struct {
 	Structure               []string         `json:"structure,omitempty"`
 	TitleType               []string         `json:"title_type,omitempty"`
 	PurchaseUndertaking     []string         `json:"purchase_undertaking,omitempty"`
@@ -80,28 +82,28 @@ type SukukCondition struct {
 	TangibleAssetRatioBelow *decimal.Decimal `json:"tangible_asset_ratio_below_bp,omitempty"`
 }
 
-// SukukRule is one rule of a standard file.
-type SukukRule struct {
-	ID          string         `json:"id"`
-	When        SukukCondition `json:"when"`
-	Requires    []string       `json:"requires"`
-	Disposition string         `json:"disposition"`
-	Reason      string         `json:"reason"`
+// Rule is one rule of a standard file.
+type Rule struct {
+	ID          string    `json:"id"`
+	When        Condition `json:"when"`
+	Requires    []string  `json:"requires"`
+	Disposition string    `json:"disposition"`
+	Reason      string    `json:"reason"`
 }
 
-// SukukStandard is one standard file: an ordered list of rules.
-type SukukStandard struct {
-	Name         string      `json:"name"`
-	Title        string      `json:"title"`
-	Scenario     string      `json:"scenario"` // pre-62 or post-62
-	Source       string      `json:"source"`
-	ReviewStatus string      `json:"review_status"`
-	Notes        string      `json:"notes,omitempty"`
-	Rules        []SukukRule `json:"rules"`
+// Standard is one standard file: an ordered list of rules.
+type Standard struct {
+	Name         string `json:"name"`
+	Title        string `json:"title"`
+	Scenario     string `json:"scenario"` // pre-62 or post-62
+	Source       string `json:"source"`
+	ReviewStatus string `json:"review_status"`
+	Notes        string `json:"notes,omitempty"`
+	Rules        []Rule `json:"rules"`
 }
 
-// SukukGridRule is one methodology of grid.json.
-type SukukGridRule struct {
+// GridRule is one methodology of grid.json.
+type GridRule struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Treatment string `json:"treatment"` // follows_standard or not_covered
@@ -109,48 +111,48 @@ type SukukGridRule struct {
 	Basis     string `json:"basis"`
 }
 
-// SukukGrid is grid.json.
-type SukukGrid struct {
-	Name          string          `json:"name"`
-	Title         string          `json:"title"`
-	Source        string          `json:"source"`
-	ReviewStatus  string          `json:"review_status"`
-	Notes         string          `json:"notes,omitempty"`
-	Methodologies []SukukGridRule `json:"methodologies"`
+// Grid is grid.json.
+type Grid struct {
+	Name          string     `json:"name"`
+	Title         string     `json:"title"`
+	Source        string     `json:"source"`
+	ReviewStatus  string     `json:"review_status"`
+	Notes         string     `json:"notes,omitempty"`
+	Methodologies []GridRule `json:"methodologies"`
 }
 
-// SukukRules are the loaded rules: the pre- and post-Standard 62 standard files and the grid.
-type SukukRules struct {
-	Pre, Post *SukukStandard
-	Standards map[string]*SukukStandard // by name
-	Grid      *SukukGrid
+// Rules are the loaded rules: the pre- and post-Standard 62 standard files and the grid.
+type Rules struct {
+	Pre, Post *Standard
+	Standards map[string]*Standard // by name
+	Grid      *Grid
 }
 
-// LoadSukukRules reads grid.json and every other *.json of fsys as a standard file, and validates them:
+// LoadRules reads grid.json and every other *.json of fsys as a standard file, and validates them:
 // unknown fields, attributes or values are errors, every attribute a condition tests must be required,
 // exactly one standard per scenario (pre-62, post-62), and every instrument whose attributes are all
 // known must be decided by some rule.
-func LoadSukukRules(fsys fs.FS) (*SukukRules, error) {
+func LoadRules(fsys fs.FS) (*Rules, error) {
 	names, err := fs.Glob(fsys, "*.json")
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
-	r := &SukukRules{Standards: map[string]*SukukStandard{}}
+	r := &Rules{Standards: map[string]*Standard{}}
 	for _, n := range names {
 		b, err := fs.ReadFile(fsys, n)
 		if err != nil {
 			return nil, err
 		}
 		if n == "grid.json" {
-			var g SukukGrid
+			var g Grid
 			if err := decodeStrict(b, &g); err != nil {
 				return nil, fmt.Errorf("sukuk rules %s: %w", n, err)
 			}
 			r.Grid = &g
 			continue
 		}
-		var st SukukStandard
+		var st Standard
 		if err := decodeStrict(b, &st); err != nil {
 			return nil, fmt.Errorf("sukuk rules %s: %w", n, err)
 		}
@@ -162,9 +164,9 @@ func LoadSukukRules(fsys fs.FS) (*SukukRules, error) {
 		}
 		r.Standards[st.Name] = &st
 		switch {
-		case st.Scenario == SukukPre62 && r.Pre == nil:
+		case st.Scenario == Pre62 && r.Pre == nil:
 			r.Pre = &st
-		case st.Scenario == SukukPost62 && r.Post == nil:
+		case st.Scenario == Post62 && r.Post == nil:
 			r.Post = &st
 		default:
 			return nil, fmt.Errorf("sukuk rules %s: a second standard for scenario %q", n, st.Scenario)
@@ -194,14 +196,14 @@ func decodeStrict(b []byte, v any) error {
 	return nil
 }
 
-func (st *SukukStandard) validate() error {
+func (st *Standard) validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if st.Name == "" || st.Title == "" || st.Source == "" || st.ReviewStatus == "" {
 		bad("name, title, source and review_status are required")
 	}
-	if st.Scenario != SukukPre62 && st.Scenario != SukukPost62 {
-		bad("scenario %q is not %s or %s", st.Scenario, SukukPre62, SukukPost62)
+	if st.Scenario != Pre62 && st.Scenario != Post62 {
+		bad("scenario %q is not %s or %s", st.Scenario, Pre62, Post62)
 	}
 	if len(st.Rules) == 0 {
 		bad("no rules")
@@ -212,7 +214,7 @@ func (st *SukukStandard) validate() error {
 			bad("rule %q: ids are required and unique", ru.ID)
 		}
 		seen[ru.ID] = true
-		if !sukukOneOf(ru.Disposition, []string{SukukCompliant, SukukQuestionable, SukukNonCompliant}) {
+		if !sukukOneOf(ru.Disposition, []string{Compliant, Questionable, NonCompliant}) {
 			bad("rule %s: disposition %q is not compliant, questionable or non_compliant", ru.ID, ru.Disposition)
 		}
 		if strings.TrimSpace(ru.Reason) == "" {
@@ -220,7 +222,7 @@ func (st *SukukStandard) validate() error {
 		}
 		req := map[string]bool{}
 		for _, a := range ru.Requires {
-			if !sukukOneOf(a, SukukAttributes) {
+			if !sukukOneOf(a, Attributes) {
 				bad("rule %s: requires unknown attribute %q", ru.ID, a)
 			}
 			req[a] = true
@@ -231,10 +233,10 @@ func (st *SukukStandard) validate() error {
 			vals []string
 			all  []string
 		}{
-			{AttrStructure, w.Structure, SukukStructures},
-			{AttrTitleType, w.TitleType, SukukTitleTypes},
-			{AttrPurchaseUndertaking, w.PurchaseUndertaking, SukukUndertakings},
-			{AttrReturnType, w.ReturnType, SukukReturnTypes},
+			{AttrStructure, w.Structure, Structures},
+			{AttrTitleType, w.TitleType, TitleTypes},
+			{AttrPurchaseUndertaking, w.PurchaseUndertaking, Undertakings},
+			{AttrReturnType, w.ReturnType, ReturnTypes},
 		} {
 			for _, v := range l.vals {
 				if !sukukOneOf(v, l.all) {
@@ -265,7 +267,7 @@ func (st *SukukStandard) validate() error {
 
 // checkDecides evaluates every combination of known attribute values (ratios at 0, 1 and either side of
 // each threshold) and fails on the first no rule decides.
-func (st *SukukStandard) checkDecides() error {
+func (st *Standard) checkDecides() error {
 	ratios := []decimal.Decimal{decimal.Zero, decimal.NewFromInt(1)}
 	for _, ru := range st.Rules {
 		if t := ru.When.TangibleAssetRatioBelow; t != nil {
@@ -274,15 +276,15 @@ func (st *SukukStandard) checkDecides() error {
 		}
 	}
 	yes, no := true, false
-	for _, s := range SukukStructures {
-		for _, tt := range SukukTitleTypes {
-			for _, pu := range SukukUndertakings {
+	for _, s := range Structures {
+		for _, tt := range TitleTypes {
+			for _, pu := range Undertakings {
 				for _, g := range []*bool{&yes, &no} {
-					for _, rt := range SukukReturnTypes {
+					for _, rt := range ReturnTypes {
 						for _, ra := range ratios {
-							n := NewNumber(ra)
+							n := shariah.NewNumber(ra)
 							in := Sukuk{Structure: s, TitleType: tt, PurchaseUndertaking: pu, Guarantee: g, ReturnType: rt, TangibleAssetRatio: &n}
-							if d := st.Dispose(in); d.Status == SukukInsufficientData {
+							if d := st.Dispose(in); d.Status == InsufficientData {
 								return fmt.Errorf("no rule decides %s, title %s, undertaking %s, guarantee %t, return %s, tangible ratio %s",
 									s, tt, pu, *g, rt, ra.String())
 							}
@@ -295,7 +297,7 @@ func (st *SukukStandard) checkDecides() error {
 	return nil
 }
 
-func (r *SukukRules) validateGrid() error {
+func (r *Rules) validateGrid() error {
 	g := r.Grid
 	var errs []error
 	if g.Source == "" || g.ReviewStatus == "" || len(g.Methodologies) == 0 {
@@ -344,7 +346,7 @@ func sukukKnown(s Sukuk, attr string) bool {
 
 // fails reports whether a condition on a known attribute is false (conditions on unknown attributes
 // neither hold nor fail).
-func (c SukukCondition) fails(s Sukuk) bool {
+func (c Condition) fails(s Sukuk) bool {
 	in := func(v string, vals []string) bool { return v != "" && len(vals) > 0 && !sukukOneOf(v, vals) }
 	if in(s.Structure, c.Structure) || in(s.TitleType, c.TitleType) || in(s.PurchaseUndertaking, c.PurchaseUndertaking) ||
 		in(s.ReturnType, c.ReturnType) {
@@ -363,7 +365,7 @@ func (c SukukCondition) fails(s Sukuk) bool {
 // Dispose applies the standard's rules to s in order. A rule a known attribute rules out is skipped;
 // the first rule not ruled out decides when every attribute it requires is known, and otherwise gives
 // insufficient_data naming the unknown ones.
-func (st *SukukStandard) Dispose(s Sukuk) SukukDisposition {
+func (st *Standard) Dispose(s Sukuk) Disposition {
 	s.Structure = strings.ToLower(strings.TrimSpace(s.Structure))
 	s.TitleType = strings.ToLower(strings.TrimSpace(s.TitleType))
 	s.PurchaseUndertaking = strings.ToLower(strings.TrimSpace(s.PurchaseUndertaking))
@@ -373,30 +375,30 @@ func (st *SukukStandard) Dispose(s Sukuk) SukukDisposition {
 			continue
 		}
 		var missing []string
-		for _, a := range SukukAttributes { // in the canonical order
+		for _, a := range Attributes { // in the canonical order
 			if sukukOneOf(a, ru.Requires) && !sukukKnown(s, a) {
 				missing = append(missing, a)
 			}
 		}
 		if len(missing) > 0 {
-			return SukukDisposition{Standard: st.Name, Status: SukukInsufficientData, RuleID: ru.ID, Missing: missing,
+			return Disposition{Standard: st.Name, Status: InsufficientData, RuleID: ru.ID, Missing: missing,
 				Reasons: []string{fmt.Sprintf("rule %s cannot decide: unknown %s", ru.ID, strings.Join(missing, ", "))}}
 		}
-		return SukukDisposition{Standard: st.Name, Status: ru.Disposition, RuleID: ru.ID, Reasons: []string{ru.Reason},
+		return Disposition{Standard: st.Name, Status: ru.Disposition, RuleID: ru.ID, Reasons: []string{ru.Reason},
 			Missing: []string{}}
 	}
 	// unreachable with validated rules (every fully known instrument is decided), kept for safety
-	return SukukDisposition{Standard: st.Name, Status: SukukInsufficientData, Missing: []string{},
+	return Disposition{Standard: st.Name, Status: InsufficientData, Missing: []string{},
 		Reasons: []string{"no rule of " + st.Name + " decides this instrument"}}
 }
 
 // Dispose gives the instrument's disposition before Standard 62 and under the draft, and the grid of
 // index-family methodologies.
-func (r *SukukRules) Dispose(s Sukuk) (pre, post SukukDisposition, grid []GridEntry) {
+func (r *Rules) Dispose(s Sukuk) (pre, post Disposition, grid []GridEntry) {
 	pre, post = r.Pre.Dispose(s), r.Post.Dispose(s)
 	grid = make([]GridEntry, 0, len(r.Grid.Methodologies))
 	for _, m := range r.Grid.Methodologies {
-		e := GridEntry{Methodology: m.ID, Name: m.Name, Basis: m.Basis, Status: SukukNotCovered}
+		e := GridEntry{Methodology: m.ID, Name: m.Name, Basis: m.Basis, Status: NotCovered}
 		if m.Treatment == GridFollowsStandard {
 			e.Standard = m.Standard
 			switch m.Standard {
@@ -413,17 +415,17 @@ func (r *SukukRules) Dispose(s Sukuk) (pre, post SukukDisposition, grid []GridEn
 	return pre, post, grid
 }
 
-// SukukView is a record with its dispositions before and after Standard 62 and the methodology grid, as
+// View is a record with its dispositions before and after Standard 62 and the methodology grid, as
 // the REST routes and the MCP tool answer it.
-type SukukView struct {
+type View struct {
 	Sukuk
-	Pre62  SukukDisposition `json:"disposition_pre_62"`
-	Post62 SukukDisposition `json:"disposition_post_62"`
-	Grid   []GridEntry      `json:"methodology_grid"`
+	Pre62  Disposition `json:"disposition_pre_62"`
+	Post62 Disposition `json:"disposition_post_62"`
+	Grid   []GridEntry `json:"methodology_grid"`
 }
 
 // View disposes a record.
-func (r *SukukRules) View(s Sukuk) SukukView {
+func (r *Rules) View(s Sukuk) View {
 	pre, post, grid := r.Dispose(s)
-	return SukukView{Sukuk: s, Pre62: pre, Post62: post, Grid: grid}
+	return View{Sukuk: s, Pre62: pre, Post62: post, Grid: grid}
 }
