@@ -325,18 +325,3 @@ func (r *Result) Normalize() {
 		r.deriveOverall()
 	}
 }
-
-// Normalize brings an ETF look-through stored with the purification rate as a fraction (before
-// purification_rate_fraction existed) to percent, for the ETF and each holding.
-func (r *ETFResult) Normalize() {
-	if r.PurificationFraction == nil && r.PurificationRate != nil {
-		r.PurificationFraction = r.PurificationRate
-		r.PurificationRate, r.PurificationRatePct = PercentOf(r.PurificationFraction), PercentOf(r.PurificationFraction)
-	}
-	for i := range r.Holdings {
-		h := &r.Holdings[i]
-		if h.PurificationFrac == nil && h.PurificationRate != nil {
-			h.PurificationFrac, h.PurificationRate = h.PurificationRate, PercentOf(h.PurificationRate)
-		}
-	}
-}

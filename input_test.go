@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/sukuk"
 )
 
@@ -149,16 +150,16 @@ func TestCalculatorsRefuseOutOfBoundAmounts(t *testing.T) {
 		t.Errorf("sukuk: %+v", errs)
 	}
 
-	errs = fieldErrors(t, shariah.ETFPurificationRequest{Investment: huge, Dividend: decp("-1")}.Validate("arguments"))
+	errs = fieldErrors(t, etf.PurificationRequest{Investment: huge, Dividend: decp("-1")}.Validate("arguments"))
 	if !hasFieldError(errs, "value_error.number.not_le", "arguments", "investment_amount") ||
 		!hasFieldError(errs, "value_error.number.not_ge", "arguments", "dividend_income") {
 		t.Errorf("etf purification: %+v", errs)
 	}
-	errs = fieldErrors(t, shariah.ETFPurificationRequest{}.Validate("body"))
+	errs = fieldErrors(t, etf.PurificationRequest{}.Validate("body"))
 	if !hasFieldError(errs, "value_error.missing", "body", "investment_amount") {
 		t.Errorf("etf purification without investment: %+v", errs)
 	}
-	if err := (shariah.ETFPurificationRequest{Investment: decp("1000000000000000"), Dividend: decp("0")}).Validate("body"); err != nil {
+	if err := (etf.PurificationRequest{Investment: decp("1000000000000000"), Dividend: decp("0")}).Validate("body"); err != nil {
 		t.Errorf("at the ceiling: %v", err)
 	}
 }

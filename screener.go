@@ -56,7 +56,8 @@ type memEntry struct {
 	version int64
 }
 
-func (s *Screener) now() time.Time {
+// NowUTC is the time of a screening: Now when set (tests), else the clock, in UTC.
+func (s *Screener) NowUTC() time.Time {
 	if s.Now != nil {
 		return s.Now().UTC()
 	}
@@ -126,7 +127,7 @@ func (s *Screener) servedFresh(ctx context.Context, symbol, ruleset string) (Sto
 		return StoredResult{}, false
 	}
 	st, ok, err := s.Results.ServedResult(ctx, symbol, ruleset)
-	if err != nil || !ok || st.Version != v || s.now().Sub(st.ScreenedAt) >= s.maxAge() || s.rememberedAfter(symbol, ruleset, st.ScreenedAt) {
+	if err != nil || !ok || st.Version != v || s.NowUTC().Sub(st.ScreenedAt) >= s.maxAge() || s.rememberedAfter(symbol, ruleset, st.ScreenedAt) {
 		return StoredResult{}, false
 	}
 	return st, true
@@ -148,7 +149,7 @@ func (s *Screener) cached(ctx context.Context, symbol, ruleset string) (Result, 
 	if err != nil {
 		return Result{}, false
 	}
-	fresh := func(r Result, ver int64) bool { return ver == v && s.now().Sub(r.ScreenedAt) < s.maxAge() }
+	fresh := func(r Result, ver int64) bool { return ver == v && s.NowUTC().Sub(r.ScreenedAt) < s.maxAge() }
 	s.mu.Lock()
 	e, ok := s.mem[memKey(symbol, ruleset)]
 	s.mu.Unlock()
@@ -221,7 +222,7 @@ func (s *Screener) compute(ctx context.Context, symbol string, rs *Ruleset, runI
 	if err != nil {
 		return Result{}, err
 	}
-	in := ScreenInputs{Asset: a, Fundamentals: fs, Now: s.now()}
+	in := ScreenInputs{Asset: a, Fundamentals: fs, Now: s.NowUTC()}
 	if se, ok, err := s.Ref.Series(ctx, a.Symbol, "1mo"); err != nil {
 		return Result{}, err
 	} else if ok {

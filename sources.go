@@ -3,8 +3,6 @@ package shariah
 import (
 	"fmt"
 	"strings"
-
-	"github.com/shopspring/decimal"
 )
 
 // What a screening's fundamentals stand on, for summaries that say how much of them is filed.
@@ -74,14 +72,6 @@ type SourceWeights struct {
 	FiledPct          string `json:"filed_pct"`
 	IllustrativePct   string `json:"illustrative_pct"`
 	NoFundamentalsPct string `json:"no_fundamentals_pct"`
-}
-
-// sourceWeights accumulates weights by source.
-type sourceWeights map[string]decimal.Decimal
-
-func (w sourceWeights) pct(total decimal.Decimal) SourceWeights {
-	p := func(s string) string { return w[s].Mul(d100).Div(total).StringFixed(2) }
-	return SourceWeights{FiledPct: p(DataFiled), IllustrativePct: p(DataIllustrative), NoFundamentalsPct: p(DataNoFundamentals)}
 }
 
 // CompanyKey names the company behind a listing, so that share classes count once: its SEC CIK when

@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/etf"
 )
 
 // TestDataSources: a result is filed, illustrative or without fundamentals by its data quality; a
@@ -95,12 +96,12 @@ func TestETFDisposition(t *testing.T) {
 		{"QUESTIONABLE", "80.00", nil, "mostly_compliant"}, {"QUESTIONABLE", "", nil, "questionable"},
 		{"NON_COMPLIANT", "60.00", &pos, "non_compliant"}, {"INSUFFICIENT_DATA", "40.00", nil, "insufficient_data"},
 	} {
-		r := shariah.ETFResult{ComplianceStatus: c.status, CompliantWeightPct: c.compliant, PurificationFraction: c.rate}
-		if got := shariah.ETFDisposition(r); got != c.want {
+		r := etf.Result{ComplianceStatus: c.status, CompliantWeightPct: c.compliant, PurificationFraction: c.rate}
+		if got := etf.Disposition(r); got != c.want {
 			t.Errorf("ETFDisposition(%s, %s%% compliant, rate %v) = %s, want %s", c.status, c.compliant, c.rate, got, c.want)
 		}
 	}
-	if !strings.Contains(shariah.ETFVerdictRule, "mostly_compliant when QUESTIONABLE and more than half the weight is compliant") {
-		t.Errorf("verdict_rule does not say what mostly_compliant means: %s", shariah.ETFVerdictRule)
+	if !strings.Contains(etf.VerdictRule, "mostly_compliant when QUESTIONABLE and more than half the weight is compliant") {
+		t.Errorf("verdict_rule does not say what mostly_compliant means: %s", etf.VerdictRule)
 	}
 }

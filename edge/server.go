@@ -21,6 +21,7 @@ import (
 	"github.com/shariah-screen/shariah/billing"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/sukuk"
@@ -34,7 +35,7 @@ type Deps struct {
 	Screener  *shariah.Screener
 	Education *education.Registry
 	Bulk      *shariah.Bulk
-	ETFs      *shariah.ETFs
+	ETFs      *etf.Service
 	// ETFQueue runs ETF look-throughs on a worker; ETFWait bounds how long a request waits for one.
 	ETFQueue interface {
 		EnqueueETF(ctx context.Context, p jobs.ETFPayload) error

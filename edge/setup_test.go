@@ -33,6 +33,7 @@ import (
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	"github.com/shariah-screen/shariah/jobs"
@@ -211,7 +212,7 @@ func setup(t testing.TB, o options) *env {
 	t.Cleanup(queue.Close)
 	results := sredis.NewResultStore(rc)
 	bulk := &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: ref, Screener: screener, Queue: queue, Concurrency: 2}
-	etfs := &shariah.ETFs{Ref: ref, Screener: screener, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}
+	etfs := &etf.Service{Ref: ref, Screener: screener, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}
 	if o.worker {
 		wsrv, mux, err := jobs.NewWorker(o.redisURL, false, 4, log)
 		if err != nil {

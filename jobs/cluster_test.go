@@ -12,6 +12,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	"github.com/shariah-screen/shariah/jobs"
@@ -71,7 +72,7 @@ func TestQueueAndWorkerOnRedisCluster(t *testing.T) {
 	sc := &shariah.Screener{Ref: ref, Results: results, Rulesets: rs}
 	runs := sredis.NewRunStore(rc)
 	bulk := &shariah.Bulk{Runs: runs, Ref: ref, Queue: q, Screener: sc, Concurrency: 2}
-	etfs := &shariah.ETFs{Ref: ref, Screener: sc, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}
+	etfs := &etf.Service{Ref: ref, Screener: sc, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}
 
 	// A run queued before any worker runs: a second enqueue is refused, and a waiting task can be dropped.
 	waiting, err := bulk.StartRun(ctx, shariah.ServiceCaller, "DJIA", 0, false, "", "api")
@@ -107,7 +108,7 @@ func TestQueueAndWorkerOnRedisCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	r, ok, err := shariah.AwaitETFScreening(ctx, func(ctx context.Context) error {
+	r, ok, err := etf.AwaitScreening(ctx, func(ctx context.Context) error {
 		return q.EnqueueETF(ctx, jobs.ETFPayload{Symbol: "SPUS", Ruleset: "spec"})
 	}, results, "SPUS", "spec", start, 30*time.Second)
 	if err != nil || !ok || len(r.Holdings) == 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/etf"
 )
 
 // ResultStore implements shariah.ResultStore.
@@ -194,10 +195,10 @@ func (s *ResultStore) UpdatedSince(ctx context.Context, since time.Time, ruleset
 	return s.fetch(ctx, ruleset, syms)
 }
 
-var _ shariah.ETFResultStore = (*ResultStore)(nil)
+var _ etf.ResultStore = (*ResultStore)(nil)
 
 // PutETFResult stores an ETF look-through.
-func (s *ResultStore) PutETFResult(ctx context.Context, r shariah.ETFResult) error {
+func (s *ResultStore) PutETFResult(ctx context.Context, r etf.Result) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -206,17 +207,17 @@ func (s *ResultStore) PutETFResult(ctx context.Context, r shariah.ETFResult) err
 }
 
 // ETFResult reads an ETF look-through.
-func (s *ResultStore) ETFResult(ctx context.Context, symbol, ruleset string) (shariah.ETFResult, bool, error) {
+func (s *ResultStore) ETFResult(ctx context.Context, symbol, ruleset string) (etf.Result, bool, error) {
 	b, err := s.c.Do(ctx, s.c.B().Get().Key(etfResultKey(symbol, ruleset)).Build()).AsBytes()
 	if rueidis.IsRedisNil(err) {
-		return shariah.ETFResult{}, false, nil
+		return etf.Result{}, false, nil
 	}
 	if err != nil {
-		return shariah.ETFResult{}, false, err
+		return etf.Result{}, false, err
 	}
-	var r shariah.ETFResult
+	var r etf.Result
 	if err := json.Unmarshal(b, &r); err != nil {
-		return shariah.ETFResult{}, false, err
+		return etf.Result{}, false, err
 	}
 	r.Normalize() // a look-through stored with the purification rate as a fraction
 	return r, true, nil

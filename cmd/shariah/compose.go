@@ -13,6 +13,7 @@ import (
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/billing"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
@@ -35,7 +36,7 @@ type services struct {
 	screener   *shariah.Screener
 	edu        *education.Registry
 	bulk       *shariah.Bulk
-	etfs       *shariah.ETFs
+	etfs       *etf.Service
 	insights   *shariah.Insights
 	watchlists *shariah.Watchlists
 	sukukRules *sukuk.Rules
@@ -158,7 +159,7 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 	s.screener = &shariah.Screener{Ref: s.ref, Results: results, Rulesets: rs, Disclaimers: edu.DisclaimersFor}
 	s.bulk = &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: s.ref, Screener: s.screener, Queue: q,
 		Concurrency: e.cfg.BulkConcurrency, Pause: e.cfg.BulkPause, Unavailable: sredis.Unavailable}
-	s.etfs = &shariah.ETFs{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
+	s.etfs = &etf.Service{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
 	s.insights = &shariah.Insights{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
 	s.watchlists = &shariah.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
 	s.keys = &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),

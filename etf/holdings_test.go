@@ -1,12 +1,18 @@
-package shariah
+package etf
 
 import (
 	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
+
+func numOf(s string) shariah.Number { return shariah.NewNumber(decimal.RequireFromString(s)) }
 
 func TestTopHoldingsAndWeight(t *testing.T) {
 	t.Parallel()
-	hs := []Holding{{Symbol: "A", Weight: numOf("0.1")}, {Symbol: "B", Weight: numOf("0.5")}, {Symbol: "C", Weight: numOf("0.3")}, {Symbol: "D", Weight: numOf("0.1")}}
+	hs := []shariah.Holding{{Symbol: "A", Weight: numOf("0.1")}, {Symbol: "B", Weight: numOf("0.5")}, {Symbol: "C", Weight: numOf("0.3")}, {Symbol: "D", Weight: numOf("0.1")}}
 	if w := HoldingsWeightPct(hs); w != "100.00" {
 		t.Fatalf("weight %s", w)
 	}
@@ -21,12 +27,12 @@ func TestTopHoldingsAndWeight(t *testing.T) {
 
 func TestETFDirectoryOrder(t *testing.T) {
 	t.Parallel()
-	hits := []SearchHit{{Asset: Asset{Symbol: "X"}}, {Asset: Asset{Symbol: "Y"}}, {Asset: Asset{Symbol: "Z"}}}
-	d := ETFDirectory(hits, []string{"Z"}, false)
+	hits := []shariah.SearchHit{{Asset: shariah.Asset{Symbol: "X"}}, {Asset: shariah.Asset{Symbol: "Y"}}, {Asset: shariah.Asset{Symbol: "Z"}}}
+	d := Directory(hits, []string{"Z"}, false)
 	if len(d) != 3 || d[0].Symbol != "Z" || !d[0].HasHoldings || d[1].Symbol != "X" || d[2].Symbol != "Y" {
 		t.Fatalf("directory: %+v", d)
 	}
-	if d := ETFDirectory(hits, []string{"Y"}, true); len(d) != 1 || d[0].Symbol != "Y" {
+	if d := Directory(hits, []string{"Y"}, true); len(d) != 1 || d[0].Symbol != "Y" {
 		t.Fatalf("only with holdings: %+v", d)
 	}
 }
