@@ -12,6 +12,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/finance"
 	"github.com/shariah-screen/shariah/sukuk"
 )
 
@@ -89,7 +90,7 @@ func TestNumberRefusesNonFinite(t *testing.T) {
 	t.Parallel()
 	for _, raw := range []string{`"NaN"`, `"nan"`, `"Infinity"`, `"-Infinity"`, `"inf"`, `"1e99999999999"`, `1e2000000000`, `"ten"`, `true`, `{}`,
 		`"` + strings.Repeat("1", shariah.MaxNumberText) + `"`} {
-		var req shariah.ZakatRequest
+		var req finance.ZakatRequest
 		err := json.Unmarshal([]byte(`{"holdings":[{"symbol":"AAPL","shares":1},{"symbol":"AAPL","market_value":`+raw+`}]}`), &req)
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) || te.Field != "holdings.market_value" {
@@ -114,9 +115,9 @@ func TestNumberRefusesNonFinite(t *testing.T) {
 func TestCalculatorsRefuseOutOfBoundAmounts(t *testing.T) {
 	t.Parallel()
 	huge := decp("1e9999")
-	_, err := (&shariah.Zakat{}).Calculate(context.Background(), shariah.ZakatRequest{
+	_, err := (&finance.Zakat{}).Calculate(context.Background(), finance.ZakatRequest{
 		Cash: amt("1e9999"), Receivables: amt("1000000000000001"), Debts: amt("-1"), GoldPricePerGram: huge,
-		Holdings: []shariah.ZakatHolding{{Symbol: "AAPL", MarketValue: huge}, {Symbol: "MSFT", Shares: decp("1e16")}, {Symbol: "KO", Shares: decp("1e-9999")}}})
+		Holdings: []finance.ZakatHolding{{Symbol: "AAPL", MarketValue: huge}, {Symbol: "MSFT", Shares: decp("1e16")}, {Symbol: "KO", Shares: decp("1e-9999")}}})
 	errs := fieldErrors(t, err)
 	for _, want := range []struct {
 		typ string
@@ -135,7 +136,7 @@ func TestCalculatorsRefuseOutOfBoundAmounts(t *testing.T) {
 		}
 	}
 
-	_, err = (&shariah.Purifier{}).Calculate(context.Background(), shariah.PurificationRequest{Holdings: []shariah.PurificationHolding{
+	_, err = (&finance.Purifier{}).Calculate(context.Background(), finance.PurificationRequest{Holdings: []finance.PurificationHolding{
 		{Symbol: "AAPL", DividendIncome: huge}, {Symbol: "MSFT", Shares: decp("2e15")}}})
 	errs = fieldErrors(t, err)
 	if !hasFieldError(errs, "value_error.number.not_le", "body", "holdings", 0, "dividend_income") ||
@@ -170,18 +171,18 @@ func TestZakatResponseIsBounded(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`{"gold_price_per_gram":"0.000000000000000001","silver_price_per_gram":1,"cash":"999999999999999.999999999999999999","holdings":[`)
-	for i := 0; i < shariah.MaxZakatHoldings; i++ {
+	for i := 0; i < finance.MaxZakatHoldings; i++ {
 		if i > 0 {
 			b.WriteString(",")
 		}
 		b.WriteString(`{"symbol":"A","market_value":999999999999999.999999999999999999}`)
 	}
 	b.WriteString(`]}`)
-	var req shariah.ZakatRequest
+	var req finance.ZakatRequest
 	if err := json.Unmarshal([]byte(b.String()), &req); err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&shariah.Zakat{}).Calculate(context.Background(), req)
+	res, err := (&finance.Zakat{}).Calculate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestZakatResponseIsBounded(t *testing.T) {
 	if err := json.Unmarshal([]byte(big), &req); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&shariah.Zakat{}).Calculate(context.Background(), req); shariah.ErrorCode(err) != shariah.EVALIDATION {
+	if _, err := (&finance.Zakat{}).Calculate(context.Background(), req); shariah.ErrorCode(err) != shariah.EVALIDATION {
 		t.Errorf("1e9999: %v", err)
 	}
 }
@@ -257,7 +258,7 @@ func TestTypeErrorLoc(t *testing.T) {
 		X int `json:"x"`
 	}
 	type holding struct {
-		shariah.ZakatHolding
+		finance.ZakatHolding
 		Sub []inner `json:"sub"`
 	}
 	type body struct {

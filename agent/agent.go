@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/finance"
 )
 
 // Tools are the domain operations the agent may call.
@@ -23,7 +24,7 @@ type Tools struct {
 	Screener *shariah.Screener
 	Ref      shariah.RefStore
 	Catalogs *shariah.CatalogCache
-	Zakat    *shariah.Zakat
+	Zakat    *finance.Zakat
 	Insights *shariah.Insights
 	News     shariah.NewsStore // optional
 }
@@ -103,7 +104,7 @@ type command struct {
 	symbols              []string // canonical
 	unknown              []string // symbol-like words not in the database
 	ruleset, methodology string
-	zakat                shariah.ZakatRequest
+	zakat                finance.ZakatRequest
 }
 
 var (
@@ -244,7 +245,7 @@ func (p *parser) amount(i int) int {
 		}
 		if sym := p.resolve(p.words[j]); sym != "" {
 			shares := shariah.NewNumber(amount)
-			z.Holdings = append(z.Holdings, shariah.ZakatHolding{Symbol: sym, Shares: &shares})
+			z.Holdings = append(z.Holdings, finance.ZakatHolding{Symbol: sym, Shares: &shares})
 		} else {
 			p.cmd.unknown = append(p.cmd.unknown, strings.ToUpper(p.words[j]))
 		}
@@ -472,7 +473,7 @@ func (t *turn) zakat() error {
 		}
 		return err
 	}
-	z := res.(shariah.ZakatResult)
+	z := res.(finance.ZakatResult)
 	if z.ZakatDue {
 		t.say(fmt.Sprintf("Zakat due: %s USD (2.5%% of %s USD zakatable wealth, above the %s nisab of %s USD).",
 			z.AmountOwed.StringFixed(2), z.ZakatableWealth.StringFixed(2), z.Nisab.Metal, z.Nisab.Threshold.StringFixed(2)))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/finance"
 	"github.com/shariah-screen/shariah/sukuk"
 )
 
@@ -103,8 +104,8 @@ func TestItemCountsOverHTTP(t *testing.T) {
 		path, body, loc string
 		max             int
 	}{
-		{"/api/zakat/calculate", `{"holdings":[` + repeat(shariah.MaxZakatHoldings+1, `{"symbol":"AAPL","market_value":1}`) + `]}`, "body.holdings", 100},
-		{"/api/purification/calculate", `{"holdings":[` + repeat(shariah.MaxPurificationHoldings+1, `{"symbol":"AAPL","dividend_income":1}`) + `]}`, "body.holdings", 100},
+		{"/api/zakat/calculate", `{"holdings":[` + repeat(finance.MaxZakatHoldings+1, `{"symbol":"AAPL","market_value":1}`) + `]}`, "body.holdings", 100},
+		{"/api/purification/calculate", `{"holdings":[` + repeat(finance.MaxPurificationHoldings+1, `{"symbol":"AAPL","dividend_income":1}`) + `]}`, "body.holdings", 100},
 		{"/api/sukuk/portfolio-impact", `{"holdings":[` + repeat(sukuk.MaxHoldings+1, `{"isin":"US0378331005","nominal":1}`) + `]}`, "body.holdings", 200},
 		{"/api/portfolio/scan", `{"symbols":[` + repeat(101, `"AAPL"`) + `]}`, "body.symbols", 100},
 		{"/api/reports/portfolio", `{"symbols":[` + repeat(101, `"AAPL"`) + `]}`, "body.symbols", 100},
@@ -134,7 +135,7 @@ func TestZakatResponseProportionate(t *testing.T) {
 	e := setup(t, options{})
 	k := key(e.newKey(t, shariah.PlanEnterprise))
 	holdings := func(item string) string {
-		return `{"gold_price_per_gram":100,"holdings":[` + strings.TrimSuffix(strings.Repeat(item+",", shariah.MaxZakatHoldings), ",") + `]}`
+		return `{"gold_price_per_gram":100,"holdings":[` + strings.TrimSuffix(strings.Repeat(item+",", finance.MaxZakatHoldings), ",") + `]}`
 	}
 	attack := holdings(`{"symbol":"A","market_value":1e9999}`)
 	r := e.do(t, "POST", "/api/zakat/calculate", attack, k)

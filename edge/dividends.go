@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/finance"
 )
 
 func (s *Server) dividends(c *fiber.Ctx) error {
@@ -86,7 +87,7 @@ func (s *Server) dividendPurification(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		periods := shariah.PurifyPeriods(fs, shares)
+		periods := finance.PurifyPeriods(fs, shares)
 		out["periods"] = periods
 		if len(periods) == 0 {
 			out["note"] = "No fiscal year on file with both interest income and shares outstanding."
@@ -97,7 +98,7 @@ func (s *Server) dividendPurification(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	pays := shariah.PurifyPayments(ds, r.PurificationFraction, shares)
+	pays := finance.PurifyPayments(ds, r.PurificationFraction, shares)
 	out["payments"] = pays
 	if r.PurificationFraction == nil {
 		out["note"] = "The purification rate is unknown (" + r.ComplianceExplanation + ")"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/finance"
 )
 
 func (d Deps) dividendTools() []tool {
@@ -40,7 +41,7 @@ func (d Deps) getDividends(ctx context.Context, in dividendsArgs) (any, string, 
 	}
 	out["purification_rate"] = r.PurificationRate // percent
 	out["purification_rate_fraction"] = r.PurificationFraction
-	out["purification"] = shariah.PurifyPayments(ds, r.PurificationFraction, nil)
+	out["purification"] = finance.PurifyPayments(ds, r.PurificationFraction, nil)
 	if r.PurificationRate != nil {
 		text += fmt.Sprintf(" Purification rate %s%% (%s).", r.PurificationRate.Decimal.String(), r.Ruleset.Name)
 	} else {

@@ -8,8 +8,9 @@
 #   1 contexts    sukuk                      bounded contexts that need only the kernel
 #   2             market                     (planned) quotes, prices, FX, trending
 #   3             screening                  (planned) rulesets, engine, results, screener
-#   4             finance insights bulk      (planned) contexts built on screening
-#   5             etf                        ETF look-through (purifies with finance, once it moves)
+#   4             finance insights bulk      contexts built on screening (finance: zakat, purification;
+#                                            insights, bulk: planned)
+#   5             etf                        ETF look-through (purifies with finance)
 #   6 data        rules education datapack/defaultpack ingest/httpx internal/testsvc internal/tools/*
 #                 svgchart                   embedded data and leaf helpers (svgchart: pictures drawn
 #                                            from domain values): the domain at most
@@ -30,6 +31,7 @@ layer_of() {
   case "$1" in
     "") echo 0 ;;
     sukuk) echo 1 ;;
+    finance) echo 4 ;;
     etf) echo 5 ;;
     internal/redistest) echo 9 ;;
     rules|education|datapack/defaultpack|ingest/httpx|svgchart|internal/*) echo 6 ;;

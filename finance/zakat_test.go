@@ -1,9 +1,8 @@
-package shariah_test
+package finance_test
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -11,58 +10,14 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/redis/rueidis"
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/internal/redistest"
-	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/finance"
 )
-
-func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
-
-// amt is a request amount.
-func amt(s string) shariah.Number { return shariah.NewNumber(dec(s)) }
-
-func decp(s string) *shariah.Number { n := shariah.NewNumber(dec(s)); return &n }
-
-// wantDec fails unless got equals want numerically.
-func wantDec(t *testing.T, what string, got shariah.Number, want string) {
-	t.Helper()
-	if !got.Decimal.Equal(dec(want)) {
-		t.Errorf("%s = %s, want %s", what, got.String(), want)
-	}
-}
-
-// fieldErrors returns the field errors of a VALIDATION_ERROR (failing on anything else).
-func fieldErrors(t *testing.T, err error) []shariah.FieldError {
-	t.Helper()
-	var e *shariah.Error
-	if !errors.As(err, &e) || e.Code != shariah.EVALIDATION {
-		t.Fatalf("want a VALIDATION_ERROR, got %v", err)
-	}
-	return e.Detail.(map[string]any)["errors"].([]shariah.FieldError)
-}
-
-// hasFieldError reports whether errs has one at loc (of type typ when typ is not empty).
-func hasFieldError(errs []shariah.FieldError, typ string, loc ...any) bool {
-	for _, e := range errs {
-		if reflect.DeepEqual(e.Loc, loc) && (typ == "" || e.Type == typ) {
-			return true
-		}
-	}
-	return false
-}
-
-// startRefStore starts a real Redis and loads the default data pack into it.
-func startRefStore(t *testing.T) (*sredis.RefStore, rueidis.Client) {
-	t.Helper()
-	_, rc := redistest.StartWithDefaultPack(t)
-	return sredis.NewRefStore(rc), rc
-}
 
 // pricedRequest has both metal prices given: gold 100/g (nisab 85 x 100 = 8500.00), silver 2/g (nisab
 // 595 x 2 = 1190.00).
-func pricedRequest() shariah.ZakatRequest {
-	return shariah.ZakatRequest{GoldPricePerGram: decp("100"), SilverPricePerGram: decp("2")}
+func pricedRequest() finance.ZakatRequest {
+	return finance.ZakatRequest{GoldPricePerGram: decp("100"), SilverPricePerGram: decp("2")}
 }
 
 func TestZakatNisabBoundaries(t *testing.T) {
@@ -91,8 +46,8 @@ func TestZakatNisabBoundaries(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			z := &shariah.Zakat{} // no store: both prices given, cash only
-			res, err := z.Calculate(context.Background(), shariah.ZakatRequest{NisabMetal: c.metal, Cash: amt(c.cash),
+			z := &finance.Zakat{} // no store: both prices given, cash only
+			res, err := z.Calculate(context.Background(), finance.ZakatRequest{NisabMetal: c.metal, Cash: amt(c.cash),
 				GoldPricePerGram: decp(c.gold), SilverPricePerGram: decp(c.silver)})
 			if err != nil {
 				t.Fatal(err)
@@ -116,9 +71,9 @@ func TestZakatNisabBoundaries(t *testing.T) {
 func TestZakatMarketValueMethod(t *testing.T) {
 	t.Parallel()
 	req := pricedRequest()
-	req.Holdings = []shariah.ZakatHolding{{Symbol: "aapl", MarketValue: decp("10000.10")}, {Symbol: "MSFT", MarketValue: decp("2000.20")}}
+	req.Holdings = []finance.ZakatHolding{{Symbol: "aapl", MarketValue: decp("10000.10")}, {Symbol: "MSFT", MarketValue: decp("2000.20")}}
 	req.Cash, req.Receivables, req.Debts = amt("500"), amt("250.05"), amt("750.35")
-	res, err := (&shariah.Zakat{}).Calculate(context.Background(), req)
+	res, err := (&finance.Zakat{}).Calculate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +102,7 @@ func TestZakatMarketValueMethod(t *testing.T) {
 		t.Errorf("disclaimers without a registry: %v", res.Disclaimers)
 	}
 	// with a registry, the zakat disclaimer is attached
-	z := &shariah.Zakat{Disclaimers: func(ids ...string) []shariah.Disclaimer {
+	z := &finance.Zakat{Disclaimers: func(ids ...string) []shariah.Disclaimer {
 		out := []shariah.Disclaimer{}
 		for _, id := range ids {
 			out = append(out, shariah.Disclaimer{ID: id})
@@ -170,9 +125,9 @@ func TestZakatMarketValueMethod(t *testing.T) {
 func TestZakatDebtsExceedWealth(t *testing.T) {
 	t.Parallel()
 	req := pricedRequest()
-	req.Holdings = []shariah.ZakatHolding{{Symbol: "AAPL", MarketValue: decp("300")}}
+	req.Holdings = []finance.ZakatHolding{{Symbol: "AAPL", MarketValue: decp("300")}}
 	req.Cash, req.Debts = amt("100"), amt("1000")
-	res, err := (&shariah.Zakat{}).Calculate(context.Background(), req)
+	res, err := (&finance.Zakat{}).Calculate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,9 +143,9 @@ func TestZakatRoundsOnlyAtTheEnd(t *testing.T) {
 	t.Parallel()
 	req := pricedRequest()
 	for i := range 100 {
-		req.Holdings = append(req.Holdings, shariah.ZakatHolding{Symbol: fmt.Sprintf("S%d", i), MarketValue: decp("100.005")})
+		req.Holdings = append(req.Holdings, finance.ZakatHolding{Symbol: fmt.Sprintf("S%d", i), MarketValue: decp("100.005")})
 	}
-	res, err := (&shariah.Zakat{}).Calculate(context.Background(), req)
+	res, err := (&finance.Zakat{}).Calculate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +162,7 @@ func TestZakatCashOnlyNoHoldings(t *testing.T) {
 	t.Parallel()
 	req := pricedRequest()
 	req.Cash = amt("10000")
-	res, err := (&shariah.Zakat{}).Calculate(context.Background(), req)
+	res, err := (&finance.Zakat{}).Calculate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,12 +188,12 @@ func TestZakatCashOnlyNoHoldings(t *testing.T) {
 func TestZakatIllustrativeDefaultsWithoutData(t *testing.T) {
 	t.Parallel()
 	// No store and no prices: the documented illustrative defaults, labelled as such.
-	res, err := (&shariah.Zakat{}).Calculate(context.Background(), shariah.ZakatRequest{Cash: amt("20000")})
+	res, err := (&finance.Zakat{}).Calculate(context.Background(), finance.ZakatRequest{Cash: amt("20000")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantDec(t, "gold_price_per_gram", res.GoldPricePerGram, shariah.DefaultGoldPerGram.String())
-	wantDec(t, "silver_price_per_gram", res.SilverPricePerGram, shariah.DefaultSilverPerGram.String())
+	wantDec(t, "gold_price_per_gram", res.GoldPricePerGram, finance.DefaultGoldPerGram.String())
+	wantDec(t, "silver_price_per_gram", res.SilverPricePerGram, finance.DefaultSilverPerGram.String())
 	if res.GoldPriceSource != "default (illustrative)" || res.SilverPriceSource != "default (illustrative)" || !res.Illustrative {
 		t.Errorf("sources %q %q illustrative %v", res.GoldPriceSource, res.SilverPriceSource, res.Illustrative)
 	}
@@ -249,7 +204,7 @@ func TestZakatIllustrativeDefaultsWithoutData(t *testing.T) {
 
 func TestZakatRequestJSON(t *testing.T) {
 	t.Parallel()
-	var req shariah.ZakatRequest
+	var req finance.ZakatRequest
 	body := `{"holdings":[{"symbol":"aapl","shares":10},{"symbol":"MSFT","market_value":"1500.25"}],"cash":100.10,"receivables":"5",
 		"debts":1,"nisab_metal":"Silver","gold_price_per_gram":101.5,"silver_price_per_gram":1.25,"method":""}`
 	if err := json.Unmarshal([]byte(body), &req); err != nil {
@@ -267,42 +222,42 @@ func TestZakatRequestJSON(t *testing.T) {
 
 func TestZakatValidation(t *testing.T) {
 	t.Parallel()
-	shares := func(s string) shariah.ZakatHolding { return shariah.ZakatHolding{Symbol: "AAPL", Shares: decp(s)} }
-	many := make([]shariah.ZakatHolding, shariah.MaxZakatHoldings+1)
+	shares := func(s string) finance.ZakatHolding { return finance.ZakatHolding{Symbol: "AAPL", Shares: decp(s)} }
+	many := make([]finance.ZakatHolding, finance.MaxZakatHoldings+1)
 	for i := range many {
 		many[i] = shares("1")
 	}
 	cases := []struct {
 		name string
-		req  shariah.ZakatRequest
+		req  finance.ZakatRequest
 		typ  string
 		loc  []any
 	}{
-		{"negative cash", shariah.ZakatRequest{Cash: amt("-0.01")}, "value_error.number.not_ge", []any{"body", "cash"}},
-		{"negative receivables", shariah.ZakatRequest{Receivables: amt("-1")}, "value_error.number.not_ge", []any{"body", "receivables"}},
-		{"negative debts", shariah.ZakatRequest{Debts: amt("-1")}, "value_error.number.not_ge", []any{"body", "debts"}},
-		{"negative shares", shariah.ZakatRequest{Holdings: []shariah.ZakatHolding{shares("1"), shares("1"), shares("1"), shares("-2")}},
+		{"negative cash", finance.ZakatRequest{Cash: amt("-0.01")}, "value_error.number.not_ge", []any{"body", "cash"}},
+		{"negative receivables", finance.ZakatRequest{Receivables: amt("-1")}, "value_error.number.not_ge", []any{"body", "receivables"}},
+		{"negative debts", finance.ZakatRequest{Debts: amt("-1")}, "value_error.number.not_ge", []any{"body", "debts"}},
+		{"negative shares", finance.ZakatRequest{Holdings: []finance.ZakatHolding{shares("1"), shares("1"), shares("1"), shares("-2")}},
 			"value_error.number.not_ge", []any{"body", "holdings", 3, "shares"}},
-		{"negative market value", shariah.ZakatRequest{Holdings: []shariah.ZakatHolding{{Symbol: "AAPL", MarketValue: decp("-5")}}},
+		{"negative market value", finance.ZakatRequest{Holdings: []finance.ZakatHolding{{Symbol: "AAPL", MarketValue: decp("-5")}}},
 			"value_error.number.not_ge", []any{"body", "holdings", 0, "market_value"}},
-		{"zero gold price", shariah.ZakatRequest{GoldPricePerGram: decp("0")}, "value_error.number.not_gt", []any{"body", "gold_price_per_gram"}},
-		{"negative silver price", shariah.ZakatRequest{SilverPricePerGram: decp("-1")}, "value_error.number.not_gt", []any{"body", "silver_price_per_gram"}},
-		{"unknown metal", shariah.ZakatRequest{NisabMetal: "platinum"}, "value_error.enum", []any{"body", "nisab_metal"}},
-		{"unknown method", shariah.ZakatRequest{Method: "net_worth"}, "value_error.enum", []any{"body", "method"}},
-		{"too many holdings", shariah.ZakatRequest{Holdings: many}, "value_error.list.max_items", []any{"body", "holdings"}},
-		{"shares and market value", shariah.ZakatRequest{Holdings: []shariah.ZakatHolding{{Symbol: "AAPL", Shares: decp("1"), MarketValue: decp("1")}}},
+		{"zero gold price", finance.ZakatRequest{GoldPricePerGram: decp("0")}, "value_error.number.not_gt", []any{"body", "gold_price_per_gram"}},
+		{"negative silver price", finance.ZakatRequest{SilverPricePerGram: decp("-1")}, "value_error.number.not_gt", []any{"body", "silver_price_per_gram"}},
+		{"unknown metal", finance.ZakatRequest{NisabMetal: "platinum"}, "value_error.enum", []any{"body", "nisab_metal"}},
+		{"unknown method", finance.ZakatRequest{Method: "net_worth"}, "value_error.enum", []any{"body", "method"}},
+		{"too many holdings", finance.ZakatRequest{Holdings: many}, "value_error.list.max_items", []any{"body", "holdings"}},
+		{"shares and market value", finance.ZakatRequest{Holdings: []finance.ZakatHolding{{Symbol: "AAPL", Shares: decp("1"), MarketValue: decp("1")}}},
 			"value_error.conflict", []any{"body", "holdings", 0}},
-		{"neither shares nor market value", shariah.ZakatRequest{Holdings: []shariah.ZakatHolding{{Symbol: "AAPL"}}},
+		{"neither shares nor market value", finance.ZakatRequest{Holdings: []finance.ZakatHolding{{Symbol: "AAPL"}}},
 			"value_error.missing", []any{"body", "holdings", 0}},
-		{"bad symbol", shariah.ZakatRequest{Holdings: []shariah.ZakatHolding{{Symbol: "not a symbol", Shares: decp("1")}}},
+		{"bad symbol", finance.ZakatRequest{Holdings: []finance.ZakatHolding{{Symbol: "not a symbol", Shares: decp("1")}}},
 			"value_error.symbol", []any{"body", "holdings", 0, "symbol"}},
-		{"market value with zakatable_assets", shariah.ZakatRequest{Method: "zakatable_assets", Holdings: []shariah.ZakatHolding{{Symbol: "AAPL", MarketValue: decp("1")}}},
+		{"market value with zakatable_assets", finance.ZakatRequest{Method: "zakatable_assets", Holdings: []finance.ZakatHolding{{Symbol: "AAPL", MarketValue: decp("1")}}},
 			"value_error.conflict", []any{"body", "holdings", 0, "market_value"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			// Calculate validates before any store read (a nil store would panic otherwise).
-			_, err := (&shariah.Zakat{}).Calculate(context.Background(), c.req)
+			_, err := (&finance.Zakat{}).Calculate(context.Background(), c.req)
 			errs := fieldErrors(t, err)
 			if !hasFieldError(errs, c.typ, c.loc...) {
 				t.Errorf("want %s at %v, got %+v", c.typ, c.loc, errs)
@@ -310,20 +265,20 @@ func TestZakatValidation(t *testing.T) {
 		})
 	}
 	t.Run("every problem at once", func(t *testing.T) {
-		req := shariah.ZakatRequest{Cash: amt("-1"), NisabMetal: "copper", Holdings: []shariah.ZakatHolding{shares("-1")}}
+		req := finance.ZakatRequest{Cash: amt("-1"), NisabMetal: "copper", Holdings: []finance.ZakatHolding{shares("-1")}}
 		errs := fieldErrors(t, req.Validate())
 		if len(errs) != 3 {
 			t.Errorf("want 3 errors, got %+v", errs)
 		}
 	})
 	t.Run("defaults", func(t *testing.T) {
-		req := shariah.ZakatRequest{Cash: amt("1")}
+		req := finance.ZakatRequest{Cash: amt("1")}
 		if err := req.Validate(); err != nil || req.NisabMetal != "gold" || req.Method != "market_value" {
 			t.Errorf("%v %q %q", err, req.NisabMetal, req.Method)
 		}
-		ok := shariah.ZakatRequest{Holdings: many[:shariah.MaxZakatHoldings]}
+		ok := finance.ZakatRequest{Holdings: many[:finance.MaxZakatHoldings]}
 		if err := ok.Validate(); err != nil {
-			t.Errorf("%d holdings: %v", shariah.MaxZakatHoldings, err)
+			t.Errorf("%d holdings: %v", finance.MaxZakatHoldings, err)
 		}
 	})
 }
@@ -332,7 +287,7 @@ func TestZakatWithStore(t *testing.T) {
 	t.Parallel()
 	store, _ := startRefStore(t)
 	ctx := context.Background()
-	z := &shariah.Zakat{Ref: store}
+	z := &finance.Zakat{Ref: store}
 	q, ok, err := store.Quote(ctx, "AAPL")
 	if err != nil || !ok {
 		t.Fatalf("AAPL quote: %v %v", ok, err)
@@ -360,7 +315,7 @@ func TestZakatWithStore(t *testing.T) {
 
 	t.Run("shares valued at the quote", func(t *testing.T) {
 		req := pricedRequest()
-		req.Holdings = []shariah.ZakatHolding{{Symbol: "aapl", Shares: decp("40")}}
+		req.Holdings = []finance.ZakatHolding{{Symbol: "aapl", Shares: decp("40")}}
 		req.Cash = amt("0.5")
 		res, err := z.Calculate(ctx, req)
 		if err != nil {
@@ -389,7 +344,7 @@ func TestZakatWithStore(t *testing.T) {
 
 	t.Run("unknown, unpriced and unconverted holdings are excluded", func(t *testing.T) {
 		req := pricedRequest()
-		req.Holdings = []shariah.ZakatHolding{
+		req.Holdings = []finance.ZakatHolding{
 			{Symbol: "AAPL", Shares: decp("1")},
 			{Symbol: "ZZZZQ", Shares: decp("1000000")},
 			{Symbol: "NOQT", Shares: decp("5")},
@@ -437,7 +392,7 @@ func TestZakatWithStore(t *testing.T) {
 
 		req := pricedRequest()
 		req.Method = "zakatable_assets"
-		req.Holdings = []shariah.ZakatHolding{{Symbol: "AAPL", Shares: decp("40")}, {Symbol: "ZKT", Shares: decp("7")}, {Symbol: "NOQT", Shares: decp("1")}}
+		req.Holdings = []finance.ZakatHolding{{Symbol: "AAPL", Shares: decp("40")}, {Symbol: "ZKT", Shares: decp("7")}, {Symbol: "NOQT", Shares: decp("1")}}
 		res, err := z.Calculate(ctx, req)
 		if err != nil {
 			t.Fatal(err)
@@ -476,7 +431,7 @@ func TestZakatWithStore(t *testing.T) {
 			t.Fatal(ok, err)
 		}
 		req := pricedRequest()
-		req.Holdings = []shariah.ZakatHolding{{Symbol: "SAP.DE", Shares: decp("10")}}
+		req.Holdings = []finance.ZakatHolding{{Symbol: "SAP.DE", Shares: decp("10")}}
 		res, err := z.Calculate(ctx, req)
 		if err != nil {
 			t.Fatal(err)
@@ -491,7 +446,7 @@ func TestZakatWithStore(t *testing.T) {
 	})
 
 	t.Run("metal prices from data, else the illustrative default", func(t *testing.T) {
-		req := shariah.ZakatRequest{Cash: amt("1")}
+		req := finance.ZakatRequest{Cash: amt("1")}
 		res, err := z.Calculate(ctx, req)
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package shariah
+package finance
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Dividend purification: the part of a dividend
@@ -32,9 +34,9 @@ const (
 
 // PurificationHolding is one position: its dividend income (USD) or its shares.
 type PurificationHolding struct {
-	Symbol         string  `json:"symbol"`
-	DividendIncome *Number `json:"dividend_income,omitempty"` // USD, at most MaxAmount
-	Shares         *Number `json:"shares,omitempty"`          // at most MaxQuantity
+	Symbol         string          `json:"symbol"`
+	DividendIncome *shariah.Number `json:"dividend_income,omitempty"` // USD, at most MaxAmount
+	Shares         *shariah.Number `json:"shares,omitempty"`          // at most MaxQuantity
 }
 
 // PurificationRequest is the input of the purification calculator.
@@ -47,7 +49,7 @@ type PurificationRequest struct {
 // Validate reports every problem at once (VALIDATION_ERROR), fills the default method and normalizes
 // the symbols.
 func (r *PurificationRequest) Validate() error {
-	var v Validation
+	var v shariah.Validation
 	r.Method = strings.ToLower(strings.TrimSpace(r.Method))
 	if r.Method == "" {
 		r.Method = PurifyDividend
@@ -61,7 +63,7 @@ func (r *PurificationRequest) Validate() error {
 	v.Items(len(r.Holdings), 1, MaxPurificationHoldings, "holdings", "body", "holdings")
 	for i := range r.Holdings {
 		h := &r.Holdings[i]
-		if s, ok := NormalizeSymbol(h.Symbol); ok {
+		if s, ok := shariah.NormalizeSymbol(h.Symbol); ok {
 			h.Symbol = s
 		} else {
 			v.Add("must be a ticker symbol (letters, digits, '.', '-', '=', '&'; at most 20 characters)", "value_error.symbol", "body", "holdings", i, "symbol")
@@ -85,37 +87,37 @@ func (r *PurificationRequest) Validate() error {
 // PeriodImpurity is a fiscal year's impure income per share: (interest_income + impure_revenue) /
 // shares_outstanding, in the reporting currency.
 type PeriodImpurity struct {
-	PeriodEnd string `json:"period_end"`
-	PerShare  Number `json:"impure_income_per_share"`
-	Currency  string `json:"currency,omitempty"`
-	Source    string `json:"source"`               // sources of the facts used (filing, illustrative, ...)
-	Ref       string `json:"source_ref,omitempty"` // the interest income's reference (e.g. accession number)
+	PeriodEnd string         `json:"period_end"`
+	PerShare  shariah.Number `json:"impure_income_per_share"`
+	Currency  string         `json:"currency,omitempty"`
+	Source    string         `json:"source"`               // sources of the facts used (filing, illustrative, ...)
+	Ref       string         `json:"source_ref,omitempty"` // the interest income's reference (e.g. accession number)
 }
 
 // ImpureIncomePerShare lists, oldest first, the impure income per share of every fiscal year (period
 // FY) with interest_income and shares_outstanding > 0: (interest_income + impure_revenue when reported)
 // / shares_outstanding, rounded half away from zero to 6 places.
-func ImpureIncomePerShare(fs []Fundamentals) []PeriodImpurity {
-	fs = append([]Fundamentals(nil), fs...)
-	SortFundamentals(fs)
+func ImpureIncomePerShare(fs []shariah.Fundamentals) []PeriodImpurity {
+	fs = append([]shariah.Fundamentals(nil), fs...)
+	shariah.SortFundamentals(fs)
 	out := []PeriodImpurity{}
 	for _, f := range fs {
 		if f.Period != "FY" {
 			continue
 		}
-		ii, ok := f.Facts[InterestIncome]
-		sh, okS := f.Facts[SharesOutstanding]
+		ii, ok := f.Facts[shariah.InterestIncome]
+		sh, okS := f.Facts[shariah.SharesOutstanding]
 		if !ok || !okS || !sh.Value.IsPositive() {
 			continue
 		}
 		impure := ii.Value.Decimal
 		srcs := map[string]bool{ii.Source: true, sh.Source: true}
-		if ir, ok := f.Facts[ImpureRevenue]; ok {
+		if ir, ok := f.Facts[shariah.ImpureRevenue]; ok {
 			impure = impure.Add(ir.Value.Decimal)
 			srcs[ir.Source] = true
 		}
 		var src []string
-		for _, s := range []string{SourceFiling, SourceLive, SourceHistory, SourceIllustrative} {
+		for _, s := range []string{shariah.SourceFiling, shariah.SourceLive, shariah.SourceHistory, shariah.SourceIllustrative} {
 			if srcs[s] {
 				src = append(src, s)
 				delete(srcs, s)
@@ -127,7 +129,7 @@ func ImpureIncomePerShare(fs []Fundamentals) []PeriodImpurity {
 			}
 		}
 		out = append(out, PeriodImpurity{PeriodEnd: f.PeriodEnd, Currency: f.Currency,
-			PerShare: NewNumber(impure.DivRound(sh.Value.Decimal, impurityPerSharePlaces)),
+			PerShare: shariah.NewNumber(impure.DivRound(sh.Value.Decimal, impurityPerSharePlaces)),
 			Source:   strings.Join(src, ", "), Ref: ii.Ref})
 	}
 	return out
@@ -136,9 +138,9 @@ func ImpureIncomePerShare(fs []Fundamentals) []PeriodImpurity {
 // Purifier is the purification calculator. Screener gives the purification rates of the dividend
 // method; Disclaimers may be nil.
 type Purifier struct {
-	Ref         RefReader
-	Screener    *Screener
-	Disclaimers func(ids ...string) []Disclaimer
+	Ref         shariah.RefReader
+	Screener    *shariah.Screener
+	Disclaimers func(ids ...string) []shariah.Disclaimer
 }
 
 // RateSource says where a purification rate came from.
@@ -152,11 +154,11 @@ type RateSource struct {
 // DividendBasis is how dividend income was estimated from shares: the dividends per share in the 12
 // months to the latest dividend on file.
 type DividendBasis struct {
-	From     string     `json:"from"` // exclusive
-	To       string     `json:"to"`   // inclusive: the latest dividend on file
-	PerShare Number     `json:"per_share"`
-	Payments []Dividend `json:"payments"`
-	Note     string     `json:"note"`
+	From     string             `json:"from"` // exclusive
+	To       string             `json:"to"`   // inclusive: the latest dividend on file
+	PerShare shariah.Number     `json:"per_share"`
+	Payments []shariah.Dividend `json:"payments"`
+	Note     string             `json:"note"`
 }
 
 // PurificationHoldingResult is one holding of the result. Only status ok counts in the total.
@@ -165,16 +167,16 @@ type PurificationHoldingResult struct {
 	Name                 string          `json:"name,omitempty"`
 	Status               string          `json:"status"` // ok, NOT_FOUND, NO_DIVIDENDS, NO_FX, RATE_UNKNOWN, NO_FUNDAMENTALS
 	Message              string          `json:"message,omitempty"`
-	DividendIncome       *Number         `json:"dividend_income,omitempty"` // USD
+	DividendIncome       *shariah.Number `json:"dividend_income,omitempty"` // USD
 	DividendBasis        *DividendBasis  `json:"dividend_income_basis,omitempty"`
-	Shares               *Number         `json:"shares,omitempty"`
-	Rate                 *Number         `json:"rate,omitempty"`              // the purification rate as a fraction 0..1 (what amount multiplies)
-	PurificationRate     *Number         `json:"purification_rate,omitempty"` // the same in percent (3.37 means 3.37%), as everywhere else
+	Shares               *shariah.Number `json:"shares,omitempty"`
+	Rate                 *shariah.Number `json:"rate,omitempty"`              // the purification rate as a fraction 0..1 (what amount multiplies)
+	PurificationRate     *shariah.Number `json:"purification_rate,omitempty"` // the same in percent (3.37 means 3.37%), as everywhere else
 	RateSource           *RateSource     `json:"rate_source,omitempty"`
-	ImpureIncomePerShare *Number         `json:"impure_income_per_share,omitempty"` // reporting currency
+	ImpureIncomePerShare *shariah.Number `json:"impure_income_per_share,omitempty"` // reporting currency
 	Period               *PeriodImpurity `json:"period,omitempty"`
-	FXPerUSD             *Number         `json:"fx_per_usd,omitempty"`
-	Amount               *Number         `json:"amount,omitempty"` // USD, to cents
+	FXPerUSD             *shariah.Number `json:"fx_per_usd,omitempty"`
+	Amount               *shariah.Number `json:"amount,omitempty"` // USD, to cents
 	Illustrative         bool            `json:"illustrative"`
 }
 
@@ -184,9 +186,9 @@ type PurificationResult struct {
 	Ruleset      string                      `json:"ruleset,omitempty"` // dividend method
 	Currency     string                      `json:"currency"`
 	Holdings     []PurificationHoldingResult `json:"holdings"`
-	TotalAmount  Number                      `json:"total_amount"`
+	TotalAmount  shariah.Number              `json:"total_amount"`
 	Excluded     []string                    `json:"excluded"`
-	Disclaimers  []Disclaimer                `json:"disclaimers"`
+	Disclaimers  []shariah.Disclaimer        `json:"disclaimers"`
 	Illustrative bool                        `json:"illustrative"`
 }
 
@@ -197,14 +199,14 @@ func (p *Purifier) Calculate(ctx context.Context, req PurificationRequest) (Puri
 		return PurificationResult{}, err
 	}
 	res := PurificationResult{Method: req.Method, Currency: "USD", Holdings: []PurificationHoldingResult{},
-		Excluded: []string{}, Disclaimers: []Disclaimer{}}
+		Excluded: []string{}, Disclaimers: []shariah.Disclaimer{}}
 	if req.Method == PurifyDividend {
 		if p.Screener == nil {
 			return PurificationResult{}, fmt.Errorf("purification: no screener")
 		}
 		rs, _, err := p.Screener.Rulesets.Resolve(req.Ruleset, "")
 		if err != nil {
-			var v Validation
+			var v shariah.Validation
 			v.Add("unknown ruleset; valid: "+strings.Join(p.Screener.Rulesets.Names(), ", "), "value_error.ruleset", "body", "ruleset")
 			return PurificationResult{}, v.Err()
 		}
@@ -279,13 +281,13 @@ func (p *Purifier) holding(ctx context.Context, req PurificationRequest, h Purif
 		hr.DividendIncome = centsp(income)
 	}
 
-	r, _, err := p.Screener.Screen(ctx, a.Symbol, ScreenOptions{Ruleset: req.Ruleset})
-	switch ErrorCode(err) {
+	r, _, err := p.Screener.Screen(ctx, a.Symbol, shariah.ScreenOptions{Ruleset: req.Ruleset})
+	switch shariah.ErrorCode(err) {
 	case "":
-	case ENOTFOUND:
+	case shariah.ENOTFOUND:
 		hr.Status, hr.Message = HoldingNotFound, fmt.Sprintf("%s is not in the database: excluded from the total.", a.Symbol)
 		return hr, decimal.Zero, nil
-	case EVALIDATION: // not a single stock (an ETF, fund or index): no company rate
+	case shariah.EVALIDATION: // not a single stock (an ETF, fund or index): no company rate
 		hr.Status, hr.Message = HoldingRateUnknown, fmt.Sprintf("%s is a %s: the dividend method needs a company's purification rate; excluded from the total.", a.Symbol, a.Type)
 		return hr, decimal.Zero, nil
 	default:
@@ -301,7 +303,7 @@ func (p *Purifier) holding(ctx context.Context, req PurificationRequest, h Purif
 		hr.Message = "The purification rate is unknown (" + r.ComplianceExplanation + "): excluded from the total."
 		return hr, decimal.Zero, nil
 	}
-	hr.Rate, hr.PurificationRate = nump(r.PurificationFraction.Decimal), PercentOf(r.PurificationFraction)
+	hr.Rate, hr.PurificationRate = nump(r.PurificationFraction.Decimal), shariah.PercentOf(r.PurificationFraction)
 	amount := income.Mul(r.PurificationFraction.Decimal)
 	hr.Amount = centsp(amount)
 	return hr, amount, nil
@@ -309,8 +311,8 @@ func (p *Purifier) holding(ctx context.Context, req PurificationRequest, h Purif
 
 // trailingDividends sums the dividends per share (in USD) dated in the 12 months to the latest one on
 // file. A dividend is dated by its ex-date, or its period end when the ex-date is unknown.
-func trailingDividends(ctx context.Context, ds []Dividend, fx *fxTable) (decimal.Decimal, *DividendBasis, bool, bool, error) {
-	date := func(d Dividend) string {
+func trailingDividends(ctx context.Context, ds []shariah.Dividend, fx *fxTable) (decimal.Decimal, *DividendBasis, bool, bool, error) {
+	date := func(d shariah.Dividend) string {
 		if d.ExDate != "" {
 			return d.ExDate
 		}
@@ -330,7 +332,7 @@ func trailingDividends(ctx context.Context, ds []Dividend, fx *fxTable) (decimal
 		return decimal.Zero, &DividendBasis{Note: "The dividends on file have no valid date: give dividend_income."}, false, false, nil
 	}
 	from := to.AddDate(0, -dividendWindowMonths, 0).Format("2006-01-02")
-	b := &DividendBasis{From: from, To: latest, Payments: []Dividend{}}
+	b := &DividendBasis{From: from, To: latest, Payments: []shariah.Dividend{}}
 	sum, ill := decimal.Zero, false
 	for _, d := range ds {
 		if dt := date(d); dt <= from || dt > latest {
@@ -344,16 +346,16 @@ func trailingDividends(ctx context.Context, ds []Dividend, fx *fxTable) (decimal
 			return decimal.Zero, &DividendBasis{Note: fmt.Sprintf("No USD exchange rate for %s (the dividends' currency): give dividend_income.", d.Currency)}, false, false, nil
 		}
 		sum = sum.Add(usd)
-		ill = ill || d.Source == SourceIllustrative
+		ill = ill || d.Source == shariah.SourceIllustrative
 		b.Payments = append(b.Payments, d)
 	}
-	b.PerShare = NewNumber(sum)
+	b.PerShare = shariah.NewNumber(sum)
 	b.Note = fmt.Sprintf("dividend income = shares x %s USD per share: the dividends dated after %s up to %s, the latest on file", sum.String(), from, latest)
 	return sum, b, ill, true, nil
 }
 
 // aaoifi is the holding-based method: shares x impure income per share of the latest fiscal year.
-func (p *Purifier) aaoifi(ctx context.Context, a Asset, shares decimal.Decimal, hr PurificationHoldingResult, fx *fxTable) (PurificationHoldingResult, decimal.Decimal, error) {
+func (p *Purifier) aaoifi(ctx context.Context, a shariah.Asset, shares decimal.Decimal, hr PurificationHoldingResult, fx *fxTable) (PurificationHoldingResult, decimal.Decimal, error) {
 	fs, err := p.Ref.Fundamentals(ctx, a.Symbol)
 	if err != nil {
 		return hr, decimal.Zero, err
@@ -368,7 +370,7 @@ func (p *Purifier) aaoifi(ctx context.Context, a Asset, shares decimal.Decimal, 
 		last.Currency = firstNonEmpty(a.Currency, "USD")
 	}
 	hr.Period, hr.ImpureIncomePerShare = &last, nump(last.PerShare.Decimal)
-	hr.Illustrative = strings.Contains(last.Source, SourceIllustrative)
+	hr.Illustrative = strings.Contains(last.Source, shariah.SourceIllustrative)
 	amount, rate, ok, err := fx.toUSD(ctx, shares.Mul(last.PerShare.Decimal), last.Currency)
 	if err != nil {
 		return hr, decimal.Zero, err
@@ -386,25 +388,25 @@ func (p *Purifier) aaoifi(ctx context.Context, a Asset, shares decimal.Decimal, 
 
 // PaymentPurification is what to purify of one dividend payment (dividend method).
 type PaymentPurification struct {
-	ExDate           string  `json:"ex_date"`
-	PeriodEnd        string  `json:"period_end"`
-	DividendPerShare Number  `json:"dividend_per_share"`
-	Currency         string  `json:"currency"`
-	PurifyPerShare   *Number `json:"purify_per_share"` // null when the rate is unknown
-	Amount           *Number `json:"amount,omitempty"` // for the shares given, to cents
+	ExDate           string          `json:"ex_date"`
+	PeriodEnd        string          `json:"period_end"`
+	DividendPerShare shariah.Number  `json:"dividend_per_share"`
+	Currency         string          `json:"currency"`
+	PurifyPerShare   *shariah.Number `json:"purify_per_share"` // null when the rate is unknown
+	Amount           *shariah.Number `json:"amount,omitempty"` // for the shares given, to cents
 }
 
 // PurifyPayments applies a purification rate, as a fraction (purification_rate_fraction, never the
 // percent), to each payment: per share to 6 places, and for shares (when given) to cents.
-func PurifyPayments(ds []Dividend, rate *Number, shares *decimal.Decimal) []PaymentPurification {
+func PurifyPayments(ds []shariah.Dividend, rate *shariah.Number, shares *decimal.Decimal) []PaymentPurification {
 	out := make([]PaymentPurification, 0, len(ds))
 	for _, d := range ds {
 		p := PaymentPurification{ExDate: d.ExDate, PeriodEnd: d.PeriodEnd, DividendPerShare: d.Amount, Currency: d.Currency}
 		if rate != nil {
-			per := NewNumber(d.Amount.Decimal.Mul(rate.Decimal).Round(6))
+			per := shariah.NewNumber(d.Amount.Decimal.Mul(rate.Decimal).Round(6))
 			p.PurifyPerShare = &per
 			if shares != nil {
-				amt := NewNumber(per.Mul(*shares).Round(2))
+				amt := shariah.NewNumber(per.Mul(*shares).Round(2))
 				p.Amount = &amt
 			}
 		}

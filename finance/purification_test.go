@@ -1,4 +1,4 @@
-package shariah_test
+package finance_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/finance"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -32,7 +33,7 @@ func TestImpureIncomePerShare(t *testing.T) {
 		{PeriodEnd: "2021-12-31", Period: "FY", Facts: map[shariah.Field]shariah.Fact{ // zero shares
 			shariah.InterestIncome: pfact("5", "filing"), shariah.SharesOutstanding: pfact("0", "filing")}},
 	}
-	got := shariah.ImpureIncomePerShare(fs)
+	got := finance.ImpureIncomePerShare(fs)
 	if len(got) != 2 {
 		t.Fatalf("%+v", got)
 	}
@@ -49,46 +50,46 @@ func TestImpureIncomePerShare(t *testing.T) {
 	if b, _ := json.Marshal(got[1]); !strings.Contains(string(b), `"impure_income_per_share":0.666667`) {
 		t.Errorf("%s", b)
 	}
-	if out := shariah.ImpureIncomePerShare(nil); out == nil || len(out) != 0 {
+	if out := finance.ImpureIncomePerShare(nil); out == nil || len(out) != 0 {
 		t.Errorf("no periods: %v", out)
 	}
 }
 
 func TestPurificationValidation(t *testing.T) {
 	t.Parallel()
-	many := make([]shariah.PurificationHolding, shariah.MaxPurificationHoldings+1)
+	many := make([]finance.PurificationHolding, finance.MaxPurificationHoldings+1)
 	for i := range many {
-		many[i] = shariah.PurificationHolding{Symbol: "AAPL", Shares: decp("1")}
+		many[i] = finance.PurificationHolding{Symbol: "AAPL", Shares: decp("1")}
 	}
 	cases := []struct {
 		name string
-		req  shariah.PurificationRequest
+		req  finance.PurificationRequest
 		typ  string
 		loc  []any
 	}{
-		{"no holdings", shariah.PurificationRequest{}, "value_error.list.min_items", []any{"body", "holdings"}},
-		{"too many holdings", shariah.PurificationRequest{Holdings: many}, "value_error.list.max_items", []any{"body", "holdings"}},
-		{"negative income", shariah.PurificationRequest{Holdings: []shariah.PurificationHolding{{Symbol: "AAPL", DividendIncome: decp("-1")}}},
+		{"no holdings", finance.PurificationRequest{}, "value_error.list.min_items", []any{"body", "holdings"}},
+		{"too many holdings", finance.PurificationRequest{Holdings: many}, "value_error.list.max_items", []any{"body", "holdings"}},
+		{"negative income", finance.PurificationRequest{Holdings: []finance.PurificationHolding{{Symbol: "AAPL", DividendIncome: decp("-1")}}},
 			"value_error.number.not_ge", []any{"body", "holdings", 0, "dividend_income"}},
-		{"negative shares", shariah.PurificationRequest{Holdings: []shariah.PurificationHolding{{Symbol: "AAPL", DividendIncome: decp("1")}, {Symbol: "MSFT", Shares: decp("-1")}}},
+		{"negative shares", finance.PurificationRequest{Holdings: []finance.PurificationHolding{{Symbol: "AAPL", DividendIncome: decp("1")}, {Symbol: "MSFT", Shares: decp("-1")}}},
 			"value_error.number.not_ge", []any{"body", "holdings", 1, "shares"}},
-		{"unknown method", shariah.PurificationRequest{Method: "zakat", Holdings: many[:1]}, "value_error.enum", []any{"body", "method"}},
-		{"dividend method without income or shares", shariah.PurificationRequest{Holdings: []shariah.PurificationHolding{{Symbol: "AAPL"}}},
+		{"unknown method", finance.PurificationRequest{Method: "zakat", Holdings: many[:1]}, "value_error.enum", []any{"body", "method"}},
+		{"dividend method without income or shares", finance.PurificationRequest{Holdings: []finance.PurificationHolding{{Symbol: "AAPL"}}},
 			"value_error.missing", []any{"body", "holdings", 0}},
-		{"aaoifi without shares", shariah.PurificationRequest{Method: "AAOIFI", Holdings: []shariah.PurificationHolding{{Symbol: "AAPL", DividendIncome: decp("1")}}},
+		{"aaoifi without shares", finance.PurificationRequest{Method: "AAOIFI", Holdings: []finance.PurificationHolding{{Symbol: "AAPL", DividendIncome: decp("1")}}},
 			"value_error.missing", []any{"body", "holdings", 0, "shares"}},
-		{"bad symbol", shariah.PurificationRequest{Holdings: []shariah.PurificationHolding{{Symbol: "$$$", DividendIncome: decp("1")}}},
+		{"bad symbol", finance.PurificationRequest{Holdings: []finance.PurificationHolding{{Symbol: "$$$", DividendIncome: decp("1")}}},
 			"value_error.symbol", []any{"body", "holdings", 0, "symbol"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := (&shariah.Purifier{}).Calculate(context.Background(), c.req) // validates before any read
+			_, err := (&finance.Purifier{}).Calculate(context.Background(), c.req) // validates before any read
 			if errs := fieldErrors(t, err); !hasFieldError(errs, c.typ, c.loc...) {
 				t.Errorf("want %s at %v, got %+v", c.typ, c.loc, errs)
 			}
 		})
 	}
-	req := shariah.PurificationRequest{Holdings: []shariah.PurificationHolding{{Symbol: " aapl ", DividendIncome: decp("0")}}}
+	req := finance.PurificationRequest{Holdings: []finance.PurificationHolding{{Symbol: " aapl ", DividendIncome: decp("0")}}}
 	if err := req.Validate(); err != nil || req.Method != "dividend" || req.Holdings[0].Symbol != "AAPL" {
 		t.Errorf("defaults: %v %+v", err, req)
 	}
@@ -99,7 +100,7 @@ func TestPurificationWithStore(t *testing.T) {
 	store, rc := startRefStore(t)
 	ctx := context.Background()
 	screener := &shariah.Screener{Ref: store, Results: sredis.NewResultStore(rc), Rulesets: allRulesets(t)}
-	p := &shariah.Purifier{Ref: store, Screener: screener, Disclaimers: func(ids ...string) []shariah.Disclaimer {
+	p := &finance.Purifier{Ref: store, Screener: screener, Disclaimers: func(ids ...string) []shariah.Disclaimer {
 		out := []shariah.Disclaimer{}
 		for _, id := range ids {
 			out = append(out, shariah.Disclaimer{ID: id})
@@ -156,7 +157,7 @@ func TestPurificationWithStore(t *testing.T) {
 	}
 
 	t.Run("hand-checked rate, window and rounding", func(t *testing.T) {
-		res, err := p.Calculate(ctx, shariah.PurificationRequest{Holdings: []shariah.PurificationHolding{
+		res, err := p.Calculate(ctx, finance.PurificationRequest{Holdings: []finance.PurificationHolding{
 			{Symbol: "DIVX", Shares: decp("100")},
 			{Symbol: "DIVX", DividendIncome: decp("0.5")},
 			{Symbol: "DIVX", DividendIncome: decp("0.5")},
@@ -183,7 +184,7 @@ func TestPurificationWithStore(t *testing.T) {
 	})
 
 	t.Run("dividend income x rate", func(t *testing.T) {
-		res, err := p.Calculate(ctx, shariah.PurificationRequest{Holdings: []shariah.PurificationHolding{
+		res, err := p.Calculate(ctx, finance.PurificationRequest{Holdings: []finance.PurificationHolding{
 			{Symbol: "aapl", DividendIncome: decp("1234.56")},
 			{Symbol: "ZZZZQ", DividendIncome: decp("1000")},
 			{Symbol: "NORATE", DividendIncome: decp("1000")},
@@ -220,7 +221,7 @@ func TestPurificationWithStore(t *testing.T) {
 	})
 
 	t.Run("shares only: trailing dividends", func(t *testing.T) {
-		res, err := p.Calculate(ctx, shariah.PurificationRequest{Holdings: []shariah.PurificationHolding{
+		res, err := p.Calculate(ctx, finance.PurificationRequest{Holdings: []finance.PurificationHolding{
 			{Symbol: "AAPL", Shares: decp("100")},
 			{Symbol: "NVDA", Shares: decp("100")}, // no dividends in the default pack
 		}})
@@ -262,7 +263,7 @@ func TestPurificationWithStore(t *testing.T) {
 		perShare := fy.Facts[shariah.InterestIncome].Value.Decimal.Add(fy.Facts[shariah.ImpureRevenue].Value.Decimal).
 			DivRound(fy.Facts[shariah.SharesOutstanding].Value.Decimal, 6)
 
-		res, err := p.Calculate(ctx, shariah.PurificationRequest{Method: "aaoifi", Holdings: []shariah.PurificationHolding{
+		res, err := p.Calculate(ctx, finance.PurificationRequest{Method: "aaoifi", Holdings: []finance.PurificationHolding{
 			{Symbol: "AAPL", Shares: decp("250")},
 			{Symbol: "PURX", Shares: decp("10")},
 			{Symbol: "NORATE", Shares: decp("10")},
@@ -294,7 +295,7 @@ func TestPurificationWithStore(t *testing.T) {
 	})
 
 	t.Run("unknown ruleset", func(t *testing.T) {
-		_, err := p.Calculate(ctx, shariah.PurificationRequest{Ruleset: "nope", Holdings: []shariah.PurificationHolding{{Symbol: "AAPL", DividendIncome: decp("1")}}})
+		_, err := p.Calculate(ctx, finance.PurificationRequest{Ruleset: "nope", Holdings: []finance.PurificationHolding{{Symbol: "AAPL", DividendIncome: decp("1")}}})
 		if errs := fieldErrors(t, err); !hasFieldError(errs, "value_error.ruleset", "body", "ruleset") {
 			t.Errorf("%+v", errs)
 		}

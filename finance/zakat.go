@@ -1,4 +1,8 @@
-package shariah
+// Package finance holds the calculators of an investor's obligations: zakat on holdings and cash
+// (zakat.go), the purification of dividends and of gains by the impure share of a company's income
+// (purification.go, purification_periods.go). It imports the kernel and the screening whose rates it
+// uses (today still in the root).
+package finance
 
 import (
 	"context"
@@ -6,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Zakat estimate.
@@ -64,27 +70,27 @@ var zakatSkipped = []string{
 
 // ZakatHolding is one position of a zakat request: shares of a listed symbol, or its market value in USD.
 type ZakatHolding struct {
-	Symbol      string  `json:"symbol"`
-	Shares      *Number `json:"shares,omitempty"`       // at most MaxQuantity
-	MarketValue *Number `json:"market_value,omitempty"` // USD, at most MaxAmount
+	Symbol      string          `json:"symbol"`
+	Shares      *shariah.Number `json:"shares,omitempty"`       // at most MaxQuantity
+	MarketValue *shariah.Number `json:"market_value,omitempty"` // USD, at most MaxAmount
 }
 
 // ZakatRequest is the input of the zakat calculator. Amounts are USD, each at most MaxAmount.
 type ZakatRequest struct {
-	Holdings           []ZakatHolding `json:"holdings"`
-	Cash               Number         `json:"cash"`
-	Receivables        Number         `json:"receivables"`
-	Debts              Number         `json:"debts"`
-	NisabMetal         string         `json:"nisab_metal"` // gold (default), silver, lower
-	GoldPricePerGram   *Number        `json:"gold_price_per_gram,omitempty"`
-	SilverPricePerGram *Number        `json:"silver_price_per_gram,omitempty"`
-	Method             string         `json:"method"` // market_value (default), zakatable_assets
+	Holdings           []ZakatHolding  `json:"holdings"`
+	Cash               shariah.Number  `json:"cash"`
+	Receivables        shariah.Number  `json:"receivables"`
+	Debts              shariah.Number  `json:"debts"`
+	NisabMetal         string          `json:"nisab_metal"` // gold (default), silver, lower
+	GoldPricePerGram   *shariah.Number `json:"gold_price_per_gram,omitempty"`
+	SilverPricePerGram *shariah.Number `json:"silver_price_per_gram,omitempty"`
+	Method             string          `json:"method"` // market_value (default), zakatable_assets
 }
 
 // Validate reports every problem of the request at once (a VALIDATION_ERROR) and fills the defaults
 // (nisab_metal gold, method market_value) and the normalized symbols.
 func (r *ZakatRequest) Validate() error {
-	var v Validation
+	var v shariah.Validation
 	r.NisabMetal = strings.ToLower(strings.TrimSpace(r.NisabMetal))
 	if r.NisabMetal == "" {
 		r.NisabMetal = NisabGold
@@ -105,13 +111,13 @@ func (r *ZakatRequest) Validate() error {
 	}
 	for _, f := range []struct {
 		name string
-		d    Number
+		d    shariah.Number
 	}{{"cash", r.Cash}, {"receivables", r.Receivables}, {"debts", r.Debts}} {
 		v.Amount(f.d.Decimal, false, "body", f.name)
 	}
 	for _, f := range []struct {
 		name string
-		d    *Number
+		d    *shariah.Number
 	}{{"gold_price_per_gram", r.GoldPricePerGram}, {"silver_price_per_gram", r.SilverPricePerGram}} {
 		if f.d != nil {
 			v.Amount(f.d.Decimal, true, "body", f.name)
@@ -120,7 +126,7 @@ func (r *ZakatRequest) Validate() error {
 	v.Items(len(r.Holdings), 0, MaxZakatHoldings, "holdings", "body", "holdings")
 	for i := range r.Holdings {
 		h := &r.Holdings[i]
-		if s, ok := NormalizeSymbol(h.Symbol); ok {
+		if s, ok := shariah.NormalizeSymbol(h.Symbol); ok {
 			h.Symbol = s
 		} else {
 			v.Add("must be a ticker symbol (letters, digits, '.', '-', '=', '&'; at most 20 characters)", "value_error.symbol", "body", "holdings", i, "symbol")
@@ -148,40 +154,40 @@ func (r *ZakatRequest) Validate() error {
 // Zakat is the zakat calculator. Ref is read only for what the request does not give (metal prices,
 // prices and fundamentals of holdings given as shares); Disclaimers may be nil.
 type Zakat struct {
-	Ref         RefReader
-	Disclaimers func(ids ...string) []Disclaimer
+	Ref         shariah.RefReader
+	Disclaimers func(ids ...string) []shariah.Disclaimer
 }
 
 // ZakatHoldingResult is one holding of the estimate. Only holdings with status ok count in the totals.
 type ZakatHoldingResult struct {
-	Symbol         string  `json:"symbol"`
-	Name           string  `json:"name,omitempty"`
-	Status         string  `json:"status"` // ok, NOT_FOUND, NO_PRICE, NO_FX, NO_FUNDAMENTALS
-	Message        string  `json:"message,omitempty"`
-	Shares         *Number `json:"shares,omitempty"`
-	Price          *Number `json:"price,omitempty"` // in price_currency
-	PriceCurrency  string  `json:"price_currency,omitempty"`
-	PriceAsOf      string  `json:"price_as_of,omitempty"`
-	PriceSource    string  `json:"price_source,omitempty"`
-	FXPerUSD       *Number `json:"fx_per_usd,omitempty"` // units of the currency per USD used to convert
-	FXSource       string  `json:"fx_source,omitempty"`
-	MarketValue    *Number `json:"market_value,omitempty"`    // USD, to cents
-	ZakatableValue *Number `json:"zakatable_value,omitempty"` // USD, to cents
-	Basis          string  `json:"basis,omitempty"`
+	Symbol         string          `json:"symbol"`
+	Name           string          `json:"name,omitempty"`
+	Status         string          `json:"status"` // ok, NOT_FOUND, NO_PRICE, NO_FX, NO_FUNDAMENTALS
+	Message        string          `json:"message,omitempty"`
+	Shares         *shariah.Number `json:"shares,omitempty"`
+	Price          *shariah.Number `json:"price,omitempty"` // in price_currency
+	PriceCurrency  string          `json:"price_currency,omitempty"`
+	PriceAsOf      string          `json:"price_as_of,omitempty"`
+	PriceSource    string          `json:"price_source,omitempty"`
+	FXPerUSD       *shariah.Number `json:"fx_per_usd,omitempty"` // units of the currency per USD used to convert
+	FXSource       string          `json:"fx_source,omitempty"`
+	MarketValue    *shariah.Number `json:"market_value,omitempty"`    // USD, to cents
+	ZakatableValue *shariah.Number `json:"zakatable_value,omitempty"` // USD, to cents
+	Basis          string          `json:"basis,omitempty"`
 	// ZakatAmount is the holding's share of the zakat: total_zakat x its zakatable value / the
 	// zakatable assets (holdings, cash and receivables; debts reduce every share alike), to cents.
 	// Null for an excluded holding; 0 when no zakat is due.
-	ZakatAmount  *Number `json:"zakat_amount"`
-	Illustrative bool    `json:"illustrative"`
+	ZakatAmount  *shariah.Number `json:"zakat_amount"`
+	Illustrative bool            `json:"illustrative"`
 }
 
 // ZakatNisab is the threshold applied.
 type ZakatNisab struct {
-	Metal        string `json:"metal"` // gold or silver (for lower: the metal giving the lower threshold)
-	Grams        Number `json:"grams"`
-	PricePerGram Number `json:"price_per_gram"`
-	PriceSource  string `json:"price_source"`
-	Threshold    Number `json:"threshold"` // USD, to cents (compared unrounded)
+	Metal        string         `json:"metal"` // gold or silver (for lower: the metal giving the lower threshold)
+	Grams        shariah.Number `json:"grams"`
+	PricePerGram shariah.Number `json:"price_per_gram"`
+	PriceSource  string         `json:"price_source"`
+	Threshold    shariah.Number `json:"threshold"` // USD, to cents (compared unrounded)
 }
 
 // ZakatResult is the zakat estimate. Money is USD.
@@ -190,41 +196,41 @@ type ZakatResult struct {
 	NisabMetal          string               `json:"nisab_metal"`
 	Currency            string               `json:"currency"`
 	Holdings            []ZakatHoldingResult `json:"holdings"`
-	HoldingsValue       *Number              `json:"holdings_value"` // market value of the ok holdings; null when one has none
-	Cash                Number               `json:"cash"`
-	Receivables         Number               `json:"receivables"`
-	Debts               Number               `json:"debts"`
-	TotalPortfolioValue *Number              `json:"total_portfolio_value"` // holdings_value + cash + receivables
-	ZakatableWealth     Number               `json:"zakatable_wealth"`
+	HoldingsValue       *shariah.Number      `json:"holdings_value"` // market value of the ok holdings; null when one has none
+	Cash                shariah.Number       `json:"cash"`
+	Receivables         shariah.Number       `json:"receivables"`
+	Debts               shariah.Number       `json:"debts"`
+	TotalPortfolioValue *shariah.Number      `json:"total_portfolio_value"` // holdings_value + cash + receivables
+	ZakatableWealth     shariah.Number       `json:"zakatable_wealth"`
 	Nisab               ZakatNisab           `json:"nisab"`
-	GoldPricePerGram    Number               `json:"gold_price_per_gram"`
+	GoldPricePerGram    shariah.Number       `json:"gold_price_per_gram"`
 	GoldPriceSource     string               `json:"gold_price_source"`
-	SilverPricePerGram  Number               `json:"silver_price_per_gram"`
+	SilverPricePerGram  shariah.Number       `json:"silver_price_per_gram"`
 	SilverPriceSource   string               `json:"silver_price_source"`
-	ZakatRate           Number               `json:"zakat_rate"`
+	ZakatRate           shariah.Number       `json:"zakat_rate"`
 	ZakatDue            bool                 `json:"zakat_due"`
-	AmountOwed          Number               `json:"amount_owed"`
+	AmountOwed          shariah.Number       `json:"amount_owed"`
 	// The ecosystem's names: total_zakat = amount_owed, is_above_nisab = zakat_due (wealth exceeds
 	// the nisab), nisab_threshold = nisab.threshold, total_market_value = total_portfolio_value.
-	TotalZakat       Number       `json:"total_zakat"`
-	IsAboveNisab     bool         `json:"is_above_nisab"`
-	NisabThreshold   Number       `json:"nisab_threshold"`
-	TotalMarketValue *Number      `json:"total_market_value"`
-	Excluded         []string     `json:"excluded"`
-	Skipped          []string     `json:"skipped"`
-	Disclaimers      []Disclaimer `json:"disclaimers"`
-	Illustrative     bool         `json:"illustrative"`
+	TotalZakat       shariah.Number       `json:"total_zakat"`
+	IsAboveNisab     bool                 `json:"is_above_nisab"`
+	NisabThreshold   shariah.Number       `json:"nisab_threshold"`
+	TotalMarketValue *shariah.Number      `json:"total_market_value"`
+	Excluded         []string             `json:"excluded"`
+	Skipped          []string             `json:"skipped"`
+	Disclaimers      []shariah.Disclaimer `json:"disclaimers"`
+	Illustrative     bool                 `json:"illustrative"`
 }
 
-func cents(d decimal.Decimal) Number { return NewNumber(d.Round(2)) }
+func cents(d decimal.Decimal) shariah.Number { return shariah.NewNumber(d.Round(2)) }
 
-func centsp(d decimal.Decimal) *Number { n := cents(d); return &n }
+func centsp(d decimal.Decimal) *shariah.Number { n := cents(d); return &n }
 
-func nump(d decimal.Decimal) *Number { n := NewNumber(d); return &n }
+func nump(d decimal.Decimal) *shariah.Number { n := shariah.NewNumber(d); return &n }
 
 // metalPrice is the price per gram of a metal: from the request, else the latest in the reference
 // data, else the illustrative default.
-func (z *Zakat) metalPrice(ctx context.Context, metal string, given *Number, def decimal.Decimal) (decimal.Decimal, string, bool, error) {
+func (z *Zakat) metalPrice(ctx context.Context, metal string, given *shariah.Number, def decimal.Decimal) (decimal.Decimal, string, bool, error) {
 	if given != nil {
 		return given.Decimal, "request", false, nil
 	}
@@ -236,7 +242,7 @@ func (z *Zakat) metalPrice(ctx context.Context, metal string, given *Number, def
 		if n := len(ps); n > 0 && ps[n-1].USDPerOunce.IsPositive() {
 			p := ps[n-1]
 			perGram := p.USDPerOunce.Decimal.DivRound(GramsPerTroyOunce, metalPerGramPlaces)
-			return perGram, strings.TrimSpace(fmt.Sprintf("data: %s %s", p.Source, p.AsOf)), p.Source == SourceIllustrative, nil
+			return perGram, strings.TrimSpace(fmt.Sprintf("data: %s %s", p.Source, p.AsOf)), p.Source == shariah.SourceIllustrative, nil
 		}
 	}
 	return def, "default (illustrative)", true, nil
@@ -256,7 +262,7 @@ func (z *Zakat) Calculate(ctx context.Context, req ZakatRequest) (ZakatResult, e
 	}
 	res := ZakatResult{Method: req.Method, NisabMetal: req.NisabMetal, Currency: "USD", Holdings: []ZakatHoldingResult{},
 		Cash: req.Cash, Receivables: req.Receivables, Debts: req.Debts,
-		ZakatRate: NewNumber(ZakatRate), Excluded: []string{}, Skipped: append([]string(nil), zakatSkipped...), Disclaimers: []Disclaimer{}}
+		ZakatRate: shariah.NewNumber(ZakatRate), Excluded: []string{}, Skipped: append([]string(nil), zakatSkipped...), Disclaimers: []shariah.Disclaimer{}}
 
 	threshold, err := z.nisab(ctx, req, &res)
 	if err != nil {
@@ -309,10 +315,10 @@ func (z *Zakat) nisab(ctx context.Context, req ZakatRequest, res *ZakatResult) (
 	if err != nil {
 		return decimal.Zero, err
 	}
-	res.GoldPricePerGram, res.GoldPriceSource = NewNumber(gold), goldSrc
-	res.SilverPricePerGram, res.SilverPriceSource = NewNumber(silver), silverSrc
-	goldNisab := ZakatNisab{Metal: NisabGold, Grams: NewNumber(NisabGoldGrams), PricePerGram: NewNumber(gold), PriceSource: goldSrc}
-	silverNisab := ZakatNisab{Metal: NisabSilver, Grams: NewNumber(NisabSilverGrams), PricePerGram: NewNumber(silver), PriceSource: silverSrc}
+	res.GoldPricePerGram, res.GoldPriceSource = shariah.NewNumber(gold), goldSrc
+	res.SilverPricePerGram, res.SilverPriceSource = shariah.NewNumber(silver), silverSrc
+	goldNisab := ZakatNisab{Metal: NisabGold, Grams: shariah.NewNumber(NisabGoldGrams), PricePerGram: shariah.NewNumber(gold), PriceSource: goldSrc}
+	silverNisab := ZakatNisab{Metal: NisabSilver, Grams: shariah.NewNumber(NisabSilverGrams), PricePerGram: shariah.NewNumber(silver), PriceSource: silverSrc}
 	goldThreshold, silverThreshold := NisabGoldGrams.Mul(gold), NisabSilverGrams.Mul(silver)
 	threshold := goldThreshold
 	res.Nisab = goldNisab
@@ -397,7 +403,7 @@ func (z *Zakat) holding(ctx context.Context, method string, h ZakatHolding, fx *
 		price := decimal.New(int64(q.Price), -6)
 		cur := firstNonEmpty(q.Currency, a.Currency, "USD")
 		hr.Price, hr.PriceCurrency, hr.PriceAsOf, hr.PriceSource = nump(price), cur, q.AsOf, q.Source
-		hr.Illustrative = q.Source == SourceIllustrative
+		hr.Illustrative = q.Source == shariah.SourceIllustrative
 		usd, rate, ok, err := fx.toUSD(ctx, shares.Mul(price), cur)
 		if err != nil {
 			return hr, line, err
@@ -429,7 +435,7 @@ func (z *Zakat) holding(ctx context.Context, method string, h ZakatHolding, fx *
 
 // zakatablePart values a holding by the zakatable_assets method: the company's zakatable assets per
 // share, from its latest period with them, times the shares held, in USD. Data gaps are statuses.
-func (z *Zakat) zakatablePart(ctx context.Context, a Asset, shares decimal.Decimal, fx *fxTable, hr *ZakatHoldingResult, line *zakatLine) error {
+func (z *Zakat) zakatablePart(ctx context.Context, a shariah.Asset, shares decimal.Decimal, fx *fxTable, hr *ZakatHoldingResult, line *zakatLine) error {
 	fs, err := z.Ref.Fundamentals(ctx, a.Symbol)
 	if err != nil {
 		return err
@@ -466,23 +472,23 @@ func (z *Zakat) zakatablePart(ctx context.Context, a Asset, shares decimal.Decim
 // latest period with cash and shares (the holding's value per share is assets / outstanding). Missing
 // receivables or inventory count as zero and are named in the basis. ok is false (basis says why) when
 // no period has cash and shares.
-func zakatableAssets(fs []Fundamentals) (assets, outstanding decimal.Decimal, basis, currency string, illustrative, ok bool) {
-	fs = append([]Fundamentals(nil), fs...)
-	SortFundamentals(fs)
+func zakatableAssets(fs []shariah.Fundamentals) (assets, outstanding decimal.Decimal, basis, currency string, illustrative, ok bool) {
+	fs = append([]shariah.Fundamentals(nil), fs...)
+	shariah.SortFundamentals(fs)
 	for i := len(fs) - 1; i >= 0; i-- {
 		f := fs[i]
-		cash, hasCash := f.Facts[CashAndSecurities]
-		sh, hasShares := f.Facts[SharesOutstanding]
+		cash, hasCash := f.Facts[shariah.CashAndSecurities]
+		sh, hasShares := f.Facts[shariah.SharesOutstanding]
 		if !hasCash || !hasShares || !sh.Value.IsPositive() {
 			continue
 		}
 		sum := cash.Value.Decimal
 		var missing []string
-		ill := cash.Source == SourceIllustrative || sh.Source == SourceIllustrative
-		for _, fld := range []Field{Receivables, Inventory} {
+		ill := cash.Source == shariah.SourceIllustrative || sh.Source == shariah.SourceIllustrative
+		for _, fld := range []shariah.Field{shariah.Receivables, shariah.Inventory} {
 			if fact, ok := f.Facts[fld]; ok {
 				sum = sum.Add(fact.Value.Decimal)
-				ill = ill || fact.Source == SourceIllustrative
+				ill = ill || fact.Source == shariah.SourceIllustrative
 			} else {
 				missing = append(missing, string(fld))
 			}
@@ -505,4 +511,36 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// fxPlaces is the precision of a currency conversion (a division, so it cannot be exact).
+const fxPlaces = 12
+
+// fxTable converts amounts to USD with the reference rates, read once per calculation.
+type fxTable struct {
+	ref   shariah.RefReader
+	rates map[string]shariah.FXRate
+}
+
+// toUSD converts an amount in currency to USD; ok is false when no rate is known.
+func (t *fxTable) toUSD(ctx context.Context, amount decimal.Decimal, currency string) (usd decimal.Decimal, rate *shariah.FXRate, ok bool, err error) {
+	currency = strings.ToUpper(strings.TrimSpace(currency))
+	if currency == "" || currency == "USD" {
+		return amount, nil, true, nil
+	}
+	if t.rates == nil {
+		rs, err := t.ref.FX(ctx)
+		if err != nil {
+			return decimal.Zero, nil, false, err
+		}
+		t.rates = map[string]shariah.FXRate{}
+		for _, r := range rs {
+			t.rates[strings.ToUpper(r.Currency)] = r
+		}
+	}
+	r, found := t.rates[currency]
+	if !found || !r.PerUSD.IsPositive() {
+		return decimal.Zero, nil, false, nil
+	}
+	return amount.DivRound(r.PerUSD.Decimal, fxPlaces), &r, true, nil
 }
