@@ -238,9 +238,9 @@ func (r *Result) deriveOverall() {
 	}
 }
 
-// setOverall makes status (upper case) the overall verdict, the verdict of the methodology named when
+// SetOverall makes status (upper case) the overall verdict, the verdict of the methodology named when
 // one is (its display name), and derives the fields that follow from it.
-func (r *Result) setOverall(status, methodology string) {
+func (r *Result) SetOverall(status, methodology string) {
 	r.Methodology = methodology
 	r.ComplianceStatus, r.OverallStatus = status, status
 	if methodology != "" {

@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/bulk"
 )
 
 // quartersOf builds a trajectory (oldest first) from debt/assets values in percent; a negative value is
@@ -155,17 +156,17 @@ func TestMovedRatios(t *testing.T) {
 	}
 	a := res("COMPLIANT", n("0.30"), n("0.10"), &yes, n("0.40"))
 	b := res("NON_COMPLIANT", n("0.35"), n("0.12"), &no, n("0.45"))
-	got := shariah.MovedRatios(a, b)
+	got := bulk.MovedRatios(a, b)
 	if len(got) != 2 || got[0].Ratio != "debt" || !got[0].Crossed || got[0].Methodology != "ftse" || got[0].From.String() != "0.3" ||
 		got[0].To.String() != "0.35" || got[1].Ratio != "cash" || got[1].Crossed {
 		t.Fatalf("moved %+v", got)
 	}
 	// No verdict changed: every methodology's moved ratios.
 	c := res("COMPLIANT", n("0.30"), n("0.10"), &yes, n("0.45"))
-	if got := shariah.MovedRatios(a, c); len(got) != 1 || got[0].Methodology != "aaoifi" {
+	if got := bulk.MovedRatios(a, c); len(got) != 1 || got[0].Methodology != "aaoifi" {
 		t.Fatalf("no verdict change: %+v", got)
 	}
-	if got := shariah.MovedRatios(nil, b); got == nil || len(got) != 0 {
+	if got := bulk.MovedRatios(nil, b); got == nil || len(got) != 0 {
 		t.Fatalf("an errored run's item: %+v", got)
 	}
 }

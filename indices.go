@@ -1,5 +1,11 @@
 package shariah
 
+import (
+	"context"
+	"sort"
+	"strings"
+)
+
 // KnownIndex is one of the indices offered for bulk screening: its canonical
 // name, description, country, Yahoo symbol and usual constituent count.
 type KnownIndex struct {
@@ -52,4 +58,68 @@ type IndexInfo struct {
 	Country     string   `json:"country"`
 	Symbols     []string `json:"-"` // constituents (canonical symbols)
 	Source      string   `json:"source"`
+}
+
+// IndexListing is one index of GET /api/screen-bulk/indices.
+type IndexListing struct {
+	Name string `json:"index_name"`
+	// DisplayName repeats index_name as "name", the field the ecosystem's clients read.
+	DisplayName      string `json:"name"`
+	Description      string `json:"description"`
+	Country          string `json:"country"`
+	EstimatedTickers int    `json:"estimated_tickers"`
+	LoadedTickers    int    `json:"loaded_tickers"` // constituents in the loaded data (what a run screens)
+	Source           string `json:"source,omitempty"`
+}
+
+// ListIndices lists the known indices and any a data pack defined, with their loaded constituents by
+// name: what a bulk run screens and what the trajectory analytics read.
+func ListIndices(ctx context.Context, ref RefReader) ([]IndexListing, map[string][]string, error) {
+	stored, err := ref.Indices(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	members := map[string][]string{}
+	byName := map[string]IndexInfo{}
+	for _, ix := range stored {
+		members[ix.Name] = ix.Symbols
+		byName[ix.Name] = ix
+	}
+	var out []IndexListing
+	seen := map[string]bool{}
+	for _, k := range KnownIndices {
+		seen[k.Name] = true
+		l := IndexListing{Name: k.Name, DisplayName: k.Name, Description: k.Description, Country: k.Country, EstimatedTickers: k.Estimated, LoadedTickers: len(members[k.Name])}
+		if ix, ok := byName[k.Name]; ok {
+			l.Source = ix.Source
+		}
+		out = append(out, l)
+	}
+	var extra []string
+	for name := range byName {
+		if !seen[name] {
+			extra = append(extra, name)
+		}
+	}
+	sort.Strings(extra)
+	for _, name := range extra {
+		ix := byName[name]
+		out = append(out, IndexListing{Name: name, DisplayName: name, Description: ix.Description, Country: ix.Country, EstimatedTickers: len(ix.Symbols),
+			LoadedTickers: len(ix.Symbols), Source: ix.Source})
+	}
+	return out, members, nil
+}
+
+// NormalizeIndexName is the canonical form of an index name as clients write it ("sp 500" is SP500).
+func NormalizeIndexName(s string) string {
+	return strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
+}
+
+// UnknownIndexMessage is the field message of an index name not in the listing, naming the valid ones.
+func UnknownIndexMessage(listing []IndexListing) string {
+	names := make([]string, 0, len(listing))
+	for _, l := range listing {
+		names = append(names, l.Name)
+	}
+	return "unknown index; valid: " + strings.Join(names, ", ")
 }

@@ -288,7 +288,7 @@ func (r Result) View(rs *Ruleset, methodology string) Result {
 	if !ok {
 		return r
 	}
-	r.setOverall(overall(rs, r.ByMethodology, methodology), m.Name)
+	r.SetOverall(overall(rs, r.ByMethodology, methodology), m.Name)
 	r.ComplianceExplanation = explain(rs, r, methodology)
 	return r
 }

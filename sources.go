@@ -107,16 +107,6 @@ func (c CompanySources) Counts() SourceCounts {
 	return out
 }
 
-// companyOf is the company of a symbol in a catalog (CompanyKey), or the symbol itself without one.
-func companyOf(cat *Catalog, symbol string) string {
-	if cat != nil {
-		if a, ok := cat.Lookup(symbol); ok {
-			return CompanyKey(a)
-		}
-	}
-	return symbol
-}
-
 // String reads the counts as a phrase ("2 filed, 501 illustrative, 0 without fundamentals").
 func (c SourceCounts) String() string {
 	return fmt.Sprintf("%d filed, %d illustrative, %d without fundamentals", c.Filed, c.Illustrative, c.NoFundamentals)

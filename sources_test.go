@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/etf"
 )
 
@@ -40,10 +41,10 @@ func TestDataSources(t *testing.T) {
 	if s := shariah.SummarizePortfolio(items).DataSources; s != (shariah.SourceCounts{Filed: 1, Illustrative: 2}) {
 		t.Errorf("portfolio sources %+v", s)
 	}
-	run := []shariah.RunItem{{Symbol: "A", Status: "COMPLIANT", Result: &filed}, {Symbol: "B", Status: "COMPLIANT", Result: &filed},
+	run := []bulk.Item{{Symbol: "A", Status: "COMPLIANT", Result: &filed}, {Symbol: "B", Status: "COMPLIANT", Result: &filed},
 		{Symbol: "C", Status: "INSUFFICIENT_DATA", Result: &none}, {Symbol: "D", Status: "NON_COMPLIANT", Result: &illus},
 		{Symbol: "E", Status: "ERROR", HasError: true}}
-	if s := shariah.Summarize(run, nil).DataSources; s != (shariah.SourceCounts{Filed: 2, Illustrative: 1, NoFundamentals: 1}) {
+	if s := bulk.Summarize(run, nil).DataSources; s != (shariah.SourceCounts{Filed: 2, Illustrative: 1, NoFundamentals: 1}) {
 		t.Errorf("run sources %+v", s)
 	}
 }
@@ -61,10 +62,10 @@ func TestCompanySources(t *testing.T) {
 		return &shariah.Result{DataQuality: shariah.DataQuality{Illustrative: illus, Sources: sources}}
 	}
 	filed, illus, none := res(false, "filing"), res(true, "illustrative"), res(false)
-	run := []shariah.RunItem{{Symbol: "GOOG", Result: filed}, {Symbol: "GOOGL", Result: filed}, {Symbol: "BRK-A", Result: filed},
+	run := []bulk.Item{{Symbol: "GOOG", Result: filed}, {Symbol: "GOOGL", Result: filed}, {Symbol: "BRK-A", Result: filed},
 		{Symbol: "BRK-B", Result: illus}, {Symbol: "SAP.DE", Result: illus}, {Symbol: "AAPL", Result: filed}, {Symbol: "NEW", Result: none},
 		{Symbol: "ERR", HasError: true}}
-	s := shariah.Summarize(run, cat)
+	s := bulk.Summarize(run, cat)
 	if s.DataSources != (shariah.SourceCounts{Filed: 4, Illustrative: 2, NoFundamentals: 1}) {
 		t.Errorf("results %+v", s.DataSources)
 	}
@@ -72,7 +73,7 @@ func TestCompanySources(t *testing.T) {
 		t.Errorf("companies %+v", s.CompanyDataSources)
 	}
 	// Without a catalog every symbol is a company.
-	if s := shariah.Summarize(run, nil); s.CompanyDataSources != s.DataSources {
+	if s := bulk.Summarize(run, nil); s.CompanyDataSources != s.DataSources {
 		t.Errorf("no catalog: %+v vs %+v", s.CompanyDataSources, s.DataSources)
 	}
 	if got := s.DataSources.String(); got != "4 filed, 2 illustrative, 1 without fundamentals" {

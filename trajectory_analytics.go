@@ -125,7 +125,7 @@ func (t *TrajectoryAnalytics) read(ctx context.Context, s TrajectoryScope) (comp
 		}
 		if !slices.ContainsFunc(listing, func(l IndexListing) bool { return l.Name == name }) {
 			var v Validation
-			v.Add(validIndices(listing), "value_error.index", "query", "index")
+			v.Add(UnknownIndexMessage(listing), "value_error.index", "query", "index")
 			return c, v.Err()
 		}
 		c.index, syms = &name, members[name]

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/bulk"
 )
 
 // generousFree is the default plans with a Free allowance large enough for a test's many calls (the
@@ -214,10 +215,10 @@ func TestBulkRunDeleteOnlyWhenFinished(t *testing.T) {
 	if ok, err := runs.AcquireLease(ctx, id, "worker-1", 10*time.Second); err != nil || !ok {
 		t.Fatalf("lease: %v %v", ok, err)
 	}
-	if ok, err := runs.SetStatus(ctx, id, shariah.RunRunning, []string{shariah.RunQueued}, time.Now(), ""); err != nil || !ok {
+	if ok, err := runs.SetStatus(ctx, id, bulk.Running, []string{bulk.Queued}, time.Now(), ""); err != nil || !ok {
 		t.Fatalf("running: %v %v", ok, err)
 	}
-	if ok, err := runs.PutItem(ctx, id, shariah.RunItem{Symbol: "JPM", Status: "NON_COMPLIANT"}); err != nil || !ok {
+	if ok, err := runs.PutItem(ctx, id, bulk.Item{Symbol: "JPM", Status: "NON_COMPLIANT"}); err != nil || !ok {
 		t.Fatalf("first item: %v %v", ok, err)
 	}
 	refused("running")
@@ -236,13 +237,13 @@ func TestBulkRunDeleteOnlyWhenFinished(t *testing.T) {
 		t.Fatalf("keys left after delete: %v", left)
 	}
 	// The worker finishes its symbol and the run as it would after a cancel and a delete.
-	if ok, err := runs.PutItem(ctx, id, shariah.RunItem{Symbol: "MSFT", Status: "COMPLIANT"}); err != nil || ok {
+	if ok, err := runs.PutItem(ctx, id, bulk.Item{Symbol: "MSFT", Status: "COMPLIANT"}); err != nil || ok {
 		t.Fatalf("a result written to a deleted run: %v %v", ok, err)
 	}
 	if err := runs.SetProgress(ctx, id, "MSFT", 2, 0, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := runs.SetStatus(ctx, id, shariah.RunCompleted, []string{shariah.RunRunning}, time.Now(), ""); err != nil || ok {
+	if ok, err := runs.SetStatus(ctx, id, bulk.Completed, []string{bulk.Running}, time.Now(), ""); err != nil || ok {
 		t.Fatalf("completed a deleted run: %v %v", ok, err)
 	}
 	for _, lease := range []func(context.Context, string, string, time.Duration) (bool, error){runs.RenewLease, runs.AcquireLease} {
@@ -345,7 +346,7 @@ func TestBulkRunWorkerStopsWhenItsLeaseIsTaken(t *testing.T) {
 		t.Fatalf("lease after the displaced worker stopped: %q %v", holder, err)
 	}
 	cur, err := e.bulk.Get(ctx, shariah.Caller{UserID: "lease-test"}, r.ID)
-	if err != nil || cur.Status != shariah.RunRunning || cur.Processed >= cur.Total {
+	if err != nil || cur.Status != bulk.Running || cur.Processed >= cur.Total {
 		t.Fatalf("run after the displaced worker stopped: %+v %v", cur, err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/billing"
+	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
@@ -34,7 +35,7 @@ type Deps struct {
 	Ref       shariah.RefStore // reference and market data
 	Screener  *shariah.Screener
 	Education *education.Registry
-	Bulk      *shariah.Bulk
+	Bulk      *bulk.Service
 	ETFs      *etf.Service
 	// ETFQueue runs ETF look-throughs on a worker; ETFWait bounds how long a request waits for one.
 	ETFQueue interface {

@@ -30,6 +30,7 @@ import (
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/billing"
+	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/education"
@@ -78,7 +79,7 @@ type env struct {
 	db       *analytics.DB
 	logs     *syncBuffer
 	plans    shariah.Plans
-	bulk     *shariah.Bulk
+	bulk     *bulk.Service
 	ref      *sredis.RefStore // uncached, for tests that change the data (quotes stored as served, as the writers do)
 	served   *sredis.RefStore // the edge's own (client-side cached) store
 	ingest   *sredis.IngestStore
@@ -211,14 +212,14 @@ func setup(t testing.TB, o options) *env {
 	}
 	t.Cleanup(queue.Close)
 	results := sredis.NewResultStore(rc)
-	bulk := &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: ref, Screener: screener, Queue: queue, Concurrency: 2}
+	bk := &bulk.Service{Runs: sredis.NewRunStore(rc), Ref: ref, Screener: screener, Queue: queue, Concurrency: 2}
 	etfs := &etf.Service{Ref: ref, Screener: screener, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}
 	if o.worker {
 		wsrv, mux, err := jobs.NewWorker(o.redisURL, false, 4, log)
 		if err != nil {
 			t.Fatal(err)
 		}
-		jobs.RegisterBulk(mux, bulk)
+		jobs.RegisterBulk(mux, bk)
 		jobs.RegisterETF(mux, etfs)
 		if err := wsrv.Start(mux); err != nil {
 			t.Fatal(err)
@@ -253,7 +254,7 @@ func setup(t testing.TB, o options) *env {
 		SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules, Billing: bill, Processor: processor, WebhookSecret: o.webhookSecret,
 		AgentLLM: o.agentLLM, Popular: popular, WatchlistStore: sredis.NewWatchlistStore(rc), Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
 		NewsSources: []edge.NewsSourceInfo{{Name: "sec-edgar-8k", URL: "https://www.sec.gov", Kind: "sec"}, {Name: "example", URL: "http://feeds.example.com/rss", Kind: "feed"}},
-		Bulk:        bulk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
+		Bulk:        bk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
 		Keys: keys, Meter: meter, Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
 		UsageReader: analytics.UsageReader{DB: db}, Log: log, AccessLog: true, BaseURL: "http://example.com",
 		TrustedProxies: o.trustedProxies, BenchRoutes: o.benchRoutes,
@@ -267,7 +268,7 @@ func setup(t testing.TB, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bulk, ref: sredis.NewRefStore(rc).WithQuoteBodies(edu.QuoteBodies()), served: ref,
+	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bk, ref: sredis.NewRefStore(rc).WithQuoteBodies(edu.QuoteBodies()), served: ref,
 		ingest: ingest, news: news, traj: traj, popular: popular, rc: rc, billing: bill, redisURL: o.redisURL, meter: meter}
 }
 

@@ -12,6 +12,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/mcp"
@@ -157,7 +158,7 @@ func TestHTTPKeylessIsReadOnlyAndKeysMeter(t *testing.T) {
 			}
 		}
 	}
-	if runs, _, err := d.Bulk.Runs.Runs(ctx, shariah.RunFilter{}, 0, 10); err != nil || len(runs) != 0 {
+	if runs, _, err := d.Bulk.Runs.Runs(ctx, bulk.Filter{}, 0, 10); err != nil || len(runs) != 0 {
 		t.Fatalf("a keyless caller started a run: %v %v", runs, err)
 	}
 	if lists, err := d.Watchlists.Store.Watchlists(ctx, mcp.LocalUser); err != nil || len(lists) != 0 {

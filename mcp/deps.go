@@ -2,6 +2,7 @@ package mcp
 
 import (
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/sukuk"
@@ -12,7 +13,7 @@ type Deps struct {
 	Education  *education.Registry
 	Plans      shariah.Plans
 	Costs      shariah.TokenCosts
-	Bulk       *shariah.Bulk
+	Bulk       *bulk.Service
 	ETFs       *etf.Service
 	Screener   *shariah.Screener
 	Ref        shariah.RefStore

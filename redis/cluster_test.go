@@ -12,6 +12,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
@@ -122,7 +123,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 	check("run_status.lua, run_progress.lua, run_put_item.lua, run_lease.lua, release_index.lua", func(t *testing.T) {
 		id := "01900000-0000-7000-8000-00000000c1u5"
 		now := time.Now().UTC()
-		r := shariah.Run{ID: id, IndexName: "SP500", Status: shariah.RunQueued, Ruleset: "spec", CreatedAt: now, Owner: "u1"}
+		r := bulk.Run{ID: id, IndexName: "SP500", Status: bulk.Queued, Ruleset: "spec", CreatedAt: now, Owner: "u1"}
 		if err := runs.CreateRun(ctx, r, []string{"AAPL", "MSFT"}); err != nil {
 			t.Fatal(err)
 		}
@@ -138,11 +139,11 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		if ok, err := runs.RenewLease(ctx, id, "w1", 10*time.Second); err != nil || !ok {
 			t.Fatalf("renew: %v %v", ok, err)
 		}
-		if ok, err := runs.SetStatus(ctx, id, shariah.RunRunning, []string{shariah.RunQueued}, now, ""); err != nil || !ok {
+		if ok, err := runs.SetStatus(ctx, id, bulk.Running, []string{bulk.Queued}, now, ""); err != nil || !ok {
 			t.Fatalf("status: %v %v", ok, err)
 		}
 		for i, sym := range []string{"AAPL", "AAPL", "MSFT"} {
-			wrote, err := runs.PutItem(ctx, id, shariah.RunItem{Symbol: sym, Status: "COMPLIANT"})
+			wrote, err := runs.PutItem(ctx, id, bulk.Item{Symbol: sym, Status: "COMPLIANT"})
 			if err != nil || wrote != (i != 1) {
 				t.Fatalf("item %d %s: wrote %v, %v", i, sym, wrote, err)
 			}
@@ -151,7 +152,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, ok, err := runs.Run(ctx, id)
-		if err != nil || !ok || got.Processed != 2 || got.Status != shariah.RunRunning || got.LeaseLeft <= 0 {
+		if err != nil || !ok || got.Processed != 2 || got.Status != bulk.Running || got.LeaseLeft <= 0 {
 			t.Fatalf("run: %+v %v %v", got, ok, err)
 		}
 		if err := runs.ReleaseLease(ctx, id, "w1"); err != nil {
@@ -167,7 +168,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		if err := runs.DeleteRun(ctx, id); err != nil {
 			t.Fatal(err)
 		}
-		if wrote, err := runs.PutItem(ctx, id, shariah.RunItem{Symbol: "KO"}); err != nil || wrote {
+		if wrote, err := runs.PutItem(ctx, id, bulk.Item{Symbol: "KO"}); err != nil || wrote {
 			t.Fatalf("item after delete: %v %v", wrote, err)
 		}
 		if ok, _ := runs.AcquireLease(ctx, id, "w3", time.Second); ok {

@@ -12,6 +12,7 @@ import (
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/billing"
+	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/jobs"
@@ -35,7 +36,7 @@ type services struct {
 	catalogs   *shariah.CatalogCache
 	screener   *shariah.Screener
 	edu        *education.Registry
-	bulk       *shariah.Bulk
+	bulk       *bulk.Service
 	etfs       *etf.Service
 	insights   *shariah.Insights
 	watchlists *shariah.Watchlists
@@ -157,7 +158,7 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 	s.catalogs = &shariah.CatalogCache{Store: s.ref}
 	results := sredis.NewResultStore(rc).Cached(30 * time.Second)
 	s.screener = &shariah.Screener{Ref: s.ref, Results: results, Rulesets: rs, Disclaimers: edu.DisclaimersFor}
-	s.bulk = &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: s.ref, Screener: s.screener, Queue: q,
+	s.bulk = &bulk.Service{Runs: sredis.NewRunStore(rc), Ref: s.ref, Screener: s.screener, Queue: q,
 		Concurrency: e.cfg.BulkConcurrency, Pause: e.cfg.BulkPause, Unavailable: sredis.Unavailable}
 	s.etfs = &etf.Service{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
 	s.insights = &shariah.Insights{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}

@@ -1,25 +1,27 @@
-package shariah
+package bulk
 
 import (
 	"context"
 	"time"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Run states of a bulk screening run.
 const (
-	RunQueued    = "queued"
-	RunRunning   = "running"
-	RunCompleted = "completed"
-	RunCancelled = "cancelled"
-	RunFailed    = "failed"
-	// RunStalled is how a running run reads while its worker has stopped heartbeating (crashed, frozen
+	Queued    = "queued"
+	Running   = "running"
+	Completed = "completed"
+	Cancelled = "cancelled"
+	Failed    = "failed"
+	// Stalled is how a running run reads while its worker has stopped heartbeating (crashed, frozen
 	// or cut off): it is stored as running, stays cancellable and is not deletable; another worker takes
 	// it over when the worker's lease expires (takeover.go).
-	RunStalled = "stalled"
+	Stalled = "stalled"
 )
 
-// RunStates are the states a run reads as, for filters and documentation.
-var RunStates = []string{RunQueued, RunRunning, RunStalled, RunCompleted, RunCancelled, RunFailed}
+// States are the states a run reads as, for filters and documentation.
+var States = []string{Queued, Running, Stalled, Completed, Cancelled, Failed}
 
 // Run is a bulk screening of an index.
 type Run struct {
@@ -52,7 +54,7 @@ type Run struct {
 
 // Finished reports whether the run can no longer change state.
 func (r Run) Finished() bool {
-	return r.Status == RunCompleted || r.Status == RunCancelled || r.Status == RunFailed
+	return r.Status == Completed || r.Status == Cancelled || r.Status == Failed
 }
 
 // Progress is the progress view of a run.
@@ -70,9 +72,9 @@ type Progress struct {
 func ProgressOf(r Run, now time.Time) Progress {
 	p := Progress{Percent: "0.00", Processed: r.Processed, Total: r.Total, CurrentSymbol: r.CurrentSymbol, StartedAt: r.StartedAt, UpdatedAt: r.UpdatedAt}
 	if r.Total > 0 {
-		p.Percent = RatioPercent(int64(r.Processed), int64(r.Total))
+		p.Percent = shariah.RatioPercent(int64(r.Processed), int64(r.Total))
 	}
-	if r.Status == RunRunning && r.StartedAt != nil && r.Processed > 0 && r.Processed < r.Total {
+	if r.Status == Running && r.StartedAt != nil && r.Processed > 0 && r.Processed < r.Total {
 		per := now.Sub(*r.StartedAt) / time.Duration(r.Processed)
 		eta := int64((per * time.Duration(r.Total-r.Processed)).Seconds() + 0.5)
 		p.ETASeconds = &eta
@@ -84,29 +86,29 @@ func ProgressOf(r Run, now time.Time) Progress {
 	return p
 }
 
-// RunItem is one symbol of a run.
-type RunItem struct {
-	Symbol         string  `json:"symbol"`
-	Name           string  `json:"name"`
-	Sector         string  `json:"sector"`
-	Status         string  `json:"status"` // the overall compliance status, or ERROR
-	IsCompliant    *bool   `json:"is_compliant"`
-	HasError       bool    `json:"has_error"`
-	Error          string  `json:"error,omitempty"`
-	PreviousStatus string  `json:"previous_status,omitempty"` // in the index's previous completed run
-	StatusChanged  bool    `json:"status_changed"`
-	Result         *Result `json:"result,omitempty"` // the full screening result (null on error)
+// Item is one symbol of a run.
+type Item struct {
+	Symbol         string          `json:"symbol"`
+	Name           string          `json:"name"`
+	Sector         string          `json:"sector"`
+	Status         string          `json:"status"` // the overall compliance status, or ERROR
+	IsCompliant    *bool           `json:"is_compliant"`
+	HasError       bool            `json:"has_error"`
+	Error          string          `json:"error,omitempty"`
+	PreviousStatus string          `json:"previous_status,omitempty"` // in the index's previous completed run
+	StatusChanged  bool            `json:"status_changed"`
+	Result         *shariah.Result `json:"result,omitempty"` // the full screening result (null on error)
 }
 
-// RunFilter selects runs for the history.
-type RunFilter struct {
+// Filter selects runs for the history.
+type Filter struct {
 	IndexName string
 	Status    string
 	Since     time.Time // created at or after (zero: any time)
 }
 
-// RunStore holds bulk runs, their constituents and their per-symbol results.
-type RunStore interface {
+// Store holds bulk runs, their constituents and their per-symbol results.
+type Store interface {
 	CreateRun(ctx context.Context, r Run, symbols []string) error
 	Run(ctx context.Context, id string) (Run, bool, error)
 	// SetStatus moves a run to status if its current status is one of from; it reports whether it did.
@@ -116,11 +118,11 @@ type RunStore interface {
 	RunSymbols(ctx context.Context, id string) ([]string, error)
 	// PutItem stores a symbol's outcome once: a second write of the same symbol is ignored (false), and
 	// so is a write to a deleted run (nothing of it is recreated).
-	PutItem(ctx context.Context, id string, it RunItem) (bool, error)
-	Items(ctx context.Context, id string) ([]RunItem, error)
+	PutItem(ctx context.Context, id string, it Item) (bool, error)
+	Items(ctx context.Context, id string) ([]Item, error)
 	DoneSymbols(ctx context.Context, id string) (map[string]bool, error)
 	// Runs lists runs newest first, filtered, with the total before paging.
-	Runs(ctx context.Context, f RunFilter, offset, limit int) ([]Run, int, error)
+	Runs(ctx context.Context, f Filter, offset, limit int) ([]Run, int, error)
 	// DeleteRun removes every key of the run: record, constituents, results, lease and history entry.
 	DeleteRun(ctx context.Context, id string) error
 	// ClaimIndex marks runID as the index's active run unless another is; ReleaseIndex frees it.
@@ -133,4 +135,17 @@ type RunStore interface {
 	RenewLease(ctx context.Context, id, token string, ttl time.Duration) (bool, error)
 	// ReleaseLease frees the lease if token holds it.
 	ReleaseLease(ctx context.Context, id, token string) error
+}
+
+// ReadableBy reports whether the caller may see the run: its own runs, the scheduled ones, and for
+// operators every run. A run stored before runs had owners (Owner "") and not scheduled is the
+// operators' only: its owner is unknown.
+func (r Run) ReadableBy(c shariah.Caller) bool {
+	return c.Operator || r.Owner == shariah.ServiceOwner || (r.Owner != "" && r.Owner == c.UserID)
+}
+
+// ManageableBy reports whether the caller may cancel or delete the run: its own runs; operators every
+// run.
+func (r Run) ManageableBy(c shariah.Caller) bool {
+	return c.Operator || (r.Owner != "" && r.Owner != shariah.ServiceOwner && r.Owner == c.UserID)
 }

@@ -1,20 +1,22 @@
-package shariah
+package bulk
 
 import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Tally counts verdicts.
 type Tally struct {
-	Total            int    `json:"total"`
-	Compliant        int    `json:"compliant"`
-	NonCompliant     int    `json:"non_compliant"`
-	Questionable     int    `json:"questionable"`
-	InsufficientData int    `json:"insufficient_data"`
-	Errors           int    `json:"errors"`
-	CompliantPct     Number `json:"compliance_rate_pct"` // percent (a number), compliant among those with a verdict; 0 when none
+	Total            int            `json:"total"`
+	Compliant        int            `json:"compliant"`
+	NonCompliant     int            `json:"non_compliant"`
+	Questionable     int            `json:"questionable"`
+	InsufficientData int            `json:"insufficient_data"`
+	Errors           int            `json:"errors"`
+	CompliantPct     shariah.Number `json:"compliance_rate_pct"` // percent (a number), compliant among those with a verdict; 0 when none
 }
 
 func (t *Tally) add(status string) {
@@ -35,11 +37,11 @@ func (t *Tally) add(status string) {
 
 func (t *Tally) finish() {
 	den := t.Compliant + t.NonCompliant + t.Questionable
-	t.CompliantPct = PercentNumber(int64(t.Compliant), int64(den))
+	t.CompliantPct = shariah.PercentNumber(int64(t.Compliant), int64(den))
 }
 
-// RunSummary aggregates a run.
-type RunSummary struct {
+// Summary aggregates a run.
+type Summary struct {
 	Overall       Tally            `json:"overall"`
 	ByMethodology map[string]Tally `json:"by_methodology"`
 	BySector      map[string]Tally `json:"by_sector"`
@@ -47,19 +49,19 @@ type RunSummary struct {
 	StatusChanges int              `json:"status_changes"`
 	// DataSources counts the run's screened companies (one result each; errors excluded) by what their
 	// fundamentals stand on: filed, illustrative or none.
-	DataSources SourceCounts `json:"data_sources"`
+	DataSources shariah.SourceCounts `json:"data_sources"`
 	// CompanyDataSources counts the distinct companies among them (share classes such as GOOG and
 	// GOOGL count once; CompanySources).
-	CompanyDataSources SourceCounts `json:"company_data_sources"`
+	CompanyDataSources shariah.SourceCounts `json:"company_data_sources"`
 }
 
 // Summarize builds a run's summary: statistics by methodology and sector, the overall rate, and the
 // top compliant stocks (most methodologies compliant, then lowest debt ratio; ten at most).
 // cat, when given, tells the companies behind the symbols (CompanyKey); without it each symbol is one.
-func Summarize(items []RunItem, cat *Catalog) RunSummary {
-	s := RunSummary{ByMethodology: map[string]Tally{}, BySector: map[string]Tally{}, TopCompliant: []ItemView{}}
+func Summarize(items []Item, cat *shariah.Catalog) Summary {
+	s := Summary{ByMethodology: map[string]Tally{}, BySector: map[string]Tally{}, TopCompliant: []ItemView{}}
 	var top []ItemView
-	companies := CompanySources{}
+	companies := shariah.CompanySources{}
 	for _, it := range items {
 		v := it.View("")
 		s.Overall.add(v.Status)
@@ -79,7 +81,7 @@ func Summarize(items []RunItem, cat *Catalog) RunSummary {
 			s.StatusChanges++
 		}
 		if it.Result != nil && !it.HasError {
-			src := DataSourceOf(*it.Result)
+			src := shariah.DataSourceOf(*it.Result)
 			s.DataSources.Add(src)
 			companies.Add(companyOf(cat, it.Symbol), src)
 		}
@@ -100,7 +102,7 @@ func Summarize(items []RunItem, cat *Catalog) RunSummary {
 	passes := func(v ItemView) int {
 		n := 0
 		for _, verdict := range v.Methodologies {
-			if verdict == Compliant {
+			if verdict == shariah.Compliant {
 				n++
 			}
 		}
@@ -130,11 +132,11 @@ type StatusChange struct {
 
 // RatioMove is one ratio of a methodology whose value differs between two runs' results.
 type RatioMove struct {
-	Methodology string  `json:"methodology"` // the methodology id (ftse, msci, ...)
-	Ratio       string  `json:"ratio"`       // the rule's id (debt, cash, ...)
-	From        *Number `json:"from"`        // fraction; null when run A could not compute it
-	To          *Number `json:"to"`
-	ThresholdBP Number  `json:"threshold_bp"` // run B's
+	Methodology string          `json:"methodology"` // the methodology id (ftse, msci, ...)
+	Ratio       string          `json:"ratio"`       // the rule's id (debt, cash, ...)
+	From        *shariah.Number `json:"from"`        // fraction; null when run A could not compute it
+	To          *shariah.Number `json:"to"`
+	ThresholdBP shariah.Number  `json:"threshold_bp"` // run B's
 	// Crossed: the ratio passed in one run and failed in the other (both known).
 	Crossed bool `json:"crossed"`
 }
@@ -143,7 +145,7 @@ type RatioMove struct {
 // verdict changed (of every methodology when none did: a status can change with the rules that combine
 // the verdicts). The ones that crossed their threshold come first, then by methodology and in the
 // methodology's rule order. A ratio unknown in both results has not moved.
-func MovedRatios(a, b *Result) []RatioMove {
+func MovedRatios(a, b *shariah.Result) []RatioMove {
 	out := []RatioMove{}
 	if a == nil || b == nil {
 		return out
@@ -167,7 +169,7 @@ func MovedRatios(a, b *Result) []RatioMove {
 	for _, k := range keys {
 		ma, mb := a.ByMethodology[k], b.ByMethodology[k]
 		for _, rb := range mb.Ratios {
-			i := slices.IndexFunc(ma.Ratios, func(r RatioResult) bool { return r.ID == rb.ID })
+			i := slices.IndexFunc(ma.Ratios, func(r shariah.RatioResult) bool { return r.ID == rb.ID })
 			if i < 0 {
 				continue
 			}
@@ -183,8 +185,8 @@ func MovedRatios(a, b *Result) []RatioMove {
 	return out
 }
 
-// RunComparison compares run A (before) with run B (after).
-type RunComparison struct {
+// Comparison compares run A (before) with run B (after).
+type Comparison struct {
 	RunA              string         `json:"run_a"`
 	RunB              string         `json:"run_b"`
 	Changed           []StatusChange `json:"changed"`
@@ -198,9 +200,9 @@ type RunComparison struct {
 // CompareRuns lists the symbols whose status changed (with the ratios that moved, from the two runs'
 // stored results), became compliant or non-compliant, and the symbols added to or removed from the
 // index between two runs.
-func CompareRuns(a, b string, itemsA, itemsB []RunItem) RunComparison {
-	c := RunComparison{RunA: a, RunB: b, Changed: []StatusChange{}, NewlyCompliant: []string{}, NewlyNonCompliant: []string{}, Added: []string{}, Removed: []string{}}
-	before := map[string]*RunItem{}
+func CompareRuns(a, b string, itemsA, itemsB []Item) Comparison {
+	c := Comparison{RunA: a, RunB: b, Changed: []StatusChange{}, NewlyCompliant: []string{}, NewlyNonCompliant: []string{}, Added: []string{}, Removed: []string{}}
+	before := map[string]*Item{}
 	for i := range itemsA {
 		before[itemsA[i].Symbol] = &itemsA[i]
 	}
@@ -233,4 +235,14 @@ func CompareRuns(a, b string, itemsA, itemsB []RunItem) RunComparison {
 		sort.Strings(l)
 	}
 	return c
+}
+
+// companyOf is the company of a symbol in a catalog (CompanyKey), or the symbol itself without one.
+func companyOf(cat *shariah.Catalog, symbol string) string {
+	if cat != nil {
+		if a, ok := cat.Lookup(symbol); ok {
+			return shariah.CompanyKey(a)
+		}
+	}
+	return symbol
 }

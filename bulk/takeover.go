@@ -1,4 +1,4 @@
-package shariah
+package bulk
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // after 5 s and is resumed within 12 s (10 s lease, 2 s reclaim tick), instead of the queue's own
 // recovery (asynq: 30 s lease, checked every minute).
 const (
-	DefaultRunLease     = 10 * time.Second
+	DefaultLease        = 10 * time.Second
 	DefaultStallAfter   = 5 * time.Second
 	DefaultReclaimEvery = 2 * time.Second
 	// reclaimGiveUp is how many takeovers of one run in a row may fail in a worker before the run is
@@ -29,14 +29,14 @@ const (
 	reclaimWindow = 48 * time.Hour
 )
 
-func (b *Bulk) lease() time.Duration {
+func (b *Service) lease() time.Duration {
 	if b.Lease > 0 {
 		return b.Lease
 	}
-	return DefaultRunLease
+	return DefaultLease
 }
 
-func (b *Bulk) stallAfter() time.Duration {
+func (b *Service) stallAfter() time.Duration {
 	if b.StallAfter > 0 && b.StallAfter < b.lease() {
 		return b.StallAfter
 	}
@@ -49,7 +49,7 @@ var errLeaseLost = errors.New("run lease lost: another worker took the run over"
 // the run's lease (or returns nil at once when another worker holds it, or the run is deleted or
 // finished), renews it while it works, and stops (returning nil) if it loses it, which happens
 // only when it stopped renewing long enough for another worker to take the run over.
-func (b *Bulk) Execute(ctx context.Context, id string) error {
+func (b *Service) Execute(ctx context.Context, id string) error {
 	r, ok, err := b.Runs.Run(ctx, id)
 	if err != nil {
 		return err
@@ -95,7 +95,7 @@ func (b *Bulk) Execute(ctx context.Context, id string) error {
 // worker holds a lease on (their worker died, froze or shut down mid-run) and resumes them, a few at
 // a time. Any number of workers may run it: the lease lets one of them take each run. It returns when
 // ctx ends, after the runs it resumed have stopped.
-func (b *Bulk) Reclaim(ctx context.Context, log *slog.Logger) error {
+func (b *Service) Reclaim(ctx context.Context, log *slog.Logger) error {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -115,7 +115,7 @@ func (b *Bulk) Reclaim(ctx context.Context, log *slog.Logger) error {
 		}
 		// Runs created in the last two days (the history keeps every run; older stuck runs are left to the
 		// queue's own recovery of their task, which resumes them the same way).
-		runs, _, err := b.Runs.Runs(ctx, RunFilter{Status: RunRunning, Since: b.now().Add(-reclaimWindow)}, 0, 1000)
+		runs, _, err := b.Runs.Runs(ctx, Filter{Status: Running, Since: b.now().Add(-reclaimWindow)}, 0, 1000)
 		if err != nil {
 			continue // the store is unavailable: the next tick tries again
 		}
@@ -154,7 +154,7 @@ func (b *Bulk) Reclaim(ctx context.Context, log *slog.Logger) error {
 				if failures[r.ID] >= reclaimGiveUp {
 					delete(failures, r.ID)
 					bg := context.WithoutCancel(ctx)
-					_, _ = b.Runs.SetStatus(bg, r.ID, RunFailed, []string{RunRunning}, b.now(), "gave up after "+strconv.Itoa(reclaimGiveUp)+" takeovers: "+err.Error())
+					_, _ = b.Runs.SetStatus(bg, r.ID, Failed, []string{Running}, b.now(), "gave up after "+strconv.Itoa(reclaimGiveUp)+" takeovers: "+err.Error())
 					_ = b.Runs.ReleaseIndex(bg, r.IndexName, r.ID)
 				}
 			}(r)

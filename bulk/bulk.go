@@ -1,4 +1,8 @@
-package shariah
+// Package bulk holds bulk screening runs: a run of an index's constituents through the screener
+// (bulk.go), its stored state and who may read or manage it (run.go), the takeover of a stalled run by
+// another worker (takeover.go), the listed items (items.go) and a run's summary and comparison with the
+// previous one (summary.go). It imports the kernel and the screening (today still in the root).
+package bulk
 
 import (
 	"context"
@@ -6,15 +10,16 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/shariah-screen/shariah"
 )
 
-// RunQueue hands runs to the workers (asynq: one task per run, the task id is the run id).
-type RunQueue interface {
+// Queue hands runs to the workers (asynq: one task per run, the task id is the run id).
+type Queue interface {
 	EnqueueRun(ctx context.Context, runID string) error
 	// DropRun removes a run's task if it is still waiting.
 	DropRun(ctx context.Context, runID string) error
@@ -22,15 +27,15 @@ type RunQueue interface {
 
 // Bulk creates, runs, cancels and deletes bulk screening runs. The API and the cron rescreens create
 // runs through it, and the workers execute them through it.
-type Bulk struct {
-	Runs        RunStore
-	Ref         RefReader
-	Screener    *Screener
-	Queue       RunQueue
+type Service struct {
+	Runs        Store
+	Ref         shariah.RefReader
+	Screener    *shariah.Screener
+	Queue       Queue
 	Concurrency int           // symbols screened at once within a run; 0: 4
 	Pause       time.Duration // after each symbol (spreads a run's load); 0: none
 	Now         func() time.Time
-	// Lease is how long a worker's claim on a run lasts without a heartbeat (0: DefaultRunLease); the
+	// Lease is how long a worker's claim on a run lasts without a heartbeat (0: DefaultLease); the
 	// worker renews it every Lease/5. StallAfter without a heartbeat, a running run reads as stalled
 	// (0: DefaultStallAfter); at Lease another worker's reclaim loop takes it over (takeover.go).
 	Lease      time.Duration
@@ -41,100 +46,36 @@ type Bulk struct {
 	Unavailable func(error) bool
 }
 
-func (b *Bulk) now() time.Time {
+func (b *Service) now() time.Time {
 	if b.Now != nil {
 		return b.Now().UTC()
 	}
 	return time.Now().UTC()
 }
 
-// IndexListing is one index of GET /api/screen-bulk/indices.
-type IndexListing struct {
-	Name string `json:"index_name"`
-	// DisplayName repeats index_name as "name", the field the ecosystem's clients read.
-	DisplayName      string `json:"name"`
-	Description      string `json:"description"`
-	Country          string `json:"country"`
-	EstimatedTickers int    `json:"estimated_tickers"`
-	LoadedTickers    int    `json:"loaded_tickers"` // constituents in the loaded data (what a run screens)
-	Source           string `json:"source,omitempty"`
-}
-
 // Indices lists the known indices and any a data pack defined, with their loaded constituents.
-func (b *Bulk) Indices(ctx context.Context) ([]IndexListing, map[string][]string, error) {
-	return ListIndices(ctx, b.Ref)
-}
-
-// ListIndices lists the known indices and any a data pack defined, with their loaded constituents by
-// name: what a bulk run screens and what the trajectory analytics read.
-func ListIndices(ctx context.Context, ref RefReader) ([]IndexListing, map[string][]string, error) {
-	stored, err := ref.Indices(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	members := map[string][]string{}
-	byName := map[string]IndexInfo{}
-	for _, ix := range stored {
-		members[ix.Name] = ix.Symbols
-		byName[ix.Name] = ix
-	}
-	var out []IndexListing
-	seen := map[string]bool{}
-	for _, k := range KnownIndices {
-		seen[k.Name] = true
-		l := IndexListing{Name: k.Name, DisplayName: k.Name, Description: k.Description, Country: k.Country, EstimatedTickers: k.Estimated, LoadedTickers: len(members[k.Name])}
-		if ix, ok := byName[k.Name]; ok {
-			l.Source = ix.Source
-		}
-		out = append(out, l)
-	}
-	var extra []string
-	for name := range byName {
-		if !seen[name] {
-			extra = append(extra, name)
-		}
-	}
-	sort.Strings(extra)
-	for _, name := range extra {
-		ix := byName[name]
-		out = append(out, IndexListing{Name: name, DisplayName: name, Description: ix.Description, Country: ix.Country, EstimatedTickers: len(ix.Symbols),
-			LoadedTickers: len(ix.Symbols), Source: ix.Source})
-	}
-	return out, members, nil
-}
-
-// NormalizeIndexName is the canonical form of an index name as clients write it ("sp 500" is SP500).
-func NormalizeIndexName(s string) string {
-	return strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
-}
-
-// validIndices is the field message of an index name not in the listing, naming the valid ones.
-func validIndices(listing []IndexListing) string {
-	names := make([]string, 0, len(listing))
-	for _, l := range listing {
-		names = append(names, l.Name)
-	}
-	return "unknown index; valid: " + strings.Join(names, ", ")
+func (b *Service) Indices(ctx context.Context) ([]shariah.IndexListing, map[string][]string, error) {
+	return shariah.ListIndices(ctx, b.Ref)
 }
 
 // StartRun validates and queues a run of an index for the caller, who owns it (the service owns
 // runs started by ServiceCaller: the scheduled rescreens). An unknown index is EINVALID naming the
 // valid ones; an index with a run already active is ECONFLICT (naming the active run when the caller
 // may read it).
-func (b *Bulk) StartRun(ctx context.Context, by Caller, index string, limit int, force bool, ruleset, trigger string) (Run, error) {
-	index = NormalizeIndexName(index)
+func (b *Service) StartRun(ctx context.Context, by shariah.Caller, index string, limit int, force bool, ruleset, trigger string) (Run, error) {
+	index = shariah.NormalizeIndexName(index)
 	listing, members, err := b.Indices(ctx)
 	if err != nil {
 		return Run{}, err
 	}
-	if !slices.ContainsFunc(listing, func(l IndexListing) bool { return l.Name == index }) {
-		return Run{}, &Error{Code: EINVALID, Message: fmt.Sprintf("Unknown index %q.", index),
-			Detail: map[string]any{"errors": []FieldError{{Loc: []any{"body", "index_name"}, Msg: validIndices(listing), Type: "value_error.index"}}}}
+	if !slices.ContainsFunc(listing, func(l shariah.IndexListing) bool { return l.Name == index }) {
+		return Run{}, &shariah.Error{Code: shariah.EINVALID, Message: fmt.Sprintf("Unknown index %q.", index),
+			Detail: map[string]any{"errors": []shariah.FieldError{{Loc: []any{"body", "index_name"}, Msg: shariah.UnknownIndexMessage(listing), Type: "value_error.index"}}}}
 	}
 	syms := members[index]
 	if len(syms) == 0 {
-		return Run{}, &Error{Code: EINVALID, Message: fmt.Sprintf("Index %s has no constituents in the loaded data.", index),
-			Detail: map[string]any{"errors": []FieldError{{Loc: []any{"body", "index_name"}, Msg: "no constituents loaded for this index", Type: "value_error.index"}}}}
+		return Run{}, &shariah.Error{Code: shariah.EINVALID, Message: fmt.Sprintf("Index %s has no constituents in the loaded data.", index),
+			Detail: map[string]any{"errors": []shariah.FieldError{{Loc: []any{"body", "index_name"}, Msg: "no constituents loaded for this index", Type: "value_error.index"}}}}
 	}
 	syms = append([]string(nil), syms...)
 	sort.Strings(syms)
@@ -146,18 +87,18 @@ func (b *Bulk) StartRun(ctx context.Context, by Caller, index string, limit int,
 		return Run{}, err
 	}
 	now := b.now()
-	r := Run{ID: uuid.Must(uuid.NewV7()).String(), IndexName: index, Status: RunQueued, Ruleset: rs.Name, Limit: limit,
+	r := Run{ID: uuid.Must(uuid.NewV7()).String(), IndexName: index, Status: Queued, Ruleset: rs.Name, Limit: limit,
 		ForceRefresh: force, Trigger: trigger, Total: len(syms), CreatedAt: now, UpdatedAt: now, Owner: by.UserID}
 	if holder, ok, err := b.Runs.ClaimIndex(ctx, index, r.ID, 6*time.Hour); err != nil {
 		return Run{}, err
 	} else if !ok {
-		e := &Error{Code: ECONFLICT, Message: fmt.Sprintf("A run of %s is already active.", index)}
+		e := &shariah.Error{Code: shariah.ECONFLICT, Message: fmt.Sprintf("A run of %s is already active.", index)}
 		if h, err := b.Get(ctx, by, holder); err == nil {
 			e.Detail = map[string]any{"run_id": h.ID}
 		}
 		return Run{}, e
 	}
-	if prev, _, err := b.Runs.Runs(ctx, RunFilter{IndexName: index, Status: RunCompleted}, 0, 1); err == nil && len(prev) > 0 {
+	if prev, _, err := b.Runs.Runs(ctx, Filter{IndexName: index, Status: Completed}, 0, 1); err == nil && len(prev) > 0 {
 		r.PreviousRunID = prev[0].ID
 	}
 	if err := b.Runs.CreateRun(ctx, r, syms); err != nil {
@@ -165,7 +106,7 @@ func (b *Bulk) StartRun(ctx context.Context, by Caller, index string, limit int,
 		return Run{}, err
 	}
 	if err := b.Queue.EnqueueRun(ctx, r.ID); err != nil {
-		_, _ = b.Runs.SetStatus(ctx, r.ID, RunFailed, []string{RunQueued}, b.now(), "could not queue: "+err.Error())
+		_, _ = b.Runs.SetStatus(ctx, r.ID, Failed, []string{Queued}, b.now(), "could not queue: "+err.Error())
 		_ = b.Runs.ReleaseIndex(ctx, index, r.ID)
 		return Run{}, err
 	}
@@ -174,31 +115,31 @@ func (b *Bulk) StartRun(ctx context.Context, by Caller, index string, limit int,
 
 // view is a run as callers read it: scheduled runs stored before runs had owners belong to the
 // service, and a running run whose worker has not heartbeaten for StallAfter reads as stalled.
-func (b *Bulk) view(r Run) Run {
+func (b *Service) view(r Run) Run {
 	if r.Owner == "" && r.Trigger == "schedule" {
-		r.Owner = ServiceOwner
+		r.Owner = shariah.ServiceOwner
 	}
-	r.Scheduled = r.Owner == ServiceOwner
-	if r.Status == RunRunning && r.LeaseLeft < b.lease()-b.stallAfter() {
-		r.Status = RunStalled
+	r.Scheduled = r.Owner == shariah.ServiceOwner
+	if r.Status == Running && r.LeaseLeft < b.lease()-b.stallAfter() {
+		r.Status = Stalled
 	}
 	return r
 }
 
 // Get reads a run the caller may read; any other run is ENOTFOUND, as an unknown one is.
-func (b *Bulk) Get(ctx context.Context, by Caller, id string) (Run, error) {
+func (b *Service) Get(ctx context.Context, by shariah.Caller, id string) (Run, error) {
 	r, ok, err := b.Runs.Run(ctx, id)
 	if err != nil {
 		return Run{}, err
 	}
-	if r = b.view(r); !ok || !by.CanRead(r) {
-		return Run{}, Errorf(ENOTFOUND, "No run %q.", id)
+	if r = b.view(r); !ok || !r.ReadableBy(by) {
+		return Run{}, shariah.Errorf(shariah.ENOTFOUND, "No run %q.", id)
 	}
 	return r, nil
 }
 
 // Items reads the results of a run the caller may read (ENOTFOUND otherwise).
-func (b *Bulk) Items(ctx context.Context, by Caller, id string) (Run, []RunItem, error) {
+func (b *Service) Items(ctx context.Context, by shariah.Caller, id string) (Run, []Item, error) {
 	r, err := b.Get(ctx, by, id)
 	if err != nil {
 		return Run{}, nil, err
@@ -209,10 +150,10 @@ func (b *Bulk) Items(ctx context.Context, by Caller, id string) (Run, []RunItem,
 
 // History lists the runs the caller may read (its own and the scheduled ones; operators: all), newest
 // first, filtered (status may be stalled), with the total before paging.
-func (b *Bulk) History(ctx context.Context, by Caller, f RunFilter, offset, limit int) ([]Run, int, error) {
+func (b *Service) History(ctx context.Context, by shariah.Caller, f Filter, offset, limit int) ([]Run, int, error) {
 	stored := f
-	if f.Status == RunStalled {
-		stored.Status = RunRunning
+	if f.Status == Stalled {
+		stored.Status = Running
 	}
 	all, _, err := b.Runs.Runs(ctx, stored, 0, math.MaxInt)
 	if err != nil {
@@ -220,7 +161,7 @@ func (b *Bulk) History(ctx context.Context, by Caller, f RunFilter, offset, limi
 	}
 	var out []Run
 	for _, r := range all {
-		if r = b.view(r); by.CanRead(r) && (f.Status == "" || r.Status == f.Status) {
+		if r = b.view(r); r.ReadableBy(by) && (f.Status == "" || r.Status == f.Status) {
 			out = append(out, r)
 		}
 	}
@@ -236,8 +177,8 @@ func (b *Bulk) History(ctx context.Context, by Caller, f RunFilter, offset, limi
 
 // Current returns the caller's active run (the latest queued, running or stalled one it may read) or
 // else the most recent one it may read.
-func (b *Bulk) Current(ctx context.Context, by Caller) (Run, error) {
-	rs, _, err := b.History(ctx, by, RunFilter{}, 0, math.MaxInt)
+func (b *Service) Current(ctx context.Context, by shariah.Caller) (Run, error) {
+	rs, _, err := b.History(ctx, by, Filter{}, 0, math.MaxInt)
 	if err != nil {
 		return Run{}, err
 	}
@@ -247,36 +188,36 @@ func (b *Bulk) Current(ctx context.Context, by Caller) (Run, error) {
 		}
 	}
 	if len(rs) == 0 {
-		return Run{}, Errorf(ENOTFOUND, "No bulk run yet: POST /api/screen-bulk starts one.")
+		return Run{}, shariah.Errorf(shariah.ENOTFOUND, "No bulk run yet: POST /api/screen-bulk starts one.")
 	}
 	return rs[0], nil
 }
 
 // manageable reads a run the caller may cancel or delete: another account's run is ENOTFOUND; a
 // scheduled run, which every key may read, is EFORBIDDEN to all but operators.
-func (b *Bulk) manageable(ctx context.Context, by Caller, id string) (Run, error) {
+func (b *Service) manageable(ctx context.Context, by shariah.Caller, id string) (Run, error) {
 	r, err := b.Get(ctx, by, id)
 	if err != nil {
 		return Run{}, err
 	}
-	if !by.CanManage(r) {
-		return Run{}, Errorf(EFORBIDDEN, "Run %s is a scheduled rescreen: only operators can cancel or delete it.", id)
+	if !r.ManageableBy(by) {
+		return Run{}, shariah.Errorf(shariah.EFORBIDDEN, "Run %s is a scheduled rescreen: only operators can cancel or delete it.", id)
 	}
 	return r, nil
 }
 
 // Cancel stops a queued, running or stalled run; what it collected is kept. A finished run is EINVALID.
-func (b *Bulk) Cancel(ctx context.Context, by Caller, id string) (Run, error) {
+func (b *Service) Cancel(ctx context.Context, by shariah.Caller, id string) (Run, error) {
 	r, err := b.manageable(ctx, by, id)
 	if err != nil {
 		return Run{}, err
 	}
-	ok, err := b.Runs.SetStatus(ctx, id, RunCancelled, []string{RunQueued, RunRunning}, b.now(), "")
+	ok, err := b.Runs.SetStatus(ctx, id, Cancelled, []string{Queued, Running}, b.now(), "")
 	if err != nil {
 		return Run{}, err
 	}
 	if !ok {
-		return Run{}, Errorf(EINVALID, "Run %s is already %s; only queued or running runs can be cancelled.", id, r.Status)
+		return Run{}, shariah.Errorf(shariah.EINVALID, "Run %s is already %s; only queued or running runs can be cancelled.", id, r.Status)
 	}
 	_ = b.Queue.DropRun(ctx, id)
 	_ = b.Runs.ReleaseIndex(ctx, r.IndexName, id)
@@ -285,13 +226,13 @@ func (b *Bulk) Cancel(ctx context.Context, by Caller, id string) (Run, error) {
 
 // Delete removes a completed, cancelled or failed run and every key of it (its queue task too). A
 // queued, running or stalled run is ECONFLICT naming its state: cancel it first.
-func (b *Bulk) Delete(ctx context.Context, by Caller, id string) error {
+func (b *Service) Delete(ctx context.Context, by shariah.Caller, id string) error {
 	r, err := b.manageable(ctx, by, id)
 	if err != nil {
 		return err
 	}
 	if !r.Finished() {
-		return &Error{Code: ECONFLICT, Message: fmt.Sprintf("Run %s is %s; only completed, cancelled or failed runs can be deleted (cancel it first).", id, r.Status),
+		return &shariah.Error{Code: shariah.ECONFLICT, Message: fmt.Sprintf("Run %s is %s; only completed, cancelled or failed runs can be deleted (cancel it first).", id, r.Status),
 			Detail: map[string]any{"run_id": id, "status": r.Status}}
 	}
 	// A finished run's task is done, or at worst still returning from its last symbol; a task left
@@ -308,9 +249,9 @@ func (b *Bulk) Delete(ctx context.Context, by Caller, id string) error {
 // is already written. A store that fails under it (an outcome not written, the run not readable, a
 // screening that failed because Redis was unavailable) ends the attempt with that error before the run
 // is completed: the task is retried and resumes with the symbols still missing.
-func (b *Bulk) execute(ctx context.Context, r Run) error {
+func (b *Service) execute(ctx context.Context, r Run) error {
 	id := r.ID
-	if _, err := b.Runs.SetStatus(ctx, id, RunRunning, []string{RunQueued, RunRunning}, b.now(), ""); err != nil {
+	if _, err := b.Runs.SetStatus(ctx, id, Running, []string{Queued, Running}, b.now(), ""); err != nil {
 		return err
 	}
 	todo, done, err := b.pending(ctx, id)
@@ -335,7 +276,7 @@ func (b *Bulk) execute(ctx context.Context, r Run) error {
 		return ctx.Err() // shut down mid-run: the task is retried and resumes here
 	}
 	if !stopped {
-		if _, err := b.Runs.SetStatus(ctx, id, RunCompleted, []string{RunRunning}, b.now(), ""); err != nil {
+		if _, err := b.Runs.SetStatus(ctx, id, Completed, []string{Running}, b.now(), ""); err != nil {
 			return err
 		}
 	}
@@ -344,7 +285,7 @@ func (b *Bulk) execute(ctx context.Context, r Run) error {
 
 // pending lists a run's symbols not yet screened (a resumed run carries on where it stopped) and
 // counts those done.
-func (b *Bulk) pending(ctx context.Context, id string) (todo []string, done int, err error) {
+func (b *Service) pending(ctx context.Context, id string) (todo []string, done int, err error) {
 	syms, err := b.Runs.RunSymbols(ctx, id)
 	if err != nil {
 		return nil, 0, err
@@ -363,7 +304,7 @@ func (b *Bulk) pending(ctx context.Context, id string) (todo []string, done int,
 
 // previousStatuses are the statuses of the previous run of the index, by symbol (empty when there is
 // none or it cannot be read), for each item's status change.
-func (b *Bulk) previousStatuses(ctx context.Context, r Run) map[string]string {
+func (b *Service) previousStatuses(ctx context.Context, r Run) map[string]string {
 	previous := map[string]string{}
 	if r.PreviousRunID != "" {
 		if items, err := b.Runs.Items(ctx, r.PreviousRunID); err == nil {
@@ -379,7 +320,7 @@ func (b *Bulk) previousStatuses(ctx context.Context, r Run) map[string]string {
 // symbols it checks the run is still running, and reports whether it stopped early (cancelled, deleted
 // or shut down) and the first store failure that left a symbol without its outcome (the symbols after
 // it are not started).
-func (b *Bulk) screenAll(ctx context.Context, r Run, todo []string, done int, previous map[string]string) (stopped bool, failed error) {
+func (b *Service) screenAll(ctx context.Context, r Run, todo []string, done int, previous map[string]string) (stopped bool, failed error) {
 	var mu sync.Mutex
 	processed, errs := done, 0
 	fail := func(err error) {
@@ -440,7 +381,7 @@ func (b *Bulk) screenAll(ctx context.Context, r Run, todo []string, done int, pr
 				fail(err)
 				break
 			}
-			if !ok || cur.Status != RunRunning || ctx.Err() != nil {
+			if !ok || cur.Status != Running || ctx.Err() != nil {
 				stopped = true
 				break
 			}
@@ -453,15 +394,15 @@ func (b *Bulk) screenAll(ctx context.Context, r Run, todo []string, done int, pr
 }
 
 // passing reports a store failure that passes (Unavailable).
-func (b *Bulk) passing(err error) bool {
+func (b *Service) passing(err error) bool {
 	return err != nil && b.Unavailable != nil && b.Unavailable(err)
 }
 
 // screenOne screens one symbol of a run into its outcome; err is not nil when the screening failed
 // because a store was unavailable (Unavailable): that is no outcome of the symbol's.
-func (b *Bulk) screenOne(ctx context.Context, r Run, sym string, previous map[string]string) (RunItem, error) {
-	it := RunItem{Symbol: sym}
-	res, _, err := b.Screener.Screen(ctx, sym, ScreenOptions{Ruleset: r.Ruleset, ForceRefresh: r.ForceRefresh, RunID: r.ID})
+func (b *Service) screenOne(ctx context.Context, r Run, sym string, previous map[string]string) (Item, error) {
+	it := Item{Symbol: sym}
+	res, _, err := b.Screener.Screen(ctx, sym, shariah.ScreenOptions{Ruleset: r.Ruleset, ForceRefresh: r.ForceRefresh, RunID: r.ID})
 	if b.passing(err) {
 		return it, err
 	}
@@ -471,7 +412,7 @@ func (b *Bulk) screenOne(ctx context.Context, r Run, sym string, previous map[st
 	}
 	if err != nil {
 		it.HasError, it.Status = true, "ERROR"
-		if e, ok := err.(*Error); ok && e.Code != EINTERNAL {
+		if e, ok := err.(*shariah.Error); ok && e.Code != shariah.EINTERNAL {
 			it.Error = e.Message
 		} else {
 			it.Error = "screening failed"
