@@ -177,12 +177,3 @@ func MarkLabel(kind string) string {
 	}
 	return strings.ReplaceAll(kind, "_", " ")
 }
-
-// PointMarks is the kinds of mark on one quarter of a trajectory: illustrative when its figures were
-// not read from a filing or a live feed of one.
-func PointMarks(p TrajectoryPoint) []string {
-	if p.Source == SourceIllustrative {
-		return []string{MarkIllustrative}
-	}
-	return nil
-}

@@ -184,10 +184,11 @@ func (sp ScreeningPeriods) InputPeriods() map[string]string {
 // of fiscal year 2025 (the filer's fiscal year, which may end in another calendar year). Without a
 // fiscal year the period end names it: "FY ending 2024-12-31", "Q2 ending 2025-06-30".
 func PeriodLabel(f Fundamentals) string {
-	return periodLabel(f.Period, f.FiscalYear, f.PeriodEnd)
+	return PeriodLabelOf(f.Period, f.FiscalYear, f.PeriodEnd)
 }
 
-func periodLabel(period string, fy int, end string) string {
+// PeriodLabelOf is PeriodLabel of a period named by its parts (a trajectory point has no Fundamentals).
+func PeriodLabelOf(period string, fy int, end string) string {
 	if period == "" {
 		period = "period"
 	}

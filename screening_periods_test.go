@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // periodFact is a filed fact of a written fixture, from the given form.
@@ -110,7 +111,7 @@ func TestOnePeriodFiscalYearOverFourthQuarter(t *testing.T) {
 	}
 	// The trajectory keeps quarters: Q4 stays the quarter (revenue 250) but says it came from the 10-K,
 	// whose fiscal year the screening uses; Q3 came from its 10-Q.
-	pts := shariah.TrajectoryOf(sorted)
+	pts := insights.TrajectoryOf(sorted)
 	if len(pts) != 2 || pts[1].Label != "Q4 2024" || !pts[1].FromAnnualFiling || pts[1].Form != "10-K" || !strings.Contains(pts[1].Note, "FY2024") {
 		t.Fatalf("trajectory %+v", pts)
 	}
@@ -181,7 +182,7 @@ func TestPeriodLabel(t *testing.T) {
 		}
 	}
 	for form, annual := range map[string]bool{"10-K": true, "10-K/A": true, "20-F": true, "10-Q": false, "": false, "10-K (derived from YTD)": true, "8-K": false} {
-		if shariah.IsAnnualForm(form) != annual {
+		if insights.IsAnnualForm(form) != annual {
 			t.Errorf("IsAnnualForm(%q) = %v", form, !annual)
 		}
 	}

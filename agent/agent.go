@@ -17,6 +17,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/finance"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // Tools are the domain operations the agent may call.
@@ -25,7 +26,7 @@ type Tools struct {
 	Ref      shariah.RefStore
 	Catalogs *shariah.CatalogCache
 	Zakat    *finance.Zakat
-	Insights *shariah.Insights
+	Insights *insights.Service
 	News     shariah.NewsStore // optional
 }
 
@@ -450,7 +451,7 @@ func (t *turn) alternatives() error {
 		}
 		return err
 	}
-	alts := res.(shariah.AlternativesResult)
+	alts := res.(insights.AlternativesResult)
 	var syms []string
 	for _, alt := range alts.Alternatives {
 		syms = append(syms, alt.Symbol)

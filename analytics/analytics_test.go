@@ -12,6 +12,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
@@ -368,13 +369,13 @@ func TestTrajectoryRoundTripAndReplace(t *testing.T) {
 	ctx := context.Background()
 	tr := analytics.Trajectory{DB: db}
 	f := func(v float64) *float64 { return &v }
-	var pts []shariah.TrajectoryPoint
+	var pts []insights.TrajectoryPoint
 	for i := range 10 {
 		end := time.Date(2023, time.Month(3*(i%4)+3), 30, 0, 0, 0, 0, time.UTC).AddDate(i/4, 0, 0)
-		pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: end.Format("2006-01-02"), Period: fmt.Sprintf("Q%d", i%4+1),
+		pts = append(pts, insights.TrajectoryPoint{PeriodEnd: end.Format("2006-01-02"), Period: fmt.Sprintf("Q%d", i%4+1),
 			DebtAssets: f(0.1 + float64(i)/100), CashAssets: f(0.2), Source: "filing", Accession: fmt.Sprintf("acc-%d", i)})
 	}
-	pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: "2025-12-30", Period: "FY", DebtAssets: f(9)})
+	pts = append(pts, insights.TrajectoryPoint{PeriodEnd: "2025-12-30", Period: "FY", DebtAssets: f(9)})
 	// The fourth quarter of 2024 came from the annual report; the others record no form (rows
 	// written before the form column) and make no claim.
 	pts[7].Form, pts[7].FiscalYear = "10-K", 2024

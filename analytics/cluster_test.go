@@ -13,6 +13,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
@@ -187,10 +188,10 @@ func TestClusterTrajectoryReplacesOnEveryReplica(t *testing.T) {
 	migrate(t, c, r1)
 	ctx := context.Background()
 	f := func(v float64) *float64 { return &v }
-	var pts []shariah.TrajectoryPoint
+	var pts []insights.TrajectoryPoint
 	for i := range 10 {
 		end := time.Date(2023, time.Month(3*(i%4)+3), 28, 0, 0, 0, 0, time.UTC).AddDate(i/4, 0, 0)
-		pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: end.Format("2006-01-02"), Period: fmt.Sprintf("Q%d", i%4+1),
+		pts = append(pts, insights.TrajectoryPoint{PeriodEnd: end.Format("2006-01-02"), Period: fmt.Sprintf("Q%d", i%4+1),
 			DebtAssets: f(0.1 + float64(i)/100), CashAssets: f(0.2), Source: "filing", Accession: fmt.Sprintf("acc-%d", i)})
 	}
 	if err := (analytics.Trajectory{DB: r1}).PutTrajectory(ctx, "AAPL", pts); err != nil {
@@ -241,7 +242,7 @@ func TestClusterReplicaDownLosesNothing(t *testing.T) {
 	defer cancel()
 	tr := analytics.Trajectory{DB: both}
 	if err := retry(ctx, func() error {
-		return tr.PutTrajectory(ctx, "MSFT", []shariah.TrajectoryPoint{{PeriodEnd: "2025-09-30", Period: "Q1", DebtAssets: &f}})
+		return tr.PutTrajectory(ctx, "MSFT", []insights.TrajectoryPoint{{PeriodEnd: "2025-09-30", Period: "Q1", DebtAssets: &f}})
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // chromiumPath is Debian's Chromium; SHARIAH_CHROMIUM names another binary.
@@ -123,10 +124,10 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	seeded := sp[:3]
 	for i, sym := range seeded {
-		var pts []shariah.TrajectoryPoint
+		var pts []insights.TrajectoryPoint
 		for q := range 8 {
 			d, c, l, in := 0.18+0.015*float64(q)+0.01*float64(i), 0.05+0.002*float64(q), 0.20+0.01*float64(q), 0.01
-			pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: fmt.Sprintf("%d-%02d-28", 2024+q/4, 3*(q%4)+3), Period: fmt.Sprintf("Q%d", q%4+1),
+			pts = append(pts, insights.TrajectoryPoint{PeriodEnd: fmt.Sprintf("%d-%02d-28", 2024+q/4, 3*(q%4)+3), Period: fmt.Sprintf("Q%d", q%4+1),
 				FiscalYear: 2024 + q/4, DebtAssets: &d, CashAssets: &c, LiquidityAssets: &l, InterestRevenue: &in,
 				Source: shariah.SourceFiling, Accession: fmt.Sprintf("0000000000-%02d-%06d", 24+q/4, i*10+q)})
 		}

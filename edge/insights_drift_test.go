@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // seedDrift makes an index DRIFT of six default-pack companies over real ClickHouse and Redis: MSFT's
@@ -18,16 +19,16 @@ import (
 func seedDrift(t *testing.T, e *env) {
 	t.Helper()
 	ctx := context.Background()
-	quarters := func(source string, debtPct ...float64) []shariah.TrajectoryPoint {
-		var pts []shariah.TrajectoryPoint
+	quarters := func(source string, debtPct ...float64) []insights.TrajectoryPoint {
+		var pts []insights.TrajectoryPoint
 		for i, v := range debtPct {
 			f, c := v/100, 0.1
-			pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: fmt.Sprintf("2025-%02d-30", 3*i+3), Period: fmt.Sprintf("Q%d", i+1), FiscalYear: 2025,
+			pts = append(pts, insights.TrajectoryPoint{PeriodEnd: fmt.Sprintf("2025-%02d-30", 3*i+3), Period: fmt.Sprintf("Q%d", i+1), FiscalYear: 2025,
 				DebtAssets: &f, CashAssets: &c, Source: source, Accession: fmt.Sprintf("0000000000-25-%06d", i)})
 		}
 		return pts
 	}
-	if err := e.traj.PutTrajectories(ctx, map[string][]shariah.TrajectoryPoint{
+	if err := e.traj.PutTrajectories(ctx, map[string][]insights.TrajectoryPoint{
 		"MSFT": quarters(shariah.SourceFiling, 25, 28, 30, 32),
 		"KO":   quarters(shariah.SourceFiling, 30, 31, 32, 34),
 		"TSLA": quarters(shariah.SourceFiling, 35, 30, 28, 25),

@@ -11,6 +11,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/datapack"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // TestSharedTenKCompaniesOnePeriod loads the SEC filings of the shared data set and, for every company
@@ -28,7 +29,7 @@ func TestSharedTenKCompaniesOnePeriod(t *testing.T) {
 	if _, err := datapack.Load(context.Background(), e.ref, p, datapack.Extras{}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.traj.PutTrajectories(context.Background(), shariah.FiledTrajectoriesOf(p.Fundamentals)); err != nil {
+	if err := e.traj.PutTrajectories(context.Background(), insights.FiledTrajectoriesOf(p.Fundamentals)); err != nil {
 		t.Fatal(err)
 	}
 	e.awaitData(t)

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/svgchart"
 )
@@ -90,8 +91,8 @@ func (s *Server) trajectorySVG(c *fiber.Ctx) error {
 		v.Add("must be chart or sparkline", "value_error.view", "query", "view")
 	}
 	ratio := c.Query("ratio")
-	if ratio != "" && !slices.Contains(shariah.TrajectoryRatios, ratio) {
-		v.Add("unknown ratio; valid: "+strings.Join(shariah.TrajectoryRatios, ", "), "value_error.ratio", "query", "ratio")
+	if ratio != "" && !slices.Contains(insights.TrajectoryRatios, ratio) {
+		v.Add("unknown ratio; valid: "+strings.Join(insights.TrajectoryRatios, ", "), "value_error.ratio", "query", "ratio")
 	}
 	if err := v.Err(); err != nil {
 		return err
@@ -108,7 +109,7 @@ func (s *Server) trajectorySVG(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	t := svgchart.Trajectory{Symbol: a.Symbol, Name: a.Name, Ruleset: rs.Name, Points: pts, Lines: rs.ThresholdLines(mid)}
+	t := svgchart.Trajectory{Symbol: a.Symbol, Name: a.Name, Ruleset: rs.Name, Points: pts, Lines: insights.ThresholdLines(rs, mid)}
 	if m, ok := rs.Methodology(mid); ok && mid != "" {
 		t.Methodology = m.Name
 	}
@@ -116,7 +117,7 @@ func (s *Server) trajectorySVG(c *fiber.Ctx) error {
 	switch {
 	case view == "sparkline":
 		if ratio == "" {
-			ratio = shariah.RatioDebtAssets
+			ratio = insights.RatioDebtAssets
 		}
 		body = t.Sparkline(ratio)
 	default:

@@ -23,6 +23,7 @@ import (
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/sukuk"
@@ -58,7 +59,7 @@ type Deps struct {
 	// WatchlistStore keeps users' watchlists.
 	WatchlistStore shariah.WatchlistStore
 	News           shariah.NewsStore
-	Trajectory     shariah.TrajectoryStore
+	Trajectory     insights.TrajectoryStore
 	Health         shariah.HealthStore // ingest sources' health (optional)
 	// NewsSources are the configured news sources; EventRelevance rates 8-K items (news.RelevanceFor8K).
 	NewsSources    []NewsSourceInfo
@@ -90,7 +91,7 @@ type Deps struct {
 	// Catalogs and Insights are the process's shared ones (the MCP server's and the agent's too);
 	// nil: built over Ref.
 	Catalogs *shariah.CatalogCache
-	Insights *shariah.Insights
+	Insights *insights.Service
 }
 
 // Server is the HTTP edge.
@@ -105,9 +106,9 @@ type Server struct {
 	plans    shariah.Plans
 	store    shariah.KeyStore
 	catalogs *shariah.CatalogCache
-	insights *shariah.Insights
+	insights *insights.Service
 	// trajectories answers the index-wide trajectory analytics (drift, sector medians; insights.go).
-	trajectories *shariah.TrajectoryAnalytics
+	trajectories *insights.TrajectoryAnalytics
 	// quoteBodies encodes GET /api/quote's body (the quote with the registry's market_data disclaimer).
 	quoteBodies shariah.QuoteBodies
 	// viewMemo holds the bodies of the methodology views served last (see sendResult), bounded.
@@ -168,10 +169,10 @@ func New(d Deps) (*Server, error) {
 		d.Catalogs = &shariah.CatalogCache{Store: d.Ref}
 	}
 	if d.Insights == nil {
-		d.Insights = &shariah.Insights{Ref: d.Ref, Screener: d.Screener, Catalogs: d.Catalogs}
+		d.Insights = &insights.Service{Ref: d.Ref, Screener: d.Screener, Catalogs: d.Catalogs}
 	}
 	s := &Server{Deps: d, log: d.Log, plans: d.Keys.Plans, store: d.Keys.Store, catalogs: d.Catalogs, insights: d.Insights}
-	s.trajectories = &shariah.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets, Watchlists: d.WatchlistStore}
+	s.trajectories = &insights.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets, Watchlists: d.WatchlistStore}
 	s.metrics = newMetrics(d.Registry)
 	s.deps = newDeps(d.Checks, d.Log)
 	s.quiet = &quietLog{log: d.Log}

@@ -5,6 +5,7 @@ import (
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/sukuk"
 )
 
@@ -18,11 +19,11 @@ type Deps struct {
 	Screener   *shariah.Screener
 	Ref        shariah.RefStore
 	Catalogs   *shariah.CatalogCache
-	Insights   *shariah.Insights
+	Insights   *insights.Service
 	Watchlists *shariah.Watchlists
 	News       shariah.NewsStore
 	Filings    shariah.FilingStore
-	Trajectory shariah.TrajectoryStore
+	Trajectory insights.TrajectoryStore
 	SukukStore sukuk.Store
 	SukukRules *sukuk.Rules
 	Auth       *Auth // HTTP key requirement and metering (nil: none)

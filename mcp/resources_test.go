@@ -15,6 +15,7 @@ import (
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/mcp"
@@ -57,7 +58,7 @@ func start(t *testing.T, opts ...func(*mcp.Deps)) *harness {
 	d := mcp.Deps{Education: edu, Plans: shariah.DefaultPlans(), Costs: shariah.DefaultTokenCosts(),
 		Bulk: &bulk.Service{Ref: ref, Runs: sredis.NewRunStore(rc), Screener: sc, Queue: queue, Concurrency: 2}, Screener: sc,
 		ETFs: &etf.Service{Ref: ref, Screener: sc, Results: sredis.NewResultStore(rc), Catalogs: cats}, Ref: ref, Catalogs: cats,
-		Insights: &shariah.Insights{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
+		Insights: &insights.Service{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
 		News: sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sk}
 	for _, o := range opts {
 		o(&d)

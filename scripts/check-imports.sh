@@ -10,7 +10,7 @@
 #   3             screening                  (planned) rulesets, engine, results, screener
 #   4             finance insights bulk      contexts built on screening (finance: zakat, purification;
 #                                            bulk: runs of an index, takeover, summaries, run access;
-#                                            insights: planned)
+#                                            insights: trajectories, drift, peers, cash flow)
 #   5             etf                        ETF look-through (purifies with finance)
 #   6 data        rules education datapack/defaultpack ingest/httpx internal/testsvc internal/tools/*
 #                 svgchart                   embedded data and leaf helpers (svgchart: pictures drawn
@@ -32,7 +32,7 @@ layer_of() {
   case "$1" in
     "") echo 0 ;;
     sukuk) echo 1 ;;
-    finance|bulk) echo 4 ;;
+    finance|bulk|insights) echo 4 ;;
     etf) echo 5 ;;
     internal/redistest) echo 9 ;;
     rules|education|datapack/defaultpack|ingest/httpx|svgchart|internal/*) echo 6 ;;

@@ -15,6 +15,7 @@ import (
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
@@ -38,7 +39,7 @@ type services struct {
 	edu        *education.Registry
 	bulk       *bulk.Service
 	etfs       *etf.Service
-	insights   *shariah.Insights
+	insights   *insights.Service
 	watchlists *shariah.Watchlists
 	sukukRules *sukuk.Rules
 
@@ -161,7 +162,7 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 	s.bulk = &bulk.Service{Runs: sredis.NewRunStore(rc), Ref: s.ref, Screener: s.screener, Queue: q,
 		Concurrency: e.cfg.BulkConcurrency, Pause: e.cfg.BulkPause, Unavailable: sredis.Unavailable}
 	s.etfs = &etf.Service{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
-	s.insights = &shariah.Insights{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
+	s.insights = &insights.Service{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
 	s.watchlists = &shariah.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
 	s.keys = &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),
 		Limits: shariah.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour},

@@ -23,6 +23,7 @@ import (
 	"github.com/shariah-screen/shariah/ingest/nport"
 	"github.com/shariah-screen/shariah/ingest/prices"
 	"github.com/shariah-screen/shariah/ingest/sec"
+	"github.com/shariah-screen/shariah/insights"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -94,7 +95,7 @@ func (e *env) addIngest(g *run.Group, svc *services) error {
 // companyfacts, the ticker map, companyfacts.zip and N-PORT filings (SEC allows 10 a second, counted
 // per client address, not per ingester). Filing documents the SEC ingester reads later go through the
 // same client.
-func secSources(ic config.Ingest, ref shariah.RefStore, store *sredis.IngestStore, traj shariah.TrajectoryStore,
+func secSources(ic config.Ingest, ref shariah.RefStore, store *sredis.IngestStore, traj insights.TrajectoryStore,
 	news shariah.NewsStore, log *slog.Logger) (*sec.Source, *nport.Source) {
 	secHTTP := &httpx.Client{HTTP: &http.Client{Timeout: 60 * time.Second}, UserAgent: ic.SECUserAgent,
 		Limiter: rate.NewLimiter(rate.Limit(ic.SECRate), 1)}

@@ -6,9 +6,10 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 )
 
-// TestRealAAPLCashflow runs ScreeningFacts then shariah.CashflowOf on Apple's companyfacts. The figures
+// TestRealAAPLCashflow runs ScreeningFacts then insights.CashflowOf on Apple's companyfacts. The figures
 // were read in the JSON before being asserted (us-gaap NetCashProvidedByUsedInOperatingActivities and
 // PaymentsToAcquirePropertyPlantAndEquipment, USD, annual durations of 10-K filings, latest filed) and
 // agree with Apple's FY2024 10-K (0000320193-24-000123, filed 2024-11-01): operating cash flow
@@ -20,7 +21,7 @@ func TestRealAAPLCashflow(t *testing.T) {
 		t.Fatal(err)
 	}
 	facts := ScreeningFacts(cf)
-	in := shariah.CashflowOf(facts, string(cf.CIK))
+	in := insights.CashflowOf(facts, string(cf.CIK))
 	if !in.Available || len(in.Years) != 5 {
 		t.Fatalf("%+v", in)
 	}
@@ -55,7 +56,7 @@ func TestRealAAPLCashflow(t *testing.T) {
 		t.Errorf("FY2024 source %+v", s)
 	}
 	// FCF FY2022 111,443M -> FY2024 108,807M: -2.4%, within the ±5% band.
-	if in.Trend != shariah.TrendStable || in.Summary != "Free cash flow fell from 111.44B (FY2022) to 108.81B (FY2024): stable." {
+	if in.Trend != insights.TrendStable || in.Summary != "Free cash flow fell from 111.44B (FY2022) to 108.81B (FY2024): stable." {
 		t.Errorf("trend %q %q", in.Trend, in.Summary)
 	}
 
@@ -68,7 +69,7 @@ func TestRealAAPLCashflow(t *testing.T) {
 			upTo2018 = append(upTo2018, f)
 		}
 	}
-	old := shariah.CashflowOf(upTo2018, string(cf.CIK))
+	old := insights.CashflowOf(upTo2018, string(cf.CIK))
 	if len(old.Years) != 5 || old.Years[3].FiscalYear != 2017 {
 		t.Fatalf("%+v", old.Years)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // Source is the SEC EDGAR ingester: for each company it fetches submissions (filings, 8-K events, SIC
@@ -28,7 +29,7 @@ type Source struct {
 	Client     *Client
 	Ref        shariah.RefStore
 	Filings    shariah.FilingStore
-	Trajectory shariah.TrajectoryStore
+	Trajectory insights.TrajectoryStore
 	News       shariah.NewsStore // optional: 8-K events become dated articles
 	// Symbols lists the companies to ingest. When it is empty, Indices picks them: true, every
 	// constituent of the indices stored in Ref that the ticker map knows (SHARIAH_SEC_SYMBOLS=indices,
@@ -418,7 +419,7 @@ func parseFacts(cf CompanyFacts, hasFacts bool, doc *CompanyFacts, sym string) (
 // XBRL facts and dividends per share, then the quotes (market cap follows the new shares
 // outstanding). The per-company path and the companyfacts.zip path both store through it; the latter
 // passes a batch, which collects the trajectory for one insert of many companies (TrajectoryBatcher).
-func (s *Source) storeFacts(ctx context.Context, updates []factsUpdate, batch map[string][]shariah.TrajectoryPoint) error {
+func (s *Source) storeFacts(ctx context.Context, updates []factsUpdate, batch map[string][]insights.TrajectoryPoint) error {
 	for _, u := range updates {
 		for _, c := range Contradictions(u.fundamentals) {
 			s.log().Warn("sec filing contradicts itself: input left unmeasured", "problem", c)
@@ -433,9 +434,9 @@ func (s *Source) storeFacts(ctx context.Context, updates []factsUpdate, batch ma
 			}
 			switch {
 			case batch != nil:
-				batch[u.sym] = shariah.TrajectoryOf(u.history)
+				batch[u.sym] = insights.TrajectoryOf(u.history)
 			case s.Trajectory != nil:
-				if err := s.Trajectory.PutTrajectory(ctx, u.sym, shariah.TrajectoryOf(u.history)); err != nil {
+				if err := s.Trajectory.PutTrajectory(ctx, u.sym, insights.TrajectoryOf(u.history)); err != nil {
 					return fmt.Errorf("trajectory: %w", err)
 				}
 			}

@@ -1,4 +1,4 @@
-package shariah
+package insights
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // CashflowSource is the filing one cash-flow figure of a year was read from.
@@ -20,12 +22,12 @@ type CashflowSource struct {
 
 // CashflowYear is one fiscal year of cash flows, in USD as reported in the 10-K.
 type CashflowYear struct {
-	FiscalYear         int     `json:"fiscal_year"`
-	PeriodStart        string  `json:"period_start"`
-	PeriodEnd          string  `json:"period_end"`
-	OperatingCashFlow  *Number `json:"operating_cash_flow"`
-	CapitalExpenditure *Number `json:"capital_expenditure"` // a payment, reported positive
-	FreeCashFlow       *Number `json:"free_cash_flow"`      // operating cash flow - capital expenditure; nil when either is missing
+	FiscalYear         int             `json:"fiscal_year"`
+	PeriodStart        string          `json:"period_start"`
+	PeriodEnd          string          `json:"period_end"`
+	OperatingCashFlow  *shariah.Number `json:"operating_cash_flow"`
+	CapitalExpenditure *shariah.Number `json:"capital_expenditure"` // a payment, reported positive
+	FreeCashFlow       *shariah.Number `json:"free_cash_flow"`      // operating cash flow - capital expenditure; nil when either is missing
 	// Sources maps "operating_cash_flow" and "capital_expenditure" (when present) to their filing.
 	Sources map[string]CashflowSource `json:"sources"`
 }
@@ -79,7 +81,7 @@ const (
 // and compares the latest value with the earliest one of those, ignoring the middle year: free cash
 // flow when at least two of those years have it, else operating cash flow. A change within ±5% of
 // |earliest| is stable, above is improving, below declining; fewer than two values is insufficient_data.
-func CashflowOf(facts []XBRLFact, cik string) CashflowInsight {
+func CashflowOf(facts []shariah.XBRLFact, cik string) CashflowInsight {
 	best := annualCashflowFacts(facts)
 	ends := map[string]bool{}
 	for _, m := range best {
@@ -121,8 +123,8 @@ func CashflowOf(facts []XBRLFact, cik string) CashflowInsight {
 
 // annualCashflowFacts keeps the USD cash-flow facts of 10-K filings spanning about a year, the latest
 // filed per concept and period end.
-func annualCashflowFacts(facts []XBRLFact) map[string]map[string]XBRLFact {
-	best := map[string]map[string]XBRLFact{} // concept -> period end -> latest filed fact
+func annualCashflowFacts(facts []shariah.XBRLFact) map[string]map[string]shariah.XBRLFact {
+	best := map[string]map[string]shariah.XBRLFact{} // concept -> period end -> latest filed fact
 	for _, f := range facts {
 		if !isCashflowConcept(f.Concept) || f.Unit != "USD" || (f.Form != "10-K" && f.Form != "10-K/A") || f.Start == "" {
 			continue
@@ -137,7 +139,7 @@ func annualCashflowFacts(facts []XBRLFact) map[string]map[string]XBRLFact {
 		}
 		m := best[f.Concept]
 		if m == nil {
-			m = map[string]XBRLFact{}
+			m = map[string]shariah.XBRLFact{}
 			best[f.Concept] = m
 		}
 		// Latest filing wins; the accession breaks a tie of two filings on the same day.
@@ -150,14 +152,14 @@ func annualCashflowFacts(facts []XBRLFact) map[string]map[string]XBRLFact {
 
 // cashflowYear is one fiscal year's operating cash flow, capital expenditure and free cash flow, each
 // from the first concept of its list that is reported for the period end.
-func cashflowYear(best map[string]map[string]XBRLFact, end, cik string) CashflowYear {
-	pick := func(concepts []string) (XBRLFact, bool) {
+func cashflowYear(best map[string]map[string]shariah.XBRLFact, end, cik string) CashflowYear {
+	pick := func(concepts []string) (shariah.XBRLFact, bool) {
 		for _, c := range concepts {
 			if f, ok := best[c][end]; ok {
 				return f, true
 			}
 		}
-		return XBRLFact{}, false
+		return shariah.XBRLFact{}, false
 	}
 	y := CashflowYear{FiscalYear: fiscalYearOfEnd(end), PeriodEnd: end, Sources: map[string]CashflowSource{}}
 	ocf, hasOCF := pick(ocfConcepts)
@@ -178,7 +180,7 @@ func cashflowYear(best map[string]map[string]XBRLFact, end, cik string) Cashflow
 	}
 	if hasOCF && hasCapex {
 		// Capex is tagged as a positive payment, so free cash flow is the difference.
-		fcf := NewNumber(ocf.Value.Sub(capex.Value.Decimal))
+		fcf := shariah.NewNumber(ocf.Value.Sub(capex.Value.Decimal))
 		y.FreeCashFlow = &fcf
 	}
 	return y
@@ -210,9 +212,9 @@ func fiscalYearOfEnd(end string) int {
 	return t.Year()
 }
 
-func cashflowSource(f XBRLFact, cik string) CashflowSource {
+func cashflowSource(f shariah.XBRLFact, cik string) CashflowSource {
 	s := CashflowSource{Concept: f.Concept, Accession: f.Accession, Form: f.Form, Filed: f.Filed}
-	if c := strings.TrimLeft(cik, "0"); c != "" && IsAccession(f.Accession) {
+	if c := strings.TrimLeft(cik, "0"); c != "" && shariah.IsAccession(f.Accession) {
 		s.URL = fmt.Sprintf("https://www.sec.gov/Archives/edgar/data/%s/%s/", c, strings.ReplaceAll(f.Accession, "-", ""))
 	}
 	return s
@@ -224,7 +226,7 @@ func cashflowTrend(years []CashflowYear, latest int) (string, string) {
 		fy int
 		v  decimal.Decimal
 	}
-	series := func(get func(CashflowYear) *Number) []point {
+	series := func(get func(CashflowYear) *shariah.Number) []point {
 		var ps []point
 		for _, y := range years {
 			if y.FiscalYear > latest-cashflowTrendYears {
@@ -235,9 +237,9 @@ func cashflowTrend(years []CashflowYear, latest int) (string, string) {
 		}
 		return ps
 	}
-	name, ps := "Free cash flow", series(func(y CashflowYear) *Number { return y.FreeCashFlow })
+	name, ps := "Free cash flow", series(func(y CashflowYear) *shariah.Number { return y.FreeCashFlow })
 	if len(ps) < 2 {
-		name, ps = "Operating cash flow", series(func(y CashflowYear) *Number { return y.OperatingCashFlow })
+		name, ps = "Operating cash flow", series(func(y CashflowYear) *shariah.Number { return y.OperatingCashFlow })
 	}
 	if len(ps) < 2 {
 		return TrendInsufficientData, fmt.Sprintf("Not enough fiscal years of cash-flow data for a trend (FY%d-FY%d).", latest-cashflowTrendYears+1, latest)

@@ -1,8 +1,10 @@
-package shariah
+package insights
 
 import (
 	"context"
 	"slices"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // TrajectoryAnalytics answers the trajectory questions about a set of companies (an index's
@@ -16,10 +18,10 @@ import (
 // filed quarter is left out and counted: as illustrative when its stored fundamentals are illustrative
 // only (FundamentalsSourceOf), else as having no filed quarters.
 type TrajectoryAnalytics struct {
-	Ref        RefReader
+	Ref        shariah.RefReader
 	Trajectory TrajectoryStore // nil: EUNAVAILABLE
-	Rulesets   Rulesets
-	Watchlists WatchlistStore // nil: a watchlist scope is EUNAVAILABLE
+	Rulesets   shariah.Rulesets
+	Watchlists shariah.WatchlistStore // nil: a watchlist scope is EUNAVAILABLE
 }
 
 // TrajectoryScope is the set of companies asked about: exactly one of Index and WatchlistID (the
@@ -94,14 +96,14 @@ type SectorMediansReport struct {
 // companies is a resolved scope: its symbols and their filed trajectories.
 type companies struct {
 	index, watchlist *string
-	assets           map[string]Asset
+	assets           map[string]shariah.Asset
 	filed            map[string][]TrajectoryPoint
 	considered       []string // symbols with filed quarters, sorted
 	leftOut          LeftOut
 }
 
 // validate checks a scope's shape: exactly one of index and watchlist_id, quarters in range.
-func (s TrajectoryScope) validate(v *Validation) {
+func (s TrajectoryScope) validate(v *shariah.Validation) {
 	switch {
 	case s.Index == "" && s.WatchlistID == "":
 		v.Add("give one of index and watchlist_id", "value_error.missing", "query", "index")
@@ -118,29 +120,29 @@ func (t *TrajectoryAnalytics) read(ctx context.Context, s TrajectoryScope) (comp
 	var c companies
 	var syms []string
 	if s.Index != "" {
-		name := NormalizeIndexName(s.Index)
-		listing, members, err := ListIndices(ctx, t.Ref)
+		name := shariah.NormalizeIndexName(s.Index)
+		listing, members, err := shariah.ListIndices(ctx, t.Ref)
 		if err != nil {
 			return c, err
 		}
-		if !slices.ContainsFunc(listing, func(l IndexListing) bool { return l.Name == name }) {
-			var v Validation
-			v.Add(UnknownIndexMessage(listing), "value_error.index", "query", "index")
+		if !slices.ContainsFunc(listing, func(l shariah.IndexListing) bool { return l.Name == name }) {
+			var v shariah.Validation
+			v.Add(shariah.UnknownIndexMessage(listing), "value_error.index", "query", "index")
 			return c, v.Err()
 		}
 		c.index, syms = &name, members[name]
 	} else {
 		if t.Watchlists == nil {
-			return c, Errorf(EUNAVAILABLE, "Watchlists are not available here.")
+			return c, shariah.Errorf(shariah.EUNAVAILABLE, "Watchlists are not available here.")
 		}
-		wl, err := (&Watchlists{Store: t.Watchlists}).Get(ctx, s.UserID, s.WatchlistID)
+		wl, err := (&shariah.Watchlists{Store: t.Watchlists}).Get(ctx, s.UserID, s.WatchlistID)
 		if err != nil {
 			return c, err
 		}
 		c.watchlist, syms = &wl.ID, wl.Symbols
 	}
 	if t.Trajectory == nil {
-		return c, Errorf(EUNAVAILABLE, "The trajectory series is not available here.")
+		return c, shariah.Errorf(shariah.EUNAVAILABLE, "The trajectory series is not available here.")
 	}
 	syms = slices.Compact(slices.Sorted(slices.Values(syms)))
 	c.leftOut.Symbols = []string{}
@@ -168,7 +170,7 @@ func (t *TrajectoryAnalytics) read(ctx context.Context, s TrajectoryScope) (comp
 			return c, err
 		}
 		for _, sym := range missing {
-			if FundamentalsSourceOf(fs[sym]) == DataIllustrative {
+			if shariah.FundamentalsSourceOf(fs[sym]) == shariah.DataIllustrative {
 				c.leftOut.Illustrative++
 			} else {
 				c.leftOut.NoFiledQuarters++
@@ -182,7 +184,7 @@ func (t *TrajectoryAnalytics) read(ctx context.Context, s TrajectoryScope) (comp
 // Drift lists the companies of a scope drifting against the lines of a ruleset (DriftOf; per company
 // and ratio the nearest line, NearestPerRatio), closest to their line first.
 func (t *TrajectoryAnalytics) Drift(ctx context.Context, q DriftQuery) (DriftReport, error) {
-	var v Validation
+	var v shariah.Validation
 	q.validate(&v)
 	if err := v.Err(); err != nil {
 		return DriftReport{}, err
@@ -200,7 +202,7 @@ func (t *TrajectoryAnalytics) Drift(ctx context.Context, q DriftQuery) (DriftRep
 	if mid != "" {
 		r.Methodology = &mid
 	}
-	lines := rs.ThresholdLines(mid)
+	lines := ThresholdLines(rs, mid)
 	for _, sym := range c.considered {
 		a := c.assets[sym]
 		for _, s := range NearestPerRatio(DriftOf(c.filed[sym], lines)) {
@@ -217,7 +219,7 @@ func (t *TrajectoryAnalytics) Drift(ctx context.Context, q DriftQuery) (DriftRep
 // SectorMedians computes the per-quarter sector medians of a scope's filed trajectories
 // (SectorMediansOf).
 func (t *TrajectoryAnalytics) SectorMedians(ctx context.Context, s TrajectoryScope) (SectorMediansReport, error) {
-	var v Validation
+	var v shariah.Validation
 	s.validate(&v)
 	if err := v.Err(); err != nil {
 		return SectorMediansReport{}, err

@@ -1,4 +1,4 @@
-package shariah_test
+package insights_test
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // A pack's filed quarters become trajectories, oldest first; illustrative periods and fiscal years
@@ -18,7 +19,7 @@ func TestFiledTrajectoriesOf(t *testing.T) {
 		return shariah.Fundamentals{Symbol: sym, PeriodEnd: end, Period: p, Facts: map[shariah.Field]shariah.Fact{
 			shariah.TotalAssets: fact(assets), shariah.TotalDebt: fact(debt)}}
 	}
-	got := shariah.FiledTrajectoriesOf([]shariah.Fundamentals{
+	got := insights.FiledTrajectoriesOf([]shariah.Fundamentals{
 		period("AAA", "2025-06-30", "Q2", shariah.SourceFiling, 1000, 300),
 		period("AAA", "2025-03-31", "Q1", shariah.SourceFiling, 1000, 250),
 		period("AAA", "2024-12-31", "FY", shariah.SourceFiling, 1000, 200),

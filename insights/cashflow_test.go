@@ -1,4 +1,4 @@
-package shariah_test
+package insights_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 const (
@@ -55,7 +56,7 @@ func TestCashflowLatestFilingWinsOnRestatement(t *testing.T) {
 	amend := cf(ocfTag, "2022-10-01", "2023-09-30", "107", "0000000001-25-000002", "2025-01-15")
 	amend.Form = "10-K/A"
 	facts = append(facts, amend)
-	in := shariah.CashflowOf(facts, "0000320193")
+	in := insights.CashflowOf(facts, "0000320193")
 	if !in.Available || len(in.Years) != 1 {
 		t.Fatalf("%+v", in)
 	}
@@ -73,7 +74,7 @@ func TestCashflowLatestFilingWinsOnRestatement(t *testing.T) {
 	if s := y.Sources["capital_expenditure"]; s.Accession != "0000000001-24-000001" || s.Concept != capexTag {
 		t.Fatalf("capex source %+v", s)
 	}
-	if s := shariah.CashflowOf(facts, "").Years[0].Sources["operating_cash_flow"]; s.URL != "" {
+	if s := insights.CashflowOf(facts, "").Years[0].Sources["operating_cash_flow"]; s.URL != "" {
 		t.Fatalf("url without cik: %q", s.URL)
 	}
 }
@@ -91,7 +92,7 @@ func TestCashflowIgnoresQuarterlyAndYTD(t *testing.T) {
 	annualInQ.Form = "10-Q"
 	eur := cf(ocfTag, "2024-10-01", "2025-09-30", "900", "0000000001-25-000007", "2025-11-01")
 	eur.Unit = "EUR"
-	in := shariah.CashflowOf(append(facts, q, ytd, half, annualInQ, eur), "")
+	in := insights.CashflowOf(append(facts, q, ytd, half, annualInQ, eur), "")
 	if len(in.Years) != 1 || in.Years[0].FiscalYear != 2024 {
 		t.Fatalf("years %+v", in.Years)
 	}
@@ -109,7 +110,7 @@ func TestCashflowFallbackConcepts(t *testing.T) {
 		cf(capexAlt, "2024-01-01", "2024-12-31", "70", "a-24", "2025-02-01"),
 		cf(capexTag, "2024-01-01", "2024-12-31", "60", "a-24", "2025-02-01"),
 	}
-	in := shariah.CashflowOf(facts, "")
+	in := insights.CashflowOf(facts, "")
 	if len(in.Years) != 2 {
 		t.Fatalf("%+v", in)
 	}
@@ -131,7 +132,7 @@ func TestCashflowFreeCashFlowExactAndMissing(t *testing.T) {
 	facts := annual(2024, "118254000000.17", "9447000000.09")
 	// 2023 has no capex: no free cash flow, no capex source.
 	facts = append(facts, cf(ocfTag, "2022-10-01", "2023-09-30", "0.30", "x", "2023-11-01"))
-	in := shariah.CashflowOf(facts, "")
+	in := insights.CashflowOf(facts, "")
 	if len(in.Years) != 2 {
 		t.Fatalf("%+v", in)
 	}
@@ -151,7 +152,7 @@ func TestCashflowFiscalYearFromPeriodEnd(t *testing.T) {
 	f := cf(ocfTag, "2023-01-05", "2024-01-03", "1", "r", "2024-03-01")
 	f.FY = 2024
 	g := cf(ocfTag, "2024-01-04", "2025-01-08", "1", "r2", "2025-03-01") // 370 days, ends after Jan 7
-	in := shariah.CashflowOf([]shariah.XBRLFact{f, g}, "")
+	in := insights.CashflowOf([]shariah.XBRLFact{f, g}, "")
 	if len(in.Years) != 2 || in.Years[0].FiscalYear != 2023 || in.Years[1].FiscalYear != 2025 {
 		t.Fatalf("%+v", in.Years)
 	}
@@ -163,7 +164,7 @@ func TestCashflowKeepsLastFiveYears(t *testing.T) {
 	for fy := 2017; fy <= 2024; fy++ {
 		facts = append(facts, annual(fy, "100", "10")...)
 	}
-	in := shariah.CashflowOf(facts, "")
+	in := insights.CashflowOf(facts, "")
 	if len(in.Years) != 5 || in.Years[0].FiscalYear != 2020 || in.Years[4].FiscalYear != 2024 {
 		t.Fatalf("%+v", in.Years)
 	}
@@ -200,7 +201,7 @@ func TestCashflowTrend(t *testing.T) {
 		{"gap beyond the window", join(annual(2020, "10", "1"), annual(2024, "50", "1")),
 			"insufficient_data", "Not enough fiscal years of cash-flow data for a trend (FY2022-FY2024)."},
 	} {
-		in := shariah.CashflowOf(c.facts, "")
+		in := insights.CashflowOf(c.facts, "")
 		if in.Trend != c.trend || in.Summary != c.summary || !in.Available {
 			t.Errorf("%s: %q %q", c.name, in.Trend, in.Summary)
 		}
@@ -210,7 +211,7 @@ func TestCashflowTrend(t *testing.T) {
 func TestCashflowNoFacts(t *testing.T) {
 	t.Parallel()
 	for _, facts := range [][]shariah.XBRLFact{nil, {cf("us-gaap:Assets", "", "2024-09-30", "1", "a", "2024-11-01")}} {
-		in := shariah.CashflowOf(facts, "320193")
+		in := insights.CashflowOf(facts, "320193")
 		if in.Available || in.Reason == "" || len(in.Years) != 0 || in.Trend != "insufficient_data" {
 			t.Fatalf("%+v", in)
 		}

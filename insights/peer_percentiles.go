@@ -1,9 +1,11 @@
-package shariah
+package insights
 
 import (
 	"context"
 	"math"
 	"sort"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // PeerPercentile places one ratio of a symbol among its sector peers.
@@ -41,9 +43,9 @@ func quantile(sorted []float64, q float64) *float64 {
 	return &v
 }
 
-func illustrativeFacts(f Fundamentals) bool {
+func illustrativeFacts(f shariah.Fundamentals) bool {
 	for _, fact := range f.Facts {
-		if fact.Source == SourceIllustrative {
+		if fact.Source == shariah.SourceIllustrative {
 			return true
 		}
 	}
@@ -52,7 +54,7 @@ func illustrativeFacts(f Fundamentals) bool {
 
 // PeerPercentiles computes, from each sector peer's latest period, where each book ratio of the symbol
 // sits (lower debt, interest and impure revenue are better for screening).
-func (in *Insights) PeerPercentiles(ctx context.Context, symbol string) (PeerPercentiles, error) {
+func (in *Service) PeerPercentiles(ctx context.Context, symbol string) (PeerPercentiles, error) {
 	cat, err := in.Catalogs.Get(ctx)
 	if err != nil {
 		return PeerPercentiles{}, err
@@ -74,7 +76,7 @@ func (in *Insights) PeerPercentiles(ctx context.Context, symbol string) (PeerPer
 			return PeerPercentiles{}, err
 		}
 		if len(fs) == 0 {
-			return PeerPercentiles{}, Errorf(ENOTFOUND, "No fundamentals on file for %s.", a.Symbol)
+			return PeerPercentiles{}, shariah.Errorf(shariah.ENOTFOUND, "No fundamentals on file for %s.", a.Symbol)
 		}
 		l := LatestFundamentals(fs)
 		self = peerRatios{periodEnd: l.PeriodEnd, ratios: BasicRatios(l), illustrative: illustrativeFacts(l)}

@@ -1,25 +1,27 @@
-package shariah
+package insights
 
 import (
 	"context"
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Alternative is a compliant equity proposed in place of another.
 type Alternative struct {
-	Symbol           string  `json:"symbol"`
-	Name             string  `json:"name"`
-	Country          string  `json:"country"`
-	Sector           string  `json:"sector"`
-	Industry         string  `json:"industry"`
-	MarketCap        *Number `json:"market_cap"`
-	SameCountry      bool    `json:"same_country"`
-	SameIndustry     bool    `json:"same_industry"`
-	ComplianceStatus string  `json:"compliance_status"`
-	Ruleset          string  `json:"ruleset"`
-	Illustrative     bool    `json:"illustrative"`
+	Symbol           string          `json:"symbol"`
+	Name             string          `json:"name"`
+	Country          string          `json:"country"`
+	Sector           string          `json:"sector"`
+	Industry         string          `json:"industry"`
+	MarketCap        *shariah.Number `json:"market_cap"`
+	SameCountry      bool            `json:"same_country"`
+	SameIndustry     bool            `json:"same_industry"`
+	ComplianceStatus string          `json:"compliance_status"`
+	Ruleset          string          `json:"ruleset"`
+	Illustrative     bool            `json:"illustrative"`
 }
 
 // AlternativesResult answers GET /api/insights/{symbol}/alternatives.
@@ -40,7 +42,7 @@ const maxAlternativeScreens = 300
 
 // Alternatives ranks the compliant equities of the symbol's sector: same country first, then by
 // market-cap proximity (|ln(cap/cap of the symbol)|; peers without a market cap last), then by symbol.
-func (in *Insights) Alternatives(ctx context.Context, symbol string, opts ScreenOptions, limit int) (AlternativesResult, error) {
+func (in *Service) Alternatives(ctx context.Context, symbol string, opts shariah.ScreenOptions, limit int) (AlternativesResult, error) {
 	self, _, err := in.Screener.Screen(ctx, symbol, opts)
 	if err != nil {
 		return AlternativesResult{}, err
@@ -76,7 +78,7 @@ func (in *Insights) Alternatives(ctx context.Context, symbol string, opts Screen
 		return f, true
 	}
 	own, hasOwn := capOf(a.Symbol)
-	distance := func(p Asset) float64 {
+	distance := func(p shariah.Asset) float64 {
 		c, ok := capOf(p.Symbol)
 		if !ok || !hasOwn {
 			return math.Inf(1)
@@ -95,8 +97,8 @@ func (in *Insights) Alternatives(ctx context.Context, symbol string, opts Screen
 			break
 		}
 		res.Considered++
-		r, _, err := in.Screener.Screen(ctx, p.Symbol, ScreenOptions{Ruleset: opts.Ruleset, Methodology: opts.Methodology})
-		if ErrorCode(err) == EVALIDATION || ErrorCode(err) == ENOTFOUND {
+		r, _, err := in.Screener.Screen(ctx, p.Symbol, shariah.ScreenOptions{Ruleset: opts.Ruleset, Methodology: opts.Methodology})
+		if shariah.ErrorCode(err) == shariah.EVALIDATION || shariah.ErrorCode(err) == shariah.ENOTFOUND {
 			continue
 		}
 		if err != nil {

@@ -1,10 +1,10 @@
-package shariah_test
+package insights_test
 
 import (
 	"encoding/json"
 	"testing"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 func TestMedian(t *testing.T) {
@@ -13,7 +13,7 @@ func TestMedian(t *testing.T) {
 		in   []float64
 		want any
 	}{{nil, nil}, {[]float64{0.3}, 0.3}, {[]float64{0.5, 0.1, 0.3}, 0.3}, {[]float64{0.4, 0.1, 0.2, 0.3}, 0.25}, {[]float64{0.1, 0.2}, 0.15}} {
-		got := shariah.Median(c.in)
+		got := insights.Median(c.in)
 		switch {
 		case c.want == nil && got != nil, c.want != nil && (got == nil || *got != c.want.(float64)):
 			t.Errorf("median %v: %v, want %v", c.in, got, c.want)
@@ -24,7 +24,7 @@ func TestMedian(t *testing.T) {
 func TestCalendarQuarter(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"2025-09-27": "2025-Q3", "2025-01-01": "2025-Q1", "2024-12-31": "2024-Q4", "2025-06-30": "2025-Q2", "x": ""} {
-		if got := shariah.CalendarQuarter(in); got != want {
+		if got := insights.CalendarQuarter(in); got != want {
 			t.Errorf("%s: %s, want %s", in, got, want)
 		}
 	}
@@ -36,10 +36,10 @@ func TestCalendarQuarter(t *testing.T) {
 func TestSectorMediansOf(t *testing.T) {
 	t.Parallel()
 	f := func(v float64) *float64 { return &v }
-	pt := func(end string, debt, cash *float64) shariah.TrajectoryPoint {
-		return shariah.TrajectoryPoint{PeriodEnd: end, DebtAssets: debt, CashAssets: cash}
+	pt := func(end string, debt, cash *float64) insights.TrajectoryPoint {
+		return insights.TrajectoryPoint{PeriodEnd: end, DebtAssets: debt, CashAssets: cash}
 	}
-	by := map[string][]shariah.TrajectoryPoint{
+	by := map[string][]insights.TrajectoryPoint{
 		"A": {pt("2025-03-29", f(0.10), f(0.2)), pt("2025-06-28", f(0.20), f(0.3))},
 		"B": {pt("2025-03-31", f(0.30), nil), pt("2025-06-30", f(0.40), nil)},
 		"C": {pt("2025-06-01", f(0.90), nil), pt("2025-06-29", f(0.60), nil)},
@@ -47,7 +47,7 @@ func TestSectorMediansOf(t *testing.T) {
 		"E": {pt("2025-06-30", nil, nil)},
 	}
 	sectors := map[string]string{"A": "Tech", "B": "Tech", "C": "Tech", "D": "Energy", "E": ""}
-	got := shariah.SectorMediansOf(by, sectors, 2)
+	got := insights.SectorMediansOf(by, sectors, 2)
 	b, _ := json.Marshal(got)
 	want := `[{"sector":"Energy","quarters":[{"quarter":"2025-Q1","companies":1,"debt_to_assets":0.5,"cash_to_assets":null,"liquidity_to_assets":null,"interest_to_revenue":null},` +
 		`{"quarter":"2025-Q2","companies":0,"debt_to_assets":null,"cash_to_assets":null,"liquidity_to_assets":null,"interest_to_revenue":null}]},` +
@@ -58,11 +58,11 @@ func TestSectorMediansOf(t *testing.T) {
 	if string(b) != want {
 		t.Fatalf("medians\n got %s\nwant %s", b, want)
 	}
-	if got := shariah.SectorMediansOf(nil, nil, 8); got == nil || len(got) != 0 {
+	if got := insights.SectorMediansOf(nil, nil, 8); got == nil || len(got) != 0 {
 		t.Fatalf("no data: %v", got)
 	}
 	// Across a year boundary.
-	q := shariah.SectorMediansOf(map[string][]shariah.TrajectoryPoint{"A": {pt("2025-02-01", f(0.1), nil)}}, nil, 3)
+	q := insights.SectorMediansOf(map[string][]insights.TrajectoryPoint{"A": {pt("2025-02-01", f(0.1), nil)}}, nil, 3)
 	if len(q) != 1 || q[0].Quarters[0].Quarter != "2024-Q3" || q[0].Quarters[2].Quarter != "2025-Q1" {
 		t.Fatalf("window %+v", q)
 	}

@@ -1,9 +1,11 @@
-package shariah
+package insights
 
 import (
 	"slices"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // ThresholdLine is a methodology's threshold drawn against one ratio of the quarterly trajectory
@@ -26,8 +28,8 @@ type ThresholdLine struct {
 // trajectoryRatioOf maps a rule's numerator and denominator to the trajectory ratio that measures the
 // same thing ("" when none does). Interest over revenue stands for a rule on impure revenue plus
 // interest (partial) and for one on interest income alone (whole).
-func trajectoryRatioOf(num []Field, den string) (ratio string, partial bool) {
-	has := func(fs ...Field) bool {
+func trajectoryRatioOf(num []shariah.Field, den string) (ratio string, partial bool) {
+	has := func(fs ...shariah.Field) bool {
 		if len(num) != len(fs) {
 			return false
 		}
@@ -39,20 +41,20 @@ func trajectoryRatioOf(num []Field, den string) (ratio string, partial bool) {
 		return true
 	}
 	switch den {
-	case DenTotalAssets:
+	case shariah.DenTotalAssets:
 		switch {
-		case has(TotalDebt):
+		case has(shariah.TotalDebt):
 			return RatioDebtAssets, false
-		case has(CashAndSecurities):
+		case has(shariah.CashAndSecurities):
 			return RatioCashAssets, false
-		case has(Receivables, CashAndSecurities):
+		case has(shariah.Receivables, shariah.CashAndSecurities):
 			return RatioLiquidityAssets, false
 		}
-	case DenTotalRevenue:
+	case shariah.DenTotalRevenue:
 		switch {
-		case has(InterestIncome):
+		case has(shariah.InterestIncome):
 			return RatioInterestRevenue, false
-		case has(ImpureRevenue, InterestIncome):
+		case has(shariah.ImpureRevenue, shariah.InterestIncome):
 			return RatioInterestRevenue, true
 		}
 	}
@@ -62,7 +64,7 @@ func trajectoryRatioOf(num []Field, den string) (ratio string, partial bool) {
 // ThresholdLines lists the thresholds of a ruleset that apply to the trajectory's ratios, in the
 // ruleset's order: of one methodology (by id or display name), or of every methodology when methodology
 // is "". A methodology measured only against market capitalisation gives none.
-func (rs *Ruleset) ThresholdLines(methodology string) []ThresholdLine {
+func ThresholdLines(rs *shariah.Ruleset, methodology string) []ThresholdLine {
 	out := []ThresholdLine{}
 	for _, m := range rs.Methodologies {
 		if methodology != "" {
@@ -89,7 +91,7 @@ func (rs *Ruleset) ThresholdLines(methodology string) []ThresholdLine {
 // Breaches reports whether a ratio (a fraction) fails the line: at or over it under "lt", over it under "le".
 func (l ThresholdLine) Breaches(ratio float64) bool {
 	bp := decimal.NewFromFloat(ratio).Mul(decimal.NewFromInt(10000))
-	if l.Comparator == CmpLE {
+	if l.Comparator == shariah.CmpLE {
 		return bp.GreaterThan(l.ThresholdBP)
 	}
 	return bp.GreaterThanOrEqual(l.ThresholdBP)

@@ -1,9 +1,11 @@
-package shariah_test
+package insights_test
 
 import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // The trajectory's ratios get the lines of rules over total assets and revenue only: FTSE's and MSCI's
@@ -17,7 +19,7 @@ func TestThresholdLines(t *testing.T) {
 	}
 	lines := func(ruleset, m string) []line {
 		var out []line
-		for _, l := range rs[ruleset].ThresholdLines(m) {
+		for _, l := range insights.ThresholdLines(rs[ruleset], m) {
 			out = append(out, line{l.Ratio, l.Methodology, l.RuleID, l.ThresholdBP.String(), l.Comparator, l.Partial})
 		}
 		return out
@@ -52,7 +54,7 @@ func TestThresholdLines(t *testing.T) {
 }
 
 func TestThresholdLineBreaches(t *testing.T) {
-	l := allRulesets(t)["ftse-2024"].ThresholdLines("ftse")[0] // debt < 33.333%
+	l := insights.ThresholdLines(allRulesets(t)["ftse-2024"], "ftse")[0] // debt < 33.333%
 	for _, c := range []struct {
 		ratio float64
 		want  bool

@@ -1,4 +1,8 @@
-package shariah
+// Package insights holds what is read from a company's history and its peers rather than from one
+// screening: the ratio trajectory of its quarters (trajectory.go) and across an index (trajectory
+// analytics: drift toward a threshold, sector medians), peer percentiles, cash flow, and alternatives
+// to a non-compliant holding. It imports the kernel and the screening (today still in the root).
+package insights
 
 import (
 	"context"
@@ -7,11 +11,13 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // LatestFundamentals picks the latest period, preferring a quarter over the FY of the same end; fs is
 // oldest first and must not be empty.
-func LatestFundamentals(fs []Fundamentals) Fundamentals {
+func LatestFundamentals(fs []shariah.Fundamentals) shariah.Fundamentals {
 	best := fs[len(fs)-1]
 	for i := len(fs) - 2; i >= 0 && fs[i].PeriodEnd == best.PeriodEnd; i-- {
 		if best.Period == "FY" {
@@ -35,28 +41,28 @@ var RatioNames = []string{RatioDebtAssets, RatioCashAssets, RatioLiquidityAssets
 
 // BasicRatios computes a period's book-value ratios (8 decimal places); a ratio whose inputs are not
 // on file is absent, never guessed. The trajectory and the peer percentiles both use it.
-func BasicRatios(f Fundamentals) map[string]float64 {
+func BasicRatios(f shariah.Fundamentals) map[string]float64 {
 	out := map[string]float64{}
 	ratio := func(name string, num, den decimal.Decimal) {
 		v, _ := num.DivRound(den, 8).Float64()
 		out[name] = v
 	}
-	if ta, ok := f.Facts[TotalAssets]; ok && ta.Value.IsPositive() {
-		if d, ok := f.Facts[TotalDebt]; ok {
+	if ta, ok := f.Facts[shariah.TotalAssets]; ok && ta.Value.IsPositive() {
+		if d, ok := f.Facts[shariah.TotalDebt]; ok {
 			ratio(RatioDebtAssets, d.Value.Decimal, ta.Value.Decimal)
 		}
-		if cash, ok := f.Facts[CashAndSecurities]; ok {
+		if cash, ok := f.Facts[shariah.CashAndSecurities]; ok {
 			ratio(RatioCashAssets, cash.Value.Decimal, ta.Value.Decimal)
-			if r, ok := f.Facts[Receivables]; ok {
+			if r, ok := f.Facts[shariah.Receivables]; ok {
 				ratio(RatioLiquidityAssets, cash.Value.Decimal.Add(r.Value.Decimal), ta.Value.Decimal)
 			}
 		}
 	}
-	if rev, ok := f.Facts[TotalRevenue]; ok && rev.Value.IsPositive() {
-		if i, ok := f.Facts[InterestIncome]; ok {
+	if rev, ok := f.Facts[shariah.TotalRevenue]; ok && rev.Value.IsPositive() {
+		if i, ok := f.Facts[shariah.InterestIncome]; ok {
 			ratio(RatioInterestRevenue, i.Value.Decimal, rev.Value.Decimal)
 		}
-		if im, ok := f.Facts[ImpureRevenue]; ok {
+		if im, ok := f.Facts[shariah.ImpureRevenue]; ok {
 			ratio(RatioImpureRevenue, im.Value.Decimal, rev.Value.Decimal)
 		}
 	}
@@ -64,10 +70,10 @@ func BasicRatios(f Fundamentals) map[string]float64 {
 }
 
 // Insights derives per-symbol insights from the reference data and screenings.
-type Insights struct {
-	Ref      RefReader
-	Screener *Screener
-	Catalogs *CatalogCache
+type Service struct {
+	Ref      shariah.RefReader
+	Screener *shariah.Screener
+	Catalogs *shariah.CatalogCache
 
 	mu      sync.Mutex
 	sectors map[string]*sectorRatios // lower-case sector -> latest ratios of its equities
@@ -90,7 +96,7 @@ type peerRatios struct {
 const sectorRatiosTTL = 10 * time.Minute
 
 // sector returns the ratios of the equities of a's sector (a included), from the cache when current.
-func (in *Insights) sector(ctx context.Context, cat *Catalog, a Asset) (map[string]peerRatios, error) {
+func (in *Service) sector(ctx context.Context, cat *shariah.Catalog, a shariah.Asset) (map[string]peerRatios, error) {
 	version, err := in.Ref.Version(ctx)
 	if err != nil {
 		return nil, err

@@ -1,10 +1,12 @@
-package shariah
+package insights
 
 import (
 	"context"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // TrajectoryPoint is one quarter of a company's ratio series.
@@ -36,11 +38,11 @@ const AnnualFilingQuarterNote = "a quarter read from the annual report (%s): the
 // whose form is an annual report (10-K, 20-F, 40-F and their amendments) as read from it. The
 // trajectory's writers (TrajectoryOf) and its store's readers call it, so a stored point says the same.
 func DescribeTrajectoryPoint(p *TrajectoryPoint) {
-	p.Label = periodLabel(p.Period, p.FiscalYear, p.PeriodEnd)
+	p.Label = shariah.PeriodLabelOf(p.Period, p.FiscalYear, p.PeriodEnd)
 	p.FromAnnualFiling, p.Note = false, ""
 	if p.Period != "FY" && IsAnnualForm(p.Form) {
 		p.FromAnnualFiling = true
-		p.Note = fmt.Sprintf(AnnualFilingQuarterNote, p.Form, periodLabel("FY", p.FiscalYear, p.PeriodEnd))
+		p.Note = fmt.Sprintf(AnnualFilingQuarterNote, p.Form, shariah.PeriodLabelOf("FY", p.FiscalYear, p.PeriodEnd))
 	}
 }
 
@@ -64,16 +66,16 @@ type TrajectoryStore interface {
 
 // FiledSources are the sources of trajectory quarters the analytics read: numbers from filings (and a
 // live feed of them), never illustrative ones made up for the offline demo.
-var FiledSources = []string{SourceFiling, SourceLive}
+var FiledSources = []string{shariah.SourceFiling, shariah.SourceLive}
 
 // TrajectoryOf computes the quarterly ratio points of a company's fundamentals (quarters only).
-func TrajectoryOf(fs []Fundamentals) []TrajectoryPoint {
+func TrajectoryOf(fs []shariah.Fundamentals) []TrajectoryPoint {
 	var out []TrajectoryPoint
 	for _, f := range fs {
 		if f.Period == "FY" {
 			continue
 		}
-		ta, ok := f.Facts[TotalAssets]
+		ta, ok := f.Facts[shariah.TotalAssets]
 		if !ok || !ta.Value.IsPositive() {
 			continue
 		}
@@ -132,19 +134,28 @@ func TrajectorySummary(pts []TrajectoryPoint) string {
 // fundamentals (a quarter whose total assets come from FiledSources; illustrative periods give none),
 // by symbol, oldest quarter first. `shariah load --shared` writes them, so the inline-XBRL 10-Qs of the
 // shared data set have a trajectory before any SEC ingest has run.
-func FiledTrajectoriesOf(fs []Fundamentals) map[string][]TrajectoryPoint {
-	bySym := map[string][]Fundamentals{}
+func FiledTrajectoriesOf(fs []shariah.Fundamentals) map[string][]TrajectoryPoint {
+	bySym := map[string][]shariah.Fundamentals{}
 	for _, f := range fs {
-		if ta, ok := f.Facts[TotalAssets]; ok && slices.Contains(FiledSources, ta.Source) {
+		if ta, ok := f.Facts[shariah.TotalAssets]; ok && slices.Contains(FiledSources, ta.Source) {
 			bySym[f.Symbol] = append(bySym[f.Symbol], f)
 		}
 	}
 	out := map[string][]TrajectoryPoint{}
 	for sym, periods := range bySym {
-		slices.SortStableFunc(periods, func(a, b Fundamentals) int { return strings.Compare(a.PeriodEnd, b.PeriodEnd) })
+		slices.SortStableFunc(periods, func(a, b shariah.Fundamentals) int { return strings.Compare(a.PeriodEnd, b.PeriodEnd) })
 		if pts := TrajectoryOf(periods); len(pts) > 0 {
 			out[sym] = pts
 		}
 	}
 	return out
+}
+
+// PointMarks is the kinds of mark on one quarter of a trajectory: illustrative when its figures were
+// not read from a filing or a live feed of one.
+func PointMarks(p TrajectoryPoint) []string {
+	if p.Source == shariah.SourceIllustrative {
+		return []string{shariah.MarkIllustrative}
+	}
+	return nil
 }

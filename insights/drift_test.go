@@ -1,4 +1,4 @@
-package shariah_test
+package insights_test
 
 import (
 	"fmt"
@@ -8,14 +8,15 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // quartersOf builds a trajectory (oldest first) from debt/assets values in percent; a negative value is
 // a quarter whose filing did not allow the ratio.
-func quartersOf(debtPct ...float64) []shariah.TrajectoryPoint {
-	var pts []shariah.TrajectoryPoint
+func quartersOf(debtPct ...float64) []insights.TrajectoryPoint {
+	var pts []insights.TrajectoryPoint
 	for i, v := range debtPct {
-		p := shariah.TrajectoryPoint{PeriodEnd: fmt.Sprintf("%d-%02d-30", 2024+i/4, 3*(i%4)+3), Period: fmt.Sprintf("Q%d", i%4+1), Source: shariah.SourceFiling}
+		p := insights.TrajectoryPoint{PeriodEnd: fmt.Sprintf("%d-%02d-30", 2024+i/4, 3*(i%4)+3), Period: fmt.Sprintf("Q%d", i%4+1), Source: shariah.SourceFiling}
 		if v >= 0 {
 			f := v / 100
 			p.DebtAssets = &f
@@ -25,14 +26,14 @@ func quartersOf(debtPct ...float64) []shariah.TrajectoryPoint {
 	return pts
 }
 
-func line(ratio, methodology string, bp int64, partial bool) shariah.ThresholdLine {
-	return shariah.ThresholdLine{Ratio: ratio, Methodology: methodology, Name: methodology, RuleID: "r", ThresholdBP: decimal.NewFromInt(bp),
+func line(ratio, methodology string, bp int64, partial bool) insights.ThresholdLine {
+	return insights.ThresholdLine{Ratio: ratio, Methodology: methodology, Name: methodology, RuleID: "r", ThresholdBP: decimal.NewFromInt(bp),
 		Comparator: shariah.CmpLT, Partial: partial}
 }
 
 func TestDriftOf(t *testing.T) {
 	t.Parallel()
-	debt33 := line(shariah.RatioDebtAssets, "ftse", 3300, false)
+	debt33 := line(insights.RatioDebtAssets, "ftse", 3300, false)
 	type want struct {
 		dir          string
 		rises        int
@@ -43,36 +44,36 @@ func TestDriftOf(t *testing.T) {
 	}
 	cases := []struct {
 		name  string
-		pts   []shariah.TrajectoryPoint
-		lines []shariah.ThresholdLine
+		pts   []insights.TrajectoryPoint
+		lines []insights.ThresholdLine
 		want  []want // nil: not drifting
 	}{
-		{"toward: three rises, still under", quartersOf(20, 25, 27.105, 29.501), []shariah.ThresholdLine{debt33},
-			[]want{{shariah.DriftToward, 3, 2000, 2950.1, 3.50, "2024-12-30", 4}}},
-		{"toward: two rises are enough", quartersOf(30, 20, 25, 27), []shariah.ThresholdLine{debt33},
-			[]want{{shariah.DriftToward, 2, 3000, 2700, 6, "2024-12-30", 4}}},
-		{"one rise is noise", quartersOf(20, 19, 25), []shariah.ThresholdLine{debt33}, nil},
-		{"across: an earlier quarter passed, the latest breaches", quartersOf(30, 31, 32.9, 34), []shariah.ThresholdLine{debt33},
-			[]want{{shariah.DriftAcross, 3, 3000, 3400, -1, "2024-12-30", 4}}},
-		{"across at the line exactly (lt: at the line fails)", quartersOf(32, 33), []shariah.ThresholdLine{debt33},
-			[]want{{shariah.DriftAcross, 1, 3200, 3300, 0, "2024-06-30", 2}}},
-		{"across, then eased but still over", quartersOf(30, 36, 35), []shariah.ThresholdLine{debt33},
-			[]want{{shariah.DriftAcross, 0, 3000, 3500, -2, "2024-09-30", 3}}},
-		{"over the line throughout: not drifting", quartersOf(34, 35, 36, 37), []shariah.ThresholdLine{debt33}, nil},
-		{"away: falling", quartersOf(32, 30, 28, 25), []shariah.ThresholdLine{debt33}, nil},
-		{"away: crossed back under", quartersOf(31, 35, 32), []shariah.ThresholdLine{debt33}, nil},
-		{"flat", quartersOf(25, 25, 25, 25), []shariah.ThresholdLine{debt33}, nil},
-		{"fewer quarters than asked: two are read", quartersOf(32.5, 33.5), []shariah.ThresholdLine{debt33},
-			[]want{{shariah.DriftAcross, 1, 3250, 3350, -0.5, "2024-06-30", 2}}},
-		{"one quarter: no direction", quartersOf(34), []shariah.ThresholdLine{debt33}, nil},
-		{"missing ratios are skipped, not breaks", quartersOf(20, -1, 24, -1, 28), []shariah.ThresholdLine{debt33},
-			[]want{{shariah.DriftToward, 2, 2000, 2800, 5, "2025-03-30", 3}}},
-		{"a ratio never on file", quartersOf(-1, -1, -1), []shariah.ThresholdLine{debt33}, nil},
-		{"a line of another ratio", quartersOf(20, 25, 30), []shariah.ThresholdLine{line(shariah.RatioCashAssets, "ftse", 3300, false)}, nil},
+		{"toward: three rises, still under", quartersOf(20, 25, 27.105, 29.501), []insights.ThresholdLine{debt33},
+			[]want{{insights.DriftToward, 3, 2000, 2950.1, 3.50, "2024-12-30", 4}}},
+		{"toward: two rises are enough", quartersOf(30, 20, 25, 27), []insights.ThresholdLine{debt33},
+			[]want{{insights.DriftToward, 2, 3000, 2700, 6, "2024-12-30", 4}}},
+		{"one rise is noise", quartersOf(20, 19, 25), []insights.ThresholdLine{debt33}, nil},
+		{"across: an earlier quarter passed, the latest breaches", quartersOf(30, 31, 32.9, 34), []insights.ThresholdLine{debt33},
+			[]want{{insights.DriftAcross, 3, 3000, 3400, -1, "2024-12-30", 4}}},
+		{"across at the line exactly (lt: at the line fails)", quartersOf(32, 33), []insights.ThresholdLine{debt33},
+			[]want{{insights.DriftAcross, 1, 3200, 3300, 0, "2024-06-30", 2}}},
+		{"across, then eased but still over", quartersOf(30, 36, 35), []insights.ThresholdLine{debt33},
+			[]want{{insights.DriftAcross, 0, 3000, 3500, -2, "2024-09-30", 3}}},
+		{"over the line throughout: not drifting", quartersOf(34, 35, 36, 37), []insights.ThresholdLine{debt33}, nil},
+		{"away: falling", quartersOf(32, 30, 28, 25), []insights.ThresholdLine{debt33}, nil},
+		{"away: crossed back under", quartersOf(31, 35, 32), []insights.ThresholdLine{debt33}, nil},
+		{"flat", quartersOf(25, 25, 25, 25), []insights.ThresholdLine{debt33}, nil},
+		{"fewer quarters than asked: two are read", quartersOf(32.5, 33.5), []insights.ThresholdLine{debt33},
+			[]want{{insights.DriftAcross, 1, 3250, 3350, -0.5, "2024-06-30", 2}}},
+		{"one quarter: no direction", quartersOf(34), []insights.ThresholdLine{debt33}, nil},
+		{"missing ratios are skipped, not breaks", quartersOf(20, -1, 24, -1, 28), []insights.ThresholdLine{debt33},
+			[]want{{insights.DriftToward, 2, 2000, 2800, 5, "2025-03-30", 3}}},
+		{"a ratio never on file", quartersOf(-1, -1, -1), []insights.ThresholdLine{debt33}, nil},
+		{"a line of another ratio", quartersOf(20, 25, 30), []insights.ThresholdLine{line(insights.RatioCashAssets, "ftse", 3300, false)}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := shariah.DriftOf(c.pts, c.lines)
+			got := insights.DriftOf(c.pts, c.lines)
 			if len(got) != len(c.want) {
 				t.Fatalf("%d signals, want %d: %+v", len(got), len(c.want), got)
 			}
@@ -92,13 +93,13 @@ func TestDriftOf(t *testing.T) {
 // as any line does and keeps its Partial flag.
 func TestDriftOfPartialRevenueLine(t *testing.T) {
 	t.Parallel()
-	var pts []shariah.TrajectoryPoint
+	var pts []insights.TrajectoryPoint
 	for i, v := range []float64{0.030, 0.038, 0.045, 0.049} {
 		v := v
-		pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: fmt.Sprintf("2025-%02d-30", 3*i+3), InterestRevenue: &v})
+		pts = append(pts, insights.TrajectoryPoint{PeriodEnd: fmt.Sprintf("2025-%02d-30", 3*i+3), InterestRevenue: &v})
 	}
-	got := shariah.DriftOf(pts, []shariah.ThresholdLine{line(shariah.RatioInterestRevenue, "ftse", 500, true)})
-	if len(got) != 1 || got[0].Direction != shariah.DriftToward || !got[0].Line.Partial || got[0].DistancePoints != 0.1 || got[0].QuartersOfDrift != 3 {
+	got := insights.DriftOf(pts, []insights.ThresholdLine{line(insights.RatioInterestRevenue, "ftse", 500, true)})
+	if len(got) != 1 || got[0].Direction != insights.DriftToward || !got[0].Line.Partial || got[0].DistancePoints != 0.1 || got[0].QuartersOfDrift != 3 {
 		t.Fatalf("partial line: %+v", got)
 	}
 }
@@ -107,29 +108,29 @@ func TestDriftOfPartialRevenueLine(t *testing.T) {
 func TestNearestPerRatio(t *testing.T) {
 	t.Parallel()
 	pts := quartersOf(27, 29, 31, 32.5)
-	lines := []shariah.ThresholdLine{line(shariah.RatioDebtAssets, "aaoifi", 3000, false), line(shariah.RatioDebtAssets, "ftse", 3333, false),
-		line(shariah.RatioDebtAssets, "far", 5000, false)}
-	all := shariah.DriftOf(pts, lines)
+	lines := []insights.ThresholdLine{line(insights.RatioDebtAssets, "aaoifi", 3000, false), line(insights.RatioDebtAssets, "ftse", 3333, false),
+		line(insights.RatioDebtAssets, "far", 5000, false)}
+	all := insights.DriftOf(pts, lines)
 	if len(all) != 3 {
 		t.Fatalf("signals %+v", all)
 	}
-	got := shariah.NearestPerRatio(all)
+	got := insights.NearestPerRatio(all)
 	if len(got) != 1 || got[0].Line.Methodology != "ftse" || got[0].DistancePoints != 0.83 {
 		t.Fatalf("nearest: %+v", got)
 	}
 	// Equally far either side: the crossing wins.
-	tie := shariah.NearestPerRatio(shariah.DriftOf(quartersOf(28, 30, 31), []shariah.ThresholdLine{
-		line(shariah.RatioDebtAssets, "under", 3200, false), line(shariah.RatioDebtAssets, "over", 3000, false)}))
-	if len(tie) != 1 || tie[0].Line.Methodology != "over" || tie[0].Direction != shariah.DriftAcross {
+	tie := insights.NearestPerRatio(insights.DriftOf(quartersOf(28, 30, 31), []insights.ThresholdLine{
+		line(insights.RatioDebtAssets, "under", 3200, false), line(insights.RatioDebtAssets, "over", 3000, false)}))
+	if len(tie) != 1 || tie[0].Line.Methodology != "over" || tie[0].Direction != insights.DriftAcross {
 		t.Fatalf("tie: %+v", tie)
 	}
 }
 
 func TestSortDriftCompaniesClosestFirstEitherSide(t *testing.T) {
 	t.Parallel()
-	cs := []shariah.DriftCompany{{Symbol: "A", DistancePoints: 3}, {Symbol: "B", DistancePoints: -0.5}, {Symbol: "C", DistancePoints: 0.5},
+	cs := []insights.DriftCompany{{Symbol: "A", DistancePoints: 3}, {Symbol: "B", DistancePoints: -0.5}, {Symbol: "C", DistancePoints: 0.5},
 		{Symbol: "D", DistancePoints: -2}}
-	shariah.SortDriftCompanies(cs)
+	insights.SortDriftCompanies(cs)
 	var got []string
 	for _, c := range cs {
 		got = append(got, c.Symbol)
