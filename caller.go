@@ -12,6 +12,3 @@ type Caller struct {
 
 // ServiceCaller starts the scheduled rescreens.
 var ServiceCaller = Caller{UserID: ServiceOwner, Operator: true}
-
-// CallerOf is the caller an API key identifies.
-func CallerOf(k APIKey) Caller { return Caller{UserID: k.UserID, Operator: k.Plan == PlanInternal} }

@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/finance"
 	"github.com/shariah-screen/shariah/sukuk"
@@ -240,11 +241,11 @@ func ptr[T any](v T) *T { return &v }
 func TestEmailRefusesControlAndBidi(t *testing.T) {
 	t.Parallel()
 	for _, bad := range []string{"a\u202eb@example.com", "a\u0085b@example.com", "ab@exa\u2066mple.com", "a\x00@example.com"} {
-		if got, ok := shariah.NormalizeEmail(bad); ok {
+		if got, ok := account.NormalizeEmail(bad); ok {
 			t.Errorf("%q accepted as %q", bad, got)
 		}
 	}
-	if got, ok := shariah.NormalizeEmail("Jamal@Example.com"); !ok || got != "jamal@example.com" {
+	if got, ok := account.NormalizeEmail("Jamal@Example.com"); !ok || got != "jamal@example.com" {
 		t.Errorf("a plain address: %q %v", got, ok)
 	}
 }

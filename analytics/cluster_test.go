@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/internal/testsvc"
@@ -157,7 +157,7 @@ func TestClusterUsageWrittenThroughOneReplicaIsReadFromTheOther(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantDays := []shariah.DailyUsage{{Date: "2026-11-20", Requests: 84, Tokens: 84, Errors: 2}, {Date: "2026-11-21", Requests: 144, Tokens: 144, Errors: 3},
+	wantDays := []account.DailyUsage{{Date: "2026-11-20", Requests: 84, Tokens: 84, Errors: 2}, {Date: "2026-11-21", Requests: 144, Tokens: 144, Errors: 3},
 		{Date: "2026-11-22", Requests: 22, Tokens: 22, Errors: 0}}
 	if fmt.Sprint(days) != fmt.Sprint(wantDays) {
 		t.Fatalf("daily usage read from the second replica: %+v, want %+v", days, wantDays)
@@ -175,7 +175,7 @@ func TestClusterUsageWrittenThroughOneReplicaIsReadFromTheOther(t *testing.T) {
 	if got := count(t, r2, "SELECT toUInt64(countMerge(requests)) FROM "+r2.Name+".usage_route_hourly_local"); got != n {
 		t.Fatalf("the second replica's aggregate counts %d requests, want %d", got, n)
 	}
-	routes, err := analytics.UsageReader{DB: r2}.RouteUsage(context.Background(), shariah.UsageRange{From: day1.Add(-time.Hour), To: day1.Add(72 * time.Hour)}, "", "")
+	routes, err := analytics.UsageReader{DB: r2}.RouteUsage(context.Background(), account.UsageRange{From: day1.Add(-time.Hour), To: day1.Add(72 * time.Hour)}, "", "")
 	if err != nil || len(routes) != 1 || routes[0].Requests != n || routes[0].Errors5xx != 5 {
 		t.Fatalf("routes read from the second replica: %+v, %v", routes, err)
 	}

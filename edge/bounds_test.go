@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/finance"
 	"github.com/shariah-screen/shariah/sukuk"
 )
@@ -36,7 +37,7 @@ func (r response) fieldError(t *testing.T, loc string) string {
 func TestAmountBoundsOverHTTP(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	for _, c := range []struct {
 		method, path, body string
 		loc, typ           string
@@ -98,7 +99,7 @@ func TestAmountBoundsOverHTTP(t *testing.T) {
 func TestItemCountsOverHTTP(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	repeat := func(n int, item string) string { return strings.TrimSuffix(strings.Repeat(item+",", n), ",") }
 	for _, c := range []struct {
 		path, body, loc string
@@ -133,7 +134,7 @@ func TestItemCountsOverHTTP(t *testing.T) {
 func TestZakatResponseProportionate(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	holdings := func(item string) string {
 		return `{"gold_price_per_gram":100,"holdings":[` + strings.TrimSuffix(strings.Repeat(item+",", finance.MaxZakatHoldings), ",") + `]}`
 	}
@@ -169,7 +170,7 @@ func TestZakatResponseProportionate(t *testing.T) {
 func TestWatchlistNamesRefuseControlAndBidi(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	for _, name := range []string{"a\x00b", "\u202egnp.exe", "red\x1b[31m", "x\u2066y\u2069", "del\x7f", "c1\u009b", "rlm\u200fx"} {
 		r := e.do(t, "POST", "/api/watchlists", map[string]any{"name": name}, k)
 		if r.StatusCode != 422 || r.fieldError(t, "body.name") != "value_error.str.forbidden_character" {

@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
 )
 
@@ -30,7 +31,7 @@ var runIDRE = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
 // caller is the account of the request's key (bulk routes are authenticated, so it is charged).
 func caller(c *fiber.Ctx) shariah.Caller {
 	if ch := chargeOf(c); ch != nil {
-		return shariah.CallerOf(ch.Key)
+		return account.CallerOf(ch.Key)
 	}
 	return shariah.Caller{}
 }

@@ -7,15 +7,16 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
 )
 
 // generousFree is the default plans with a Free allowance large enough for a test's many calls (the
 // rules under test are about accounts, not allowances).
-func generousFree() shariah.Plans {
-	plans := shariah.DefaultPlans().WithoutRateLimits()
+func generousFree() account.Plans {
+	plans := account.DefaultPlans().WithoutRateLimits()
 	for i := range plans {
-		if plans[i].ID == shariah.PlanFree {
+		if plans[i].ID == account.PlanFree {
 			plans[i].TokensPerMonth = 100000
 		}
 	}
@@ -64,7 +65,7 @@ func TestBulkRunOwnership(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{plans: generousFree()})
 	ctx := context.Background()
-	a, b, op := key(e.newKey(t, shariah.PlanFree)), key(e.newKey(t, shariah.PlanFree)), key(e.newKey(t, shariah.PlanInternal))
+	a, b, op := key(e.newKey(t, account.PlanFree)), key(e.newKey(t, account.PlanFree)), key(e.newKey(t, account.PlanInternal))
 	putIndex(t, e, "OWNA", "MSFT", "JPM")
 	putIndex(t, e, "OWNB", "NVDA")
 	putIndex(t, e, "OWNS", "TSLA", "MO")
@@ -188,7 +189,7 @@ func TestBulkRunDeleteOnlyWhenFinished(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{plans: generousFree()})
 	ctx := context.Background()
-	a, op := key(e.newKey(t, shariah.PlanFree)), key(e.newKey(t, shariah.PlanInternal))
+	a, op := key(e.newKey(t, account.PlanFree)), key(e.newKey(t, account.PlanInternal))
 	putIndex(t, e, "DELX", "MSFT", "JPM", "NVDA")
 	r := e.do(t, "POST", "/api/screen-bulk", map[string]any{"index_name": "DELX"}, a)
 	if r.StatusCode != 202 {
@@ -268,10 +269,10 @@ func TestBulkRunDeletedUnderARealWorker(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{plans: generousFree()})
 	ctx := context.Background()
-	owner := e.newKey(t, shariah.PlanFree)
+	owner := e.newKey(t, account.PlanFree)
 	a := key(owner)
 	e.bulk.Pause, e.bulk.Concurrency = 200*time.Millisecond, 1
-	r, err := e.bulk.StartRun(ctx, shariah.CallerOf(owner.Record), "SP500", 0, true, "", "api")
+	r, err := e.bulk.StartRun(ctx, account.CallerOf(owner.Record), "SP500", 0, true, "", "api")
 	if err != nil {
 		t.Fatal(err)
 	}

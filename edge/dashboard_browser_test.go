@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/insights"
 )
 
@@ -136,7 +137,7 @@ func TestDashboardInChromium(t *testing.T) {
 		}
 	}
 	// The operator's usage: requests through the real server, then the usage writer flushed.
-	op := e.newKey(t, shariah.PlanInternal)
+	op := e.newKey(t, account.PlanInternal)
 	get := func(path string) int {
 		req, _ := http.NewRequest("GET", base+path, nil)
 		req.Header.Set("X-API-Key", op.Key)
@@ -231,8 +232,8 @@ func TestDashboardInChromium(t *testing.T) {
 			t.Errorf("the routes table has no row for %s:\n%s", r, routes)
 		}
 	}
-	if keys := text("#op-keys"); !strings.Contains(keys, shariah.PublicPrefix(op.Key)) {
-		t.Errorf("the top keys table lacks the operator's key prefix %s:\n%s", shariah.PublicPrefix(op.Key), keys)
+	if keys := text("#op-keys"); !strings.Contains(keys, account.PublicPrefix(op.Key)) {
+		t.Errorf("the top keys table lacks the operator's key prefix %s:\n%s", account.PublicPrefix(op.Key), keys)
 	}
 	shot("dashboard-operator.png")
 

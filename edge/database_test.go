@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 func TestDatabaseSearchAndSuggest(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	res := e.do(t, "GET", "/api/database/search?q=AAPL", nil, k).json(t)
 	first := res["results"].([]any)[0].(map[string]any)
 	if first["symbol"] != "AAPL" || first["matched_by"] != "symbol" {
@@ -63,7 +64,7 @@ func TestSearchAndSuggestBodiesFollowTheCatalog(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	ctx := context.Background()
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	want := func(q shariah.SearchQuery) []byte {
 		t.Helper()
 		cat, err := (&shariah.CatalogCache{Store: e.ref}).Get(ctx)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/sec"
 )
@@ -43,7 +44,7 @@ func TestFilingsEventsFactsAndProvenance(t *testing.T) {
 		return "low", ""
 	}})
 	ingestEXA(t, e)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 
 	r := e.do(t, "GET", "/api/filings/EXA", nil, k)
 	if r.StatusCode != 200 {
@@ -149,7 +150,7 @@ func mixedFilings() []shariah.Filing {
 func TestFilingsListsReportsByDefault(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	if err := e.ingest.PutFilings(context.Background(), "AAPL", mixedFilings()); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/insights"
 )
 
@@ -52,7 +53,7 @@ func TestDriftOverAnIndex(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	seedDrift(t, e)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	r := e.do(t, "GET", "/api/insights/drift?index=drift&ruleset=ftse-2024&methodology=FTSE&quarters=4", nil, k)
 	if r.StatusCode != 200 || r.Header.Get("X-Tokens-Charged") != "5" {
 		t.Fatalf("drift: %d (%s tokens) %s", r.StatusCode, r.Header.Get("X-Tokens-Charged"), r.body)
@@ -119,7 +120,7 @@ func TestDriftOverAWatchlistIsTheOwnersOnly(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	seedDrift(t, e)
-	owner, other := key(e.newKey(t, shariah.PlanPro)), key(e.newKey(t, shariah.PlanPro))
+	owner, other := key(e.newKey(t, account.PlanPro)), key(e.newKey(t, account.PlanPro))
 	wl := e.do(t, "POST", "/api/watchlists", map[string]any{"name": "drifters", "symbols": []string{"KO", "TSLA", "AAPL"}}, owner).json(t)["id"].(string)
 	r := e.do(t, "GET", "/api/insights/drift?watchlist_id="+wl+"&methodology=ftse", nil, owner)
 	m := r.json(t)
@@ -145,7 +146,7 @@ func TestDriftOverAWatchlistIsTheOwnersOnly(t *testing.T) {
 func TestDriftRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	cases := []struct{ query, field, msg string }{
 		{"", "index", "give one of index and watchlist_id"},
 		{"index=SP500&watchlist_id=0190a0a0-0000-7000-8000-000000000000", "watchlist_id", "not both"},

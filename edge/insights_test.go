@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/ingest/news"
 )
 
@@ -61,7 +62,7 @@ func TestAlternativesRankingOnAHandBuiltSector(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	widgets(t, e)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	var r response
 	deadline := time.Now().Add(5 * time.Second)
 	for r = e.do(t, "GET", "/api/insights/WTGT/alternatives?methodology=aaoifi&limit=10", nil, k); r.StatusCode != 200; r = e.do(t, "GET", "/api/insights/WTGT/alternatives?methodology=aaoifi&limit=10", nil, k) {
@@ -145,7 +146,7 @@ func TestTrajectoryAndStaleness(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{eventRelevance: news.RelevanceFor8K})
 	ingestEXA(t, e)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 
 	r := e.do(t, "GET", "/api/insights/EXA/trajectory", nil, k)
 	m := r.json(t)
@@ -198,7 +199,7 @@ func TestCashflowInsight(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	ingestEXA(t, e)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	r := e.do(t, "GET", "/api/insights/EXA/cashflow", nil, k)
 	if m := r.json(t); r.StatusCode != 200 || m["available"] != false || m["reason"] == "" {
 		t.Fatalf("no cash-flow facts: %d %s", r.StatusCode, r.body)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 func TestNewsRoutes(t *testing.T) {
@@ -29,7 +30,7 @@ func TestNewsRoutes(t *testing.T) {
 	if err := e.ingest.PutHealth(ctx, shariah.SourceHealth{Name: "news:example", Status: "ok", LastRunAt: &now, LastSuccessAt: &now, Items: 2}); err != nil {
 		t.Fatal(err)
 	}
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 
 	r := e.do(t, "GET", "/api/news", nil, k)
 	m := r.json(t)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/datapack"
 	"github.com/shariah-screen/shariah/insights"
 )
@@ -24,7 +25,7 @@ func TestSharedTenKCompaniesOnePeriod(t *testing.T) {
 	t.Parallel()
 	dir := sharedData(t, "sec/ixbrl")
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	p := datapack.ReadSEC(os.DirFS(dir))
 	if _, err := datapack.Load(context.Background(), e.ref, p, datapack.Extras{}, time.Now()); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/rules"
 )
@@ -111,7 +112,7 @@ func TestQuotesServedAsStored(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	edu, _ := registry(t)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	assets, err := e.ref.AllAssets(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +145,7 @@ func TestQuoteChangedOrStoredByAnOlderBinary(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	edu, _ := registry(t)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	ctx := context.Background()
 	qkey := "shr:quote:{AAPL}"
 	first := e.do(t, "GET", "/api/quote/AAPL", nil, k)
@@ -216,7 +217,7 @@ func TestScreeningsServedAsStored(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	_, rs := registry(t)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	for _, sym := range []string{"MSFT", "AAPL", "JPM", "7203.T", "TCS.NS", "2222.SR", "BRK-B"} {
 		computed := e.do(t, "POST", "/api/screen/"+sym, nil, k)
 		if computed.StatusCode != 200 || computed.Header.Get("X-Cache") != "MISS" {
@@ -276,7 +277,7 @@ func TestRescreenServesTheNewBody(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	_, rs := registry(t)
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	rkey := "shr:result:{MSFT}:spec"
 	e.do(t, "POST", "/api/screen/MSFT", nil, k)
 	etag1 := e.do(t, "GET", "/api/screen/MSFT", nil, k).Header.Get("ETag")
@@ -296,7 +297,7 @@ func TestRescreenServesTheNewBody(t *testing.T) {
 	}
 	// Another edge over the same Redis re-screens.
 	other := setup(t, options{redisURL: e.redisURL, db: e.db})
-	ko := key(other.newKey(t, shariah.PlanEnterprise))
+	ko := key(other.newKey(t, account.PlanEnterprise))
 	if r := other.do(t, "POST", "/api/screen/MSFT?force_refresh=true", nil, ko); r.StatusCode != 200 || r.Header.Get("X-Cache") != "MISS" {
 		t.Fatalf("re-screen on the other edge: %d", r.StatusCode)
 	}
@@ -325,7 +326,7 @@ func TestResultStoredByAnOlderBinary(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	_, rs := registry(t)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	rkey := "shr:result:{JPM}:spec"
 	first := e.do(t, "POST", "/api/screen/JPM", nil, k)
 	var stored struct {
@@ -370,7 +371,7 @@ func TestResultStoredByAnOlderBinary(t *testing.T) {
 func TestCachedScreeningSentGzipWhenAccepted(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	if r := e.do(t, "POST", "/api/screen/MSFT", nil, k); r.StatusCode != 200 {
 		t.Fatalf("screen: %d %s", r.StatusCode, r.body)
 	}

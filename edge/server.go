@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/billing"
 	"github.com/shariah-screen/shariah/bulk"
@@ -31,8 +32,8 @@ import (
 
 // Deps are what the edge serves from. Every field is required unless noted.
 type Deps struct {
-	Keys      *shariah.Keys // issuing, regenerating and revoking keys (holds the KeyStore and plans)
-	Meter     shariah.Meter
+	Keys      *account.Keys // issuing, regenerating and revoking keys (holds the KeyStore and plans)
+	Meter     account.Meter
 	Ref       shariah.RefStore // reference and market data
 	Screener  *shariah.Screener
 	Education *education.Registry
@@ -50,7 +51,7 @@ type Deps struct {
 	AgentLLM *agent.LLM
 	// Billing applies payment-processor events; Processor opens checkout and portal sessions;
 	// WebhookSecret verifies webhooks. Without them the billing routes answer 503.
-	Billing       *shariah.Billing
+	Billing       *account.Billing
 	Processor     *billing.Client
 	WebhookSecret string
 	// SukukStore holds sukuk records; SukukRules dispose them (AAOIFI before and after Standard 62).
@@ -66,9 +67,9 @@ type Deps struct {
 	EventRelevance func(items []string) (level, reason string)
 	// QueueHealth adds the worker queues to /api/screen-bulk/source-health (optional).
 	QueueHealth func(context.Context) map[string]any
-	Costs       shariah.TokenCosts // nil: shariah.DefaultTokenCosts()
-	Usage       shariah.UsageRecorder
-	UsageReader shariah.UsageReader
+	Costs       account.TokenCosts // nil: account.DefaultTokenCosts()
+	Usage       account.UsageRecorder
+	UsageReader account.UsageReader
 	Log         *slog.Logger
 	AccessLog   bool
 	BaseURL     string // public base URL, for Link headers
@@ -78,7 +79,7 @@ type Deps struct {
 	// optional. /readyz answers from the Redis one.
 	Checks map[string]func(context.Context) error
 	// UsageHealth reports the usage spool in /api/health (optional).
-	UsageHealth func() shariah.UsageSpoolStats
+	UsageHealth func() account.UsageSpoolStats
 	// Limits bound every request (body size, read, write and idle timeouts); zero: config.DefaultHTTPLimits.
 	Limits config.HTTPLimits
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client (clientAddress);
@@ -103,8 +104,8 @@ type Server struct {
 	metrics  *metrics
 	deps     *deps
 	quiet    *quietLog
-	plans    shariah.Plans
-	store    shariah.KeyStore
+	plans    account.Plans
+	store    account.KeyStore
 	catalogs *shariah.CatalogCache
 	insights *insights.Service
 	// trajectories answers the index-wide trajectory analytics (drift, sector medians; insights.go).
@@ -145,13 +146,13 @@ type route struct {
 	// Fresh, when set, decides before the handler runs whether the request computes afresh (and pays
 	// the token table's fresh price); otherwise force_refresh=true does.
 	Fresh func(*fiber.Ctx) bool
-	cost  shariah.TokenCost
+	cost  account.TokenCost
 }
 
 // New builds the edge.
 func New(d Deps) (*Server, error) {
 	if d.Costs == nil {
-		d.Costs = shariah.DefaultTokenCosts()
+		d.Costs = account.DefaultTokenCosts()
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -304,8 +305,8 @@ func routeOf(c *fiber.Ctx) string {
 	return "unmatched"
 }
 
-func chargeOf(c *fiber.Ctx) *shariah.Charge {
-	ch, _ := c.Locals(chargeKey).(*shariah.Charge)
+func chargeOf(c *fiber.Ctx) *account.Charge {
+	ch, _ := c.Locals(chargeKey).(*account.Charge)
 	return ch
 }
 

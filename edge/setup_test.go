@@ -27,6 +27,7 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/billing"
@@ -73,12 +74,12 @@ func TestMain(m *testing.M) {
 // env is one edge over a Redis of its own (the default pack loaded) and a ClickHouse database of its own.
 type env struct {
 	srv      *edge.Server
-	keys     *shariah.Keys
+	keys     *account.Keys
 	store    *sredis.KeyStore
 	writer   *analytics.UsageWriter
 	db       *analytics.DB
 	logs     *syncBuffer
-	plans    shariah.Plans
+	plans    account.Plans
 	bulk     *bulk.Service
 	ref      *sredis.RefStore // uncached, for tests that change the data (quotes stored as served, as the writers do)
 	served   *sredis.RefStore // the edge's own (client-side cached) store
@@ -86,10 +87,10 @@ type env struct {
 	news     *sredis.NewsStore
 	traj     analytics.Trajectory
 	popular  *shariah.RequestCounter
-	billing  *shariah.Billing
+	billing  *account.Billing
 	rc       rueidis.Client
 	redisURL string // the Redis the edge uses, for a second edge sharing its state
-	meter    shariah.Meter
+	meter    account.Meter
 }
 
 // testRedisTimeout is the Redis call timeout of a test's edge unless the test sets its own: the tests
@@ -100,13 +101,13 @@ const testRedisTimeout = 10 * time.Second
 
 type options struct {
 	costs          map[string]int // "METHOD path" to tokens, overriding the default table
-	plans          shariah.Plans
+	plans          account.Plans
 	redisURL       string        // use this Redis as it is (empty: a Redis of the test's own with the default pack)
 	db             *analytics.DB // share a database between edges
 	logs           *syncBuffer
 	noMigrate      bool
 	spoolMax       int64               // the usage spool's cap (0: the default)
-	keygenLimits   shariah.IssueLimits // bounds on POST /api/keys/generate (zero: none)
+	keygenLimits   account.IssueLimits // bounds on POST /api/keys/generate (zero: none)
 	worker         bool                // run an asynq worker in process (bulk runs, ETF screens)
 	etfWait        time.Duration       // how long POST /api/etf/{symbol}/screen waits (default 10s)
 	agentLLM       *agent.LLM          // the terminal agent's model (nil: rules only)
@@ -146,7 +147,7 @@ func setup(t testing.TB, o options) *env {
 		o.redisURL = srv.RedisURL()
 	}
 	if o.plans == nil {
-		o.plans = shariah.DefaultPlans().WithoutRateLimits() // rate limits have their own tests
+		o.plans = account.DefaultPlans().WithoutRateLimits() // rate limits have their own tests
 	}
 	if o.logs == nil {
 		o.logs = &syncBuffer{}
@@ -169,7 +170,7 @@ func setup(t testing.TB, o options) *env {
 			}
 		}
 	}
-	costs := shariah.DefaultTokenCosts()
+	costs := account.DefaultTokenCosts()
 	for k, v := range o.costs {
 		found := false
 		for i := range costs {
@@ -192,7 +193,7 @@ func setup(t testing.TB, o options) *env {
 	go func() { writer.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; writer.Close() })
 	store := sredis.NewKeyStore(rc)
-	keys := &shariah.Keys{Store: store, Plans: o.plans}
+	keys := &account.Keys{Store: store, Plans: o.plans}
 	if o.keygenLimits.Window > 0 {
 		keys.Counter, keys.Limits = sredis.NewWindowCounter(rc), o.keygenLimits
 	}
@@ -228,7 +229,7 @@ func setup(t testing.TB, o options) *env {
 	}
 	ingest, news, traj := sredis.NewIngestStore(rc), sredis.NewNewsStore(rc), analytics.Trajectory{DB: db}
 	popular := &shariah.RequestCounter{}
-	bill := &shariah.Billing{Keys: keys, Store: sredis.NewBillingStore(rc)}
+	bill := &account.Billing{Keys: keys, Store: sredis.NewBillingStore(rc)}
 	var processor *billing.Client
 	if o.stripeURL != "" {
 		processor = &billing.Client{BaseURL: o.stripeURL, SecretKey: "sk_test_edge", Prices: map[string]string{"starter": "price_starter", "pro": "price_pro", "enterprise": "price_ent"}}
@@ -237,7 +238,7 @@ func setup(t testing.TB, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var meter shariah.Meter = sredis.NewMeter(rc, o.plans)
+	var meter account.Meter = sredis.NewMeter(rc, o.plans)
 	if !o.exactMeter {
 		// as the service runs: token leases, settled by the meter's loop
 		lm := sredis.NewLeaseMeter(rc, o.plans, sredis.LeaseOptions{TTL: o.leaseTTL})
@@ -410,7 +411,7 @@ func (e *env) awaitData(t *testing.T) {
 	}
 }
 
-func (e *env) newKey(t *testing.T, plan string) shariah.IssuedKey {
+func (e *env) newKey(t *testing.T, plan string) account.IssuedKey {
 	t.Helper()
 	k, err := e.keys.Create(context.Background(), fmt.Sprintf("u%d@example.com", time.Now().UnixNano()), plan)
 	if err != nil {
@@ -419,7 +420,7 @@ func (e *env) newKey(t *testing.T, plan string) shariah.IssuedKey {
 	return k
 }
 
-func key(k shariah.IssuedKey) hdr { return hdr{"X-API-Key": k.Key} }
+func key(k account.IssuedKey) hdr { return hdr{"X-API-Key": k.Key} }
 
 func uniqueEmail() string { return fmt.Sprintf("person%d@example.com", time.Now().UnixNano()) }
 

@@ -6,14 +6,15 @@ import (
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 func TestWatchlistsOwnershipAndLifecycle(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	alice := e.newKey(t, shariah.PlanPro)
+	alice := e.newKey(t, account.PlanPro)
 	ka := key(alice)
-	kb := key(e.newKey(t, shariah.PlanPro))
+	kb := key(e.newKey(t, account.PlanPro))
 
 	r := e.do(t, "POST", "/api/watchlists", map[string]any{"name": "Tech", "symbols": []string{"msft", "BRK.B", "MSFT", "SPUS"}}, ka)
 	if r.StatusCode != 200 {
@@ -87,7 +88,7 @@ func TestWatchlistsOwnershipAndLifecycle(t *testing.T) {
 func TestWatchlistBadInputAndLimits(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	for _, c := range []struct {
 		body any
 		code int

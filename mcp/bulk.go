@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
 )
 
@@ -186,7 +187,7 @@ func (d Deps) bulkCaller(ctx context.Context) (shariah.Caller, error) {
 		if err != nil {
 			return shariah.Caller{}, err
 		}
-		by = shariah.CallerOf(rec)
+		by = account.CallerOf(rec)
 	}
 	return by, nil
 }

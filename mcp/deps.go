@@ -2,6 +2,7 @@ package mcp
 
 import (
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
@@ -12,8 +13,8 @@ import (
 // Deps are the domain services the MCP tools and resources use (the REST API's own).
 type Deps struct {
 	Education  *education.Registry
-	Plans      shariah.Plans
-	Costs      shariah.TokenCosts
+	Plans      account.Plans
+	Costs      account.TokenCosts
 	Bulk       *bulk.Service
 	ETFs       *etf.Service
 	Screener   *shariah.Screener

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // resource is one fixed resource: its URI, name, description and content.
@@ -36,7 +37,7 @@ func (d Deps) resources() []resource {
 			func(context.Context) (any, error) { return map[string]any{"disclaimers": d.Education.Disclaimers}, nil }},
 		{"shariah://plans/token-costs", "Plans and token costs", "The plans and the token cost of every REST route.",
 			func(context.Context) (any, error) {
-				var plans []shariah.Plan
+				var plans []account.Plan
 				for _, p := range d.Plans {
 					if p.Public {
 						plans = append(plans, p)

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
@@ -55,7 +56,7 @@ func start(t *testing.T, opts ...func(*mcp.Deps)) *harness {
 	}
 	t.Cleanup(queue.Close)
 	sc := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs, Disclaimers: edu.DisclaimersFor}
-	d := mcp.Deps{Education: edu, Plans: shariah.DefaultPlans(), Costs: shariah.DefaultTokenCosts(),
+	d := mcp.Deps{Education: edu, Plans: account.DefaultPlans(), Costs: account.DefaultTokenCosts(),
 		Bulk: &bulk.Service{Ref: ref, Runs: sredis.NewRunStore(rc), Screener: sc, Queue: queue, Concurrency: 2}, Screener: sc,
 		ETFs: &etf.Service{Ref: ref, Screener: sc, Results: sredis.NewResultStore(rc), Catalogs: cats}, Ref: ref, Catalogs: cats,
 		Insights: &insights.Service{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
@@ -118,7 +119,7 @@ func TestResourcesOverTheInProcessClient(t *testing.T) {
 	if ix := read("shariah://screening/indices"); ix["count"].(float64) == 0 {
 		t.Fatalf("indices: %v", ix)
 	}
-	if costs := read("shariah://plans/token-costs")["costs"].([]any); len(costs) != len(shariah.DefaultTokenCosts()) {
+	if costs := read("shariah://plans/token-costs")["costs"].([]any); len(costs) != len(account.DefaultTokenCosts()) {
 		t.Fatalf("token costs: %d", len(costs))
 	}
 	for _, u := range []string{"shariah://education/methodologies", "shariah://education/screening-criteria", "shariah://education/purification-guide"} {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
@@ -52,9 +53,9 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		lm2 := sredis.NewLeaseMeter(setup(t, cl.URL()).client, b.plans, sredis.LeaseOptions{})
 		runLeases(t, lm1)
 		runLeases(t, lm2)
-		var keys []shariah.IssuedKey
+		var keys []account.IssuedKey
 		for range 6 {
-			keys = append(keys, b.newKey(t, shariah.PlanPro))
+			keys = append(keys, b.newKey(t, account.PlanPro))
 		}
 		var wg sync.WaitGroup
 		for i, lm := range []*sredis.LeaseMeter{lm1, lm2} {
@@ -76,13 +77,13 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			st, err := b.keys.Store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(time.Now()))
+			st, err := b.keys.Store.MeterState(ctx, k.Record.Hash, account.PeriodOf(time.Now()))
 			if err != nil || st.Used != 400 {
 				t.Fatalf("key %s: %+v %v, want 400 used (2 x 100 charges x 2 edges)", k.Record.Prefix, st, err)
 			}
 		}
 		// A Free key: exact charges to its allowance.
-		k := b.newKey(t, shariah.PlanFree)
+		k := b.newKey(t, account.PlanFree)
 		var ok atomic.Int64
 		for range 60 {
 			if _, err := lm1.Charge(ctx, k.Record.Hash, 1, time.Now()); err == nil {
@@ -95,7 +96,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 	})
 
 	check("meter_refund.lua", func(t *testing.T) {
-		k := b.newKey(t, shariah.PlanStarter)
+		k := b.newKey(t, account.PlanStarter)
 		ch, err := b.meter.Charge(ctx, k.Record.Hash, 10, time.Now())
 		if err != nil {
 			t.Fatal(err)
@@ -103,7 +104,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		if err := b.meter.Refund(ctx, ch); err != nil {
 			t.Fatal(err)
 		}
-		if st, _ := b.keys.Store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(time.Now())); st.Used != 0 {
+		if st, _ := b.keys.Store.MeterState(ctx, k.Record.Hash, account.PeriodOf(time.Now())); st.Used != 0 {
 			t.Fatalf("after the refund: %+v", st)
 		}
 		// A regenerated key carries the month's usage to its new meter.
@@ -114,7 +115,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st, _ := b.keys.Store.MeterState(ctx, nk.Record.Hash, shariah.PeriodOf(time.Now())); st.Used != 7 {
+		if st, _ := b.keys.Store.MeterState(ctx, nk.Record.Hash, account.PeriodOf(time.Now())); st.Used != 7 {
 			t.Fatalf("regenerated key's meter: %+v", st)
 		}
 	})
@@ -225,7 +226,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 
 	check("window_take.lua", func(t *testing.T) {
 		wc := sredis.NewWindowCounter(b.client)
-		limits := []shariah.WindowLimit{{Bucket: "address:10.0.0.1", Limit: 2}, {Bucket: "email_domain:example.com", Limit: 3}}
+		limits := []account.WindowLimit{{Bucket: "address:10.0.0.1", Limit: 2}, {Bucket: "email_domain:example.com", Limit: 3}}
 		for i, want := range []int{-1, -1, 0} {
 			refused, _, err := wc.Take(ctx, "keygen", time.Minute, limits...)
 			if err != nil || refused != want {
@@ -257,7 +258,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 	t.Run("billing, popularity", func(t *testing.T) {
 		bs := sredis.NewBillingStore(b.client)
 		at := time.Now().Add(-time.Minute).UTC()
-		if err := bs.PutSubscription(ctx, shariah.Subscription{UserID: "u1", Customer: "cus_1", Plan: "pro", DowngradeAt: &at}); err != nil {
+		if err := bs.PutSubscription(ctx, account.Subscription{UserID: "u1", Customer: "cus_1", Plan: "pro", DowngradeAt: &at}); err != nil {
 			t.Fatal(err)
 		}
 		if due, err := bs.DueDowngrades(ctx, time.Now()); err != nil || !slices.Contains(due, "u1") {

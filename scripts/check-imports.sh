@@ -5,7 +5,8 @@
 #
 #   0 kernel      .                          the shared vocabulary of the domain (issue 28: the root keeps
 #                                            only it; the contexts below move out of it one by one)
-#   1 contexts    sukuk                      bounded contexts that need only the kernel
+#   1 contexts    sukuk account              bounded contexts that need only the kernel (account: keys,
+#                                            plans, token costs, the meter, billing events, usage)
 #   2             market                     (planned) quotes, prices, FX, trending
 #   3             screening                  (planned) rulesets, engine, results, screener
 #   4             finance insights bulk      contexts built on screening (finance: zakat, purification;
@@ -31,7 +32,7 @@ mod=$(go list -m)
 layer_of() {
   case "$1" in
     "") echo 0 ;;
-    sukuk) echo 1 ;;
+    sukuk|account) echo 1 ;;
     finance|bulk|insights) echo 4 ;;
     etf) echo 5 ;;
     internal/redistest) echo 9 ;;

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/billing"
@@ -43,9 +44,9 @@ type services struct {
 	watchlists *shariah.Watchlists
 	sukukRules *sukuk.Rules
 
-	keys     *shariah.Keys
-	meter    shariah.Meter
-	billing  *shariah.Billing
+	keys     *account.Keys
+	meter    account.Meter
+	billing  *account.Billing
 	payments *billing.Client
 	popular  *shariah.RequestCounter
 	llm      *agent.LLM // nil: the terminal agent runs its rules only
@@ -164,13 +165,13 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 	s.etfs = &etf.Service{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
 	s.insights = &insights.Service{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
 	s.watchlists = &shariah.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
-	s.keys = &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),
-		Limits: shariah.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour},
+	s.keys = &account.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),
+		Limits: account.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour},
 		Prefix: e.cfg.Plan.KeyPrefix}
 	s.meter = sredis.NewMeter(rc, e.plans)
-	s.billing = &shariah.Billing{Keys: s.keys, Store: sredis.NewBillingStore(rc)}
+	s.billing = &account.Billing{Keys: s.keys, Store: sredis.NewBillingStore(rc)}
 	s.payments = &billing.Client{BaseURL: e.cfg.StripeAPIURL, SecretKey: e.cfg.StripeSecretKey, Prices: map[string]string{
-		shariah.PlanStarter: e.cfg.StripePriceStarter, shariah.PlanPro: e.cfg.StripePricePro, shariah.PlanEnterprise: e.cfg.StripePriceEnterprise}}
+		account.PlanStarter: e.cfg.StripePriceStarter, account.PlanPro: e.cfg.StripePricePro, account.PlanEnterprise: e.cfg.StripePriceEnterprise}}
 	if e.cfg.AgentLLMURL != "" {
 		s.llm = &agent.LLM{BaseURL: e.cfg.AgentLLMURL, Model: e.cfg.AgentLLMModel, APIKey: e.cfg.AgentLLMAPIKey}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
@@ -28,7 +29,7 @@ import (
 type env struct {
 	cfg   config.Config
 	log   *slog.Logger
-	plans shariah.Plans
+	plans account.Plans
 }
 
 func load() (*env, error) {
@@ -294,7 +295,7 @@ func runMigrate() error {
 func redisFor(e *env) (rueidis.Client, error) { return openRedis(e) }
 
 // downgrades returns to Free, every minute, the users whose cancelled subscription's period has ended.
-func downgrades(ctx context.Context, b *shariah.Billing, log *slog.Logger) {
+func downgrades(ctx context.Context, b *account.Billing, log *slog.Logger) {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
 	for {

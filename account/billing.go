@@ -1,8 +1,10 @@
-package shariah
+package account
 
 import (
 	"context"
 	"time"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // BillingEvent is a payment processor's subscription event, reduced to what changes a plan.
@@ -52,7 +54,7 @@ type BillingStore interface {
 var PaidPlans = []string{PlanStarter, PlanPro, PlanEnterprise}
 
 // ErrDuplicateEvent is returned for an event already processed.
-var ErrDuplicateEvent = Errorf(EINVALID, "This event was already processed.")
+var ErrDuplicateEvent = shariah.Errorf(shariah.EINVALID, "This event was already processed.")
 
 // Billing applies subscription events to the plans of users' keys.
 type Billing struct {
@@ -89,7 +91,7 @@ func (b *Billing) setUserPlan(ctx context.Context, userID, plan string) error {
 // it did.
 func (b *Billing) Apply(ctx context.Context, ev BillingEvent) (string, error) {
 	if ev.ID == "" {
-		return "", Errorf(EINVALID, "The event has no id.")
+		return "", shariah.Errorf(shariah.EINVALID, "The event has no id.")
 	}
 	first, err := b.Store.MarkEvent(ctx, ev.ID)
 	if err != nil {
@@ -121,11 +123,11 @@ func (b *Billing) userOf(ctx context.Context, ev BillingEvent) (userID, ignored 
 	switch ev.Type {
 	case EventCheckoutCompleted:
 		if ev.KeyPrefix == "" || !validPaid(ev.Plan) {
-			return "", "", Errorf(EINVALID, "The checkout carries no key prefix (client_reference_id) or no paid plan (metadata.plan).")
+			return "", "", shariah.Errorf(shariah.EINVALID, "The checkout carries no key prefix (client_reference_id) or no paid plan (metadata.plan).")
 		}
 		k, err := b.Keys.Store.KeyByPrefix(ctx, ev.KeyPrefix)
-		if ErrorCode(err) == ENOTFOUND {
-			return "", "", Errorf(EINVALID, "The checkout's key %s is unknown.", ev.KeyPrefix)
+		if shariah.ErrorCode(err) == shariah.ENOTFOUND {
+			return "", "", shariah.Errorf(shariah.EINVALID, "The checkout's key %s is unknown.", ev.KeyPrefix)
 		}
 		if err != nil {
 			return "", "", err
@@ -178,7 +180,7 @@ func (b *Billing) apply(ctx context.Context, ev BillingEvent) (string, error) {
 			plan = sub.Plan
 		}
 		if !validPaid(plan) {
-			return "", Errorf(EINVALID, "The subscription carries no paid plan (metadata.plan).")
+			return "", shariah.Errorf(shariah.EINVALID, "The subscription carries no paid plan (metadata.plan).")
 		}
 		sub.Plan, sub.DowngradeAt = plan, nil
 		if err := b.setUserPlan(ctx, userID, plan); err != nil {

@@ -1,4 +1,4 @@
-package shariah
+package account
 
 // MayForceRefresh reports whether the plan's keys may force fresh screenings in a portfolio scan:
 // enterprise and internal only; for the others force_refresh is silently ignored.

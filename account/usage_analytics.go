@@ -1,4 +1,4 @@
-package shariah
+package account
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // UsageRetention is how far back the usage history answers: a range beginning before now minus this is
@@ -145,7 +147,7 @@ func ParseUsageTime(s string) (time.Time, bool) {
 // ParseUsageRange reads the from and to query parameters (either may be empty: the default range is
 // the last 7 days up to now, and a range naming one end is 7 days long) and checks them: from before to,
 // at most MaxUsageRange, not before the retention. Problems are added to v under query.from / query.to.
-func ParseUsageRange(v *Validation, from, to string, now time.Time) UsageRange {
+func ParseUsageRange(v *shariah.Validation, from, to string, now time.Time) UsageRange {
 	now = now.UTC()
 	bad := false
 	end := func(name, raw string) (time.Time, bool) {
@@ -200,7 +202,7 @@ func ceilHour(t time.Time) time.Time {
 // ParseUsageQuery reads a usage analytics query from its parameters (get returns one, "" when absent):
 // from, to, granularity (hour, day; default day), group_by (none, route, plan, key; default none),
 // route (one of routes, the route templates served) and plan (one of plans). Problems go to v.
-func ParseUsageQuery(v *Validation, get func(string) string, now time.Time, routes []string, plans Plans) UsageQuery {
+func ParseUsageQuery(v *shariah.Validation, get func(string) string, now time.Time, routes []string, plans Plans) UsageQuery {
 	q := UsageQuery{Range: ParseUsageRange(v, get("from"), get("to"), now),
 		Granularity: oneOf(v, get, "granularity", "day", UsageGranularities),
 		GroupBy:     oneOf(v, get, "group_by", "none", UsageGroupings)}
@@ -215,7 +217,7 @@ func ParseUsageQuery(v *Validation, get func(string) string, now time.Time, rout
 }
 
 // ParseUsagePlan checks a plan filter ("" for none) against the plans in force.
-func ParseUsagePlan(v *Validation, plan string, plans Plans) string {
+func ParseUsagePlan(v *shariah.Validation, plan string, plans Plans) string {
 	if plan == "" {
 		return ""
 	}
@@ -229,7 +231,7 @@ func ParseUsagePlan(v *Validation, plan string, plans Plans) string {
 	return plan
 }
 
-func oneOf(v *Validation, get func(string) string, name, def string, allowed []string) string {
+func oneOf(v *shariah.Validation, get func(string) string, name, def string, allowed []string) string {
 	s := get(name)
 	if s == "" {
 		return def

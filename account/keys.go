@@ -1,4 +1,4 @@
-package shariah
+package account
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Keys issues, replaces and revokes API keys over a KeyStore. The REST API, the MCP server and the
@@ -104,7 +106,7 @@ func NormalizeEmail(s string) (string, bool) {
 	if s == "" || len(s) > 254 {
 		return "", false
 	}
-	if strings.ContainsFunc(s, func(r rune) bool { return forbiddenInName(r) != "" }) {
+	if strings.ContainsFunc(s, func(r rune) bool { return shariah.ForbiddenInName(r) != "" }) {
 		return "", false // control or bidi characters: the same rule as stored names (Validation.Name)
 	}
 	a, err := mail.ParseAddress(s)
@@ -122,7 +124,7 @@ func NormalizeEmail(s string) (string, bool) {
 // one active free key: a second request is refused (409), so repeated sign-ups cannot multiply the free
 // allowance; after a revoke, the new key carries the month's usage of the user's previous key.
 func (k *Keys) GenerateFree(ctx context.Context, email string) (IssuedKey, error) {
-	var v Validation
+	var v shariah.Validation
 	norm, ok := NormalizeEmail(email)
 	if !ok {
 		v.Add("value is not a valid email address", "value_error.email", "body", "email")
@@ -138,7 +140,7 @@ func (k *Keys) GenerateFree(ctx context.Context, email string) (IssuedKey, error
 	}
 	for _, e := range existing {
 		if e.Active && e.Plan == PlanFree {
-			return IssuedKey{}, &Error{Code: ECONFLICT,
+			return IssuedKey{}, &shariah.Error{Code: shariah.ECONFLICT,
 				Message: "An active free key already exists for this email. Regenerate it with POST /api/auth/me/regenerate, or revoke it first.",
 				Detail:  map[string]any{"key_prefix": e.Prefix}}
 		}
@@ -163,7 +165,7 @@ func (k *Keys) GenerateFreeFrom(ctx context.Context, email, address string) (Iss
 			return IssuedKey{}, err
 		}
 		if refused >= 0 {
-			return IssuedKey{}, &Error{Code: ERATELIMITED,
+			return IssuedKey{}, &shariah.Error{Code: shariah.ERATELIMITED,
 				Message: "Too many free keys requested from this " + strings.ReplaceAll(scopes[refused], "_", " ") + ". Try again later.",
 				Detail: map[string]any{"scope": scopes[refused], "limit": limits[refused], "window_seconds": int64(k.Limits.Window.Seconds()),
 					"retry_after_seconds": max(int64(left.Seconds()+0.999), 1)}}
@@ -174,7 +176,7 @@ func (k *Keys) GenerateFreeFrom(ctx context.Context, email, address string) (Iss
 
 // Create issues a key of any plan for an email (operators: `shariah keys create`).
 func (k *Keys) Create(ctx context.Context, email, plan string) (IssuedKey, error) {
-	var v Validation
+	var v shariah.Validation
 	norm, ok := NormalizeEmail(email)
 	if !ok {
 		v.Add("value is not a valid email address", "value_error.email", "email")
@@ -196,7 +198,7 @@ func (k *Keys) Create(ctx context.Context, email, plan string) (IssuedKey, error
 // replacement carries the period's usage.
 func (k *Keys) Regenerate(ctx context.Context, old APIKey) (IssuedKey, error) {
 	if !old.Active {
-		return IssuedKey{}, Errorf(EKEYINACTIVE, "This API key has been deactivated.")
+		return IssuedKey{}, shariah.Errorf(shariah.EKEYINACTIVE, "This API key has been deactivated.")
 	}
 	full, err := NewAPIKey(k.Prefix)
 	if err != nil {
@@ -214,7 +216,7 @@ func (k *Keys) Regenerate(ctx context.Context, old APIKey) (IssuedKey, error) {
 // none); the key presented may itself be the one revoked, else it must belong to the same user.
 func (k *Keys) Revoke(ctx context.Context, prefix string, caller *APIKey) (APIKey, error) {
 	if !WellFormedPrefix(prefix) {
-		var v Validation
+		var v shariah.Validation
 		v.Add("key_prefix must be the first 12 characters of a key: its prefix (ht_, or shr_ for a key issued before ht_) and letters or digits", "value_error.key_prefix", "body", "key_prefix")
 		return APIKey{}, v.Err()
 	}
@@ -224,7 +226,7 @@ func (k *Keys) Revoke(ctx context.Context, prefix string, caller *APIKey) (APIKe
 	}
 	if caller == nil || caller.UserID != target.UserID {
 		// Do not reveal whether another user's prefix exists.
-		return APIKey{}, Errorf(ENOTFOUND, "No key with this prefix belongs to the caller.")
+		return APIKey{}, shariah.Errorf(shariah.ENOTFOUND, "No key with this prefix belongs to the caller.")
 	}
 	now := k.now()
 	if err := k.Store.Deactivate(ctx, target.Hash, now, ""); err != nil {
@@ -238,7 +240,7 @@ func (k *Keys) Revoke(ctx context.Context, prefix string, caller *APIKey) (APIKe
 // SetPlan moves the key with the prefix to another plan (operators, and billing events later).
 func (k *Keys) SetPlan(ctx context.Context, prefix, plan string) (APIKey, error) {
 	if _, ok := k.Plans.Lookup(plan); !ok {
-		return APIKey{}, Errorf(EVALIDATION, "unknown plan %q", plan)
+		return APIKey{}, shariah.Errorf(shariah.EVALIDATION, "unknown plan %q", plan)
 	}
 	target, err := k.Store.KeyByPrefix(ctx, prefix)
 	if err != nil {

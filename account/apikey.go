@@ -1,4 +1,9 @@
-package shariah
+// Package account holds what belongs to a customer's account: API keys (apikey.go, keys.go), plans and
+// their rights (plan.go, plan_rights.go), the token cost of each route and its pricing (cost.go), the
+// Meter contract (meter.go), billing events (billing.go) and usage (usage.go, usage_analytics.go). It
+// imports the kernel only. Watchlists belong here too; they stay in the root until the screening moves
+// out, because a watchlist's statuses are screened (watchlist_status.go).
+package account
 
 import (
 	"context"
@@ -9,6 +14,8 @@ import (
 	"math/big"
 	"strings"
 	"time"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // API key format: a key prefix, then 40 base62 characters from crypto/rand. New keys carry the
@@ -129,17 +136,17 @@ type IssuedKey struct {
 // The REST edge and the MCP port both authenticate with it.
 func ActiveKey(ctx context.Context, store KeyStore, full string) (APIKey, error) {
 	if !WellFormedKey(full) {
-		return APIKey{}, Errorf(EBADKEY, "Invalid API key.")
+		return APIKey{}, shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
 	}
 	k, err := store.KeyByHash(ctx, HashKey(full))
-	if ErrorCode(err) == ENOTFOUND {
-		return APIKey{}, Errorf(EBADKEY, "Invalid API key.")
+	if shariah.ErrorCode(err) == shariah.ENOTFOUND {
+		return APIKey{}, shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
 	}
 	if err != nil {
 		return APIKey{}, err
 	}
 	if !k.Active {
-		return APIKey{}, Errorf(EKEYINACTIVE, "This API key has been deactivated.")
+		return APIKey{}, shariah.Errorf(shariah.EKEYINACTIVE, "This API key has been deactivated.")
 	}
 	return k, nil
 }
@@ -159,4 +166,9 @@ type KeyStore interface {
 	UserForEmail(ctx context.Context, email, newID string) (string, error)
 	// MeterState reads a key's meter for the period.
 	MeterState(ctx context.Context, hash string, p Period) (MeterState, error)
+}
+
+// CallerOf is the caller an API key identifies.
+func CallerOf(k APIKey) shariah.Caller {
+	return shariah.Caller{UserID: k.UserID, Operator: k.Plan == PlanInternal}
 }
