@@ -55,9 +55,9 @@ func (c *CatalogCache) Get(ctx context.Context) (*Catalog, error) {
 	return cat, nil
 }
 
-// lookupRaw finds the asset of a raw symbol: the symbol itself or its canonical form (BRK.B, AAPL.US,
+// LookupRaw finds the asset of a raw symbol: the symbol itself or its canonical form (BRK.B, AAPL.US,
 // 700.HK, an ISIN). wellFormed is false when raw is not shaped like a symbol.
-func (c *CatalogCache) lookupRaw(ctx context.Context, raw string) (a Asset, wellFormed, found bool, err error) {
+func (c *CatalogCache) LookupRaw(ctx context.Context, raw string) (a Asset, wellFormed, found bool, err error) {
 	sym, ok := NormalizeSymbol(raw)
 	if !ok {
 		return Asset{}, false, false, nil
@@ -79,19 +79,19 @@ func (c *CatalogCache) lookupRaw(ctx context.Context, raw string) (a Asset, well
 // Find resolves a symbol given by a client: a malformed one is a VALIDATION_ERROR at loc (before any
 // store is asked), an unknown one ENOTFOUND. REST, MCP and the terminal agent all resolve through it.
 func (c *CatalogCache) Find(ctx context.Context, raw string, loc ...any) (Asset, error) {
-	a, wellFormed, found, err := c.lookupRaw(ctx, raw)
+	a, wellFormed, found, err := c.LookupRaw(ctx, raw)
 	switch {
 	case err != nil:
 		return Asset{}, err
 	case !found:
-		return Asset{}, missingSymbol(raw, wellFormed, loc...)
+		return Asset{}, MissingSymbol(raw, wellFormed, loc...)
 	}
 	return a, nil
 }
 
-// missingSymbol is Find's error for a symbol it did not find: VALIDATION_ERROR at loc when malformed,
+// MissingSymbol is Find's error for a symbol it did not find: VALIDATION_ERROR at loc when malformed,
 // else UnknownSymbol.
-func missingSymbol(raw string, wellFormed bool, loc ...any) error {
+func MissingSymbol(raw string, wellFormed bool, loc ...any) error {
 	if !wellFormed {
 		var v Validation
 		v.Add("not a valid symbol (letters, digits, '.', '-', '=', '&', optional leading '^'; at most 20 characters)", "value_error.symbol", loc...)
@@ -109,6 +109,6 @@ func UnknownSymbol(sym string) error {
 
 // Resolve gives the canonical symbol of a known asset; "" when the input is malformed or unknown.
 func (c *CatalogCache) Resolve(ctx context.Context, raw string) (string, error) {
-	a, _, _, err := c.lookupRaw(ctx, raw)
+	a, _, _, err := c.LookupRaw(ctx, raw)
 	return a.Symbol, err
 }

@@ -43,10 +43,10 @@ func ETag(body []byte) string {
 // NewServed is a body with its ETag.
 func NewServed(body []byte) Served { return Served{Body: body, ETag: ETag(body)} }
 
-// servedFormat is raised when the encoding of a served body changes in a way the types' shapes do not
+// ServedFormat is raised when the encoding of a served body changes in a way the types' shapes do not
 // show (a MarshalJSON, Normalize or the quote's disclaimers rule): stored bodies of another format are
 // not served, but encoded again from their records.
-const servedFormat = 1
+const ServedFormat = 1
 
 // QuoteBodies encodes the body of GET /api/quote/{symbol}: the stored quote with the disclaimers a quote
 // is served with (the market_data one). Variant names the encoding (format, the Quote type's shape, the
@@ -63,7 +63,7 @@ func NewQuoteBodies(disclaimers []Disclaimer) QuoteBodies {
 	b, _ := json.Marshal(disclaimers) // plain strings: cannot fail
 	h.Write(b)
 	return QuoteBodies{disclaimers: disclaimers,
-		variant: "q" + strconv.Itoa(servedFormat) + "-" + quoteShape + "-" + strconv.FormatUint(h.Sum64(), 36)}
+		variant: "q" + strconv.Itoa(ServedFormat) + "-" + quoteShape + "-" + strconv.FormatUint(h.Sum64(), 36)}
 }
 
 // Disclaimers are the disclaimers a served quote carries (a batch of quotes carries them on each).
@@ -82,27 +82,12 @@ func (b QuoteBodies) Serve(q Quote) (Served, error) {
 	return NewServed(body), nil
 }
 
-// ResultVariant names the encoding of served screening results (format and the Result type's shape): a
-// body stored under another one is not served. A result carries its own disclaimers (attached when it
-// was computed), so nothing else enters its body.
-var ResultVariant = "r" + strconv.Itoa(servedFormat) + "-" + shapeHash(reflect.TypeOf(Result{}))
+var quoteShape = ShapeHash(reflect.TypeOf(Quote{}))
 
-// ServeResult is the body of a screening result as GET /api/screen and GET /api/result serve it (a
-// methodology's view is the result View returns).
-func ServeResult(r Result) (Served, error) {
-	body, err := json.Marshal(r)
-	if err != nil {
-		return Served{}, err
-	}
-	return NewServed(body), nil
-}
-
-var quoteShape = shapeHash(reflect.TypeOf(Quote{}))
-
-// shapeHash is a hash of a type's shape as encoding/json sees it (field names, tags and types, nested),
+// ShapeHash is a hash of a type's shape as encoding/json sees it (field names, tags and types, nested),
 // so that adding, renaming or retyping a field of a served type makes its stored bodies another variant
-// without anyone remembering to raise servedFormat.
-func shapeHash(t reflect.Type) string {
+// without anyone remembering to raise ServedFormat.
+func ShapeHash(t reflect.Type) string {
 	var b strings.Builder
 	writeShape(&b, t, map[reflect.Type]bool{})
 	h := fnv.New64a()

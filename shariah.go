@@ -1,6 +1,8 @@
-// Package shariah is the domain of the Shariah-screening and Islamic-finance data service: its types,
-// rules and the interfaces of the stores that hold them. It does no I/O. The HTTP edge, the asynq
-// workers, the ingesters and the MCP server all call this package, so every rule has one implementation.
+// Package shariah is the kernel of the Shariah-screening and Islamic-finance data service: the
+// vocabulary every context shares (errors and validation, numbers, assets, prices and bars, fundamentals,
+// dividends, holdings, disclaimers, the caller, served bodies and their ETags, source counts). It does no
+// I/O. The contexts are packages of their own (account, filings, sukuk, screening, finance, insights,
+// bulk, etf); the market and the catalog are still here and move out next (issue 28).
 package shariah
 
 // APIVersion is the version of the API contract (edge/openapi.yaml info.version).

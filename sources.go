@@ -12,20 +12,6 @@ const (
 	DataNoFundamentals = "no_fundamentals" // no fundamentals on file (or no screening)
 )
 
-// DataSourceOf classifies a screening result by its fundamentals: illustrative when any input used is,
-// filed when the inputs come from filings, no_fundamentals otherwise.
-func DataSourceOf(r Result) string {
-	if r.DataQuality.Illustrative {
-		return DataIllustrative
-	}
-	for _, s := range r.DataQuality.Sources {
-		if s == SourceFiling || s == SourceLive {
-			return DataFiled
-		}
-	}
-	return DataNoFundamentals
-}
-
 // FundamentalsSourceOf classifies a company's stored periods the same way: filed when any period
 // carries a filed (or live) fact (illustrative values are never kept next to filed ones),
 // illustrative when it has only illustrative ones, no_fundamentals when none.

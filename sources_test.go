@@ -9,21 +9,22 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestDataSources: a result is filed, illustrative or without fundamentals by its data quality; a
 // company's stored periods likewise; portfolio and bulk summaries count them.
 func TestDataSources(t *testing.T) {
 	t.Parallel()
-	res := func(illus bool, sources ...string) shariah.Result {
-		return shariah.Result{DataQuality: shariah.DataQuality{Illustrative: illus, Sources: sources}}
+	res := func(illus bool, sources ...string) screening.Result {
+		return screening.Result{DataQuality: screening.DataQuality{Illustrative: illus, Sources: sources}}
 	}
 	filed, illus, none := res(false, "filing", "history"), res(true, "filing", "illustrative"), res(false, "history")
 	for _, c := range []struct {
-		r    shariah.Result
+		r    screening.Result
 		want string
 	}{{filed, shariah.DataFiled}, {illus, shariah.DataIllustrative}, {none, shariah.DataNoFundamentals}, {res(false, "live"), shariah.DataFiled}} {
-		if got := shariah.DataSourceOf(c.r); got != c.want {
+		if got := screening.DataSourceOf(c.r); got != c.want {
 			t.Errorf("DataSourceOf(%+v) = %s, want %s", c.r.DataQuality, got, c.want)
 		}
 	}
@@ -36,9 +37,9 @@ func TestDataSources(t *testing.T) {
 		t.Error("FundamentalsSourceOf")
 	}
 
-	items := []shariah.PortfolioItem{{Status: "COMPLIANT", DataSource: shariah.DataFiled}, {Status: "NON_COMPLIANT", DataSource: shariah.DataIllustrative},
+	items := []screening.PortfolioItem{{Status: "COMPLIANT", DataSource: shariah.DataFiled}, {Status: "NON_COMPLIANT", DataSource: shariah.DataIllustrative},
 		{Status: "QUESTIONABLE", DataSource: shariah.DataIllustrative}, {Status: "NOT_FOUND"}}
-	if s := shariah.SummarizePortfolio(items).DataSources; s != (shariah.SourceCounts{Filed: 1, Illustrative: 2}) {
+	if s := screening.SummarizePortfolio(items).DataSources; s != (shariah.SourceCounts{Filed: 1, Illustrative: 2}) {
 		t.Errorf("portfolio sources %+v", s)
 	}
 	run := []bulk.Item{{Symbol: "A", Status: "COMPLIANT", Result: &filed}, {Symbol: "B", Status: "COMPLIANT", Result: &filed},
@@ -58,8 +59,8 @@ func TestCompanySources(t *testing.T) {
 		{Symbol: "GOOG", Type: shariah.Equity, CIK: "0001652044"}, {Symbol: "GOOGL", Type: shariah.Equity, CIK: "1652044"},
 		{Symbol: "BRK-A", Type: shariah.Equity, CIK: "1067983"}, {Symbol: "BRK-B", Type: shariah.Equity, CIK: "0001067983"},
 		{Symbol: "SAP.DE", Type: shariah.Equity}, {Symbol: "AAPL", Type: shariah.Equity, CIK: "320193"}})
-	res := func(illus bool, sources ...string) *shariah.Result {
-		return &shariah.Result{DataQuality: shariah.DataQuality{Illustrative: illus, Sources: sources}}
+	res := func(illus bool, sources ...string) *screening.Result {
+		return &screening.Result{DataQuality: screening.DataQuality{Illustrative: illus, Sources: sources}}
 	}
 	filed, illus, none := res(false, "filing"), res(true, "illustrative"), res(false)
 	run := []bulk.Item{{Symbol: "GOOG", Result: filed}, {Symbol: "GOOGL", Result: filed}, {Symbol: "BRK-A", Result: filed},

@@ -16,18 +16,20 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/finance"
 	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Tools are the domain operations the agent may call.
 type Tools struct {
-	Screener *shariah.Screener
+	Screener *screening.Screener
 	Ref      shariah.RefStore
 	Catalogs *shariah.CatalogCache
 	Zakat    *finance.Zakat
 	Insights *insights.Service
-	News     shariah.NewsStore // optional
+	News     filings.NewsStore // optional
 }
 
 // Call is one tool call and its outcome.
@@ -320,12 +322,12 @@ func (t *turn) need(n int, what string) bool {
 	return true
 }
 
-func (t *turn) opts() shariah.ScreenOptions {
-	return shariah.ScreenOptions{Ruleset: t.cmd.ruleset, Methodology: t.cmd.methodology}
+func (t *turn) opts() screening.ScreenOptions {
+	return screening.ScreenOptions{Ruleset: t.cmd.ruleset, Methodology: t.cmd.methodology}
 }
 
 // screenOne runs screen_stock on one symbol.
-func (t *turn) screenOne(sym string) (shariah.Result, bool, error) {
+func (t *turn) screenOne(sym string) (screening.Result, bool, error) {
 	args := map[string]any{"symbol": sym}
 	if t.cmd.ruleset != "" {
 		args["ruleset"] = t.cmd.ruleset
@@ -338,9 +340,9 @@ func (t *turn) screenOne(sym string) (shariah.Result, bool, error) {
 		return r, err
 	})
 	if !ok || err != nil {
-		return shariah.Result{}, false, err
+		return screening.Result{}, false, err
 	}
-	return res.(shariah.Result), true, nil
+	return res.(screening.Result), true, nil
 }
 
 func (t *turn) screen() error {
@@ -352,7 +354,7 @@ func (t *turn) screen() error {
 		return err
 	}
 	if ok {
-		t.say(shariah.VerdictSentence(r))
+		t.say(screening.VerdictSentence(r))
 	} else {
 		t.say(t.failed())
 	}
@@ -373,7 +375,7 @@ func (t *turn) compare() error {
 			return err
 		}
 		if ok {
-			t.say(shariah.VerdictSentence(r))
+			t.say(screening.VerdictSentence(r))
 		} else {
 			t.say(sym + ": " + t.failed())
 		}
@@ -418,16 +420,16 @@ func (t *turn) news() error {
 	}
 	sym := t.cmd.symbols[0]
 	res, _, err := call(t.ans, "get_news", map[string]any{"symbol": sym, "limit": 5}, func() (any, error) {
-		list, _, err := t.a.Tools.News.News(t.ctx, shariah.NewsQuery{Symbol: sym, Limit: 5})
+		list, _, err := t.a.Tools.News.News(t.ctx, filings.NewsQuery{Symbol: sym, Limit: 5})
 		if list == nil {
-			list = []shariah.Article{}
+			list = []filings.Article{}
 		}
 		return list, err
 	})
 	if err != nil {
 		return err
 	}
-	list := res.([]shariah.Article)
+	list := res.([]filings.Article)
 	if len(list) == 0 {
 		t.say("No news on file for " + sym + ".")
 	}

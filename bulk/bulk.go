@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Queue hands runs to the workers (asynq: one task per run, the task id is the run id).
@@ -30,7 +31,7 @@ type Queue interface {
 type Service struct {
 	Runs        Store
 	Ref         shariah.RefReader
-	Screener    *shariah.Screener
+	Screener    *screening.Screener
 	Queue       Queue
 	Concurrency int           // symbols screened at once within a run; 0: 4
 	Pause       time.Duration // after each symbol (spreads a run's load); 0: none
@@ -402,7 +403,7 @@ func (b *Service) passing(err error) bool {
 // because a store was unavailable (Unavailable): that is no outcome of the symbol's.
 func (b *Service) screenOne(ctx context.Context, r Run, sym string, previous map[string]string) (Item, error) {
 	it := Item{Symbol: sym}
-	res, _, err := b.Screener.Screen(ctx, sym, shariah.ScreenOptions{Ruleset: r.Ruleset, ForceRefresh: r.ForceRefresh, RunID: r.ID})
+	res, _, err := b.Screener.Screen(ctx, sym, screening.ScreenOptions{Ruleset: r.Ruleset, ForceRefresh: r.ForceRefresh, RunID: r.ID})
 	if b.passing(err) {
 		return it, err
 	}

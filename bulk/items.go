@@ -7,42 +7,43 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // ItemView is the row of a run's results as listed (the full result is in the JSON export). The
 // screening fields are the result's (seen through a methodology when one is given), derived by the
 // same code as the screening result's; null (by_methodology empty) for an error.
 type ItemView struct {
-	Symbol               string                               `json:"symbol"`
-	Name                 string                               `json:"name"`
-	Sector               string                               `json:"sector"`
-	Industry             *string                              `json:"industry"`
-	Status               string                               `json:"status"`
-	ShariahStatus        string                               `json:"shariah_compliance_status"` // status in lower case (error for an error)
-	IsCompliant          *bool                                `json:"is_compliant"`
-	AbstainReason        string                               `json:"abstain_reason,omitempty"` // why, when INSUFFICIENT_DATA
-	HasError             bool                                 `json:"has_error"`
-	Error                string                               `json:"error,omitempty"`
-	PreviousStatus       string                               `json:"previous_status,omitempty"`
-	StatusChanged        bool                                 `json:"status_changed"`
-	Methodologies        map[string]string                    `json:"methodologies"`
-	ByMethodology        map[string]shariah.MethodologyResult `json:"by_methodology"` // keyed by MethodologyKey (SP)
-	BusinessScreenPass   *bool                                `json:"business_screen_pass"`
-	BusinessScreenReason *string                              `json:"business_screen_reason"`
-	FinancialScreenPass  *bool                                `json:"financial_screen_pass"`
-	FinancialRatios      map[string]*shariah.Number           `json:"financial_ratios"`
-	PurificationRate     *shariah.Number                      `json:"purification_rate"`          // percent: 3.37 means 3.37%
-	PurificationFrac     *shariah.Number                      `json:"purification_rate_fraction"` // the same as a fraction
-	MarketCap            *shariah.Number                      `json:"market_cap"`
-	MarketCapCcy         *string                              `json:"market_cap_currency"`
-	DebtToMarketCap      *shariah.Number                      `json:"debt_to_market_cap_ratio"`
-	CashToMarketCap      *shariah.Number                      `json:"cash_to_market_cap_ratio"`
-	LiquidityToMarketCap *shariah.Number                      `json:"liquidity_to_market_cap_ratio"`
-	ReceivablesToAssets  *shariah.Number                      `json:"accounts_receivable_to_assets_ratio"`
-	InterestToRevenue    *shariah.Number                      `json:"interest_income_to_revenue_ratio"`
-	Explanation          string                               `json:"compliance_explanation"`
-	Illustrative         bool                                 `json:"illustrative"`
-	Marks                []string                             `json:"marks"` // kinds of mark on the result (MarksOf)
+	Symbol               string                                 `json:"symbol"`
+	Name                 string                                 `json:"name"`
+	Sector               string                                 `json:"sector"`
+	Industry             *string                                `json:"industry"`
+	Status               string                                 `json:"status"`
+	ShariahStatus        string                                 `json:"shariah_compliance_status"` // status in lower case (error for an error)
+	IsCompliant          *bool                                  `json:"is_compliant"`
+	AbstainReason        string                                 `json:"abstain_reason,omitempty"` // why, when INSUFFICIENT_DATA
+	HasError             bool                                   `json:"has_error"`
+	Error                string                                 `json:"error,omitempty"`
+	PreviousStatus       string                                 `json:"previous_status,omitempty"`
+	StatusChanged        bool                                   `json:"status_changed"`
+	Methodologies        map[string]string                      `json:"methodologies"`
+	ByMethodology        map[string]screening.MethodologyResult `json:"by_methodology"` // keyed by MethodologyKey (SP)
+	BusinessScreenPass   *bool                                  `json:"business_screen_pass"`
+	BusinessScreenReason *string                                `json:"business_screen_reason"`
+	FinancialScreenPass  *bool                                  `json:"financial_screen_pass"`
+	FinancialRatios      map[string]*shariah.Number             `json:"financial_ratios"`
+	PurificationRate     *shariah.Number                        `json:"purification_rate"`          // percent: 3.37 means 3.37%
+	PurificationFrac     *shariah.Number                        `json:"purification_rate_fraction"` // the same as a fraction
+	MarketCap            *shariah.Number                        `json:"market_cap"`
+	MarketCapCcy         *string                                `json:"market_cap_currency"`
+	DebtToMarketCap      *shariah.Number                        `json:"debt_to_market_cap_ratio"`
+	CashToMarketCap      *shariah.Number                        `json:"cash_to_market_cap_ratio"`
+	LiquidityToMarketCap *shariah.Number                        `json:"liquidity_to_market_cap_ratio"`
+	ReceivablesToAssets  *shariah.Number                        `json:"accounts_receivable_to_assets_ratio"`
+	InterestToRevenue    *shariah.Number                        `json:"interest_income_to_revenue_ratio"`
+	Explanation          string                                 `json:"compliance_explanation"`
+	Illustrative         bool                                   `json:"illustrative"`
+	Marks                []string                               `json:"marks"` // kinds of mark on the result (MarksOf)
 }
 
 // ItemQuery filters and orders a run's results.
@@ -64,7 +65,7 @@ var ItemSortKeys = []string{"symbol", "name", "sector", "status", "purification_
 func (it Item) View(methodology string) ItemView {
 	v := ItemView{Symbol: it.Symbol, Name: it.Name, Sector: it.Sector, Status: it.Status, IsCompliant: it.IsCompliant,
 		HasError: it.HasError, Error: it.Error, PreviousStatus: it.PreviousStatus, StatusChanged: it.StatusChanged,
-		Methodologies: map[string]string{}, ByMethodology: map[string]shariah.MethodologyResult{}, FinancialRatios: map[string]*shariah.Number{}, Marks: []string{}}
+		Methodologies: map[string]string{}, ByMethodology: map[string]screening.MethodologyResult{}, FinancialRatios: map[string]*shariah.Number{}, Marks: []string{}}
 	if it.Result != nil {
 		r := *it.Result // a copy: seeing it through a methodology changes only its own fields
 		if methodology != "" {
@@ -81,7 +82,7 @@ func (it Item) View(methodology string) ItemView {
 		v.DebtToMarketCap, v.CashToMarketCap, v.LiquidityToMarketCap = r.DebtToMarketCap, r.CashToMarketCap, r.LiquidityToMarketCap
 		v.ReceivablesToAssets, v.InterestToRevenue = r.ReceivablesToAssets, r.InterestToRevenue
 		v.Explanation, v.Illustrative = r.ComplianceExplanation, r.DataQuality.Illustrative
-		v.Marks = shariah.MarksOf(r).Kinds()
+		v.Marks = screening.MarksOf(r).Kinds()
 	}
 	v.ShariahStatus = strings.ToLower(v.Status)
 	return v

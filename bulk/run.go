@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Run states of a bulk screening run.
@@ -88,16 +89,16 @@ func ProgressOf(r Run, now time.Time) Progress {
 
 // Item is one symbol of a run.
 type Item struct {
-	Symbol         string          `json:"symbol"`
-	Name           string          `json:"name"`
-	Sector         string          `json:"sector"`
-	Status         string          `json:"status"` // the overall compliance status, or ERROR
-	IsCompliant    *bool           `json:"is_compliant"`
-	HasError       bool            `json:"has_error"`
-	Error          string          `json:"error,omitempty"`
-	PreviousStatus string          `json:"previous_status,omitempty"` // in the index's previous completed run
-	StatusChanged  bool            `json:"status_changed"`
-	Result         *shariah.Result `json:"result,omitempty"` // the full screening result (null on error)
+	Symbol         string            `json:"symbol"`
+	Name           string            `json:"name"`
+	Sector         string            `json:"sector"`
+	Status         string            `json:"status"` // the overall compliance status, or ERROR
+	IsCompliant    *bool             `json:"is_compliant"`
+	HasError       bool              `json:"has_error"`
+	Error          string            `json:"error,omitempty"`
+	PreviousStatus string            `json:"previous_status,omitempty"` // in the index's previous completed run
+	StatusChanged  bool              `json:"status_changed"`
+	Result         *screening.Result `json:"result,omitempty"` // the full screening result (null on error)
 }
 
 // Filter selects runs for the history.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Tally counts verdicts.
@@ -81,7 +82,7 @@ func Summarize(items []Item, cat *shariah.Catalog) Summary {
 			s.StatusChanges++
 		}
 		if it.Result != nil && !it.HasError {
-			src := shariah.DataSourceOf(*it.Result)
+			src := screening.DataSourceOf(*it.Result)
 			s.DataSources.Add(src)
 			companies.Add(companyOf(cat, it.Symbol), src)
 		}
@@ -102,7 +103,7 @@ func Summarize(items []Item, cat *shariah.Catalog) Summary {
 	passes := func(v ItemView) int {
 		n := 0
 		for _, verdict := range v.Methodologies {
-			if verdict == shariah.Compliant {
+			if verdict == screening.Compliant {
 				n++
 			}
 		}
@@ -145,7 +146,7 @@ type RatioMove struct {
 // verdict changed (of every methodology when none did: a status can change with the rules that combine
 // the verdicts). The ones that crossed their threshold come first, then by methodology and in the
 // methodology's rule order. A ratio unknown in both results has not moved.
-func MovedRatios(a, b *shariah.Result) []RatioMove {
+func MovedRatios(a, b *screening.Result) []RatioMove {
 	out := []RatioMove{}
 	if a == nil || b == nil {
 		return out
@@ -169,7 +170,7 @@ func MovedRatios(a, b *shariah.Result) []RatioMove {
 	for _, k := range keys {
 		ma, mb := a.ByMethodology[k], b.ByMethodology[k]
 		for _, rb := range mb.Ratios {
-			i := slices.IndexFunc(ma.Ratios, func(r shariah.RatioResult) bool { return r.ID == rb.ID })
+			i := slices.IndexFunc(ma.Ratios, func(r screening.RatioResult) bool { return r.ID == rb.ID })
 			if i < 0 {
 				continue
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Extras is what some public sources know beyond the pack's records, used to make illustrative
@@ -322,7 +323,7 @@ func illustrativeFor(a shariah.Asset, have []shariah.Fundamentals, quotes map[st
 			basis = "shares outstanding on file x last close " + close.String()
 		}
 	}
-	f := shariah.IllustrativeFundamentals(a, cap, basis, close, asOf)
+	f := screening.IllustrativeFundamentals(a, cap, basis, close, asOf)
 	if latest != nil { // add only what the period on file lacks
 		f.PeriodEnd, f.Period, f.FiscalYear = latest.PeriodEnd, latest.Period, latest.FiscalYear
 		for field := range latest.Facts {
@@ -348,12 +349,12 @@ func estimateCap(a shariah.Asset, x Extras, perUSD map[string]decimal.Decimal) (
 		return v, ""
 	}
 	if cls, ok := x.CapClasses[a.Symbol]; ok {
-		if usd, ok := shariah.CapClassUSD[strings.ToLower(cls)]; ok {
+		if usd, ok := screening.CapClassUSD[strings.ToLower(cls)]; ok {
 			v, conv := toLocal(usd)
 			return v, strings.TrimSuffix("typical "+cls+" size; "+conv, "; ")
 		}
 	}
-	v, conv := toLocal(shariah.CapClassUSD["small cap"])
+	v, conv := toLocal(screening.CapClassUSD["small cap"])
 	return v, strings.TrimSuffix("market cap unknown: assumed small cap; "+conv, "; ")
 }
 

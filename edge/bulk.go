@@ -14,6 +14,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // runView is a run with its progress.
@@ -278,7 +279,7 @@ func (s *Server) bulkExportCSV(c *fiber.Ctx) error {
 			}
 			marks := make([]string, len(v.Marks))
 			for i, k := range v.Marks {
-				marks[i] = shariah.MarkLabel(k)
+				marks[i] = screening.MarkLabel(k)
 			}
 			row = append(row, pr, pf, v.Explanation, strings.Join(marks, ", "))
 			for i := range row {

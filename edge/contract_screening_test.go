@@ -19,6 +19,7 @@ import (
 	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/mcp"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // jsonType and field read a response as the clients do (internal/jsoncontract).
@@ -85,7 +86,7 @@ func checkScreening(t *testing.T, where string, r map[string]any) map[string]any
 		t.Errorf("%s: is_compliant %v, %s's verdict %v", where, isc, vm, ms[vm])
 	}
 	if by, _ := r["by_methodology"].(map[string]any); r["financial_screen_pass"] == false {
-		e, _ := by[shariah.MethodologyKey(vm)].(map[string]any)
+		e, _ := by[screening.MethodologyKey(vm)].(map[string]any)
 		failing := false
 		for _, rr := range e["ratios"].([]any) {
 			failing = failing || rr.(map[string]any)["pass"] == false

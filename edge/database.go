@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // searchQuery parses the database search parameters.
@@ -155,7 +156,7 @@ func (s *Server) databaseStock(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rec := shariah.StockRecordOf(a, fs, rs)
+	rec := screening.StockRecordOf(a, fs, rs)
 	return sendCacheable(c, rec, time.Hour)
 }
 

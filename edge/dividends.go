@@ -8,6 +8,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/finance"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func (s *Server) dividends(c *fiber.Ctx) error {
@@ -26,10 +27,10 @@ func (s *Server) dividends(c *fiber.Ctx) error {
 }
 
 // purificationRateOf screens (cached) and returns the result behind a purification.
-func (s *Server) purificationResult(c *fiber.Ctx, a shariah.Asset) (shariah.Result, error) {
+func (s *Server) purificationResult(c *fiber.Ctx, a shariah.Asset) (screening.Result, error) {
 	o, err := s.screenOptions(c)
 	if err != nil {
-		return shariah.Result{}, err
+		return screening.Result{}, err
 	}
 	r, _, err := s.Screener.Screen(c.UserContext(), a.Symbol, o)
 	return r, err

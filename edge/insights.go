@@ -7,6 +7,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // alternatives answers compliant equities of the symbol's sector (same country first, then closest
@@ -83,7 +84,7 @@ func (s *Server) staleness(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	r, err := s.Screener.Cached(c.UserContext(), a.Symbol, shariah.ScreenOptions{Ruleset: c.Query("ruleset")})
+	r, err := s.Screener.Cached(c.UserContext(), a.Symbol, screening.ScreenOptions{Ruleset: c.Query("ruleset")})
 	if err != nil {
 		return err
 	}
@@ -91,7 +92,7 @@ func (s *Server) staleness(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(shariah.StalenessOf(r, all, s.EventRelevance))
+	return c.JSON(screening.StalenessOf(r, all, s.EventRelevance))
 }
 
 // trajectoryScope reads the scope of the index-wide trajectory routes: index or watchlist_id (the

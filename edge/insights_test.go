@@ -9,6 +9,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/ingest/news"
 )
 
@@ -183,7 +184,7 @@ func TestTrajectoryAndStaleness(t *testing.T) {
 	ctx := context.Background()
 	fs, _ := e.ingest.Filings(ctx, "EXA")
 	tomorrow := time.Now().UTC().AddDate(0, 0, 1).Format("2006-01-02")
-	fs = append([]shariah.Filing{{Accession: "0001234567-26-000099", Form: "8-K", FilingDate: tomorrow, ReportDate: tomorrow,
+	fs = append([]filings.Filing{{Accession: "0001234567-26-000099", Form: "8-K", FilingDate: tomorrow, ReportDate: tomorrow,
 		Items: []string{"1.03"}, URL: "https://www.sec.gov/Archives/edgar/data/1234567/000123456726000099/x.htm"}}, fs...)
 	if err := e.ingest.PutFilings(ctx, "EXA", fs); err != nil {
 		t.Fatal(err)
@@ -207,7 +208,7 @@ func TestCashflowInsight(t *testing.T) {
 	ctx := context.Background()
 	facts, _ := e.ingest.Facts(ctx, "EXA")
 	add := func(concept, start, end string, v int64, acc string) {
-		facts = append(facts, shariah.XBRLFact{Concept: "us-gaap:" + concept, Unit: "USD", Start: start, End: end,
+		facts = append(facts, filings.XBRLFact{Concept: "us-gaap:" + concept, Unit: "USD", Start: start, End: end,
 			Value: shariah.NewNumber(decimal.NewFromInt(v)), Accession: acc, Form: "10-K", Filed: end[:4] + "-11-01"})
 	}
 	add("NetCashProvidedByUsedInOperatingActivities", "2023-01-01", "2023-12-31", 1000, "0001234567-24-000001")

@@ -6,6 +6,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // quote serves the quote's body as it was stored with the quote (shariah.QuoteBodies: the quote with
@@ -156,8 +157,8 @@ func currencyCode(s string) bool {
 
 // cachedScreening returns the cached screening result of a symbol (default ruleset), or nil when it
 // was never screened.
-func (s *Server) cachedScreening(c *fiber.Ctx, symbol string) (*shariah.Result, error) {
-	r, err := s.Screener.Cached(c.UserContext(), symbol, shariah.ScreenOptions{})
+func (s *Server) cachedScreening(c *fiber.Ctx, symbol string) (*screening.Result, error) {
+	r, err := s.Screener.Cached(c.UserContext(), symbol, screening.ScreenOptions{})
 	if shariah.ErrorCode(err) == shariah.ENOTFOUND {
 		return nil, nil
 	}

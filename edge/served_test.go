@@ -14,13 +14,14 @@ import (
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Quotes and cached screenings are served as they were stored when written (shariah.Served): these
 // tests hold the answers byte for byte to what the routes answered before, when they decoded the stored
 // record and encoded it per request, and hold that a changed record is never answered with its old body.
 
-func registry(t *testing.T) (*education.Registry, shariah.Rulesets) {
+func registry(t *testing.T) (*education.Registry, screening.Rulesets) {
 	t.Helper()
 	rs, err := rules.Rulesets()
 	if err != nil {
@@ -72,10 +73,10 @@ func encodedQuote(t *testing.T, edu *education.Registry, stored []byte) []byte {
 
 // encodedResult is what GET /api/screen and /api/result answered before for a stored result: decoded,
 // normalized, seen through the methodology (if any), encoded.
-func encodedResult(t *testing.T, rs shariah.Rulesets, stored []byte, methodology string) []byte {
+func encodedResult(t *testing.T, rs screening.Rulesets, stored []byte, methodology string) []byte {
 	t.Helper()
 	var sr struct {
-		Result shariah.Result `json:"result"`
+		Result screening.Result `json:"result"`
 	}
 	if err := json.Unmarshal(stored, &sr); err != nil {
 		t.Fatal(err)
@@ -224,7 +225,7 @@ func TestScreeningsServedAsStored(t *testing.T) {
 			t.Fatalf("%s: %d %s", sym, computed.StatusCode, computed.body)
 		}
 		stored := e.rawValue(t, "shr:result:{"+sym+"}:spec")
-		if !framedAs(stored, shariah.ResultVariant) {
+		if !framedAs(stored, screening.ResultVariant) {
 			t.Fatalf("%s: the result is not stored as served: %.120s", sym, stored)
 		}
 		want := encodedResult(t, rs, stored, "")
@@ -357,7 +358,7 @@ func TestResultStoredByAnOlderBinary(t *testing.T) {
 			t.Fatalf("%s:\n got %s\nwant %s", p, got.body, want)
 		}
 	}
-	if v := e.rawValue(t, rkey); !framedAs(v, shariah.ResultVariant) || !bytes.Equal(encodedResult(t, rs, v, ""), want) {
+	if v := e.rawValue(t, rkey); !framedAs(v, screening.ResultVariant) || !bytes.Equal(encodedResult(t, rs, v, ""), want) {
 		t.Fatalf("the older result was not stored with its body: %.200s", v)
 	}
 	if r := e.do(t, "GET", "/api/screen/JPM", nil, k); r.Header.Get("X-Cache") != "HIT" || !bytes.Equal(r.body, want) {

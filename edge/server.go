@@ -24,9 +24,11 @@ import (
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/sukuk"
 )
 
@@ -35,7 +37,7 @@ type Deps struct {
 	Keys      *account.Keys // issuing, regenerating and revoking keys (holds the KeyStore and plans)
 	Meter     account.Meter
 	Ref       shariah.RefStore // reference and market data
-	Screener  *shariah.Screener
+	Screener  *screening.Screener
 	Education *education.Registry
 	Bulk      *bulk.Service
 	ETFs      *etf.Service
@@ -46,7 +48,7 @@ type Deps struct {
 	ETFWait time.Duration
 	// Popular counts quote requests per symbol (for the quote refresh of the most requested); optional.
 	Popular *shariah.RequestCounter
-	Filings shariah.FilingStore
+	Filings filings.Store
 	// AgentLLM, when set, lets the terminal agent rewrite free-form questions (OpenAI-compatible).
 	AgentLLM *agent.LLM
 	// Billing applies payment-processor events; Processor opens checkout and portal sessions;
@@ -58,10 +60,10 @@ type Deps struct {
 	SukukStore sukuk.Store
 	SukukRules *sukuk.Rules
 	// WatchlistStore keeps users' watchlists.
-	WatchlistStore shariah.WatchlistStore
-	News           shariah.NewsStore
+	WatchlistStore screening.WatchlistStore
+	News           filings.NewsStore
 	Trajectory     insights.TrajectoryStore
-	Health         shariah.HealthStore // ingest sources' health (optional)
+	Health         filings.HealthStore // ingest sources' health (optional)
 	// NewsSources are the configured news sources; EventRelevance rates 8-K items (news.RelevanceFor8K).
 	NewsSources    []NewsSourceInfo
 	EventRelevance func(items []string) (level, reason string)

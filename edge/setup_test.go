@@ -41,6 +41,7 @@ import (
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 var (
@@ -206,7 +207,7 @@ func setup(t testing.TB, o options) *env {
 		t.Fatal(err)
 	}
 	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
-	screener := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc).Cached(30 * time.Second), Rulesets: rsets, Disclaimers: edu.DisclaimersFor}
+	screener := &screening.Screener{Ref: ref, Results: sredis.NewResultStore(rc).Cached(30 * time.Second), Rulesets: rsets, Disclaimers: edu.DisclaimersFor}
 	queue, err := jobs.NewQueue(o.redisURL, false)
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func TestWatchlistsOwnershipAndLifecycle(t *testing.T) {
@@ -122,8 +122,8 @@ func TestWatchlistBadInputAndLimits(t *testing.T) {
 	}
 	// Creating concurrently never passes the per-user limit.
 	var wg sync.WaitGroup
-	codes := make(chan int, shariah.MaxWatchlists+10)
-	for i := range shariah.MaxWatchlists + 9 {
+	codes := make(chan int, screening.MaxWatchlists+10)
+	for i := range screening.MaxWatchlists + 9 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -141,7 +141,7 @@ func TestWatchlistBadInputAndLimits(t *testing.T) {
 			conflict++
 		}
 	}
-	if ok != shariah.MaxWatchlists-1 || conflict != 10 {
-		t.Fatalf("created %d, refused %d (limit %d, one existed)", ok, conflict, shariah.MaxWatchlists)
+	if ok != screening.MaxWatchlists-1 || conflict != 10 {
+		t.Fatalf("created %d, refused %d (limit %d, one existed)", ok, conflict, screening.MaxWatchlists)
 	}
 }

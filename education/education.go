@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 //go:embed *.json
@@ -61,11 +62,11 @@ type Registry struct {
 	Criteria      json.RawMessage
 	Purification  json.RawMessage
 	Disclaimers   []shariah.Disclaimer
-	rulesets      shariah.Rulesets
+	rulesets      screening.Rulesets
 }
 
 // Load reads the embedded content and checks it against the rulesets.
-func Load(rs shariah.Rulesets) (*Registry, error) {
+func Load(rs screening.Rulesets) (*Registry, error) {
 	r := &Registry{rulesets: rs}
 	read := func(name string, v any) error {
 		b, err := files.ReadFile(name)
@@ -127,7 +128,7 @@ func (r *Registry) SearchGlossary(q string) []Term {
 }
 
 // Thresholds reads a methodology's ratio rules from a ruleset.
-func Thresholds(rs *shariah.Ruleset, id string) []Threshold {
+func Thresholds(rs *screening.Ruleset, id string) []Threshold {
 	m, ok := rs.Methodology(id)
 	if !ok {
 		return nil
@@ -241,7 +242,7 @@ func (r *Registry) MethodologyIDs() []string {
 func (r *Registry) CriteriaWithThresholds() map[string]any {
 	var c map[string]any
 	_ = json.Unmarshal(r.Criteria, &c)
-	spec := r.rulesets[shariah.DefaultRuleset]
+	spec := r.rulesets[screening.DefaultRuleset]
 	th := map[string]any{}
 	for _, m := range spec.Methodologies {
 		th[m.Name] = map[string]any{"thresholds": Thresholds(spec, m.ID), "prohibited_activities": m.Business}
@@ -253,7 +254,7 @@ func (r *Registry) CriteriaWithThresholds() map[string]any {
 		// by_methodology. max_debt_to_total_assets is the lowest debt threshold on a total-assets basis.
 		for _, m := range spec.Methodologies {
 			for _, t := range Thresholds(spec, m.ID) {
-				if t.Ratio == "debt" && t.Denominator == shariah.DenTotalAssets {
+				if t.Ratio == "debt" && t.Denominator == screening.DenTotalAssets {
 					if cur, ok := fs["max_debt_to_total_assets"].(string); !ok || t.ThresholdPct < cur {
 						fs["max_debt_to_total_assets"] = t.ThresholdPct
 					}

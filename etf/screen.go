@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Holding is one holding as screened through.
@@ -43,16 +44,16 @@ type Result struct {
 	UnknownWeightPct      string    `json:"unknown_weight_pct"` // unresolved, unscreenable or without a verdict
 	ComplianceStatus      string    `json:"compliance_status"`
 	// Disposition is the ecosystem's reading of the verdict (Disposition).
-	Disposition          string             `json:"disposition"`
-	IsCompliant          *bool              `json:"is_compliant"`
-	PurificationRate     *shariah.Number    `json:"purification_rate"` // percent, holdings-weighted over the holdings with a known rate
-	PurificationFraction *shariah.Number    `json:"purification_rate_fraction"`
-	PurificationRatePct  *shariah.Number    `json:"purification_rate_pct"`     // percent (= purification_rate)
-	PurificationCoverage string             `json:"purification_coverage_pct"` // weight share with a known rate
-	Explanation          string             `json:"compliance_explanation"`
-	Rule                 string             `json:"verdict_rule"`
-	Ruleset              shariah.RulesetRef `json:"ruleset"`
-	Illustrative         bool               `json:"illustrative"`
+	Disposition          string               `json:"disposition"`
+	IsCompliant          *bool                `json:"is_compliant"`
+	PurificationRate     *shariah.Number      `json:"purification_rate"` // percent, holdings-weighted over the holdings with a known rate
+	PurificationFraction *shariah.Number      `json:"purification_rate_fraction"`
+	PurificationRatePct  *shariah.Number      `json:"purification_rate_pct"`     // percent (= purification_rate)
+	PurificationCoverage string               `json:"purification_coverage_pct"` // weight share with a known rate
+	Explanation          string               `json:"compliance_explanation"`
+	Rule                 string               `json:"verdict_rule"`
+	Ruleset              screening.RulesetRef `json:"ruleset"`
+	Illustrative         bool                 `json:"illustrative"`
 	// DataSources counts the holdings, and DataSourceWeights their weight, by what the holdings'
 	// fundamentals stand on: how much of the look-through is filed.
 	DataSources       shariah.SourceCounts  `json:"data_sources"`
@@ -121,7 +122,7 @@ type ResultStore interface {
 // a single-stock screening.
 type Service struct {
 	Ref      shariah.RefReader
-	Screener *shariah.Screener
+	Screener *screening.Screener
 	Results  ResultStore
 	Catalogs *shariah.CatalogCache
 }
@@ -176,7 +177,7 @@ func (e *Service) Screen(ctx context.Context, symbol, ruleset string, force bool
 	}
 	r := Result{Symbol: a.Symbol, Name: a.Name, HoldingsAsOf: hs[0].AsOf, HoldingsSource: hs[0].Source, HoldingsCount: len(hs),
 		Rule: VerdictRule, ScreenedAt: e.Screener.NowUTC(), Disclaimers: []shariah.Disclaimer{},
-		Ruleset: shariah.RulesetRef{Name: rs.Name, Title: rs.Title, Edition: rs.EditionDate, ReviewStatus: rs.ReviewStatus, Source: rs.Source}}
+		Ruleset: screening.RulesetRef{Name: rs.Name, Title: rs.Title, Edition: rs.EditionDate, ReviewStatus: rs.ReviewStatus, Source: rs.Source}}
 	r.Illustrative = hs[0].Source == shariah.SourceIllustrative
 	var wt etfWeights
 	for _, h := range hs {
@@ -210,7 +211,7 @@ func (e *Service) Screen(ctx context.Context, symbol, ruleset string, force bool
 
 // screenHolding screens one holding of an ETF: a holding without a listed symbol, or one the database
 // does not know, is UNKNOWN with the reason; sr is the holding's screening when there is one.
-func (e *Service) screenHolding(ctx context.Context, cat *shariah.Catalog, rs *shariah.Ruleset, h shariah.Holding, force bool) (eh Holding, sr *shariah.Result, err error) {
+func (e *Service) screenHolding(ctx context.Context, cat *shariah.Catalog, rs *screening.Ruleset, h shariah.Holding, force bool) (eh Holding, sr *screening.Result, err error) {
 	eh = Holding{Input: h.Symbol, Name: h.Name, Weight: h.Weight, Status: "UNKNOWN", DataSource: shariah.DataNoFundamentals}
 	res := shariah.Resolution{}
 	if h.Symbol != "" {
@@ -225,7 +226,7 @@ func (e *Service) screenHolding(ctx context.Context, cat *shariah.Catalog, rs *s
 		return eh, nil, nil
 	}
 	eh.Symbol = res.Symbol
-	r, _, err := e.Screener.Screen(ctx, res.Symbol, shariah.ScreenOptions{Ruleset: rs.Name, ForceRefresh: force})
+	r, _, err := e.Screener.Screen(ctx, res.Symbol, screening.ScreenOptions{Ruleset: rs.Name, ForceRefresh: force})
 	if err != nil {
 		if shariah.ErrorCode(err) == shariah.EINTERNAL {
 			return eh, nil, err
@@ -235,7 +236,7 @@ func (e *Service) screenHolding(ctx context.Context, cat *shariah.Catalog, rs *s
 	}
 	eh.Status, eh.PurificationRate, eh.PurificationFrac, eh.Reason = r.ComplianceStatus, r.PurificationRate, r.PurificationFraction, r.ComplianceExplanation
 	eh.Illustrative = r.DataQuality.Illustrative
-	eh.DataSource = shariah.DataSourceOf(r)
+	eh.DataSource = screening.DataSourceOf(r)
 	return eh, &r, nil
 }
 
@@ -246,7 +247,7 @@ type etfWeights struct {
 	bySource                                             sourceWeights
 }
 
-func (t *etfWeights) add(eh Holding, sr *shariah.Result, w decimal.Decimal) {
+func (t *etfWeights) add(eh Holding, sr *screening.Result, w decimal.Decimal) {
 	t.total = t.total.Add(w)
 	if sr != nil && sr.PurificationFraction != nil {
 		t.rated = t.rated.Add(w.Mul(sr.PurificationFraction.Decimal))
@@ -299,7 +300,7 @@ func (r *Result) weigh(t etfWeights) {
 	if t.ratedWeight.IsPositive() {
 		rate := t.rated.Div(t.ratedWeight).Round(6)
 		r.PurificationFraction = num(rate)
-		r.PurificationRate, r.PurificationRatePct = shariah.PercentOf(r.PurificationFraction), shariah.PercentOf(r.PurificationFraction)
+		r.PurificationRate, r.PurificationRatePct = screening.PercentOf(r.PurificationFraction), screening.PercentOf(r.PurificationFraction)
 	}
 }
 
@@ -344,12 +345,12 @@ func (w sourceWeights) pct(total decimal.Decimal) shariah.SourceWeights {
 func (r *Result) Normalize() {
 	if r.PurificationFraction == nil && r.PurificationRate != nil {
 		r.PurificationFraction = r.PurificationRate
-		r.PurificationRate, r.PurificationRatePct = shariah.PercentOf(r.PurificationFraction), shariah.PercentOf(r.PurificationFraction)
+		r.PurificationRate, r.PurificationRatePct = screening.PercentOf(r.PurificationFraction), screening.PercentOf(r.PurificationFraction)
 	}
 	for i := range r.Holdings {
 		h := &r.Holdings[i]
 		if h.PurificationFrac == nil && h.PurificationRate != nil {
-			h.PurificationFrac, h.PurificationRate = h.PurificationRate, shariah.PercentOf(h.PurificationRate)
+			h.PurificationFrac, h.PurificationRate = h.PurificationRate, screening.PercentOf(h.PurificationRate)
 		}
 	}
 }

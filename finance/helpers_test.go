@@ -12,6 +12,7 @@ import (
 	"github.com/shariah-screen/shariah/internal/redistest"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
@@ -56,7 +57,7 @@ func startRefStore(t *testing.T) (*sredis.RefStore, rueidis.Client) {
 	return sredis.NewRefStore(rc), rc
 }
 
-func allRulesets(t testing.TB) shariah.Rulesets {
+func allRulesets(t testing.TB) screening.Rulesets {
 	t.Helper()
 	rs, err := rules.Rulesets()
 	if err != nil {

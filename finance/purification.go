@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Dividend purification: the part of a dividend
@@ -139,7 +140,7 @@ func ImpureIncomePerShare(fs []shariah.Fundamentals) []PeriodImpurity {
 // method; Disclaimers may be nil.
 type Purifier struct {
 	Ref         shariah.RefReader
-	Screener    *shariah.Screener
+	Screener    *screening.Screener
 	Disclaimers func(ids ...string) []shariah.Disclaimer
 }
 
@@ -281,7 +282,7 @@ func (p *Purifier) holding(ctx context.Context, req PurificationRequest, h Purif
 		hr.DividendIncome = centsp(income)
 	}
 
-	r, _, err := p.Screener.Screen(ctx, a.Symbol, shariah.ScreenOptions{Ruleset: req.Ruleset})
+	r, _, err := p.Screener.Screen(ctx, a.Symbol, screening.ScreenOptions{Ruleset: req.Ruleset})
 	switch shariah.ErrorCode(err) {
 	case "":
 	case shariah.ENOTFOUND:
@@ -303,7 +304,7 @@ func (p *Purifier) holding(ctx context.Context, req PurificationRequest, h Purif
 		hr.Message = "The purification rate is unknown (" + r.ComplianceExplanation + "): excluded from the total."
 		return hr, decimal.Zero, nil
 	}
-	hr.Rate, hr.PurificationRate = nump(r.PurificationFraction.Decimal), shariah.PercentOf(r.PurificationFraction)
+	hr.Rate, hr.PurificationRate = nump(r.PurificationFraction.Decimal), screening.PercentOf(r.PurificationFraction)
 	amount := income.Mul(r.PurificationFraction.Decimal)
 	hr.Amount = centsp(amount)
 	return hr, amount, nil

@@ -9,6 +9,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/finance"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func pfact(v, src string) shariah.Fact {
@@ -99,7 +100,7 @@ func TestPurificationWithStore(t *testing.T) {
 	t.Parallel()
 	store, rc := startRefStore(t)
 	ctx := context.Background()
-	screener := &shariah.Screener{Ref: store, Results: sredis.NewResultStore(rc), Rulesets: allRulesets(t)}
+	screener := &screening.Screener{Ref: store, Results: sredis.NewResultStore(rc), Rulesets: allRulesets(t)}
 	p := &finance.Purifier{Ref: store, Screener: screener, Disclaimers: func(ids ...string) []shariah.Disclaimer {
 		out := []shariah.Disclaimer{}
 		for _, id := range ids {
@@ -107,7 +108,7 @@ func TestPurificationWithStore(t *testing.T) {
 		}
 		return out
 	}}
-	aapl, _, err := screener.Screen(ctx, "AAPL", shariah.ScreenOptions{})
+	aapl, _, err := screener.Screen(ctx, "AAPL", screening.ScreenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Alternative is a compliant equity proposed in place of another.
@@ -42,7 +43,7 @@ const maxAlternativeScreens = 300
 
 // Alternatives ranks the compliant equities of the symbol's sector: same country first, then by
 // market-cap proximity (|ln(cap/cap of the symbol)|; peers without a market cap last), then by symbol.
-func (in *Service) Alternatives(ctx context.Context, symbol string, opts shariah.ScreenOptions, limit int) (AlternativesResult, error) {
+func (in *Service) Alternatives(ctx context.Context, symbol string, opts screening.ScreenOptions, limit int) (AlternativesResult, error) {
 	self, _, err := in.Screener.Screen(ctx, symbol, opts)
 	if err != nil {
 		return AlternativesResult{}, err
@@ -97,7 +98,7 @@ func (in *Service) Alternatives(ctx context.Context, symbol string, opts shariah
 			break
 		}
 		res.Considered++
-		r, _, err := in.Screener.Screen(ctx, p.Symbol, shariah.ScreenOptions{Ruleset: opts.Ruleset, Methodology: opts.Methodology})
+		r, _, err := in.Screener.Screen(ctx, p.Symbol, screening.ScreenOptions{Ruleset: opts.Ruleset, Methodology: opts.Methodology})
 		if shariah.ErrorCode(err) == shariah.EVALIDATION || shariah.ErrorCode(err) == shariah.ENOTFOUND {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 )
 
 // CashflowSource is the filing one cash-flow figure of a year was read from.
@@ -81,7 +82,7 @@ const (
 // and compares the latest value with the earliest one of those, ignoring the middle year: free cash
 // flow when at least two of those years have it, else operating cash flow. A change within ±5% of
 // |earliest| is stable, above is improving, below declining; fewer than two values is insufficient_data.
-func CashflowOf(facts []shariah.XBRLFact, cik string) CashflowInsight {
+func CashflowOf(facts []filings.XBRLFact, cik string) CashflowInsight {
 	best := annualCashflowFacts(facts)
 	ends := map[string]bool{}
 	for _, m := range best {
@@ -123,8 +124,8 @@ func CashflowOf(facts []shariah.XBRLFact, cik string) CashflowInsight {
 
 // annualCashflowFacts keeps the USD cash-flow facts of 10-K filings spanning about a year, the latest
 // filed per concept and period end.
-func annualCashflowFacts(facts []shariah.XBRLFact) map[string]map[string]shariah.XBRLFact {
-	best := map[string]map[string]shariah.XBRLFact{} // concept -> period end -> latest filed fact
+func annualCashflowFacts(facts []filings.XBRLFact) map[string]map[string]filings.XBRLFact {
+	best := map[string]map[string]filings.XBRLFact{} // concept -> period end -> latest filed fact
 	for _, f := range facts {
 		if !isCashflowConcept(f.Concept) || f.Unit != "USD" || (f.Form != "10-K" && f.Form != "10-K/A") || f.Start == "" {
 			continue
@@ -139,7 +140,7 @@ func annualCashflowFacts(facts []shariah.XBRLFact) map[string]map[string]shariah
 		}
 		m := best[f.Concept]
 		if m == nil {
-			m = map[string]shariah.XBRLFact{}
+			m = map[string]filings.XBRLFact{}
 			best[f.Concept] = m
 		}
 		// Latest filing wins; the accession breaks a tie of two filings on the same day.
@@ -152,14 +153,14 @@ func annualCashflowFacts(facts []shariah.XBRLFact) map[string]map[string]shariah
 
 // cashflowYear is one fiscal year's operating cash flow, capital expenditure and free cash flow, each
 // from the first concept of its list that is reported for the period end.
-func cashflowYear(best map[string]map[string]shariah.XBRLFact, end, cik string) CashflowYear {
-	pick := func(concepts []string) (shariah.XBRLFact, bool) {
+func cashflowYear(best map[string]map[string]filings.XBRLFact, end, cik string) CashflowYear {
+	pick := func(concepts []string) (filings.XBRLFact, bool) {
 		for _, c := range concepts {
 			if f, ok := best[c][end]; ok {
 				return f, true
 			}
 		}
-		return shariah.XBRLFact{}, false
+		return filings.XBRLFact{}, false
 	}
 	y := CashflowYear{FiscalYear: fiscalYearOfEnd(end), PeriodEnd: end, Sources: map[string]CashflowSource{}}
 	ocf, hasOCF := pick(ocfConcepts)
@@ -212,7 +213,7 @@ func fiscalYearOfEnd(end string) int {
 	return t.Year()
 }
 
-func cashflowSource(f shariah.XBRLFact, cik string) CashflowSource {
+func cashflowSource(f filings.XBRLFact, cik string) CashflowSource {
 	s := CashflowSource{Concept: f.Concept, Accession: f.Accession, Form: f.Form, Filed: f.Filed}
 	if c := strings.TrimLeft(cik, "0"); c != "" && shariah.IsAccession(f.Accession) {
 		s.URL = fmt.Sprintf("https://www.sec.gov/Archives/edgar/data/%s/%s/", c, strings.ReplaceAll(f.Accession, "-", ""))

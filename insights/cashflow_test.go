@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/insights"
 )
 
@@ -20,16 +21,16 @@ const (
 )
 
 // cf builds a 10-K fact.
-func cf(concept, start, end, val, accn, filed string) shariah.XBRLFact {
-	return shariah.XBRLFact{Concept: concept, Unit: "USD", Start: start, End: end, Value: shariah.NewNumber(decimal.RequireFromString(val)),
+func cf(concept, start, end, val, accn, filed string) filings.XBRLFact {
+	return filings.XBRLFact{Concept: concept, Unit: "USD", Start: start, End: end, Value: shariah.NewNumber(decimal.RequireFromString(val)),
 		Accession: accn, Form: "10-K", Filed: filed, FY: 2024, FP: "FY"}
 }
 
 // annual gives the OCF and capex facts of a September fiscal year filed in its 10-K.
-func annual(fy int, ocf, capex string) []shariah.XBRLFact {
+func annual(fy int, ocf, capex string) []filings.XBRLFact {
 	start, end := itoa(fy-1)+"-10-01", itoa(fy)+"-09-30"
 	accn, filed := "0000000001-"+itoa(fy%100)+"-000001", itoa(fy)+"-11-01"
-	return []shariah.XBRLFact{cf(ocfTag, start, end, ocf, accn, filed), cf(capexTag, start, end, capex, accn, filed)}
+	return []filings.XBRLFact{cf(ocfTag, start, end, ocf, accn, filed), cf(capexTag, start, end, capex, accn, filed)}
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
@@ -46,7 +47,7 @@ func num(t *testing.T, n *shariah.Number, want, what string) {
 
 func TestCashflowLatestFilingWinsOnRestatement(t *testing.T) {
 	t.Parallel()
-	facts := []shariah.XBRLFact{
+	facts := []filings.XBRLFact{
 		cf(ocfTag, "2022-10-01", "2023-09-30", "100", "0000000001-23-000001", "2023-11-01"),
 		cf(capexTag, "2022-10-01", "2023-09-30", "10", "0000000001-23-000001", "2023-11-01"),
 		// The next 10-K restates both as comparatives; an amendment then restates operating cash flow again.
@@ -101,7 +102,7 @@ func TestCashflowIgnoresQuarterlyAndYTD(t *testing.T) {
 
 func TestCashflowFallbackConcepts(t *testing.T) {
 	t.Parallel()
-	facts := []shariah.XBRLFact{
+	facts := []filings.XBRLFact{
 		cf(ocfContTag, "2023-01-01", "2023-12-31", "500", "a-23", "2024-02-01"),
 		cf(capexAlt, "2023-01-01", "2023-12-31", "50", "a-23", "2024-02-01"),
 		// In 2024 both are reported: the preferred concepts win.
@@ -152,7 +153,7 @@ func TestCashflowFiscalYearFromPeriodEnd(t *testing.T) {
 	f := cf(ocfTag, "2023-01-05", "2024-01-03", "1", "r", "2024-03-01")
 	f.FY = 2024
 	g := cf(ocfTag, "2024-01-04", "2025-01-08", "1", "r2", "2025-03-01") // 370 days, ends after Jan 7
-	in := insights.CashflowOf([]shariah.XBRLFact{f, g}, "")
+	in := insights.CashflowOf([]filings.XBRLFact{f, g}, "")
 	if len(in.Years) != 2 || in.Years[0].FiscalYear != 2023 || in.Years[1].FiscalYear != 2025 {
 		t.Fatalf("%+v", in.Years)
 	}
@@ -160,7 +161,7 @@ func TestCashflowFiscalYearFromPeriodEnd(t *testing.T) {
 
 func TestCashflowKeepsLastFiveYears(t *testing.T) {
 	t.Parallel()
-	var facts []shariah.XBRLFact
+	var facts []filings.XBRLFact
 	for fy := 2017; fy <= 2024; fy++ {
 		facts = append(facts, annual(fy, "100", "10")...)
 	}
@@ -174,7 +175,7 @@ func TestCashflowTrend(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name    string
-		facts   []shariah.XBRLFact
+		facts   []filings.XBRLFact
 		trend   string
 		summary string
 	}{
@@ -191,7 +192,7 @@ func TestCashflowTrend(t *testing.T) {
 			"improving", "Free cash flow rose from -1.00K (FY2022) to -900.00 (FY2024): improving."},
 		{"unchanged", join(annual(2023, "7", "2"), annual(2024, "7", "2")),
 			"stable", "Free cash flow was unchanged from 5.00 (FY2023) to 5.00 (FY2024): stable."},
-		{"operating cash flow without capex", []shariah.XBRLFact{
+		{"operating cash flow without capex", []filings.XBRLFact{
 			cf(ocfTag, "2021-10-01", "2022-09-30", "100", "a", "2022-11-01"),
 			cf(ocfTag, "2023-10-01", "2024-09-30", "90", "b", "2024-11-01"),
 			cf(capexTag, "2023-10-01", "2024-09-30", "5", "b", "2024-11-01")},
@@ -210,7 +211,7 @@ func TestCashflowTrend(t *testing.T) {
 
 func TestCashflowNoFacts(t *testing.T) {
 	t.Parallel()
-	for _, facts := range [][]shariah.XBRLFact{nil, {cf("us-gaap:Assets", "", "2024-09-30", "1", "a", "2024-11-01")}} {
+	for _, facts := range [][]filings.XBRLFact{nil, {cf("us-gaap:Assets", "", "2024-09-30", "1", "a", "2024-11-01")}} {
 		in := insights.CashflowOf(facts, "320193")
 		if in.Available || in.Reason == "" || len(in.Years) != 0 || in.Trend != "insufficient_data" {
 			t.Fatalf("%+v", in)
@@ -222,8 +223,8 @@ func TestCashflowNoFacts(t *testing.T) {
 	}
 }
 
-func join(fss ...[]shariah.XBRLFact) []shariah.XBRLFact {
-	var out []shariah.XBRLFact
+func join(fss ...[]filings.XBRLFact) []filings.XBRLFact {
+	var out []filings.XBRLFact
 	for _, fs := range fss {
 		out = append(out, fs...)
 	}

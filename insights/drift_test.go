@@ -9,6 +9,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // quartersOf builds a trajectory (oldest first) from debt/assets values in percent; a negative value is
@@ -28,7 +29,7 @@ func quartersOf(debtPct ...float64) []insights.TrajectoryPoint {
 
 func line(ratio, methodology string, bp int64, partial bool) insights.ThresholdLine {
 	return insights.ThresholdLine{Ratio: ratio, Methodology: methodology, Name: methodology, RuleID: "r", ThresholdBP: decimal.NewFromInt(bp),
-		Comparator: shariah.CmpLT, Partial: partial}
+		Comparator: screening.CmpLT, Partial: partial}
 }
 
 func TestDriftOf(t *testing.T) {
@@ -146,13 +147,13 @@ func TestMovedRatios(t *testing.T) {
 	t.Parallel()
 	n := func(s string) *shariah.Number { v := shariah.NewNumber(decimal.RequireFromString(s)); return &v }
 	yes, no := true, false
-	ratio := func(id string, v *shariah.Number, pass *bool) shariah.RatioResult {
-		return shariah.RatioResult{ID: id, Value: v, Pass: pass, ThresholdBP: shariah.NewNumber(decimal.NewFromInt(3333))}
+	ratio := func(id string, v *shariah.Number, pass *bool) screening.RatioResult {
+		return screening.RatioResult{ID: id, Value: v, Pass: pass, ThresholdBP: shariah.NewNumber(decimal.NewFromInt(3333))}
 	}
-	res := func(ftseVerdict string, debt, cash *shariah.Number, debtPass *bool, aaoifiDebt *shariah.Number) *shariah.Result {
-		return &shariah.Result{ByMethodology: map[string]shariah.MethodologyResult{
-			"FTSE":   {ID: "ftse", Verdict: ftseVerdict, Ratios: []shariah.RatioResult{ratio("cash", cash, &yes), ratio("debt", debt, debtPass), ratio("unknown", nil, nil)}},
-			"AAOIFI": {ID: "aaoifi", Verdict: "NON_COMPLIANT", Ratios: []shariah.RatioResult{ratio("debt", aaoifiDebt, &no)}},
+	res := func(ftseVerdict string, debt, cash *shariah.Number, debtPass *bool, aaoifiDebt *shariah.Number) *screening.Result {
+		return &screening.Result{ByMethodology: map[string]screening.MethodologyResult{
+			"FTSE":   {ID: "ftse", Verdict: ftseVerdict, Ratios: []screening.RatioResult{ratio("cash", cash, &yes), ratio("debt", debt, debtPass), ratio("unknown", nil, nil)}},
+			"AAOIFI": {ID: "aaoifi", Verdict: "NON_COMPLIANT", Ratios: []screening.RatioResult{ratio("debt", aaoifiDebt, &no)}},
 		}}
 	}
 	a := res("COMPLIANT", n("0.30"), n("0.10"), &yes, n("0.40"))

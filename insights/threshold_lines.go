@@ -6,6 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // ThresholdLine is a methodology's threshold drawn against one ratio of the quarterly trajectory
@@ -41,7 +42,7 @@ func trajectoryRatioOf(num []shariah.Field, den string) (ratio string, partial b
 		return true
 	}
 	switch den {
-	case shariah.DenTotalAssets:
+	case screening.DenTotalAssets:
 		switch {
 		case has(shariah.TotalDebt):
 			return RatioDebtAssets, false
@@ -50,7 +51,7 @@ func trajectoryRatioOf(num []shariah.Field, den string) (ratio string, partial b
 		case has(shariah.Receivables, shariah.CashAndSecurities):
 			return RatioLiquidityAssets, false
 		}
-	case shariah.DenTotalRevenue:
+	case screening.DenTotalRevenue:
 		switch {
 		case has(shariah.InterestIncome):
 			return RatioInterestRevenue, false
@@ -64,7 +65,7 @@ func trajectoryRatioOf(num []shariah.Field, den string) (ratio string, partial b
 // ThresholdLines lists the thresholds of a ruleset that apply to the trajectory's ratios, in the
 // ruleset's order: of one methodology (by id or display name), or of every methodology when methodology
 // is "". A methodology measured only against market capitalisation gives none.
-func ThresholdLines(rs *shariah.Ruleset, methodology string) []ThresholdLine {
+func ThresholdLines(rs *screening.Ruleset, methodology string) []ThresholdLine {
 	out := []ThresholdLine{}
 	for _, m := range rs.Methodologies {
 		if methodology != "" {
@@ -91,7 +92,7 @@ func ThresholdLines(rs *shariah.Ruleset, methodology string) []ThresholdLine {
 // Breaches reports whether a ratio (a fraction) fails the line: at or over it under "lt", over it under "le".
 func (l ThresholdLine) Breaches(ratio float64) bool {
 	bp := decimal.NewFromFloat(ratio).Mul(decimal.NewFromInt(10000))
-	if l.Comparator == shariah.CmpLE {
+	if l.Comparator == screening.CmpLE {
 		return bp.GreaterThan(l.ThresholdBP)
 	}
 	return bp.GreaterThanOrEqual(l.ThresholdBP)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TrajectoryPoint is one quarter of a company's ratio series.
@@ -38,11 +39,11 @@ const AnnualFilingQuarterNote = "a quarter read from the annual report (%s): the
 // whose form is an annual report (10-K, 20-F, 40-F and their amendments) as read from it. The
 // trajectory's writers (TrajectoryOf) and its store's readers call it, so a stored point says the same.
 func DescribeTrajectoryPoint(p *TrajectoryPoint) {
-	p.Label = shariah.PeriodLabelOf(p.Period, p.FiscalYear, p.PeriodEnd)
+	p.Label = screening.PeriodLabelOf(p.Period, p.FiscalYear, p.PeriodEnd)
 	p.FromAnnualFiling, p.Note = false, ""
 	if p.Period != "FY" && IsAnnualForm(p.Form) {
 		p.FromAnnualFiling = true
-		p.Note = fmt.Sprintf(AnnualFilingQuarterNote, p.Form, shariah.PeriodLabelOf("FY", p.FiscalYear, p.PeriodEnd))
+		p.Note = fmt.Sprintf(AnnualFilingQuarterNote, p.Form, screening.PeriodLabelOf("FY", p.FiscalYear, p.PeriodEnd))
 	}
 }
 
@@ -155,7 +156,7 @@ func FiledTrajectoriesOf(fs []shariah.Fundamentals) map[string][]TrajectoryPoint
 // not read from a filing or a live feed of one.
 func PointMarks(p TrajectoryPoint) []string {
 	if p.Source == shariah.SourceIllustrative {
-		return []string{shariah.MarkIllustrative}
+		return []string{screening.MarkIllustrative}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TrajectoryAnalytics answers the trajectory questions about a set of companies (an index's
@@ -20,8 +21,8 @@ import (
 type TrajectoryAnalytics struct {
 	Ref        shariah.RefReader
 	Trajectory TrajectoryStore // nil: EUNAVAILABLE
-	Rulesets   shariah.Rulesets
-	Watchlists shariah.WatchlistStore // nil: a watchlist scope is EUNAVAILABLE
+	Rulesets   screening.Rulesets
+	Watchlists screening.WatchlistStore // nil: a watchlist scope is EUNAVAILABLE
 }
 
 // TrajectoryScope is the set of companies asked about: exactly one of Index and WatchlistID (the
@@ -135,7 +136,7 @@ func (t *TrajectoryAnalytics) read(ctx context.Context, s TrajectoryScope) (comp
 		if t.Watchlists == nil {
 			return c, shariah.Errorf(shariah.EUNAVAILABLE, "Watchlists are not available here.")
 		}
-		wl, err := (&shariah.Watchlists{Store: t.Watchlists}).Get(ctx, s.UserID, s.WatchlistID)
+		wl, err := (&screening.Watchlists{Store: t.Watchlists}).Get(ctx, s.UserID, s.WatchlistID)
 		if err != nil {
 			return c, err
 		}

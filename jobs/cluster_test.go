@@ -19,6 +19,7 @@ import (
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestRedisOpt: the service's URL form, read as rueidis reads it; on a cluster every address seeds
@@ -70,7 +71,7 @@ func TestQueueAndWorkerOnRedisCluster(t *testing.T) {
 	t.Cleanup(q.Close)
 	rs, _ := rules.Rulesets()
 	ref, results := sredis.NewRefStore(rc), sredis.NewResultStore(rc)
-	sc := &shariah.Screener{Ref: ref, Results: results, Rulesets: rs}
+	sc := &screening.Screener{Ref: ref, Results: results, Rulesets: rs}
 	runs := sredis.NewRunStore(rc)
 	bk := &bulk.Service{Runs: runs, Ref: ref, Queue: q, Screener: sc, Concurrency: 2}
 	etfs := &etf.Service{Ref: ref, Screener: sc, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}

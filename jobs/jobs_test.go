@@ -13,6 +13,7 @@ import (
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func TestParseSchedules(t *testing.T) {
@@ -42,7 +43,7 @@ func TestRescreensNeverOverlap(t *testing.T) {
 	}
 	t.Cleanup(q.Close)
 	runs := sredis.NewRunStore(rc)
-	bk := &bulk.Service{Runs: runs, Ref: ref, Queue: q, Screener: &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs}}
+	bk := &bulk.Service{Runs: runs, Ref: ref, Queue: q, Screener: &screening.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs}}
 	resc, err := jobs.NewRescreens(bk, map[string]string{"DJIA": "@every 1s"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

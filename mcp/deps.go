@@ -6,7 +6,9 @@ import (
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/sukuk"
 )
 
@@ -17,13 +19,13 @@ type Deps struct {
 	Costs      account.TokenCosts
 	Bulk       *bulk.Service
 	ETFs       *etf.Service
-	Screener   *shariah.Screener
+	Screener   *screening.Screener
 	Ref        shariah.RefStore
 	Catalogs   *shariah.CatalogCache
 	Insights   *insights.Service
-	Watchlists *shariah.Watchlists
-	News       shariah.NewsStore
-	Filings    shariah.FilingStore
+	Watchlists *screening.Watchlists
+	News       filings.NewsStore
+	Filings    filings.Store
 	Trajectory insights.TrajectoryStore
 	SukukStore sukuk.Store
 	SukukRules *sukuk.Rules

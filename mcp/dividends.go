@@ -6,6 +6,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/finance"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func (d Deps) dividendTools() []tool {
@@ -35,7 +36,7 @@ func (d Deps) getDividends(ctx context.Context, in dividendsArgs) (any, string, 
 	if !in.IncludePurification || d.Screener == nil {
 		return out, text, nil
 	}
-	r, _, err := d.Screener.Screen(ctx, a.Symbol, shariah.ScreenOptions{})
+	r, _, err := d.Screener.Screen(ctx, a.Symbol, screening.ScreenOptions{})
 	if err != nil {
 		return nil, "", err
 	}

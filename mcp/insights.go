@@ -8,6 +8,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func (d Deps) insightsTools() []tool {
@@ -69,7 +70,7 @@ func (d Deps) getComplianceInsights(ctx context.Context, in insightsArgs) (any, 
 	var res any
 	switch in.Kind {
 	case "alternatives":
-		res, err = d.Insights.Alternatives(ctx, a.Symbol, shariah.ScreenOptions{}, max(1, min(in.Limit, 50)))
+		res, err = d.Insights.Alternatives(ctx, a.Symbol, screening.ScreenOptions{}, max(1, min(in.Limit, 50)))
 	case "peer_percentiles":
 		res, err = d.Insights.PeerPercentiles(ctx, a.Symbol)
 	case "cashflow":
@@ -107,10 +108,10 @@ func (d Deps) staleness(ctx context.Context, symbol string) (any, error) {
 	if d.Filings == nil {
 		return nil, shariah.Errorf(shariah.EUNAVAILABLE, "Filings are not available here.")
 	}
-	r, err := d.Screener.Cached(ctx, symbol, shariah.ScreenOptions{})
+	r, err := d.Screener.Cached(ctx, symbol, screening.ScreenOptions{})
 	if err != nil {
 		return nil, err
 	}
 	fs, err := d.Filings.Filings(ctx, symbol)
-	return shariah.StalenessOf(r, fs, d.EventRelevance), err
+	return screening.StalenessOf(r, fs, d.EventRelevance), err
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // resource is one fixed resource: its URI, name, description and content.
@@ -27,7 +27,7 @@ func (d Deps) resources() []resource {
 			}},
 		{"shariah://education/methodologies", "Methodologies", "The screening methodologies (AAOIFI, DJIM, FTSE, MSCI, S&P, SC Malaysia) with their thresholds.",
 			func(context.Context) (any, error) {
-				return map[string]any{"methodologies": d.Education.MethodologySummaries(), "default_ruleset": shariah.DefaultRuleset}, nil
+				return map[string]any{"methodologies": d.Education.MethodologySummaries(), "default_ruleset": screening.DefaultRuleset}, nil
 			}},
 		{"shariah://education/screening-criteria", "Screening criteria", "Business and financial screening criteria.",
 			func(context.Context) (any, error) { return d.Education.CriteriaWithThresholds(), nil }},

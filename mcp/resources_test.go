@@ -22,6 +22,7 @@ import (
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // harness is an MCP server over a real Redis with the default universe, and an in-process client.
@@ -55,11 +56,11 @@ func start(t *testing.T, opts ...func(*mcp.Deps)) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(queue.Close)
-	sc := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs, Disclaimers: edu.DisclaimersFor}
+	sc := &screening.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs, Disclaimers: edu.DisclaimersFor}
 	d := mcp.Deps{Education: edu, Plans: account.DefaultPlans(), Costs: account.DefaultTokenCosts(),
 		Bulk: &bulk.Service{Ref: ref, Runs: sredis.NewRunStore(rc), Screener: sc, Queue: queue, Concurrency: 2}, Screener: sc,
 		ETFs: &etf.Service{Ref: ref, Screener: sc, Results: sredis.NewResultStore(rc), Catalogs: cats}, Ref: ref, Catalogs: cats,
-		Insights: &insights.Service{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
+		Insights: &insights.Service{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &screening.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
 		News: sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sk}
 	for _, o := range opts {
 		o(&d)

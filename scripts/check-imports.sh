@@ -5,10 +5,12 @@
 #
 #   0 kernel      .                          the shared vocabulary of the domain (issue 28: the root keeps
 #                                            only it; the contexts below move out of it one by one)
-#   1 contexts    sukuk account              bounded contexts that need only the kernel (account: keys,
-#                                            plans, token costs, the meter, billing events, usage)
+#   1 contexts    sukuk account filings      bounded contexts that need only the kernel (account: keys,
+#                                            plans, token costs, the meter, billing events, usage;
+#                                            filings: filings, 8-K events, news, staleness)
 #   2             market                     (planned) quotes, prices, FX, trending
-#   3             screening                  (planned) rulesets, engine, results, screener
+#   3             screening                  rulesets, engine, explanations, results, screener, portfolio,
+#                                            compare, watchlists (with their statuses)
 #   4             finance insights bulk      contexts built on screening (finance: zakat, purification;
 #                                            bulk: runs of an index, takeover, summaries, run access;
 #                                            insights: trajectories, drift, peers, cash flow)
@@ -32,7 +34,8 @@ mod=$(go list -m)
 layer_of() {
   case "$1" in
     "") echo 0 ;;
-    sukuk|account) echo 1 ;;
+    sukuk|account|filings) echo 1 ;;
+    screening) echo 3 ;;
     finance|bulk|insights) echo 4 ;;
     etf) echo 5 ;;
     internal/redistest) echo 9 ;;

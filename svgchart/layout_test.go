@@ -9,6 +9,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/svgchart"
 )
 
@@ -252,9 +253,9 @@ func TestTrajectoryChartLabelsNeverOverlap(t *testing.T) {
 	t.Logf("%d charts checked", n)
 }
 
-func allRulesets(t *testing.T) shariah.Rulesets {
+func allRulesets(t *testing.T) screening.Rulesets {
 	t.Helper()
-	rs := shariah.Rulesets{}
+	rs := screening.Rulesets{}
 	for _, name := range []string{"spec", "aaoifi-ss21", "djim-2026", "ftse-2024", "msci-2025", "msci-mseries", "sc-malaysia", "sp-2014", "sp-2023"} {
 		rs[name] = ruleset(t, name)
 	}

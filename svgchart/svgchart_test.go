@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/svgchart"
 )
 
@@ -178,7 +178,7 @@ func quarters(debt ...float64) []insights.TrajectoryPoint {
 	return out
 }
 
-func ruleset(t *testing.T, name string) *shariah.Ruleset {
+func ruleset(t *testing.T, name string) *screening.Ruleset {
 	t.Helper()
 	rs, err := rules.Rulesets()
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Trajectory is a company's filed quarters with the threshold lines to draw against them.
@@ -23,7 +23,7 @@ type Trajectory struct {
 	Ruleset     string
 	Methodology string
 	Points      []insights.TrajectoryPoint // oldest first
-	// Lines are the thresholds, from (*shariah.Ruleset).ThresholdLines.
+	// Lines are the thresholds, from (*screening.Ruleset).ThresholdLines.
 	Lines []insights.ThresholdLine
 	// Ratios limits the chart to these ratios (nil: all four).
 	Ratios []string
@@ -222,7 +222,7 @@ func (t Trajectory) Chart() []byte {
 		title += "; no filing: " + strings.Join(gaps, ", ")
 	}
 	if len(marked) > 0 {
-		title += "; " + shariah.MarkLabel(shariah.MarkIllustrative) + ": " + strings.Join(marked, ", ")
+		title += "; " + screening.MarkLabel(screening.MarkIllustrative) + ": " + strings.Join(marked, ", ")
 	}
 
 	var body bytes.Buffer
@@ -336,7 +336,7 @@ func (t Trajectory) Chart() []byte {
 			pen, prev = "L", ax.ord[i]
 			fill, what := r.Color, ""
 			if len(insights.PointMarks(p)) > 0 {
-				fill, what = "#ffffff", " ("+shariah.MarkLabel(shariah.MarkIllustrative)+")"
+				fill, what = "#ffffff", " ("+screening.MarkLabel(screening.MarkIllustrative)+")"
 			}
 			dots.WriteString(`<circle cx="` + num(x) + `" cy="` + num(sc.y(*v)) + `" r="2.5" fill="` + fill + `" stroke="` + r.Color + `" stroke-width="1"><title>` +
 				esc(r.Label+", "+quarterLabel(p)+": "+pct(*v)+what) + `</title></circle>`)
@@ -391,7 +391,7 @@ func (t Trajectory) Chart() []byte {
 	}
 	if len(marked) > 0 {
 		entry("mark-note", `<circle cx="`+num(PlotLeft+11)+`" cy="`+num(yy-4)+`" r="3" fill="#ffffff" stroke="#24292f"/>`,
-			"Hollow dot: "+shariah.MarkLabel(shariah.MarkIllustrative)+" figures, not from a filing: "+strings.Join(marked, ", "))
+			"Hollow dot: "+screening.MarkLabel(screening.MarkIllustrative)+" figures, not from a filing: "+strings.Join(marked, ", "))
 	}
 	body.WriteString(`</g></g></svg>`)
 

@@ -20,6 +20,7 @@ import (
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/sukuk"
 )
 
@@ -36,12 +37,12 @@ type services struct {
 	// ref caches reads for 30 s: the store every served answer reads.
 	ref        *sredis.RefStore
 	catalogs   *shariah.CatalogCache
-	screener   *shariah.Screener
+	screener   *screening.Screener
 	edu        *education.Registry
 	bulk       *bulk.Service
 	etfs       *etf.Service
 	insights   *insights.Service
-	watchlists *shariah.Watchlists
+	watchlists *screening.Watchlists
 	sukukRules *sukuk.Rules
 
 	keys     *account.Keys
@@ -159,12 +160,12 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 	s.ref = s.raw.Cached(30 * time.Second)
 	s.catalogs = &shariah.CatalogCache{Store: s.ref}
 	results := sredis.NewResultStore(rc).Cached(30 * time.Second)
-	s.screener = &shariah.Screener{Ref: s.ref, Results: results, Rulesets: rs, Disclaimers: edu.DisclaimersFor}
+	s.screener = &screening.Screener{Ref: s.ref, Results: results, Rulesets: rs, Disclaimers: edu.DisclaimersFor}
 	s.bulk = &bulk.Service{Runs: sredis.NewRunStore(rc), Ref: s.ref, Screener: s.screener, Queue: q,
 		Concurrency: e.cfg.BulkConcurrency, Pause: e.cfg.BulkPause, Unavailable: sredis.Unavailable}
 	s.etfs = &etf.Service{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
 	s.insights = &insights.Service{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
-	s.watchlists = &shariah.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
+	s.watchlists = &screening.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
 	s.keys = &account.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),
 		Limits: account.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour},
 		Prefix: e.cfg.Plan.KeyPrefix}

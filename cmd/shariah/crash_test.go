@@ -12,6 +12,7 @@ import (
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestRunResumesAfterWorkerKilled: a worker process is killed with SIGKILL mid-run while a second
@@ -136,5 +137,5 @@ func bulkOf(t *testing.T, s *testEnv) (*bulk.Service, *sredis.RunStore, *jobs.Qu
 	t.Cleanup(func() { q.Close() })
 	ref, runs := sredis.NewRefStore(rc), sredis.NewRunStore(rc)
 	return &bulk.Service{Runs: runs, Ref: ref, Queue: q,
-		Screener: &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs}}, runs, q
+		Screener: &screening.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs}}, runs, q
 }

@@ -18,6 +18,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/config"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/ingest"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/nport"
@@ -96,7 +97,7 @@ func (e *env) addIngest(g *run.Group, svc *services) error {
 // per client address, not per ingester). Filing documents the SEC ingester reads later go through the
 // same client.
 func secSources(ic config.Ingest, ref shariah.RefStore, store *sredis.IngestStore, traj insights.TrajectoryStore,
-	news shariah.NewsStore, log *slog.Logger) (*sec.Source, *nport.Source) {
+	news filings.NewsStore, log *slog.Logger) (*sec.Source, *nport.Source) {
 	secHTTP := &httpx.Client{HTTP: &http.Client{Timeout: 60 * time.Second}, UserAgent: ic.SECUserAgent,
 		Limiter: rate.NewLimiter(rate.Limit(ic.SECRate), 1)}
 	syms, indices := ic.SECCoverage()

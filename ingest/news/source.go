@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 )
 
@@ -19,7 +20,7 @@ import (
 type Feed struct {
 	Name, URL string
 	HTTP      *httpx.Client
-	News      shariah.NewsStore
+	News      filings.NewsStore
 	Tags      *TaggerCache
 	Now       func() time.Time // nil: time.Now
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/insights"
 )
 
@@ -63,7 +64,7 @@ func TestRealAAPLCashflow(t *testing.T) {
 	// A real restatement: the FY2017 10-K (0000320193-17-000070) reported FY2017 operating cash flow of
 	// 63,598 million; the FY2018 10-K (0000320193-18-000145) and FY2019 10-K restated it to 64,225 million.
 	// Facts up to fiscal 2018 put FY2017 in the window; the latest filing wins.
-	var upTo2018 []shariah.XBRLFact
+	var upTo2018 []filings.XBRLFact
 	for _, f := range facts {
 		if f.End <= "2018-09-29" {
 			upTo2018 = append(upTo2018, f)

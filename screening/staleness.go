@@ -1,29 +1,31 @@
-package shariah
+package screening
 
 import (
 	"fmt"
 	"time"
+
+	"github.com/shariah-screen/shariah/filings"
 )
 
 // Staleness says whether a cached screening may rest on outdated inputs.
 type Staleness struct {
-	Symbol            string        `json:"symbol"`
-	ScreenedAt        time.Time     `json:"screened_at"`
-	FundamentalsAsOf  string        `json:"fundamentals_as_of"`
-	Stale             bool          `json:"stale"`
-	Reason            string        `json:"reason"`
-	SinceScreening    []FilingEvent `json:"material_filings_since_screening"`
-	SinceData         []FilingEvent `json:"material_filings_since_data"`
-	NewerPeriodicRpts []Filing      `json:"newer_periodic_reports"`
+	Symbol            string           `json:"symbol"`
+	ScreenedAt        time.Time        `json:"screened_at"`
+	FundamentalsAsOf  string           `json:"fundamentals_as_of"`
+	Stale             bool             `json:"stale"`
+	Reason            string           `json:"reason"`
+	SinceScreening    []filings.Event  `json:"material_filings_since_screening"`
+	SinceData         []filings.Event  `json:"material_filings_since_data"`
+	NewerPeriodicRpts []filings.Filing `json:"newer_periodic_reports"`
 }
 
 // StalenessOf compares a screening with the filings since: a material 8-K filed on or after the day it
 // was screened, or a 10-Q/10-K reporting a period newer than its data, makes it stale.
-func StalenessOf(r Result, filings []Filing, relevance func(items []string) (string, string)) Staleness {
+func StalenessOf(r Result, fls []filings.Filing, relevance func(items []string) (string, string)) Staleness {
 	screened := r.ScreenedAt.UTC().Format("2006-01-02")
 	out := Staleness{Symbol: r.Symbol, ScreenedAt: r.ScreenedAt, FundamentalsAsOf: r.DataQuality.AsOf,
-		SinceScreening: []FilingEvent{}, SinceData: []FilingEvent{}, NewerPeriodicRpts: []Filing{}}
-	for _, ev := range EventsOf(filings, relevance) {
+		SinceScreening: []filings.Event{}, SinceData: []filings.Event{}, NewerPeriodicRpts: []filings.Filing{}}
+	for _, ev := range filings.EventsOf(fls, relevance) {
 		if !ev.Material {
 			continue
 		}
@@ -34,7 +36,7 @@ func StalenessOf(r Result, filings []Filing, relevance func(items []string) (str
 			out.SinceData = append(out.SinceData, ev)
 		}
 	}
-	for _, f := range filings {
+	for _, f := range fls {
 		if (f.Form == "10-Q" || f.Form == "10-K") && f.ReportDate > r.DataQuality.AsOf {
 			out.NewerPeriodicRpts = append(out.NewerPeriodicRpts, f)
 		}

@@ -1,8 +1,8 @@
-package shariah
+package filings
 
-// FilingEvent is an 8-K filing read as an event: its items with descriptions and how much it matters to
+// Event is an 8-K filing read as an event: its items with descriptions and how much it matters to
 // a screening.
-type FilingEvent struct {
+type Event struct {
 	Accession string      `json:"accession_number"`
 	Date      string      `json:"date"`
 	Form      string      `json:"form"`
@@ -35,13 +35,13 @@ var ItemDescriptions = map[string]string{
 }
 
 // EventsOf reads 8-K filings as events with their items and relevance.
-func EventsOf(filings []Filing, relevance func([]string) (string, string)) []FilingEvent {
-	var out []FilingEvent
+func EventsOf(filings []Filing, relevance func([]string) (string, string)) []Event {
+	var out []Event
 	for _, f := range filings {
 		if f.Form != "8-K" && f.Form != "8-K/A" {
 			continue
 		}
-		ev := FilingEvent{Accession: f.Accession, Date: f.FilingDate, Form: f.Form, URL: f.URL, Items: []EventItem{},
+		ev := Event{Accession: f.Accession, Date: f.FilingDate, Form: f.Form, URL: f.URL, Items: []EventItem{},
 			Relevance: "low", Reason: "no item of consequence"}
 		for _, it := range f.Items {
 			ev.Items = append(ev.Items, EventItem{Code: it, Description: ItemDescriptions[it]})

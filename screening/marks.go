@@ -1,8 +1,10 @@
-package shariah
+package screening
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Mark kinds: what a person must be told about a screening's inputs before trusting a number or a
@@ -40,7 +42,7 @@ type markRule struct {
 
 var markRules = []markRule{
 	{Mark{MarkIllustrative, "illustrative", "Illustrative inputs: some figures are made up from a sector profile, not read from a filing."},
-		func(_ RatioResult, e ratioEvidence) bool { return e.sources[SourceIllustrative] },
+		func(_ RatioResult, e ratioEvidence) bool { return e.sources[shariah.SourceIllustrative] },
 		func(r *Result) bool { return r.DataQuality.Illustrative }},
 	{Mark{MarkCarriedForward, "carried forward", "Carried forward: an input the screened period does not report is taken from an earlier fiscal year."},
 		func(_ RatioResult, e ratioEvidence) bool { return e.carried },
@@ -51,7 +53,7 @@ var markRules = []markRule{
 	{Mark{MarkSuspectMarketCap, "suspect market cap", "Suspect market cap: shares and prices may be on different bases, so the market cap is held back."},
 		func(rr RatioResult, _ ratioEvidence) bool { return slices.Contains(rr.Missing, missingCapHeldBack) },
 		func(r *Result) bool {
-			return slices.ContainsFunc(r.DataQuality.Notes, func(n string) bool { return strings.HasPrefix(n, MarketCapHeldBack) })
+			return slices.ContainsFunc(r.DataQuality.Notes, func(n string) bool { return strings.HasPrefix(n, shariah.MarketCapHeldBack) })
 		}},
 }
 

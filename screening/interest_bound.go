@@ -1,4 +1,4 @@
-package shariah
+package screening
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Verdicts from bounds. When the screened period does not report interest income and no fiscal year
@@ -36,49 +38,49 @@ type BoundedInput struct {
 	Months      int    `json:"window_months,omitempty"`
 	// Assets is the largest quarter-end interest-bearing assets filed in the 12 months to the period
 	// end (the opening balance included): cash and interest-bearing securities.
-	Assets     *Number        `json:"interest_bearing_assets,omitempty"`
-	AssetsAsOf string         `json:"interest_bearing_assets_as_of,omitempty"`
-	AssetsFrom []BoundedAsset `json:"interest_bearing_assets_considered,omitempty"`
-	RateBP     *Number        `json:"policy_rate_bp,omitempty"`
-	RateBasis  string         `json:"policy_rate_basis,omitempty"`
-	MarginBP   *Number        `json:"margin_bp,omitempty"`
-	Revenue    *Number        `json:"revenue,omitempty"` // the screened period's total revenue, the same window
+	Assets     *shariah.Number `json:"interest_bearing_assets,omitempty"`
+	AssetsAsOf string          `json:"interest_bearing_assets_as_of,omitempty"`
+	AssetsFrom []BoundedAsset  `json:"interest_bearing_assets_considered,omitempty"`
+	RateBP     *shariah.Number `json:"policy_rate_bp,omitempty"`
+	RateBasis  string          `json:"policy_rate_basis,omitempty"`
+	MarginBP   *shariah.Number `json:"margin_bp,omitempty"`
+	Revenue    *shariah.Number `json:"revenue,omitempty"` // the screened period's total revenue, the same window
 	// TotalAssets and Less bound a balance-sheet part (receivables): at most total assets less the
 	// other filed parts of them, at the same date.
-	TotalAssets *Number        `json:"total_assets,omitempty"`
-	Less        []BoundedAsset `json:"less,omitempty"`
-	Lower       Number         `json:"lower_bound"`
-	Upper       Number         `json:"upper_bound"`
-	Reason      string         `json:"reason"` // why the period has no filed value
-	Method      string         `json:"method"` // the arithmetic, in words and figures
+	TotalAssets *shariah.Number `json:"total_assets,omitempty"`
+	Less        []BoundedAsset  `json:"less,omitempty"`
+	Lower       shariah.Number  `json:"lower_bound"`
+	Upper       shariah.Number  `json:"upper_bound"`
+	Reason      string          `json:"reason"` // why the period has no filed value
+	Method      string          `json:"method"` // the arithmetic, in words and figures
 }
 
 // BoundedAsset is one quarter-end balance considered for the largest interest-bearing assets.
 type BoundedAsset struct {
-	Field     string `json:"field"` // cash_and_securities
-	PeriodEnd string `json:"period_end"`
-	Value     Number `json:"value"`
-	SourceRef string `json:"source_ref,omitempty"`
-	Tag       string `json:"tag,omitempty"`
+	Field     string         `json:"field"` // cash_and_securities
+	PeriodEnd string         `json:"period_end"`
+	Value     shariah.Number `json:"value"`
+	SourceRef string         `json:"source_ref,omitempty"`
+	Tag       string         `json:"tag,omitempty"`
 }
 
 // RatioBound is how a ratio was decided on a bound: its numerator and value at the bound's lower and
 // upper ends, and which end decided (pass: the upper end is under the threshold; fail: the lower end
 // is not; straddles: neither, no verdict).
 type RatioBound struct {
-	Kind           string `json:"kind"` // "bounded"
-	Field          string `json:"field"`
-	NumeratorLower Number `json:"numerator_lower"`
-	NumeratorUpper Number `json:"numerator_upper"`
-	ValueLowerPct  string `json:"value_lower_pct"`
-	ValueUpperPct  string `json:"value_upper_pct"`
-	Decided        string `json:"decided"` // pass, fail or straddles
+	Kind           string         `json:"kind"` // "bounded"
+	Field          string         `json:"field"`
+	NumeratorLower shariah.Number `json:"numerator_lower"`
+	NumeratorUpper shariah.Number `json:"numerator_upper"`
+	ValueLowerPct  string         `json:"value_lower_pct"`
+	ValueUpperPct  string         `json:"value_upper_pct"`
+	Decided        string         `json:"decided"` // pass, fail or straddles
 }
 
 // boundedAssetFields are the filed balances that earn interest and that a period's inputs carry. The
 // data pack carries no finance receivables or loans: a company whose classification names a finance
 // activity gets no bound (see planInterestBound).
-var boundedAssetFields = []Field{CashAndSecurities}
+var boundedAssetFields = []shariah.Field{shariah.CashAndSecurities}
 
 // windowMonths is the length of a period's revenue window: 12 for a fiscal year, 3 for a quarter (the
 // readers give a quarter its 3-month revenue, a fourth quarter included).
@@ -94,10 +96,10 @@ func windowMonths(period string) int {
 // assets x (the window's highest policy rate + PolicyRateMarginBP) x months/12. Without what the bound
 // needs, a note says which part is lacking and the ratios stay unknown.
 func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
-	if c.period == nil || c.carry != nil || !rs.BoundsInputs() || !c.uses(rs, InterestIncome) {
+	if c.period == nil || c.carry != nil || !rs.BoundsInputs() || !c.uses(rs, shariah.InterestIncome) {
 		return
 	}
-	if _, ok := c.period.Facts[InterestIncome]; ok {
+	if _, ok := c.period.Facts[shariah.InterestIncome]; ok {
 		return
 	}
 	p := c.period
@@ -117,21 +119,21 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 		no("the period end " + p.PeriodEnd + " is not a date")
 		return
 	}
-	rev, ok := p.Facts[TotalRevenue]
+	rev, ok := p.Facts[shariah.TotalRevenue]
 	if !ok || !rev.Value.IsPositive() {
 		no("the period reports no positive total revenue to set it against")
 		return
 	}
 	months := windowMonths(p.Period)
 	start := end.AddDate(0, 0, 1).AddDate(0, -months, 0) // the day after the end, months back: 2025-04-01 for 2025-06-30
-	rate, basis, ok := PolicyRateOver(start, end)
+	rate, basis, ok := shariah.PolicyRateOver(start, end)
 	if !ok {
 		no(fmt.Sprintf("the policy-rate table does not cover %s to %s", start.Format("2006-01-02"), p.PeriodEnd))
 		return
 	}
 	// The largest filed quarter-end balance in the 12 months to the period end, its opening balance
 	// (the year before, two weeks' leeway for 52/53-week years) included. The period's own must be filed.
-	if _, ok := p.Facts[CashAndSecurities]; !ok {
+	if _, ok := p.Facts[shariah.CashAndSecurities]; !ok {
 		no("the screened period reports no cash and interest-bearing securities")
 		return
 	}
@@ -147,7 +149,7 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 		var refs, tags []string
 		for _, fld := range boundedAssetFields {
 			v, ok := f.Facts[fld]
-			if !ok || (v.Source != SourceFiling && v.Source != SourceLive) {
+			if !ok || (v.Source != shariah.SourceFiling && v.Source != shariah.SourceLive) {
 				continue
 			}
 			sum, any = sum.Add(v.Value.Decimal), true
@@ -157,7 +159,7 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 			continue
 		}
 		seen[f.PeriodEnd] = true
-		considered = append(considered, BoundedAsset{Field: string(CashAndSecurities), PeriodEnd: f.PeriodEnd, Value: NewNumber(sum),
+		considered = append(considered, BoundedAsset{Field: string(shariah.CashAndSecurities), PeriodEnd: f.PeriodEnd, Value: shariah.NewNumber(sum),
 			SourceRef: strings.Join(refs, ", "), Tag: strings.Join(tags, ", ")})
 		if best == nil || sum.GreaterThan(best.Value.Decimal) {
 			b := considered[len(considered)-1]
@@ -174,10 +176,10 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 			return
 		}
 	}
-	bp := decimal.NewFromInt(rate + PolicyRateMarginBP)
+	bp := decimal.NewFromInt(rate + shariah.PolicyRateMarginBP)
 	frac := decimal.NewFromInt(int64(months)).Div(decimal.NewFromInt(12)) // 1 or 0.25: exact
 	upper := best.Value.Decimal.Mul(bp).Div(d10000).Mul(frac)
-	why := p.Missing[InterestIncome]
+	why := p.Missing[shariah.InterestIncome]
 	if why == "" {
 		why = "not reported"
 	}
@@ -189,15 +191,15 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 	if months == 3 {
 		window = "the 3 months of the quarter"
 	}
-	b := &BoundedInput{Kind: BoundKind, Field: string(InterestIncome), Period: p.Period, PeriodEnd: p.PeriodEnd,
+	b := &BoundedInput{Kind: BoundKind, Field: string(shariah.InterestIncome), Period: p.Period, PeriodEnd: p.PeriodEnd,
 		WindowStart: start.Format("2006-01-02"), Months: months, Assets: num(best.Value.Decimal), AssetsAsOf: best.PeriodEnd, AssetsFrom: considered,
-		RateBP: num(decimal.NewFromInt(rate)), RateBasis: basis, MarginBP: num(decimal.NewFromInt(PolicyRateMarginBP)),
-		Lower: NewNumber(decimal.Zero), Upper: NewNumber(upper), Revenue: num(rev.Value.Decimal),
+		RateBP: num(decimal.NewFromInt(rate)), RateBasis: basis, MarginBP: num(decimal.NewFromInt(shariah.PolicyRateMarginBP)),
+		Lower: shariah.NewNumber(decimal.Zero), Upper: shariah.NewNumber(upper), Revenue: num(rev.Value.Decimal),
 		Reason: fmt.Sprintf("%s %s: %s; %s", p.PeriodEnd, p.Period, why, carry)}
 	b.Method = fmt.Sprintf("interest income of %s (%s to %s, the window of its revenue) is at most the largest quarter-end cash and interest-bearing securities of the 12 months to %s, %s (as of %s), x (the highest policy rate of the calendar year(s) of the window, %s%%, + a margin of %s%%) x %d/12 = %s; at least 0; against revenue of %s",
 		window, b.WindowStart, p.PeriodEnd, p.PeriodEnd, money(best.Value.Decimal), best.PeriodEnd,
-		decimal.New(rate, -2).StringFixed(2), decimal.New(PolicyRateMarginBP, -2).StringFixed(2), months, money(upper), money(rev.Value.Decimal))
-	c.bounded[InterestIncome] = b
+		decimal.New(rate, -2).StringFixed(2), decimal.New(shariah.PolicyRateMarginBP, -2).StringFixed(2), months, money(upper), money(rev.Value.Decimal))
+	c.bounded[shariah.InterestIncome] = b
 	c.dq.Bounded = append(c.dq.Bounded, *b)
 	c.note("interest_income bounded (" + b.Reason + "): " + b.Method)
 }
@@ -227,7 +229,7 @@ func money(d decimal.Decimal) string {
 }
 
 // uses reports whether a ratio of the ruleset needs field f.
-func (c *screenContext) uses(rs *Ruleset, f Field) bool {
+func (c *screenContext) uses(rs *Ruleset, f shariah.Field) bool {
 	for _, m := range rs.Methodologies {
 		for _, r := range m.Ratios {
 			if ratioNeeds(r, f) {
@@ -238,7 +240,7 @@ func (c *screenContext) uses(rs *Ruleset, f Field) bool {
 	return false
 }
 
-func ratioNeeds(r RatioRule, f Field) bool {
+func ratioNeeds(r RatioRule, f shariah.Field) bool {
 	for _, n := range r.Numerator {
 		if n == f {
 			return true
@@ -252,10 +254,10 @@ func ratioNeeds(r RatioRule, f Field) bool {
 // is the revenue's); receivables when the ratio needs them and a bound was planned (a balance at the
 // period end, against any denominator).
 func (c *screenContext) boundOf(rule RatioRule) *BoundedInput {
-	if b := c.bounded[InterestIncome]; b != nil && rule.Denominator == DenTotalRevenue && ratioNeeds(rule, InterestIncome) {
+	if b := c.bounded[shariah.InterestIncome]; b != nil && rule.Denominator == DenTotalRevenue && ratioNeeds(rule, shariah.InterestIncome) {
 		return b
 	}
-	if b := c.bounded[Receivables]; b != nil && ratioNeeds(rule, Receivables) && !ratioNeeds(rule, InterestIncome) {
+	if b := c.bounded[shariah.Receivables]; b != nil && ratioNeeds(rule, shariah.Receivables) && !ratioNeeds(rule, shariah.InterestIncome) {
 		return b
 	}
 	return nil
@@ -265,8 +267,8 @@ func (c *screenContext) boundOf(rule RatioRule) *BoundedInput {
 // any ratio assumes them), interest income between 0 and the bound. The ratio's value stays unknown
 // (null); its bound, and a note with the figures, say how it was decided.
 func (c *screenContext) boundRatio(bnd *BoundedInput, rule RatioRule, cmp string, bs BusinessScreen, known bool) RatioResult {
-	field := Field(bnd.Field)
-	var others []Field
+	field := shariah.Field(bnd.Field)
+	var others []shariah.Field
 	for _, f := range rule.Numerator {
 		if f != field {
 			others = append(others, f)
@@ -274,7 +276,7 @@ func (c *screenContext) boundRatio(bnd *BoundedInput, rule RatioRule, cmp string
 	}
 	n, nMiss, nOK := c.numerator(others, known && len(bs.Prohibited) == 0, len(bs.Doubtful) > 0)
 	d, dMiss, dOK := c.denominator(rule.Denominator)
-	rr := RatioResult{ID: rule.ID, Label: labelOf(rule), DenominatorOf: rule.Denominator, ThresholdBP: NewNumber(rule.ThresholdBP),
+	rr := RatioResult{ID: rule.ID, Label: labelOf(rule), DenominatorOf: rule.Denominator, ThresholdBP: shariah.NewNumber(rule.ThresholdBP),
 		ThresholdPct: rule.ThresholdBP.Div(d100).StringFixed(2), Comparator: cmp}
 	if rule.ThresholdBP.Mod(decimal.NewFromInt(1)).IsPositive() {
 		rr.ThresholdPct = rule.ThresholdBP.Div(d100).StringFixed(3)
@@ -303,7 +305,7 @@ func (c *screenContext) boundRatio(bnd *BoundedInput, rule RatioRule, cmp string
 		return lhs.LessThan(rhs)
 	}
 	pct := func(x decimal.Decimal) string { return x.Mul(d100).DivRound(d, 4).StringFixed(4) }
-	rb := &RatioBound{Kind: BoundKind, Field: string(field), NumeratorLower: NewNumber(lower), NumeratorUpper: NewNumber(upper),
+	rb := &RatioBound{Kind: BoundKind, Field: string(field), NumeratorLower: shariah.NewNumber(lower), NumeratorUpper: shariah.NewNumber(upper),
 		ValueLowerPct: pct(lower), ValueUpperPct: pct(upper)}
 	rr.Bound = rb
 	figures := fmt.Sprintf("%s not filed for %s %s, at most %s (%s); the ratio lies between %s%% and %s%% against %s%%",
@@ -342,27 +344,27 @@ func straddleOf(rs []RatioResult) string {
 // Every figure must be filed (or live); a remainder below zero contradicts the filing and gives no bound.
 func (c *screenContext) planReceivablesBound(rs *Ruleset) {
 	p := c.period
-	if p == nil || !rs.BoundsInputs() || !c.uses(rs, Receivables) {
+	if p == nil || !rs.BoundsInputs() || !c.uses(rs, shariah.Receivables) {
 		return
 	}
-	if _, ok := p.Facts[Receivables]; ok {
+	if _, ok := p.Facts[shariah.Receivables]; ok {
 		return
 	}
 	no := func(why string) { c.note("receivables not bounded: " + why) }
-	filed := func(f Fact) bool { return f.Source == SourceFiling || f.Source == SourceLive }
-	ta, ok := p.Facts[TotalAssets]
+	filed := func(f shariah.Fact) bool { return f.Source == shariah.SourceFiling || f.Source == shariah.SourceLive }
+	ta, ok := p.Facts[shariah.TotalAssets]
 	if !ok || !filed(ta) {
 		no("the screened period has no filed total assets")
 		return
 	}
-	cash, ok := p.Facts[CashAndSecurities]
+	cash, ok := p.Facts[shariah.CashAndSecurities]
 	if !ok || !filed(cash) {
 		no("the screened period has no filed cash and interest-bearing securities to subtract from total assets")
 		return
 	}
-	less := []BoundedAsset{{Field: string(CashAndSecurities), PeriodEnd: p.PeriodEnd, Value: cash.Value, SourceRef: cash.Ref, Tag: cash.Tag}}
-	if inv, ok := p.Facts[Inventory]; ok && filed(inv) {
-		less = append(less, BoundedAsset{Field: string(Inventory), PeriodEnd: p.PeriodEnd, Value: inv.Value, SourceRef: inv.Ref, Tag: inv.Tag})
+	less := []BoundedAsset{{Field: string(shariah.CashAndSecurities), PeriodEnd: p.PeriodEnd, Value: cash.Value, SourceRef: cash.Ref, Tag: cash.Tag}}
+	if inv, ok := p.Facts[shariah.Inventory]; ok && filed(inv) {
+		less = append(less, BoundedAsset{Field: string(shariah.Inventory), PeriodEnd: p.PeriodEnd, Value: inv.Value, SourceRef: inv.Ref, Tag: inv.Tag})
 	}
 	upper := ta.Value.Decimal
 	var parts []string
@@ -378,16 +380,16 @@ func (c *screenContext) planReceivablesBound(rs *Ruleset) {
 		no("total assets are smaller than the parts filed beside them")
 		return
 	}
-	why := p.Missing[Receivables]
+	why := p.Missing[shariah.Receivables]
 	if why == "" {
 		why = "not reported"
 	}
-	b := &BoundedInput{Kind: BoundKind, Field: string(Receivables), Period: p.Period, PeriodEnd: p.PeriodEnd,
-		TotalAssets: num(ta.Value.Decimal), Less: less, Lower: NewNumber(decimal.Zero), Upper: NewNumber(upper),
+	b := &BoundedInput{Kind: BoundKind, Field: string(shariah.Receivables), Period: p.Period, PeriodEnd: p.PeriodEnd,
+		TotalAssets: num(ta.Value.Decimal), Less: less, Lower: shariah.NewNumber(decimal.Zero), Upper: shariah.NewNumber(upper),
 		Reason: fmt.Sprintf("%s %s: %s", p.PeriodEnd, p.Period, why)}
 	b.Method = fmt.Sprintf("receivables at %s are at most total assets of %s less %s = %s (the other parts of total assets filed beside them); at least 0",
 		p.PeriodEnd, money(ta.Value.Decimal), joinWords(parts), money(upper))
-	c.bounded[Receivables] = b
+	c.bounded[shariah.Receivables] = b
 	c.dq.Bounded = append(c.dq.Bounded, *b)
 	c.note("receivables bounded (" + b.Reason + "): " + b.Method)
 }

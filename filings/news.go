@@ -1,4 +1,4 @@
-package shariah
+package filings
 
 import (
 	"context"

@@ -1,9 +1,11 @@
-package shariah
+package screening
 
 import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // WatchlistItem is a symbol of a watchlist with its latest compliance status.
@@ -39,13 +41,13 @@ func (s *Screener) WatchlistStatuses(ctx context.Context, w Watchlist) (Watchlis
 	for _, sym := range w.Symbols {
 		it := WatchlistItem{Symbol: sym}
 		r, _, err := s.Screen(ctx, sym, ScreenOptions{})
-		switch code := ErrorCode(err); code {
+		switch code := shariah.ErrorCode(err); code {
 		case "":
 			at := r.ScreenedAt
 			it.Name, it.ComplianceStatus, it.IsCompliant, it.ScreenedAt, it.Illustrative = r.Name, r.ComplianceStatus, r.IsCompliant, &at, r.DataQuality.Illustrative
-		case EVALIDATION:
+		case shariah.EVALIDATION:
 			it.ComplianceStatus = "NOT_SCREENABLE" // an ETF, fund or index: see POST /api/etf/{symbol}/screen
-		case ENOTFOUND:
+		case shariah.ENOTFOUND:
 			it.ComplianceStatus = "NOT_FOUND"
 		default:
 			return out, err

@@ -1,4 +1,4 @@
-package shariah_test
+package filings_test
 
 import (
 	"encoding/json"
@@ -9,17 +9,18 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 )
 
 // TestFilterFilings: reports by default (insider forms left out, amendments and transition reports
 // in), one form with its amendments, everything with "all", and total over every page.
 func TestFilterFilings(t *testing.T) {
 	t.Parallel()
-	var all []shariah.Filing
+	var all []filings.Filing
 	for i, form := range []string{"4", "144", "10-Q", "4", "8-K", "3", "10-K/A", "5", "20-F", "6-K", "4", "10-K", "40-F", "DEF 14A", "10-KT", "8-K/A"} {
-		all = append(all, shariah.Filing{Accession: fmt.Sprintf("a-%02d", i), Form: form})
+		all = append(all, filings.Filing{Accession: fmt.Sprintf("a-%02d", i), Form: form})
 	}
-	forms := func(fs []shariah.Filing) string {
+	forms := func(fs []filings.Filing) string {
 		var out []string
 		for _, f := range fs {
 			out = append(out, f.Form)
@@ -38,9 +39,9 @@ func TestFilterFilings(t *testing.T) {
 		{"", 5, 9, "", 9},
 		{"10-K", 20, 0, "10-K/A,10-K", 2},
 		{"8-K", 1, 0, "8-K", 2},
-		{shariah.FilingTypeAll, 3, 0, "4,144,10-Q", 16},
+		{filings.TypeAll, 3, 0, "4,144,10-Q", 16},
 	} {
-		got, total := shariah.FilterFilings(all, c.form, c.limit, c.offset)
+		got, total := filings.FilterFilings(all, c.form, c.limit, c.offset)
 		if forms(got) != c.want || total != c.total {
 			t.Errorf("FilterFilings(%q, %d, %d) = %s (%d), want %s (%d)", c.form, c.limit, c.offset, forms(got), total, c.want, c.total)
 		}

@@ -1,9 +1,15 @@
-package shariah
+// Package filings holds a company's SEC filings (filings.go), the 8-K events read from them
+// (events.go) and its news (news.go). It imports the kernel only (the SEC identifiers, edgar.go, are
+// kernel vocabulary: the screening's provenance links to them). The staleness of a screening against
+// the filings made since is the screening's (screening/staleness.go).
+package filings
 
 import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Filing is one SEC filing of a company.
@@ -20,21 +26,21 @@ type Filing struct {
 
 // XBRLFact is one reported XBRL value of a screening concept.
 type XBRLFact struct {
-	Concept   string `json:"concept"`
-	Unit      string `json:"unit"`
-	Start     string `json:"start,omitempty"`
-	End       string `json:"end"`
-	Value     Number `json:"value"`
-	Accession string `json:"accession_number"`
-	Form      string `json:"form"`
-	Filed     string `json:"filed"`
-	FY        int    `json:"fiscal_year"`
-	FP        string `json:"fiscal_period"`
-	Frame     string `json:"frame,omitempty"`
+	Concept   string         `json:"concept"`
+	Unit      string         `json:"unit"`
+	Start     string         `json:"start,omitempty"`
+	End       string         `json:"end"`
+	Value     shariah.Number `json:"value"`
+	Accession string         `json:"accession_number"`
+	Form      string         `json:"form"`
+	Filed     string         `json:"filed"`
+	FY        int            `json:"fiscal_year"`
+	FP        string         `json:"fiscal_period"`
+	Frame     string         `json:"frame,omitempty"`
 }
 
-// FilingStore holds filings and XBRL facts per symbol.
-type FilingStore interface {
+// Store holds filings and XBRL facts per symbol.
+type Store interface {
 	PutFilings(ctx context.Context, symbol string, fs []Filing) error
 	Filings(ctx context.Context, symbol string) ([]Filing, error)
 	PutFacts(ctx context.Context, symbol string, fs []XBRLFact) error
@@ -66,45 +72,31 @@ type HealthStore interface {
 	TryLock(ctx context.Context, name string, ttl time.Duration) (release func(), ok bool, err error)
 }
 
-// IsAccession reports whether s is an SEC accession number (0000320193-24-000123: the filer agent's
-// CIK, the year, a sequence).
-func IsAccession(s string) bool {
-	if len(s) != 20 || s[10] != '-' || s[13] != '-' {
-		return false
-	}
-	for i, r := range s {
-		if i != 10 && i != 13 && (r < '0' || r > '9') {
-			return false
-		}
-	}
-	return true
-}
+// TypeAll asks FilterFilings for every filing, insider forms included.
+const TypeAll = "all"
 
-// FilingTypeAll asks FilterFilings for every filing, insider forms included.
-const FilingTypeAll = "all"
-
-// FilingTypes are the forms a filings listing can be narrowed to (amendments included), besides
-// FilingTypeAll. Without a form, a listing shows all of these: the periodic and current reports people
+// Types are the forms a filings listing can be narrowed to (amendments included), besides
+// TypeAll. Without a form, a listing shows all of these: the periodic and current reports people
 // read, not the insider Forms 3/4/5 and 144 that outnumber them (AAPL: 46 Form 4s and 17 Forms 144 among
 // its latest 100 filings, next to one 10-K and three 10-Qs).
-var FilingTypes = []string{"10-K", "10-Q", "8-K", "20-F", "40-F", "6-K"}
+var Types = []string{"10-K", "10-Q", "8-K", "20-F", "40-F", "6-K"}
 
-// reportForms are FilingTypes and their transition-report variants (10-KT, 10-QT), the default listing.
+// reportForms are Types and their transition-report variants (10-KT, 10-QT), the default listing.
 var reportForms = map[string]bool{"10-K": true, "10-Q": true, "8-K": true, "20-F": true, "40-F": true, "6-K": true,
 	"10-KT": true, "10-QT": true}
 
 // ParseFilingType reads a filing_type as REST and MCP take it: "" (the periodic and current reports),
-// "all" (FilingTypeAll) or one of FilingTypes, in any case and with spaces around ("8-k" is 8-K). It
+// "all" (TypeAll) or one of Types, in any case and with spaces around ("8-k" is 8-K). It
 // returns the value FilterFilings takes, and false for anything else.
 func ParseFilingType(raw string) (string, bool) {
 	s := strings.ToUpper(strings.TrimSpace(raw))
 	switch {
 	case s == "":
 		return "", true
-	case s == strings.ToUpper(FilingTypeAll):
-		return FilingTypeAll, true
+	case s == strings.ToUpper(TypeAll):
+		return TypeAll, true
 	}
-	for _, f := range FilingTypes {
+	for _, f := range Types {
 		if s == f {
 			return f, true
 		}
@@ -112,11 +104,11 @@ func ParseFilingType(raw string) (string, bool) {
 	return "", false
 }
 
-// FilingTypeMessage is the validation message for a filing_type ParseFilingType refuses.
-var FilingTypeMessage = "must be one of " + strings.Join(FilingTypes, ", ") + " or all (without it: all of those forms, their amendments and 10-KT/10-QT)"
+// TypeMessage is the validation message for a filing_type ParseFilingType refuses.
+var TypeMessage = "must be one of " + strings.Join(Types, ", ") + " or all (without it: all of those forms, their amendments and 10-KT/10-QT)"
 
-// FilterFilings pages the filings of a form, newest first as stored: form is one of FilingTypes
-// (amendments included), FilingTypeAll, or "" for the periodic and current reports (FilingTypes, their
+// FilterFilings pages the filings of a form, newest first as stored: form is one of Types
+// (amendments included), TypeAll, or "" for the periodic and current reports (Types, their
 // amendments and transition reports). It returns the page (at most limit, after offset) and the number
 // of filings that match.
 func FilterFilings(all []Filing, form string, limit, offset int) ([]Filing, int) {
@@ -126,7 +118,7 @@ func FilterFilings(all []Filing, form string, limit, offset int) ([]Filing, int)
 		base := strings.TrimSuffix(f.Form, "/A")
 		var match bool
 		switch form {
-		case FilingTypeAll:
+		case TypeAll:
 			match = true
 		case "":
 			match = reportForms[base]

@@ -1,8 +1,10 @@
-package shariah
+package screening
 
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // InputProvenance is where one screening input of a period came from: the fact, and for a filing
@@ -11,7 +13,7 @@ import (
 type InputProvenance struct {
 	Available bool
 	Reason    string // when not available
-	Fact      Fact
+	Fact      shariah.Fact
 	Accession string // "" when not known
 	URL       string // "" without an accession number
 	// Period is the period the input was taken from (or looked for in), as the screening uses it
@@ -29,7 +31,7 @@ type InputPeriod struct {
 	Carried    bool
 }
 
-func inputPeriodOf(f *Fundamentals, carried bool) InputPeriod {
+func inputPeriodOf(f *shariah.Fundamentals, carried bool) InputPeriod {
 	if f == nil {
 		return InputPeriod{}
 	}
@@ -63,39 +65,39 @@ func (p InputProvenance) MarshalJSON() ([]byte, error) {
 	}
 	f := p.Fact
 	return json.Marshal(struct {
-		Accession  *string `json:"accession"`
-		Available  bool    `json:"available"`
-		Carried    *bool   `json:"carried_forward,omitempty"`
-		CIK        string  `json:"cik"`
-		Parts      parts   `json:"components,omitempty"`
-		Document   string  `json:"document"`
-		Filed      string  `json:"filed"`
-		FiscalYear int     `json:"fiscal_year,omitempty"`
-		Form       string  `json:"form"`
-		Note       string  `json:"note"`
-		Period     string  `json:"period,omitempty"`
-		PeriodEnd  string  `json:"period_end,omitempty"`
-		Label      string  `json:"period_label,omitempty"`
-		Source     string  `json:"source"`
-		SourceRef  string  `json:"source_ref"`
-		Tag        string  `json:"tag"`
-		URL        string  `json:"url,omitempty"`
-		Value      Number  `json:"value"`
+		Accession  *string        `json:"accession"`
+		Available  bool           `json:"available"`
+		Carried    *bool          `json:"carried_forward,omitempty"`
+		CIK        string         `json:"cik"`
+		Parts      parts          `json:"components,omitempty"`
+		Document   string         `json:"document"`
+		Filed      string         `json:"filed"`
+		FiscalYear int            `json:"fiscal_year,omitempty"`
+		Form       string         `json:"form"`
+		Note       string         `json:"note"`
+		Period     string         `json:"period,omitempty"`
+		PeriodEnd  string         `json:"period_end,omitempty"`
+		Label      string         `json:"period_label,omitempty"`
+		Source     string         `json:"source"`
+		SourceRef  string         `json:"source_ref"`
+		Tag        string         `json:"tag"`
+		URL        string         `json:"url,omitempty"`
+		Value      shariah.Number `json:"value"`
 	}{acc, true, cf, f.CIK, f.Components, f.Document, f.Filed, pl.FiscalYear, f.Form, f.Note, pl.Period, pl.PeriodEnd, pl.Label, f.Source, f.Ref, f.Tag, p.URL, f.Value})
 }
 
 // parts are the filed lines of a summed input (Fact.Components), "components" in the JSON.
-type parts = []Component
+type parts = []shariah.Component
 
 // InputProvenances is, for each screening input (Fields), where the value of period p came from. cik
 // is the asset's CIK; a fact naming its filer's CIK replaces it for that input and the ones after.
 // Only a filing (SourceFiling) with a CIK and a well-formed accession number (IsAccession) has an EDGAR
 // address: a filing read from a document whose accession is not known has the document's name as its
 // reference instead.
-func InputProvenances(p Fundamentals, cik string) map[Field]InputProvenance {
-	out := map[Field]InputProvenance{}
+func InputProvenances(p shariah.Fundamentals, cik string) map[shariah.Field]InputProvenance {
+	out := map[shariah.Field]InputProvenance{}
 	cik = strings.TrimLeft(cik, "0")
-	for _, f := range Fields {
+	for _, f := range shariah.Fields {
 		fact, ok := p.Facts[f]
 		if !ok {
 			out[f] = InputProvenance{Reason: p.Missing[f]}
@@ -110,10 +112,10 @@ func InputProvenances(p Fundamentals, cik string) map[Field]InputProvenance {
 // from, with the period it was taken from (ScreeningPeriods.Input): the fiscal year of a company
 // screened on its 10-K, the carried fiscal year for interest income carried forward. cik as for
 // InputProvenances.
-func ScreenedInputProvenances(sp ScreeningPeriods, cik string) map[Field]InputProvenance {
-	out := map[Field]InputProvenance{}
+func ScreenedInputProvenances(sp ScreeningPeriods, cik string) map[shariah.Field]InputProvenance {
+	out := map[shariah.Field]InputProvenance{}
 	cik = strings.TrimLeft(cik, "0")
-	for _, f := range Fields {
+	for _, f := range shariah.Fields {
 		in := sp.Input(f)
 		var ip InputProvenance
 		if in.Available {
@@ -128,13 +130,13 @@ func ScreenedInputProvenances(sp ScreeningPeriods, cik string) map[Field]InputPr
 }
 
 // provenanceOf is the provenance of an available fact; a fact naming its filer's CIK replaces *cik.
-func provenanceOf(fact Fact, cik *string) InputProvenance {
+func provenanceOf(fact shariah.Fact, cik *string) InputProvenance {
 	ip := InputProvenance{Available: true, Fact: fact}
 	if fact.CIK != "" {
 		*cik = strings.TrimLeft(fact.CIK, "0")
 	}
-	if fact.Source == SourceFiling && *cik != "" && IsAccession(fact.Ref) {
-		ip.Accession, ip.URL = fact.Ref, EDGARFilingURL(*cik, fact.Ref, fact.Document)
+	if fact.Source == shariah.SourceFiling && *cik != "" && shariah.IsAccession(fact.Ref) {
+		ip.Accession, ip.URL = fact.Ref, shariah.EDGARFilingURL(*cik, fact.Ref, fact.Document)
 	}
 	return ip
 }

@@ -1,23 +1,30 @@
-package shariah
+package screening
 
-import "time"
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/shariah-screen/shariah"
+)
 
 // RatioResult is one ratio of one methodology.
 type RatioResult struct {
-	ID            string   `json:"id"`
-	Label         string   `json:"label"`
-	Numerator     *Number  `json:"numerator"`   // null when an input is missing
-	Denominator   *Number  `json:"denominator"` // null when an input is missing
-	DenominatorOf string   `json:"denominator_basis"`
-	Value         *Number  `json:"value"`     // fraction, 8 decimals; null when unknown
-	ValuePct      *string  `json:"value_pct"` // percent, 4 decimals
-	ThresholdBP   Number   `json:"threshold_bp"`
-	ThresholdPct  string   `json:"threshold_pct"`
-	Comparator    string   `json:"comparator"` // lt (strict) or le
-	Pass          *bool    `json:"pass"`       // null when unknown
-	MarginPct     *string  `json:"margin_pct"` // threshold minus value, percentage points (negative: failing)
-	Missing       []string `json:"missing,omitempty"`
-	Note          string   `json:"note,omitempty"`
+	ID            string          `json:"id"`
+	Label         string          `json:"label"`
+	Numerator     *shariah.Number `json:"numerator"`   // null when an input is missing
+	Denominator   *shariah.Number `json:"denominator"` // null when an input is missing
+	DenominatorOf string          `json:"denominator_basis"`
+	Value         *shariah.Number `json:"value"`     // fraction, 8 decimals; null when unknown
+	ValuePct      *string         `json:"value_pct"` // percent, 4 decimals
+	ThresholdBP   shariah.Number  `json:"threshold_bp"`
+	ThresholdPct  string          `json:"threshold_pct"`
+	Comparator    string          `json:"comparator"` // lt (strict) or le
+	Pass          *bool           `json:"pass"`       // null when unknown
+	MarginPct     *string         `json:"margin_pct"` // threshold minus value, percentage points (negative: failing)
+	Missing       []string        `json:"missing,omitempty"`
+	Note          string          `json:"note,omitempty"`
 	// Marks are the kinds of mark on the ratio's inputs (illustrative, carried_forward; see MarksOf).
 	Marks []string `json:"marks,omitempty"`
 	// Bound is how the ratio was decided on a bound of an input the period does not report
@@ -68,13 +75,13 @@ type BufferState struct {
 
 // RevenueBreakdown splits the period's revenue.
 type RevenueBreakdown struct {
-	TotalRevenue       *Number `json:"total_revenue"`
-	InterestIncome     *Number `json:"interest_income"`
-	ImpureRevenue      *Number `json:"impure_revenue"` // from prohibited activities, interest excluded
-	PermissibleRevenue *Number `json:"permissible_revenue"`
-	ImpureRatio        *Number `json:"impure_ratio"` // (interest + impure) / total, fraction
-	Period             string  `json:"period"`
-	Currency           string  `json:"currency"`
+	TotalRevenue       *shariah.Number `json:"total_revenue"`
+	InterestIncome     *shariah.Number `json:"interest_income"`
+	ImpureRevenue      *shariah.Number `json:"impure_revenue"` // from prohibited activities, interest excluded
+	PermissibleRevenue *shariah.Number `json:"permissible_revenue"`
+	ImpureRatio        *shariah.Number `json:"impure_ratio"` // (interest + impure) / total, fraction
+	Period             string          `json:"period"`
+	Currency           string          `json:"currency"`
 }
 
 // DataQuality says where the inputs came from and what is missing.
@@ -98,7 +105,7 @@ type DataQuality struct {
 	MethodologiesInsufficient []string `json:"methodologies_insufficient"`
 	// ShareClasses are the classes of common stock whose shares the market cap sums (multi-class
 	// issuers); absent for a single class.
-	ShareClasses []ShareClass `json:"share_classes,omitempty"`
+	ShareClasses []shariah.ShareClass `json:"share_classes,omitempty"`
 	// Marks are what a person must be told before trusting the screening (MarksOf): illustrative or
 	// carried-forward inputs and the like, with their labels; empty on filed inputs alone.
 	Marks []Mark `json:"marks"`
@@ -152,34 +159,63 @@ type Result struct {
 	FinancialScreenPass  *bool                        `json:"financial_screen_pass"`
 	Sector               *string                      `json:"sector"`
 	Industry             *string                      `json:"industry"`
-	MarketCap            *Number                      `json:"market_cap"` // latest month-end close x shares outstanding
+	MarketCap            *shariah.Number              `json:"market_cap"` // latest month-end close x shares outstanding
 	MarketCapCurrency    *string                      `json:"market_cap_currency"`
 	// Informational ratios (fractions) on the latest market cap; verdicts use each methodology's own
 	// denominators (by_methodology.*.ratios).
-	DebtToMarketCap       *Number            `json:"debt_to_market_cap_ratio"`
-	CashToMarketCap       *Number            `json:"cash_to_market_cap_ratio"`
-	LiquidityToMarketCap  *Number            `json:"liquidity_to_market_cap_ratio"` // (cash + receivables) / market cap
-	ReceivablesToAssets   *Number            `json:"accounts_receivable_to_assets_ratio"`
-	InterestToRevenue     *Number            `json:"interest_income_to_revenue_ratio"` // of the revenue breakdown's period
-	AAOIFICompliant       *bool              `json:"aaoifi_compliant"`
-	DJIMCompliant         *bool              `json:"djim_compliant"`
-	FTSECompliant         *bool              `json:"ftse_compliant"`
-	MSCICompliant         *bool              `json:"msci_compliant"`
-	SPCompliant           *bool              `json:"sp_compliant"`
-	BusinessActivities    []Activity         `json:"business_activities"`
-	RevenueBreakdown      RevenueBreakdown   `json:"revenue_breakdown"`
-	FinancialRatios       map[string]*Number `json:"financial_ratios"`
-	PurificationRate      *Number            `json:"purification_rate"`          // percent: 3.37 means 3.37%
-	PurificationFraction  *Number            `json:"purification_rate_fraction"` // the same as a fraction in [0, 1]
-	PurificationRatePct   *Number            `json:"purification_rate_pct"`      // percent (= purification_rate)
-	PurificationMethod    string             `json:"purification_method"`
-	ComplianceExplanation string             `json:"compliance_explanation"`
-	Disclaimers           []Disclaimer       `json:"disclaimers"`
-	ScreenedAt            time.Time          `json:"screened_at"`
-	Ruleset               RulesetRef         `json:"ruleset"`
-	DataQuality           DataQuality        `json:"data_quality"`
-	RunID                 string             `json:"run_id,omitempty"` // the bulk run that wrote it
+	DebtToMarketCap       *shariah.Number            `json:"debt_to_market_cap_ratio"`
+	CashToMarketCap       *shariah.Number            `json:"cash_to_market_cap_ratio"`
+	LiquidityToMarketCap  *shariah.Number            `json:"liquidity_to_market_cap_ratio"` // (cash + receivables) / market cap
+	ReceivablesToAssets   *shariah.Number            `json:"accounts_receivable_to_assets_ratio"`
+	InterestToRevenue     *shariah.Number            `json:"interest_income_to_revenue_ratio"` // of the revenue breakdown's period
+	AAOIFICompliant       *bool                      `json:"aaoifi_compliant"`
+	DJIMCompliant         *bool                      `json:"djim_compliant"`
+	FTSECompliant         *bool                      `json:"ftse_compliant"`
+	MSCICompliant         *bool                      `json:"msci_compliant"`
+	SPCompliant           *bool                      `json:"sp_compliant"`
+	BusinessActivities    []Activity                 `json:"business_activities"`
+	RevenueBreakdown      RevenueBreakdown           `json:"revenue_breakdown"`
+	FinancialRatios       map[string]*shariah.Number `json:"financial_ratios"`
+	PurificationRate      *shariah.Number            `json:"purification_rate"`          // percent: 3.37 means 3.37%
+	PurificationFraction  *shariah.Number            `json:"purification_rate_fraction"` // the same as a fraction in [0, 1]
+	PurificationRatePct   *shariah.Number            `json:"purification_rate_pct"`      // percent (= purification_rate)
+	PurificationMethod    string                     `json:"purification_method"`
+	ComplianceExplanation string                     `json:"compliance_explanation"`
+	Disclaimers           []shariah.Disclaimer       `json:"disclaimers"`
+	ScreenedAt            time.Time                  `json:"screened_at"`
+	Ruleset               RulesetRef                 `json:"ruleset"`
+	DataQuality           DataQuality                `json:"data_quality"`
+	RunID                 string                     `json:"run_id,omitempty"` // the bulk run that wrote it
 
 	// BusinessClassification is what the business screen read and where from.
 	BusinessClassification Classification `json:"business_classification"`
+}
+
+// DataSourceOf classifies a screening result by its fundamentals: illustrative when any input used is,
+// filed when the inputs come from filings, no_fundamentals otherwise.
+func DataSourceOf(r Result) string {
+	if r.DataQuality.Illustrative {
+		return shariah.DataIllustrative
+	}
+	for _, s := range r.DataQuality.Sources {
+		if s == shariah.SourceFiling || s == shariah.SourceLive {
+			return shariah.DataFiled
+		}
+	}
+	return shariah.DataNoFundamentals
+}
+
+// ResultVariant names the encoding of served screening results (format and the Result type's shape): a
+// body stored under another one is not served. A result carries its own disclaimers (attached when it
+// was computed), so nothing else enters its body.
+var ResultVariant = "r" + strconv.Itoa(shariah.ServedFormat) + "-" + shariah.ShapeHash(reflect.TypeOf(Result{}))
+
+// ServeResult is the body of a screening result as GET /api/screen and GET /api/result serve it (a
+// methodology's view is the result View returns).
+func ServeResult(r Result) (shariah.Served, error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return shariah.Served{}, err
+	}
+	return shariah.NewServed(body), nil
 }

@@ -1,4 +1,4 @@
-package shariah
+package screening
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // ResultStore holds cached screening results and a time-ordered index of their updates.
@@ -18,7 +20,7 @@ type ResultStore interface {
 	// ServedResult is a cached result's served body: as stored when it was stored under ResultVariant,
 	// else encoded from the stored result (and stored beside it for the next read). The body is read
 	// only. ok is false when the symbol was never screened under the ruleset.
-	ServedResult(ctx context.Context, symbol, ruleset string) (StoredResult, bool, error)
+	ServedResult(ctx context.Context, symbol, ruleset string) (shariah.StoredResult, bool, error)
 	// Results lists every cached result of a ruleset, by symbol.
 	Results(ctx context.Context, ruleset string) ([]Result, error)
 	// UpdatedSince lists results written after since, oldest first.
@@ -38,10 +40,10 @@ type ScreenOptions struct {
 // the reference data keeps the version it was computed from (and at most MaxAge); a miss is computed
 // once per symbol and ruleset even under concurrent requests. REST, jobs and MCP all screen through it.
 type Screener struct {
-	Ref         RefReader
+	Ref         shariah.RefReader
 	Results     ResultStore
 	Rulesets    Rulesets
-	Disclaimers func(ids ...string) []Disclaimer
+	Disclaimers func(ids ...string) []shariah.Disclaimer
 	Now         func() time.Time
 	MaxAge      time.Duration // 0: 24 hours
 	MaxEntries  int           // in-process entries; 0: 5000
@@ -72,19 +74,19 @@ func (s *Screener) maxAge() time.Duration {
 }
 
 // ScreenableAsset resolves a symbol to a record that can be screened as a single stock.
-func (s *Screener) ScreenableAsset(ctx context.Context, symbol string) (Asset, error) {
+func (s *Screener) ScreenableAsset(ctx context.Context, symbol string) (shariah.Asset, error) {
 	a, ok, err := s.Ref.Asset(ctx, symbol)
 	if err != nil {
-		return Asset{}, err
+		return shariah.Asset{}, err
 	}
 	if !ok {
-		return Asset{}, UnknownSymbol(symbol)
+		return shariah.Asset{}, shariah.UnknownSymbol(symbol)
 	}
-	if a.Type != Equity {
-		var v Validation
+	if a.Type != shariah.Equity {
+		var v shariah.Validation
 		v.Add(fmt.Sprintf("%s is a %s: single-stock screening applies to equities (ETFs: POST /api/etf/%s/screen)", a.Symbol, a.Type, a.Symbol),
 			"value_error.asset_type", "path", "symbol")
-		return Asset{}, v.Err()
+		return shariah.Asset{}, v.Err()
 	}
 	return a, nil
 }
@@ -106,13 +108,13 @@ func (s *Screener) Fresh(ctx context.Context, symbol string, opts ScreenOptions)
 // for a request of its default view. ok is false when the request needs anything else (force_refresh,
 // a methodology's view, nothing fresh cached), and the caller screens (Screen) and encodes the result
 // (ServeResult).
-func (s *Screener) ServedFresh(ctx context.Context, symbol string, opts ScreenOptions) (Served, bool) {
+func (s *Screener) ServedFresh(ctx context.Context, symbol string, opts ScreenOptions) (shariah.Served, bool) {
 	if opts.ForceRefresh || opts.Methodology != "" {
-		return Served{}, false
+		return shariah.Served{}, false
 	}
 	rs, _, err := s.Rulesets.Resolve(opts.Ruleset, "")
 	if err != nil {
-		return Served{}, false
+		return shariah.Served{}, false
 	}
 	st, ok := s.servedFresh(ctx, symbol, rs.Name)
 	return st.Served, ok
@@ -121,14 +123,14 @@ func (s *Screener) ServedFresh(ctx context.Context, symbol string, opts ScreenOp
 // servedFresh reads a cached result's served body and tells whether it is fresh. A result this process
 // wrote after the one read is newer (the client-side cache has not yet heard of the write): the stored
 // body is not the answer then.
-func (s *Screener) servedFresh(ctx context.Context, symbol, ruleset string) (StoredResult, bool) {
+func (s *Screener) servedFresh(ctx context.Context, symbol, ruleset string) (shariah.StoredResult, bool) {
 	v, err := s.Ref.Version(ctx)
 	if err != nil {
-		return StoredResult{}, false
+		return shariah.StoredResult{}, false
 	}
 	st, ok, err := s.Results.ServedResult(ctx, symbol, ruleset)
 	if err != nil || !ok || st.Version != v || s.NowUTC().Sub(st.ScreenedAt) >= s.maxAge() || s.rememberedAfter(symbol, ruleset, st.ScreenedAt) {
-		return StoredResult{}, false
+		return shariah.StoredResult{}, false
 	}
 	return st, true
 }
@@ -256,7 +258,7 @@ func (s *Screener) Cached(ctx context.Context, symbol string, opts ScreenOptions
 		return Result{}, err
 	}
 	if !ok {
-		return Result{}, Errorf(ENOTFOUND, "%s has not been screened under ruleset %s: POST /api/screen/%s screens it.", symbol, rs.Name, symbol)
+		return Result{}, shariah.Errorf(shariah.ENOTFOUND, "%s has not been screened under ruleset %s: POST /api/screen/%s screens it.", symbol, rs.Name, symbol)
 	}
 	return r.View(rs, m), nil
 }
@@ -266,14 +268,14 @@ func (s *Screener) Cached(ctx context.Context, symbol string, opts ScreenOptions
 // view, when nothing is stored (or the client-side cache has not yet heard of it), or when this process
 // wrote a newer result than the one read; the caller then reads Cached (which says ENOTFOUND for a symbol
 // never screened) and encodes it (ServeResult).
-func (s *Screener) ServedCached(ctx context.Context, symbol string, opts ScreenOptions) (Served, bool, error) {
+func (s *Screener) ServedCached(ctx context.Context, symbol string, opts ScreenOptions) (shariah.Served, bool, error) {
 	rs, _, err := s.Rulesets.Resolve(opts.Ruleset, opts.Methodology)
 	if err != nil || opts.Methodology != "" {
-		return Served{}, false, err
+		return shariah.Served{}, false, err
 	}
 	st, ok, err := s.Results.ServedResult(ctx, symbol, rs.Name)
 	if err != nil || !ok || s.rememberedAfter(symbol, rs.Name, st.ScreenedAt) {
-		return Served{}, false, err
+		return shariah.Served{}, false, err
 	}
 	return st.Served, true, nil
 }

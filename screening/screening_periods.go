@@ -1,10 +1,12 @@
-package shariah
+package screening
 
 import (
 	"fmt"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // ScreeningPeriods is the one answer to "which period does a screening of this company stand on, and
@@ -19,19 +21,19 @@ import (
 //     the last two that reported it (carriedInterestPeriod), and their inputs come from that year;
 //   - shares outstanding are the screened period's, else those of the most recent period reporting them.
 type ScreeningPeriods struct {
-	Screened *Fundamentals // nil when no fundamentals are on file
+	Screened *shariah.Fundamentals // nil when no fundamentals are on file
 	// NeedsInterest: the screened period reports no interest income and a ratio of the ruleset uses it.
 	NeedsInterest bool
 	// Carry is the fiscal year interest income is carried from; nil when not carried (not needed, the
 	// ruleset does not carry, or no fiscal year within the last two reported it).
-	Carry  *Fundamentals
-	Shares *Fundamentals // the period whose shares outstanding the market cap uses; nil when none reports them
+	Carry  *shariah.Fundamentals
+	Shares *shariah.Fundamentals // the period whose shares outstanding the market cap uses; nil when none reports them
 	rs     *Ruleset
 }
 
 // PeriodsFor picks the periods a screening under rs stands on among fs (every period on file, oldest
 // first). rs may be nil: then no ratio is known to need interest income and none is carried.
-func PeriodsFor(fs []Fundamentals, rs *Ruleset) ScreeningPeriods {
+func PeriodsFor(fs []shariah.Fundamentals, rs *Ruleset) ScreeningPeriods {
 	sp := ScreeningPeriods{rs: rs}
 	for i := range fs {
 		f := &fs[i]
@@ -42,17 +44,17 @@ func PeriodsFor(fs []Fundamentals, rs *Ruleset) ScreeningPeriods {
 	if sp.Screened == nil {
 		return sp
 	}
-	if _, ok := sp.Screened.Facts[SharesOutstanding]; ok {
+	if _, ok := sp.Screened.Facts[shariah.SharesOutstanding]; ok {
 		sp.Shares = sp.Screened
 	} else {
 		for i := len(fs) - 1; i >= 0; i-- {
-			if _, ok := fs[i].Facts[SharesOutstanding]; ok {
+			if _, ok := fs[i].Facts[shariah.SharesOutstanding]; ok {
 				sp.Shares = &fs[i]
 				break
 			}
 		}
 	}
-	if _, ok := sp.Screened.Facts[InterestIncome]; !ok && rs != nil && rs.usesField(InterestIncome) {
+	if _, ok := sp.Screened.Facts[shariah.InterestIncome]; !ok && rs != nil && rs.usesField(shariah.InterestIncome) {
 		sp.NeedsInterest = true
 		if rs.CarriesInterestForward() {
 			sp.Carry = carriedInterestPeriod(fs, sp.Screened)
@@ -62,10 +64,10 @@ func PeriodsFor(fs []Fundamentals, rs *Ruleset) ScreeningPeriods {
 }
 
 // usesField reports whether a ratio of the ruleset reads field f (numerator or denominator).
-func (rs *Ruleset) usesField(f Field) bool {
+func (rs *Ruleset) usesField(f shariah.Field) bool {
 	for _, m := range rs.Methodologies {
 		for _, r := range m.Ratios {
-			if slices.Contains(r.Numerator, f) || Field(r.Denominator) == f {
+			if slices.Contains(r.Numerator, f) || shariah.Field(r.Denominator) == f {
 				return true
 			}
 		}
@@ -77,11 +79,11 @@ func (rs *Ruleset) usesField(f Field) bool {
 // carried, the ratio needs it, and it is set against revenue (a year's interest against the same
 // year's revenue; against anything else the years would be mixed).
 func (sp ScreeningPeriods) RatioCarried(rule RatioRule) bool {
-	return sp.Carry != nil && rule.Denominator == DenTotalRevenue && slices.Contains(rule.Numerator, InterestIncome)
+	return sp.Carry != nil && rule.Denominator == DenTotalRevenue && slices.Contains(rule.Numerator, shariah.InterestIncome)
 }
 
 // RatioPeriod is the period whose figures a ratio's numerator and book denominator are read from.
-func (sp ScreeningPeriods) RatioPeriod(rule RatioRule) *Fundamentals {
+func (sp ScreeningPeriods) RatioPeriod(rule RatioRule) *shariah.Fundamentals {
 	if sp.RatioCarried(rule) {
 		return sp.Carry
 	}
@@ -92,14 +94,14 @@ func (sp ScreeningPeriods) RatioPeriod(rule RatioRule) *Fundamentals {
 // computed on the carried fiscal year reads (interest income, and beside it revenue and impure
 // revenue) from Carry; everything else from the screened period. The revenue breakdown and the
 // purification rate follow the same rule (they stand on the carried year when there is one).
-func (sp ScreeningPeriods) PeriodOf(f Field) *Fundamentals {
-	if f == SharesOutstanding && sp.Shares != nil {
+func (sp ScreeningPeriods) PeriodOf(f shariah.Field) *shariah.Fundamentals {
+	if f == shariah.SharesOutstanding && sp.Shares != nil {
 		return sp.Shares
 	}
 	if sp.Carry != nil && sp.rs != nil {
 		for _, m := range sp.rs.Methodologies {
 			for _, r := range m.Ratios {
-				if sp.RatioCarried(r) && (slices.Contains(r.Numerator, f) || Field(r.Denominator) == f) {
+				if sp.RatioCarried(r) && (slices.Contains(r.Numerator, f) || shariah.Field(r.Denominator) == f) {
 					return sp.Carry
 				}
 			}
@@ -110,17 +112,17 @@ func (sp ScreeningPeriods) PeriodOf(f Field) *Fundamentals {
 
 // PeriodInput is one screening input with the period it was taken from (or looked for in).
 type PeriodInput struct {
-	Field     Field
-	Period    *Fundamentals // nil only when no fundamentals are on file
+	Field     shariah.Field
+	Period    *shariah.Fundamentals // nil only when no fundamentals are on file
 	Available bool
-	Fact      Fact   // when Available
-	Reason    string // when not: why the period lacks it
-	Carried   bool   // taken from another period than the screened one
+	Fact      shariah.Fact // when Available
+	Reason    string       // when not: why the period lacks it
+	Carried   bool         // taken from another period than the screened one
 }
 
 // Input is input f as the screening uses it: its value and the period it came from, or why the period
 // it is looked for in lacks it.
-func (sp ScreeningPeriods) Input(f Field) PeriodInput {
+func (sp ScreeningPeriods) Input(f shariah.Field) PeriodInput {
 	p := sp.PeriodOf(f)
 	in := PeriodInput{Field: f, Period: p}
 	if p == nil {
@@ -136,7 +138,7 @@ func (sp ScreeningPeriods) Input(f Field) PeriodInput {
 	if in.Reason == "" {
 		in.Reason = "not reported"
 	}
-	if f == InterestIncome && sp.NeedsInterest && sp.Carry == nil {
+	if f == shariah.InterestIncome && sp.NeedsInterest && sp.Carry == nil {
 		if sp.rs != nil && !sp.rs.CarriesInterestForward() {
 			in.Reason += "; this ruleset does not carry interest income forward from an earlier fiscal year"
 		} else {
@@ -147,9 +149,9 @@ func (sp ScreeningPeriods) Input(f Field) PeriodInput {
 }
 
 // Inputs is every screening input (Fields) as the screening uses it.
-func (sp ScreeningPeriods) Inputs() map[Field]PeriodInput {
-	out := make(map[Field]PeriodInput, len(Fields))
-	for _, f := range Fields {
+func (sp ScreeningPeriods) Inputs() map[shariah.Field]PeriodInput {
+	out := make(map[shariah.Field]PeriodInput, len(shariah.Fields))
+	for _, f := range shariah.Fields {
 		out[f] = sp.Input(f)
 	}
 	return out
@@ -158,7 +160,7 @@ func (sp ScreeningPeriods) Inputs() map[Field]PeriodInput {
 // Sources lists the distinct sources of the facts the inputs are taken from, sorted.
 func (sp ScreeningPeriods) Sources() []string {
 	seen := map[string]bool{}
-	for _, f := range Fields {
+	for _, f := range shariah.Fields {
 		if in := sp.Input(f); in.Available {
 			seen[in.Fact.Source] = true
 		}
@@ -172,7 +174,7 @@ func (sp ScreeningPeriods) InputPeriods() map[string]string {
 	if sp.Screened == nil {
 		return out
 	}
-	for _, f := range Fields {
+	for _, f := range shariah.Fields {
 		if p := sp.PeriodOf(f); p != nil {
 			out[string(f)] = PeriodLabel(*p)
 		}
@@ -183,7 +185,7 @@ func (sp ScreeningPeriods) InputPeriods() map[string]string {
 // PeriodLabel names a period as a reader says it: "FY2024" for a fiscal year, "Q2 2025" for a quarter
 // of fiscal year 2025 (the filer's fiscal year, which may end in another calendar year). Without a
 // fiscal year the period end names it: "FY ending 2024-12-31", "Q2 ending 2025-06-30".
-func PeriodLabel(f Fundamentals) string {
+func PeriodLabel(f shariah.Fundamentals) string {
 	return PeriodLabelOf(f.Period, f.FiscalYear, f.PeriodEnd)
 }
 
@@ -203,7 +205,7 @@ func PeriodLabelOf(period string, fy int, end string) string {
 
 // carryWhy says why the screened period has no interest income: "2025-06-28 Q3: not reported".
 func (sp ScreeningPeriods) carryWhy() string {
-	why := sp.Screened.Missing[InterestIncome]
+	why := sp.Screened.Missing[shariah.InterestIncome]
 	if why == "" {
 		why = "not reported"
 	}
@@ -218,7 +220,7 @@ const carryYears = 2
 // (or fourth-quarter) period, its own year and the one before; for Q1-Q3, the two completed years
 // before it. Without fiscal years on both, the year must have ended within two years (and two weeks,
 // for 53-week years) of p. Only filed or live values qualify: an illustrative number was never reported.
-func carriedInterestPeriod(fs []Fundamentals, p *Fundamentals) *Fundamentals {
+func carriedInterestPeriod(fs []shariah.Fundamentals, p *shariah.Fundamentals) *shariah.Fundamentals {
 	if p == nil {
 		return nil
 	}
@@ -226,15 +228,15 @@ func carriedInterestPeriod(fs []Fundamentals, p *Fundamentals) *Fundamentals {
 	if err != nil {
 		return nil
 	}
-	var best *Fundamentals
+	var best *shariah.Fundamentals
 	for i := range fs {
 		f := &fs[i]
 		if f.Period != "FY" || f.PeriodEnd > p.PeriodEnd {
 			continue
 		}
-		ii, hasI := f.Facts[InterestIncome]
-		rev, hasR := f.Facts[TotalRevenue]
-		if !hasI || !hasR || !rev.Value.IsPositive() || (ii.Source != SourceFiling && ii.Source != SourceLive) {
+		ii, hasI := f.Facts[shariah.InterestIncome]
+		rev, hasR := f.Facts[shariah.TotalRevenue]
+		if !hasI || !hasR || !rev.Value.IsPositive() || (ii.Source != shariah.SourceFiling && ii.Source != shariah.SourceLive) {
 			continue
 		}
 		if p.FiscalYear != 0 && f.FiscalYear != 0 {

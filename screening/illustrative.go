@@ -1,4 +1,4 @@
-package shariah
+package screening
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // sectorProfile holds rough sector medians used to make illustrative fundamentals: balance sheet and
@@ -44,7 +46,7 @@ var CapClassUSD = map[string]int64{
 // sector and an estimate of its market capitalisation (in its trading currency), so every listed
 // equity can be screened offline. Every fact is labelled illustrative with how it was derived; shares
 // outstanding are given only when a last close is known (cap / close).
-func IllustrativeFundamentals(a Asset, marketCap decimal.Decimal, capBasis string, lastClose Price, asOf time.Time) Fundamentals {
+func IllustrativeFundamentals(a shariah.Asset, marketCap decimal.Decimal, capBasis string, lastClose shariah.Price, asOf time.Time) shariah.Fundamentals {
 	p, ok := sectorProfiles[strings.ToLower(a.Sector)]
 	profile := a.Sector
 	if !ok {
@@ -54,25 +56,25 @@ func IllustrativeFundamentals(a Asset, marketCap decimal.Decimal, capBasis strin
 		p, profile = islamicBankProfile, "Islamic bank"
 	}
 	year := asOf.Year() - 1
-	f := Fundamentals{Symbol: a.Symbol, PeriodEnd: fmt.Sprintf("%d-12-31", year), Period: "FY", FiscalYear: year,
-		Currency: a.Currency, Facts: map[Field]Fact{}}
+	f := shariah.Fundamentals{Symbol: a.Symbol, PeriodEnd: fmt.Sprintf("%d-12-31", year), Period: "FY", FiscalYear: year,
+		Currency: a.Currency, Facts: map[shariah.Field]shariah.Fact{}}
 	ref := fmt.Sprintf("illustrative: %s sector profile x market cap %s %s (%s)", profile, marketCap.Round(0).String(), a.Currency, capBasis)
-	put := func(field Field, v decimal.Decimal, note string) {
-		f.Facts[field] = Fact{Value: NewNumber(v.Round(0)), Source: SourceIllustrative, Ref: ref, Note: note}
+	put := func(field shariah.Field, v decimal.Decimal, note string) {
+		f.Facts[field] = shariah.Fact{Value: shariah.NewNumber(v.Round(0)), Source: shariah.SourceIllustrative, Ref: ref, Note: note}
 	}
 	assets := marketCap.Mul(decimal.NewFromFloat(p.assetsToCap))
-	put(TotalAssets, assets, fmt.Sprintf("market cap x %.2f", p.assetsToCap))
-	put(TotalDebt, assets.Mul(decimal.NewFromFloat(p.debt)), fmt.Sprintf("total assets x %.2f", p.debt))
-	put(CashAndSecurities, assets.Mul(decimal.NewFromFloat(p.cash)), fmt.Sprintf("total assets x %.2f", p.cash))
-	put(Receivables, assets.Mul(decimal.NewFromFloat(p.receivables)), fmt.Sprintf("total assets x %.2f", p.receivables))
+	put(shariah.TotalAssets, assets, fmt.Sprintf("market cap x %.2f", p.assetsToCap))
+	put(shariah.TotalDebt, assets.Mul(decimal.NewFromFloat(p.debt)), fmt.Sprintf("total assets x %.2f", p.debt))
+	put(shariah.CashAndSecurities, assets.Mul(decimal.NewFromFloat(p.cash)), fmt.Sprintf("total assets x %.2f", p.cash))
+	put(shariah.Receivables, assets.Mul(decimal.NewFromFloat(p.receivables)), fmt.Sprintf("total assets x %.2f", p.receivables))
 	revenue := assets.Mul(decimal.NewFromFloat(p.revenue))
-	put(TotalRevenue, revenue, fmt.Sprintf("total assets x %.2f", p.revenue))
-	put(InterestIncome, revenue.Mul(decimal.NewFromFloat(p.interestOfRevenue)), fmt.Sprintf("revenue x %.3f", p.interestOfRevenue))
-	put(ImpureRevenue, decimal.Zero, "no segment data: assumed none beyond the business-activity screen")
-	put(Inventory, assets.Mul(decimal.NewFromFloat(p.inventory)), fmt.Sprintf("total assets x %.2f", p.inventory))
+	put(shariah.TotalRevenue, revenue, fmt.Sprintf("total assets x %.2f", p.revenue))
+	put(shariah.InterestIncome, revenue.Mul(decimal.NewFromFloat(p.interestOfRevenue)), fmt.Sprintf("revenue x %.3f", p.interestOfRevenue))
+	put(shariah.ImpureRevenue, decimal.Zero, "no segment data: assumed none beyond the business-activity screen")
+	put(shariah.Inventory, assets.Mul(decimal.NewFromFloat(p.inventory)), fmt.Sprintf("total assets x %.2f", p.inventory))
 	if lastClose > 0 {
 		close := decimal.New(int64(lastClose), -6)
-		put(SharesOutstanding, marketCap.Div(close), "market cap / last close "+lastClose.String())
+		put(shariah.SharesOutstanding, marketCap.Div(close), "market cap / last close "+lastClose.String())
 	}
 	return f
 }

@@ -1,4 +1,4 @@
-package shariah
+package screening
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"unicode"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // The fields of a screening result that the existing client ecosystem (SDKs, bots, agents) reads
@@ -41,7 +43,7 @@ func verdictBool(verdict string) *bool {
 
 // setPurificationFraction sets the purification fields from the rate as a fraction: purification_rate
 // and purification_rate_pct in percent (4 decimals), purification_rate_fraction as given.
-func (r *Result) setPurificationFraction(f *Number) {
+func (r *Result) setPurificationFraction(f *shariah.Number) {
 	r.PurificationFraction, r.PurificationRate, r.PurificationRatePct = f, nil, nil
 	if f != nil {
 		r.PurificationRate = PercentOf(f)
@@ -50,7 +52,7 @@ func (r *Result) setPurificationFraction(f *Number) {
 }
 
 // PercentOf is a fraction in percent, 4 decimals (nil stays nil).
-func PercentOf(f *Number) *Number {
+func PercentOf(f *shariah.Number) *shariah.Number {
 	if f == nil {
 		return nil
 	}
@@ -90,13 +92,13 @@ func strOrNil(s string) *string {
 func (c *screenContext) marketFigures(r *Result) {
 	a := c.in.Asset
 	r.Sector, r.Industry, r.MarketCapCurrency = strOrNil(a.Sector), strOrNil(a.Industry), strOrNil(a.Currency)
-	ratio := func(n, d decimal.Decimal) *Number {
+	ratio := func(n, d decimal.Decimal) *shariah.Number {
 		if !d.IsPositive() {
 			return nil
 		}
 		return num(n.DivRound(d, 8))
 	}
-	fact := func(f Field) (decimal.Decimal, bool) {
+	fact := func(f shariah.Field) (decimal.Decimal, bool) {
 		if c.period == nil {
 			return decimal.Zero, false
 		}
@@ -106,9 +108,9 @@ func (c *screenContext) marketFigures(r *Result) {
 	if mcap, _, ok := c.mcap(1, c.in.Now, c.shares); ok && mcap.IsPositive() && c.capSuspect == "" {
 		r.MarketCap = num(mcap.Round(2))
 		if c.currencyMismatch() == "" { // a ratio of two currencies would mean nothing
-			debt, hasDebt := fact(TotalDebt)
-			cash, hasCash := fact(CashAndSecurities)
-			recv, hasRecv := fact(Receivables)
+			debt, hasDebt := fact(shariah.TotalDebt)
+			cash, hasCash := fact(shariah.CashAndSecurities)
+			recv, hasRecv := fact(shariah.Receivables)
 			if hasDebt {
 				r.DebtToMarketCap = ratio(debt, mcap)
 			}
@@ -120,8 +122,8 @@ func (c *screenContext) marketFigures(r *Result) {
 			}
 		}
 	}
-	if recv, ok := fact(Receivables); ok {
-		if assets, ok := fact(TotalAssets); ok {
+	if recv, ok := fact(shariah.Receivables); ok {
+		if assets, ok := fact(shariah.TotalAssets); ok {
 			r.ReceivablesToAssets = ratio(recv, assets)
 		}
 	}

@@ -1,4 +1,4 @@
-package shariah
+package screening
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // PortfolioItem is one symbol of a portfolio scan.
@@ -38,20 +40,20 @@ type PortfolioSummary struct {
 	NotScreenable    int `json:"not_screenable"`
 	// ComplianceRatePct is a number (percent, 2 decimals) like the summary's other figures: compliant
 	// among the symbols with a verdict, 0 when none has one.
-	ComplianceRatePct Number `json:"compliance_rate_pct"`
+	ComplianceRatePct shariah.Number `json:"compliance_rate_pct"`
 	// Pending counts the symbols without a yes or no (is_compliant null: insufficient data, not found,
 	// not screenable): compliant + non_compliant + pending = total.
 	Pending int `json:"pending"`
 	// AvgPurificationRate is the mean purification rate in percent over the screened symbols that have
 	// one (AvgPurificationRateCount of them); null when none has.
-	AvgPurificationRate      *Number `json:"avg_purification_rate"`
-	AvgPurificationRateCount int     `json:"avg_purification_rate_count"`
-	Note                     string  `json:"note"`
+	AvgPurificationRate      *shariah.Number `json:"avg_purification_rate"`
+	AvgPurificationRateCount int             `json:"avg_purification_rate_count"`
+	Note                     string          `json:"note"`
 	// DataSources counts the screened symbols by what their fundamentals stand on.
-	DataSources SourceCounts `json:"data_sources"`
+	DataSources shariah.SourceCounts `json:"data_sources"`
 	// CompanyDataSources counts the distinct companies among them (share classes and a symbol given
 	// twice count once; CompanySources).
-	CompanyDataSources SourceCounts `json:"company_data_sources"`
+	CompanyDataSources shariah.SourceCounts `json:"company_data_sources"`
 }
 
 // PortfolioEntry is one symbol of a scan's results as the ecosystem's clients read them: the full
@@ -88,7 +90,7 @@ func PortfolioResults(items []PortfolioItem) map[string]PortfolioEntry {
 // ones as such instead of failing the whole scan; each item keeps its whole result. A symbol given
 // again under the same PortfolioKey ("KO", "ko") is skipped: the items, the keyed results and the
 // summary all count it once.
-func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms []string, o ScreenOptions) ([]PortfolioItem, error) {
+func (s *Screener) ScanPortfolio(ctx context.Context, cats *shariah.CatalogCache, syms []string, o ScreenOptions) ([]PortfolioItem, error) {
 	out := make([]PortfolioItem, 0, len(syms))
 	seen := make(map[string]bool, len(syms))
 	for _, raw := range syms {
@@ -97,13 +99,13 @@ func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms [
 		}
 		seen[PortfolioKey(raw)] = true
 		it := PortfolioItem{Input: raw, Symbol: PortfolioKey(raw)}
-		a, wellFormed, found, err := cats.lookupRaw(ctx, raw) // as cats.Find, keeping the record for its company
+		a, wellFormed, found, err := cats.LookupRaw(ctx, raw) // as cats.Find, keeping the record for its company
 		if err != nil {
 			return nil, err
 		}
 		if !found {
 			// The words of the single-symbol 404 (UnknownSymbol), which clients match on.
-			it.Status, it.ErrorMessage = "NOT_FOUND", errorText(missingSymbol(raw, wellFormed))
+			it.Status, it.ErrorMessage = "NOT_FOUND", errorText(shariah.MissingSymbol(raw, wellFormed))
 			it.Explanation = it.ErrorMessage
 			out = append(out, it)
 			continue
@@ -111,9 +113,9 @@ func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms [
 		sym := a.Symbol
 		it.Symbol = sym
 		r, cached, err := s.Screen(ctx, sym, o)
-		switch ErrorCode(err) {
+		switch shariah.ErrorCode(err) {
 		case "":
-		case EVALIDATION, ENOTFOUND:
+		case shariah.EVALIDATION, shariah.ENOTFOUND:
 			it.Status, it.ErrorMessage = "NOT_SCREENABLE", errorText(err)
 			it.Explanation = it.ErrorMessage
 			out = append(out, it)
@@ -122,7 +124,7 @@ func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms [
 			return nil, err
 		}
 		it.Status, it.IsCompliant, it.Explanation, it.Cached = ScanStatus(r), r.IsCompliant, r.ComplianceExplanation, cached
-		it.DataSource, it.company = DataSourceOf(r), CompanyKey(a)
+		it.DataSource, it.company = DataSourceOf(r), shariah.CompanyKey(a)
 		it.Result = &r
 		out = append(out, it)
 	}
@@ -132,12 +134,12 @@ func (s *Screener) ScanPortfolio(ctx context.Context, cats *CatalogCache, syms [
 // errorText is an error's message as a client reads it: a validation error's first field message,
 // else the error's own.
 func errorText(err error) string {
-	var de *Error
+	var de *shariah.Error
 	if !errors.As(err, &de) {
 		return err.Error()
 	}
 	if d, ok := de.Detail.(map[string]any); ok {
-		if errs, ok := d["errors"].([]FieldError); ok && len(errs) > 0 {
+		if errs, ok := d["errors"].([]shariah.FieldError); ok && len(errs) > 0 {
 			return errs[0].Msg
 		}
 	}
@@ -158,8 +160,8 @@ func ScanStatus(r Result) string {
 // SummarizePortfolio counts the statuses; the compliance rate counts compliant among symbols with a verdict.
 func SummarizePortfolio(items []PortfolioItem) PortfolioSummary {
 	counts := map[string]int{}
-	var sources SourceCounts
-	companies := CompanySources{}
+	var sources shariah.SourceCounts
+	companies := shariah.CompanySources{}
 	compliant, nonCompliant, pending, rated, questionable := 0, 0, 0, 0, 0
 	rateSum := decimal.Zero
 	for _, it := range items {
@@ -189,8 +191,8 @@ func SummarizePortfolio(items []PortfolioItem) PortfolioSummary {
 		}
 	}
 	verdicts := counts["COMPLIANT"] + counts["NON_COMPLIANT"] + counts["QUESTIONABLE"]
-	rate := PercentNumber(int64(counts["COMPLIANT"]), int64(verdicts))
-	var avg *Number
+	rate := shariah.PercentNumber(int64(counts["COMPLIANT"]), int64(verdicts))
+	var avg *shariah.Number
 	if rated > 0 {
 		avg = num(rateSum.DivRound(decimal.NewFromInt(int64(rated)), 4))
 	}

@@ -1,4 +1,4 @@
-package shariah
+package screening
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Watchlist limits (per user, and per watchlist).
@@ -83,8 +85,8 @@ func ValidWatchlistID(s string) bool {
 }
 
 // resolveOne canonicalises a symbol, reporting a malformed or unknown one at loc ("" then).
-func (w *Watchlists) resolveOne(ctx context.Context, raw string, v *Validation, loc ...any) (string, error) {
-	if _, ok := NormalizeSymbol(raw); !ok {
+func (w *Watchlists) resolveOne(ctx context.Context, raw string, v *shariah.Validation, loc ...any) (string, error) {
+	if _, ok := shariah.NormalizeSymbol(raw); !ok {
 		v.Add("not a valid symbol", "value_error.symbol", loc...)
 		return "", nil
 	}
@@ -96,7 +98,7 @@ func (w *Watchlists) resolveOne(ctx context.Context, raw string, v *Validation, 
 }
 
 // resolveAll canonicalises symbols (duplicates dropped), reporting bad ones at their index under loc.
-func (w *Watchlists) resolveAll(ctx context.Context, raw []string, v *Validation, loc ...any) ([]string, error) {
+func (w *Watchlists) resolveAll(ctx context.Context, raw []string, v *shariah.Validation, loc ...any) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for i, r := range raw {
@@ -114,7 +116,7 @@ func (w *Watchlists) resolveAll(ctx context.Context, raw []string, v *Validation
 
 // Create makes a watchlist for the user.
 func (w *Watchlists) Create(ctx context.Context, userID string, name *string, symbols []string) (Watchlist, error) {
-	var v Validation
+	var v shariah.Validation
 	n, _ := v.Name(name, MaxWatchlistNameRune, "body", "name") // no control or bidi characters (Validation.Name)
 	if len(symbols) > MaxWatchlistSymbols {
 		v.Add("at most 200 symbols", "value_error.list.max_items", "body", "symbols")
@@ -137,7 +139,7 @@ func (w *Watchlists) Create(ctx context.Context, userID string, name *string, sy
 	wl := Watchlist{ID: uuid.Must(uuid.NewV7()).String(), Name: n, Symbols: syms, CreatedAt: now().UTC()}
 	if err := w.Store.CreateWatchlist(ctx, userID, wl, MaxWatchlists); err != nil {
 		if errors.Is(err, ErrWatchlistLimit) {
-			return Watchlist{}, Errorf(ECONFLICT, "You have %d watchlists, the most allowed; delete one first.", MaxWatchlists)
+			return Watchlist{}, shariah.Errorf(shariah.ECONFLICT, "You have %d watchlists, the most allowed; delete one first.", MaxWatchlists)
 		}
 		return Watchlist{}, err
 	}
@@ -147,14 +149,14 @@ func (w *Watchlists) Create(ctx context.Context, userID string, name *string, sy
 // Get reads one of the user's watchlists (404 for any other).
 func (w *Watchlists) Get(ctx context.Context, userID, id string) (Watchlist, error) {
 	if !ValidWatchlistID(id) {
-		return Watchlist{}, Errorf(ENOTFOUND, "Watchlist not found.")
+		return Watchlist{}, shariah.Errorf(shariah.ENOTFOUND, "Watchlist not found.")
 	}
 	wl, ok, err := w.Store.Watchlist(ctx, userID, id)
 	if err != nil {
 		return Watchlist{}, err
 	}
 	if !ok {
-		return Watchlist{}, Errorf(ENOTFOUND, "Watchlist not found.")
+		return Watchlist{}, shariah.Errorf(shariah.ENOTFOUND, "Watchlist not found.")
 	}
 	return wl, nil
 }
@@ -162,14 +164,14 @@ func (w *Watchlists) Get(ctx context.Context, userID, id string) (Watchlist, err
 // Delete removes one of the user's watchlists.
 func (w *Watchlists) Delete(ctx context.Context, userID, id string) error {
 	if !ValidWatchlistID(id) {
-		return Errorf(ENOTFOUND, "Watchlist not found.")
+		return shariah.Errorf(shariah.ENOTFOUND, "Watchlist not found.")
 	}
 	ok, err := w.Store.DeleteWatchlist(ctx, userID, id)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return Errorf(ENOTFOUND, "Watchlist not found.")
+		return shariah.Errorf(shariah.ENOTFOUND, "Watchlist not found.")
 	}
 	return nil
 }
@@ -179,7 +181,7 @@ func (w *Watchlists) AddSymbol(ctx context.Context, userID, id string, symbol *s
 	if _, err := w.Get(ctx, userID, id); err != nil {
 		return Watchlist{}, err
 	}
-	var v Validation
+	var v shariah.Validation
 	if symbol == nil {
 		v.Add("field required", "value_error.missing", "body", "symbol")
 		return Watchlist{}, v.Err()
@@ -193,9 +195,9 @@ func (w *Watchlists) AddSymbol(ctx context.Context, userID, id string, symbol *s
 	}
 	switch err := w.Store.AddSymbol(ctx, userID, id, sym, MaxWatchlistSymbols); {
 	case errors.Is(err, ErrNoWatchlist):
-		return Watchlist{}, Errorf(ENOTFOUND, "Watchlist not found.")
+		return Watchlist{}, shariah.Errorf(shariah.ENOTFOUND, "Watchlist not found.")
 	case errors.Is(err, ErrWatchlistFull):
-		return Watchlist{}, Errorf(ECONFLICT, "This watchlist holds %d symbols, the most allowed.", MaxWatchlistSymbols)
+		return Watchlist{}, shariah.Errorf(shariah.ECONFLICT, "This watchlist holds %d symbols, the most allowed.", MaxWatchlistSymbols)
 	case err != nil:
 		return Watchlist{}, err
 	}
@@ -208,9 +210,9 @@ func (w *Watchlists) RemoveSymbol(ctx context.Context, userID, id, symbol string
 	if err != nil {
 		return Watchlist{}, err
 	}
-	sym, ok := NormalizeSymbol(symbol)
+	sym, ok := shariah.NormalizeSymbol(symbol)
 	if !ok {
-		var v Validation
+		var v shariah.Validation
 		v.Add("not a valid symbol", "value_error.symbol", "path", "symbol")
 		return Watchlist{}, v.Err()
 	}
@@ -221,13 +223,13 @@ func (w *Watchlists) RemoveSymbol(ctx context.Context, userID, id, symbol string
 	}
 	removed, err := w.Store.RemoveSymbol(ctx, userID, id, sym)
 	if errors.Is(err, ErrNoWatchlist) {
-		return Watchlist{}, Errorf(ENOTFOUND, "Watchlist not found.")
+		return Watchlist{}, shariah.Errorf(shariah.ENOTFOUND, "Watchlist not found.")
 	}
 	if err != nil {
 		return Watchlist{}, err
 	}
 	if !removed {
-		return Watchlist{}, Errorf(ENOTFOUND, "%s is not in the watchlist %q.", sym, wl.Name)
+		return Watchlist{}, shariah.Errorf(shariah.ENOTFOUND, "%s is not in the watchlist %q.", sym, wl.Name)
 	}
 	return w.Get(ctx, userID, id)
 }

@@ -1,4 +1,11 @@
-package shariah
+// Package screening holds the Shariah screening of a company: rulesets (ruleset.go), the engine
+// (screen.go, business.go, interest_bound.go, screening_periods.go), explanations and marks (explain.go,
+// marks.go, verdict_sentence.go), the result and its stored-body encoding (result.go, clientfields.go),
+// the screener with its result store contract (screener.go), the portfolio and stock comparison
+// (portfolio.go, stock_compare.go, stock_record.go, report.go), staleness against later filings
+// (staleness.go) and watchlists with their statuses (watchlist.go, watchlist_status.go). It imports the
+// kernel and filings; market and catalog are still in the root and move under it next.
+package screening
 
 import (
 	"fmt"
@@ -7,6 +14,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Per-methodology verdicts.
@@ -19,11 +28,11 @@ const (
 
 // ScreenInputs is everything one screening looks at. The engine does no I/O: the caller reads these.
 type ScreenInputs struct {
-	Asset        Asset
-	Fundamentals []Fundamentals // every period on file, oldest first
-	Monthly      []Bar          // month-end closes, oldest first
-	PriceSource  string         // provenance of the closes (history, live, illustrative)
-	Now          time.Time      // screened_at
+	Asset        shariah.Asset
+	Fundamentals []shariah.Fundamentals // every period on file, oldest first
+	Monthly      []shariah.Bar          // month-end closes, oldest first
+	PriceSource  string                 // provenance of the closes (history, live, illustrative)
+	Now          time.Time              // screened_at
 }
 
 var (
@@ -31,9 +40,9 @@ var (
 	d100   = decimal.NewFromInt(100)
 )
 
-func num(d decimal.Decimal) *Number { n := NewNumber(d); return &n }
-func strp(s string) *string         { return &s }
-func boolp(b bool) *bool            { return &b }
+func num(d decimal.Decimal) *shariah.Number { n := shariah.NewNumber(d); return &n }
+func strp(s string) *string                 { return &s }
+func boolp(b bool) *bool                    { return &b }
 
 // Screen screens one company under every methodology of a ruleset. It is deterministic: the same inputs
 // give the same result (ScreenedAt is inputs.Now). methodology, when set, makes the overall verdict
@@ -41,7 +50,7 @@ func boolp(b bool) *bool            { return &b }
 func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 	r := Result{Symbol: in.Asset.Symbol, Name: in.Asset.Name, ScreenedAt: in.Now.UTC(),
 		Methodologies: map[string]string{}, ByMethodology: map[string]MethodologyResult{},
-		FinancialRatios: map[string]*Number{}, Disclaimers: []Disclaimer{},
+		FinancialRatios: map[string]*shariah.Number{}, Disclaimers: []shariah.Disclaimer{},
 		PurificationMethod: "dividend x impure-income ratio",
 		Ruleset:            RulesetRef{Name: rs.Name, Title: rs.Title, Edition: rs.EditionDate, ReviewStatus: rs.ReviewStatus, Source: rs.Source},
 		DataQuality:        DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}, Bounded: []BoundedInput{}}}
@@ -123,12 +132,12 @@ const missingCapHeldBack = "market_cap (held back as suspect)"
 // screenContext holds what every methodology of one screening shares.
 type screenContext struct {
 	in           ScreenInputs
-	clean        bool                    // the classification shows nothing prohibited or doubtful
-	periods      ScreeningPeriods        // which period each input comes from (PeriodsFor)
-	period       *Fundamentals           // the period screened
-	carry        *Fundamentals           // the fiscal year interest income is carried from, when the period has none
-	bounded      map[Field]*BoundedInput // bounds of inputs the period does not report (interest_bound.go)
-	shares       *Fact
+	clean        bool                            // the classification shows nothing prohibited or doubtful
+	periods      ScreeningPeriods                // which period each input comes from (PeriodsFor)
+	period       *shariah.Fundamentals           // the period screened
+	carry        *shariah.Fundamentals           // the fiscal year interest income is carried from, when the period has none
+	bounded      map[shariah.Field]*BoundedInput // bounds of inputs the period does not report (interest_bound.go)
+	shares       *shariah.Fact
 	dq           DataQuality
 	missing      map[string]bool
 	refs         map[string]bool
@@ -141,7 +150,7 @@ type screenContext struct {
 }
 
 func newScreenContext(in ScreenInputs, rs *Ruleset) *screenContext {
-	c := &screenContext{in: in, missing: map[string]bool{}, refs: map[string]bool{}, sources: map[string]bool{}, ratioSources: map[string]bool{}, bounded: map[Field]*BoundedInput{},
+	c := &screenContext{in: in, missing: map[string]bool{}, refs: map[string]bool{}, sources: map[string]bool{}, ratioSources: map[string]bool{}, bounded: map[shariah.Field]*BoundedInput{},
 		dq: DataQuality{Sources: []string{}, MissingFields: []string{}, SourceRefs: []string{}, Assumptions: []string{}, Notes: []string{}, CarriedForward: []CarriedInput{}, Bounded: []BoundedInput{}}}
 	c.periods = PeriodsFor(in.Fundamentals, rs)
 	if p := c.periods.Screened; p != nil {
@@ -153,13 +162,13 @@ func newScreenContext(in ScreenInputs, rs *Ruleset) *screenContext {
 	}
 	// Shares outstanding: the screened period's, else the most recent period that reports them.
 	if p := c.periods.Shares; p != nil {
-		f := p.Facts[SharesOutstanding]
+		f := p.Facts[shariah.SharesOutstanding]
 		c.shares = &f
 	}
 	if n := len(in.Monthly); n > 0 {
 		c.dq.PricesAsOf = in.Monthly[n-1].Date.Format("2006-01-02")
 	}
-	c.capSuspect = SuspectMarketCap(in.Fundamentals, in.Monthly)
+	c.capSuspect = shariah.SuspectMarketCap(in.Fundamentals, in.Monthly)
 	if c.shares != nil && strings.Contains(c.shares.Note, "split") {
 		c.capNote = "market cap: shares_outstanding " + c.shares.Note
 	}
@@ -184,15 +193,15 @@ func (c *screenContext) planInterestCarry(rs *Ruleset) {
 		return
 	}
 	c.carry = f
-	ii := f.Facts[InterestIncome]
-	c.dq.CarriedForward = append(c.dq.CarriedForward, CarriedInput{Field: string(InterestIncome), Period: f.Period,
+	ii := f.Facts[shariah.InterestIncome]
+	c.dq.CarriedForward = append(c.dq.CarriedForward, CarriedInput{Field: string(shariah.InterestIncome), Period: f.Period,
 		PeriodEnd: f.PeriodEnd, FiscalYear: f.FiscalYear, SourceRef: ii.Ref, Form: ii.Form, Filed: ii.Filed, Tag: ii.Tag,
 		Against: fmt.Sprintf("total_revenue of the same fiscal year (%s)", f.PeriodEnd), Reason: why})
 	c.note(fmt.Sprintf("interest_income carried forward from fiscal year %d (period ending %s, %s %s): the screened period %s %s reports none; the ratios using it are computed on that year's revenue",
 		f.FiscalYear, f.PeriodEnd, ii.Form, ii.Ref, c.period.PeriodEnd, c.period.Period))
 }
 
-func (c *screenContext) use(f Fact) {
+func (c *screenContext) use(f shariah.Fact) {
 	c.sources[f.Source] = true
 	c.ratioSources[f.Source] = true
 	if f.Ref != "" {
@@ -224,7 +233,7 @@ func (c *screenContext) finishDQ() {
 	c.dq.Sources = sortedSet(c.sources)
 	c.dq.MissingFields = sortedSet(c.missing)
 	c.dq.SourceRefs = sortedSet(c.refs)
-	c.dq.Illustrative = c.sources[SourceIllustrative]
+	c.dq.Illustrative = c.sources[shariah.SourceIllustrative]
 }
 
 func sortedSet(m map[string]bool) []string {
@@ -237,9 +246,9 @@ func sortedSet(m map[string]bool) []string {
 }
 
 // fact returns a field of the screened period.
-func (c *screenContext) fact(f Field) (Fact, bool) {
+func (c *screenContext) fact(f shariah.Field) (shariah.Fact, bool) {
 	if c.period == nil {
-		return Fact{}, false
+		return shariah.Fact{}, false
 	}
 	v, ok := c.period.Facts[f]
 	return v, ok
@@ -247,11 +256,11 @@ func (c *screenContext) fact(f Field) (Fact, bool) {
 
 // mcap returns the market-cap denominator: the average of the last n month-end closes (up to end)
 // times shares outstanding, or (n = 1) the latest month-end market cap.
-func (c *screenContext) mcap(n int, end time.Time, shares *Fact) (decimal.Decimal, string, bool) {
+func (c *screenContext) mcap(n int, end time.Time, shares *shariah.Fact) (decimal.Decimal, string, bool) {
 	if shares == nil {
 		return decimal.Zero, "shares_outstanding", false
 	}
-	var closes []Bar
+	var closes []shariah.Bar
 	for _, b := range c.in.Monthly {
 		if !b.Date.After(end) {
 			closes = append(closes, b)
@@ -273,7 +282,7 @@ func (c *screenContext) mcap(n int, end time.Time, shares *Fact) (decimal.Decima
 func (c *screenContext) denominator(basis string) (decimal.Decimal, []string, bool) {
 	switch basis {
 	case DenTotalAssets, DenTotalRevenue:
-		f, ok := c.fact(Field(basis))
+		f, ok := c.fact(shariah.Field(basis))
 		if !ok {
 			return decimal.Zero, []string{basis}, false
 		}
@@ -318,7 +327,7 @@ func (c *screenContext) currencyMismatch() string {
 // sumNotes names, for each numerator field of the screened period summed from several filed lines, the
 // concepts and values summed ("total_debt = ShortTermBorrowings 3068000000 + ... = 45790000000"), so
 // a reader can redo the sum from the filing.
-func (c *screenContext) sumNotes(fields []Field) string {
+func (c *screenContext) sumNotes(fields []shariah.Field) string {
 	var out []string
 	for _, f := range fields {
 		if v, ok := c.fact(f); ok && v.SumText() != "" {
@@ -330,13 +339,13 @@ func (c *screenContext) sumNotes(fields []Field) string {
 
 // numerator sums a ratio's numerator fields. screened says the methodology found nothing prohibited in
 // the company's classification; doubtful, that it found a doubtful activity.
-func (c *screenContext) numerator(fields []Field, screened, doubtful bool) (decimal.Decimal, []string, bool) {
+func (c *screenContext) numerator(fields []shariah.Field, screened, doubtful bool) (decimal.Decimal, []string, bool) {
 	sum := decimal.Zero
 	var missing []string
 	for _, f := range fields {
 		v, ok := c.fact(f)
 		if !ok {
-			if f == ImpureRevenue && screened {
+			if f == shariah.ImpureRevenue && screened {
 				// Filings do not split revenue by activity. With nothing prohibited in the classification,
 				// revenue from prohibited activities is taken as zero; where an activity is doubtful the
 				// ratio stands on interest income alone and the verdict is at best questionable.
@@ -370,7 +379,7 @@ func labelOf(r RatioRule) string {
 // evalRatio computes one ratio and compares it with its threshold in basis points, in exact decimal
 // arithmetic: num x 10000 < threshold_bp x den (strict), or <= for "does not exceed".
 func evalRatio(rule RatioRule, cmp string, n, d decimal.Decimal) RatioResult {
-	rr := RatioResult{ID: rule.ID, Label: labelOf(rule), DenominatorOf: rule.Denominator, ThresholdBP: NewNumber(rule.ThresholdBP),
+	rr := RatioResult{ID: rule.ID, Label: labelOf(rule), DenominatorOf: rule.Denominator, ThresholdBP: shariah.NewNumber(rule.ThresholdBP),
 		ThresholdPct: rule.ThresholdBP.Div(d100).StringFixed(2), Comparator: cmp, Numerator: num(n), Denominator: num(d)}
 	if rule.ThresholdBP.Mod(decimal.NewFromInt(1)).IsPositive() {
 		rr.ThresholdPct = rule.ThresholdBP.Div(d100).StringFixed(3)
@@ -503,7 +512,7 @@ func (c *screenContext) screenRatio(rs *Ruleset, m MethodologyRule, rule RatioRu
 	if nOK && dOK {
 		rr = evalRatio(rule, cmp, n, d)
 	} else {
-		rr = RatioResult{ID: rule.ID, Label: labelOf(rule), DenominatorOf: rule.Denominator, ThresholdBP: NewNumber(rule.ThresholdBP),
+		rr = RatioResult{ID: rule.ID, Label: labelOf(rule), DenominatorOf: rule.Denominator, ThresholdBP: shariah.NewNumber(rule.ThresholdBP),
 			ThresholdPct: rule.ThresholdBP.Div(d100).StringFixed(2), Comparator: cmp, Missing: append(nMiss, dMiss...)}
 		if nOK {
 			rr.Numerator = num(n)
@@ -591,7 +600,7 @@ type bufferPoint struct{ pass, inBand bool }
 
 // periodRatio is a ratio's numerator and denominator on one period on file (market-cap denominators
 // at that period's end); ok is false when an input is missing.
-func (c *screenContext) periodRatio(f *Fundamentals, rule RatioRule) (sum, den decimal.Decimal, ok bool) {
+func (c *screenContext) periodRatio(f *shariah.Fundamentals, rule RatioRule) (sum, den decimal.Decimal, ok bool) {
 	end, err := time.Parse("2006-01-02", f.PeriodEnd)
 	if err != nil {
 		return sum, den, false
@@ -604,14 +613,14 @@ func (c *screenContext) periodRatio(f *Fundamentals, rule RatioRule) (sum, den d
 		sum = sum.Add(v.Value.Decimal)
 	}
 	shares := c.shares
-	if s, has := f.Facts[SharesOutstanding]; has {
+	if s, has := f.Facts[shariah.SharesOutstanding]; has {
 		shares = &s
 	}
 	if n := map[string]int{DenMcapAvg24: 24, DenMcapAvg36: 36, DenMcapLatest: 1}[rule.Denominator]; n > 0 {
 		den, _, ok = c.mcap(n, end, shares)
 		return sum, den, ok
 	}
-	v, has := f.Facts[Field(rule.Denominator)]
+	v, has := f.Facts[shariah.Field(rule.Denominator)]
 	if !has {
 		return sum, den, false
 	}
@@ -652,7 +661,7 @@ func walkBuffer(pts []bufferPoint, periods int) (compliant bool, breaches, passe
 }
 
 // revenue builds the revenue breakdown and the purification rate of the screened period.
-func (c *screenContext) revenue() (RevenueBreakdown, *Number) {
+func (c *screenContext) revenue() (RevenueBreakdown, *shariah.Number) {
 	rb := RevenueBreakdown{}
 	p := c.period
 	if p == nil {
@@ -662,13 +671,13 @@ func (c *screenContext) revenue() (RevenueBreakdown, *Number) {
 		p = c.carry // the breakdown of the year the interest income is from (data_quality.carried_forward)
 	}
 	rb.Period, rb.Currency = p.PeriodEnd+" "+p.Period, p.Currency
-	get := func(f Field) *Number {
+	get := func(f shariah.Field) *shariah.Number {
 		if v, ok := p.Facts[f]; ok {
 			return num(v.Value.Decimal)
 		}
 		return nil
 	}
-	rb.TotalRevenue, rb.InterestIncome, rb.ImpureRevenue = get(TotalRevenue), get(InterestIncome), get(ImpureRevenue)
+	rb.TotalRevenue, rb.InterestIncome, rb.ImpureRevenue = get(shariah.TotalRevenue), get(shariah.InterestIncome), get(shariah.ImpureRevenue)
 	impure := rb.ImpureRevenue
 	if impure == nil && c.clean {
 		impure = num(decimal.Zero) // the same assumption as the impure-revenue ratio (see numerator)

@@ -1,4 +1,4 @@
-package shariah
+package screening
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // DefaultRuleset is the ruleset of every screening unless a request names another (rules/screening/spec.json).
@@ -89,7 +91,7 @@ type MethodologyRule struct {
 type RatioRule struct {
 	ID          string          `json:"id"`
 	Label       string          `json:"label,omitempty"`
-	Numerator   []Field         `json:"numerator"` // summed
+	Numerator   []shariah.Field `json:"numerator"` // summed
 	Denominator string          `json:"denominator"`
 	ThresholdBP decimal.Decimal `json:"threshold_bp"`
 	Comparator  string          `json:"comparator,omitempty"` // overrides the ruleset's
@@ -131,8 +133,8 @@ func ParseRuleset(b []byte) (*Ruleset, error) {
 	for _, c := range BusinessCategories {
 		cats[c] = true
 	}
-	fields := map[Field]bool{}
-	for _, f := range Fields {
+	fields := map[shariah.Field]bool{}
+	for _, f := range shariah.Fields {
 		fields[f] = true
 	}
 	seen := map[string]bool{}
@@ -219,7 +221,7 @@ func (r Rulesets) Resolve(ruleset, methodology string) (*Ruleset, string, error)
 	if ruleset == "" {
 		ruleset = DefaultRuleset
 	}
-	var v Validation
+	var v shariah.Validation
 	rs, ok := r[ruleset]
 	if !ok {
 		v.Add("unknown ruleset; valid: "+strings.Join(r.Names(), ", "), "value_error.ruleset", "query", "ruleset")

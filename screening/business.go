@@ -1,9 +1,11 @@
-package shariah
+package screening
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Activity is a business activity found in a company's classification.
@@ -179,7 +181,7 @@ func (c Classification) industryLabel() string {
 
 // ClassificationOf reads a company's classification. A SIC code is kept as 4 digits (a pack may
 // drop the leading zero of 0213).
-func ClassificationOf(a Asset) Classification {
+func ClassificationOf(a shariah.Asset) Classification {
 	c := Classification{Sector: strings.TrimSpace(a.Sector), Industry: strings.TrimSpace(a.Industry)}
 	if sic := strings.TrimSpace(a.SIC); sic != "" {
 		if n, err := strconv.Atoi(sic); err == nil && n > 0 && n <= 9999 {
@@ -236,7 +238,7 @@ func (c Classification) Known() bool { return c.Basis != BasisNone }
 // ClassifyActivities finds the business activities of a company from its SIC code and industry and
 // sector names. An empty result means nothing prohibited or doubtful was found; known reports whether
 // there was any classification to look at.
-func ClassifyActivities(a Asset) (acts []Activity, known bool) {
+func ClassifyActivities(a shariah.Asset) (acts []Activity, known bool) {
 	c := ClassificationOf(a)
 	return c.Activities(a.Name), c.Known()
 }
