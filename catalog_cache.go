@@ -6,11 +6,17 @@ import (
 	"sync/atomic"
 )
 
+// AssetSource is what the catalog reads of the reference store: its data version and every asset.
+type AssetSource interface {
+	Version(ctx context.Context) (int64, error)
+	AllAssets(ctx context.Context) ([]Asset, error)
+}
+
 // CatalogCache keeps a Catalog of the stored reference data and rebuilds it when the store's version
 // changes. Reading the version is a client-side-cached Redis GET, so checking it per request is cheap;
 // while one request rebuilds, others keep using the previous catalog.
 type CatalogCache struct {
-	Store RefReader
+	Store AssetSource
 	mu    sync.Mutex
 	cur   atomic.Pointer[catalogEntry]
 }

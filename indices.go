@@ -72,9 +72,14 @@ type IndexListing struct {
 	Source           string `json:"source,omitempty"`
 }
 
+// IndexSource is what the index listing reads of the reference store: the stored indices.
+type IndexSource interface {
+	Indices(ctx context.Context) ([]IndexInfo, error) // with Symbols filled
+}
+
 // ListIndices lists the known indices and any a data pack defined, with their loaded constituents by
 // name: what a bulk run screens and what the trajectory analytics read.
-func ListIndices(ctx context.Context, ref RefReader) ([]IndexListing, map[string][]string, error) {
+func ListIndices(ctx context.Context, ref IndexSource) ([]IndexListing, map[string][]string, error) {
 	stored, err := ref.Indices(ctx)
 	if err != nil {
 		return nil, nil, err

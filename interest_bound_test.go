@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -253,13 +254,13 @@ func TestPolicyRateOver(t *testing.T) {
 		{"2025-06-30", "2025-04-01", 0, false},  // reversed
 	}
 	for _, c := range cases {
-		bp, how, ok := shariah.PolicyRateOver(d(c.from), d(c.to))
+		bp, how, ok := market.PolicyRateOver(d(c.from), d(c.to))
 		if bp != c.bp || ok != c.ok || (ok && how == "") {
 			t.Errorf("%s..%s: %d %v %q, want %d %v", c.from, c.to, bp, ok, how, c.bp, c.ok)
 		}
 	}
 	// The table is complete and ordered: a row per year from 2015.
-	for i, r := range shariah.PolicyRates {
+	for i, r := range market.PolicyRates {
 		if r.Year != 2015+i || r.MaxBP < 0 || r.Set == "" {
 			t.Fatalf("row %d: %+v", i, r)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -143,7 +144,7 @@ func TestMarksOf(t *testing.T) {
 	}
 
 	// A market cap held back as suspect (a note says so) marks the screening.
-	sus := screening.MarksOf(screening.Result{DataQuality: screening.DataQuality{Notes: []string{shariah.MarketCapHeldBack + " as suspect: it moves from 40000000000 to 408000000000, more than 3x between consecutive periods"}}})
+	sus := screening.MarksOf(screening.Result{DataQuality: screening.DataQuality{Notes: []string{market.MarketCapHeldBack + " as suspect: it moves from 40000000000 to 408000000000, more than 3x between consecutive periods"}}})
 	if sus.Label() != "suspect market cap" || sus.For("AAOIFI").Label() != "suspect market cap" || screening.MarkLabel(screening.MarkCarriedForward) != "carried forward" {
 		t.Fatalf("suspect: %+v", sus)
 	}

@@ -9,13 +9,14 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/internal/redistest"
+	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/screening"
 )
 
 // countingRef counts the reads of fundamentals (one per computed screening) on the real store.
 type countingRef struct {
-	shariah.RefStore
+	market.RefStore
 	n atomic.Int64
 }
 

@@ -1,7 +1,6 @@
 package shariah
 
 import (
-	"encoding/json"
 	"hash/fnv"
 	"reflect"
 	"strconv"
@@ -47,42 +46,6 @@ func NewServed(body []byte) Served { return Served{Body: body, ETag: ETag(body)}
 // show (a MarshalJSON, Normalize or the quote's disclaimers rule): stored bodies of another format are
 // not served, but encoded again from their records.
 const ServedFormat = 1
-
-// QuoteBodies encodes the body of GET /api/quote/{symbol}: the stored quote with the disclaimers a quote
-// is served with (the market_data one). Variant names the encoding (format, the Quote type's shape, the
-// disclaimers' text): a body stored under another variant (by a binary with other disclaimers or
-// another Quote) is not served.
-type QuoteBodies struct {
-	disclaimers []Disclaimer
-	variant     string
-}
-
-// NewQuoteBodies encodes quotes with these disclaimers.
-func NewQuoteBodies(disclaimers []Disclaimer) QuoteBodies {
-	h := fnv.New64a()
-	b, _ := json.Marshal(disclaimers) // plain strings: cannot fail
-	h.Write(b)
-	return QuoteBodies{disclaimers: disclaimers,
-		variant: "q" + strconv.Itoa(ServedFormat) + "-" + quoteShape + "-" + strconv.FormatUint(h.Sum64(), 36)}
-}
-
-// Disclaimers are the disclaimers a served quote carries (a batch of quotes carries them on each).
-func (b QuoteBodies) Disclaimers() []Disclaimer { return b.disclaimers }
-
-// Variant names the encoding (see QuoteBodies).
-func (b QuoteBodies) Variant() string { return b.variant }
-
-// Serve is the body GET /api/quote serves for a stored quote.
-func (b QuoteBodies) Serve(q Quote) (Served, error) {
-	q.Disclaimers = b.disclaimers
-	body, err := json.Marshal(q)
-	if err != nil {
-		return Served{}, err
-	}
-	return NewServed(body), nil
-}
-
-var quoteShape = ShapeHash(reflect.TypeOf(Quote{}))
 
 // ShapeHash is a hash of a type's shape as encoding/json sees it (field names, tags and types, nested),
 // so that adding, renaming or retyping a field of a served type makes its stored bodies another variant

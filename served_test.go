@@ -51,7 +51,4 @@ func TestShapeHashFollowsTheEncodedShape(t *testing.T) {
 		}
 	}
 	_ = ShapeHash(reflect.TypeOf(self{})) // a recursive type ends
-	if NewQuoteBodies(nil).Variant() == NewQuoteBodies([]Disclaimer{{ID: "market_data", Text: "x"}}).Variant() {
-		t.Fatal("variants")
-	}
 }

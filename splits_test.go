@@ -10,6 +10,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/datapack"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -21,7 +22,7 @@ func TestMatchSplitFactor(t *testing.T) {
 		{10, "10"}, {9.8, "10"}, {0.1, "0.1"}, {0.102, "0.1"}, {2.015, "2"}, {4.006, "4"}, {0.2, "0.2"}, {25, "25"},
 		{1.5, ""}, {1.157, ""}, {3.5, ""}, {2.4, ""}, {0, ""}, {-10, ""},
 	} {
-		k, ok := shariah.MatchSplitFactor(c.ratio)
+		k, ok := market.MatchSplitFactor(c.ratio)
 		if got := map[bool]string{true: k.String(), false: ""}[ok]; got != c.want {
 			t.Errorf("MatchSplitFactor(%v) = %q, want %q", c.ratio, got, c.want)
 		}
@@ -29,8 +30,8 @@ func TestMatchSplitFactor(t *testing.T) {
 }
 
 func TestSplitBasis(t *testing.T) {
-	ten := shariah.Split{Symbol: "X", After: "2025-10-30", On: "2026-01-29", Ratio: decimal.NewFromInt(10), Source: "h"}
-	exact := shariah.Split{Symbol: "X", On: "2024-06-10", Ratio: decimal.NewFromInt(4), Source: "h"}
+	ten := market.Split{Symbol: "X", After: "2025-10-30", On: "2026-01-29", Ratio: decimal.NewFromInt(10), Source: "h"}
+	exact := market.Split{Symbol: "X", On: "2024-06-10", Ratio: decimal.NewFromInt(4), Source: "h"}
 	for _, c := range []struct {
 		at       string
 		factor   string
@@ -44,13 +45,13 @@ func TestSplitBasis(t *testing.T) {
 		{"2026-01-29", "1", 0},  // the window's end: after
 		{"", "1", 2},            // no date: nothing can be placed
 	} {
-		f, _, un := shariah.SplitBasis([]shariah.Split{exact, ten}, c.at)
+		f, _, un := market.SplitBasis([]market.Split{exact, ten}, c.at)
 		if f.String() != c.factor || len(un) != c.unplaced {
 			t.Errorf("at %q: factor %s, %d unplaced; want %s, %d", c.at, f, len(un), c.factor, c.unplaced)
 		}
 	}
-	if ten.Name() != "10-for-1" || (shariah.Split{Ratio: decimal.RequireFromString("0.125")}).Name() != "1-for-8" ||
-		(shariah.Split{Ratio: decimal.RequireFromString("1.5")}).Name() != "3-for-2" {
+	if ten.Name() != "10-for-1" || (market.Split{Ratio: decimal.RequireFromString("0.125")}).Name() != "1-for-8" ||
+		(market.Split{Ratio: decimal.RequireFromString("1.5")}).Name() != "3-for-2" {
 		t.Error("split names")
 	}
 }
@@ -106,7 +107,7 @@ func TestSuspectMarketCapRule(t *testing.T) {
 	// though an earlier period has shares
 	in := withPrior(1_000_000)
 	delete(in.Fundamentals[1].Facts, shariah.SharesOutstanding)
-	in.Fundamentals[1].Missing = map[shariah.Field]string{shariah.SharesOutstanding: shariah.SplitUnplaced + "test: cannot be placed"}
+	in.Fundamentals[1].Missing = map[shariah.Field]string{shariah.SharesOutstanding: market.SplitUnplaced + "test: cannot be placed"}
 	res = screening.Screen(in, spec, "")
 	if r := ratioOf(t, res, "SP", "debt"); r.Pass != nil || !strings.Contains(strings.Join(res.DataQuality.Notes, "|"), "cannot be placed") {
 		t.Errorf("unplaced split: %+v %v", r, res.DataQuality.Notes)

@@ -19,13 +19,14 @@ import (
 	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/finance"
 	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
 // Tools are the domain operations the agent may call.
 type Tools struct {
 	Screener *screening.Screener
-	Ref      shariah.RefStore
+	Ref      market.RefStore
 	Catalogs *shariah.CatalogCache
 	Zakat    *finance.Zakat
 	Insights *insights.Service
@@ -401,7 +402,7 @@ func (t *turn) quote() error {
 		}
 		return err
 	}
-	q := res.(shariah.Quote)
+	q := res.(market.Quote)
 	line := fmt.Sprintf("%s: %s %s as of %s (%s)", q.Symbol, q.Price.String(), q.Currency, q.AsOf, q.Source)
 	if q.ChangePercent != nil {
 		line += ", " + q.ChangePercent.StringFixed(2) + "% on the day"

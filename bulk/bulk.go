@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -30,7 +31,7 @@ type Queue interface {
 // runs through it, and the workers execute them through it.
 type Service struct {
 	Runs        Store
-	Ref         shariah.RefReader
+	Ref         market.RefReader
 	Screener    *screening.Screener
 	Queue       Queue
 	Concurrency int           // symbols screened at once within a run; 0: 4

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -73,7 +74,7 @@ type Progress struct {
 func ProgressOf(r Run, now time.Time) Progress {
 	p := Progress{Percent: "0.00", Processed: r.Processed, Total: r.Total, CurrentSymbol: r.CurrentSymbol, StartedAt: r.StartedAt, UpdatedAt: r.UpdatedAt}
 	if r.Total > 0 {
-		p.Percent = shariah.RatioPercent(int64(r.Processed), int64(r.Total))
+		p.Percent = market.RatioPercent(int64(r.Processed), int64(r.Total))
 	}
 	if r.Status == Running && r.StartedAt != nil && r.Processed > 0 && r.Processed < r.Total {
 		per := now.Sub(*r.StartedAt) / time.Duration(r.Processed)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -38,7 +39,7 @@ func (t *Tally) add(status string) {
 
 func (t *Tally) finish() {
 	den := t.Compliant + t.NonCompliant + t.Questionable
-	t.CompliantPct = shariah.PercentNumber(int64(t.Compliant), int64(den))
+	t.CompliantPct = market.PercentNumber(int64(t.Compliant), int64(den))
 }
 
 // Summary aggregates a run.

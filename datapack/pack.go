@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/sukuk"
 )
 
@@ -19,12 +20,12 @@ type Pack struct {
 	Dividends    []shariah.Dividend
 	Indices      []shariah.IndexInfo
 	Holdings     []shariah.Holding
-	FX           []shariah.FXRate
-	Metals       []shariah.MetalPrice
+	FX           []market.FXRate
+	Metals       []market.MetalPrice
 	Sukuk        []sukuk.Sukuk
-	Splits       []shariah.Split // stock splits the sources know (AlignShares puts shares on the closes' basis)
-	Problems     []Problem       // rows (or files) skipped, with where and why
-	Notes        []string        // what was read, for the load report
+	Splits       []market.Split // stock splits the sources know (AlignShares puts shares on the closes' basis)
+	Problems     []Problem      // rows (or files) skipped, with where and why
+	Notes        []string       // what was read, for the load report
 }
 
 // Problem is a row or file that was not loaded.

@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // ---- helpers
@@ -747,8 +748,8 @@ func TestReadGoldMonthly(t *testing.T) {
 func TestReadFedFXMonthly(t *testing.T) {
 	t.Parallel()
 	const head = "Date,Country,Exchange rate\n"
-	rates := func(p *Pack) map[string]shariah.FXRate {
-		m := map[string]shariah.FXRate{}
+	rates := func(p *Pack) map[string]market.FXRate {
+		m := map[string]market.FXRate{}
 		for _, r := range p.FX {
 			m[r.Currency] = r
 		}
@@ -1130,7 +1131,7 @@ func TestReadSharedRealData(t *testing.T) {
 	t.Logf("SPUS: %d holdings, weights sum to %s", spus, sum)
 
 	// FX: the latest of every current currency, units per USD
-	fx := map[string]shariah.FXRate{}
+	fx := map[string]market.FXRate{}
 	for _, r := range p.FX {
 		fx[r.Currency] = r
 	}

@@ -14,6 +14,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -341,7 +342,7 @@ func (s *Server) sourceHealth(c *fiber.Ctx) error {
 	}
 	prices := fiber.Map{"name": "prices", "status": "missing", "detail": fiber.Map{}}
 	if len(tr) > 0 {
-		prices = fiber.Map{"name": "prices", "status": shariah.PricesStatus(tr[0].AsOf, s.Now()), "detail": fiber.Map{"latest_session": tr[0].AsOf, "source": tr[0].Source}}
+		prices = fiber.Map{"name": "prices", "status": market.PricesStatus(tr[0].AsOf, s.Now()), "detail": fiber.Map{"latest_session": tr[0].AsOf, "source": tr[0].Source}}
 	}
 	sources = append(sources, prices)
 	if s.QueueHealth != nil {

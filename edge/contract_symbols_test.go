@@ -16,6 +16,7 @@ import (
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/internal/mcptest"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/mcp"
 	"github.com/shariah-screen/shariah/rules"
 )
@@ -236,7 +237,7 @@ func callTool(t *testing.T, c *client.Client, name string, args map[string]any) 
 }
 
 // TestTrendingChangeOfOldItems: trending items stored before the signed change string, the currency and
-// the asset kind existed get them on REST and over MCP alike (one implementation, shariah.TrendingList):
+// the asset kind existed get them on REST and over MCP alike (one implementation, market.TrendingList):
 // the asset records leave out an index and an ETF, and give each equity its currency; the bot's and the
 // agent's fields by name and JSON type.
 func TestTrendingChangeOfOldItems(t *testing.T) {
@@ -244,7 +245,7 @@ func TestTrendingChangeOfOldItems(t *testing.T) {
 	e := setup(t, options{})
 	k := key(e.newKey(t, account.PlanPro))
 	ctx := context.Background()
-	old := []shariah.Trending{
+	old := []market.Trending{
 		{Symbol: "^DJI", Name: "Dow Jones Industrial Average", ChangePercent: shariah.NewNumber(decimal.RequireFromString("2")), AsOf: "2026-01-02", Source: "history"},
 		{Symbol: "MSFT", Name: "Microsoft", ChangePercent: shariah.NewNumber(decimal.RequireFromString("1.234")), AsOf: "2026-01-02", Source: "history"},
 		{Symbol: "SPUS", Name: "SP Funds S&P 500 Sharia ETF", ChangePercent: shariah.NewNumber(decimal.RequireFromString("1.1")), AsOf: "2026-01-02", Source: "history"},

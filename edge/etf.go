@@ -8,6 +8,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/jobs"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // etfParam resolves {symbol} to an ETF record.
@@ -46,7 +47,7 @@ func (s *Server) etfInfo(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var quote *shariah.Quote
+	var quote *market.Quote
 	if ok {
 		quote = &q
 	}

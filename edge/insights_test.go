@@ -11,6 +11,7 @@ import (
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/ingest/news"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // widgets builds a small sector of hand-made companies: WTGT (the one asked about, US, cap 10B, too
@@ -50,7 +51,7 @@ func widgets(t *testing.T, e *env) {
 			continue
 		}
 		mc := num(c.capB * 1_000_000_000)
-		if err := e.ref.PutQuote(ctx, shariah.Quote{Symbol: c.sym, Currency: "USD", MarketCap: &mc, AsOf: "2026-11-20", Source: shariah.SourceHistory}); err != nil {
+		if err := e.ref.PutQuote(ctx, market.Quote{Symbol: c.sym, Currency: "USD", MarketCap: &mc, AsOf: "2026-11-20", Source: shariah.SourceHistory}); err != nil {
 			t.Fatal(err)
 		}
 	}

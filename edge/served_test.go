@@ -13,6 +13,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/rules"
 	"github.com/shariah-screen/shariah/screening"
 )
@@ -55,7 +56,7 @@ func (e *env) setRaw(t *testing.T, key string, v []byte) {
 // market_data disclaimer set, encoded.
 func encodedQuote(t *testing.T, edu *education.Registry, stored []byte) []byte {
 	t.Helper()
-	var q shariah.Quote
+	var q market.Quote
 	if err := json.Unmarshal(stored, &q); err != nil {
 		t.Fatal(err)
 	}

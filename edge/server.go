@@ -27,6 +27,7 @@ import (
 	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/jobs"
+	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/sukuk"
@@ -36,7 +37,7 @@ import (
 type Deps struct {
 	Keys      *account.Keys // issuing, regenerating and revoking keys (holds the KeyStore and plans)
 	Meter     account.Meter
-	Ref       shariah.RefStore // reference and market data
+	Ref       market.RefStore // reference and market data
 	Screener  *screening.Screener
 	Education *education.Registry
 	Bulk      *bulk.Service
@@ -47,7 +48,7 @@ type Deps struct {
 	}
 	ETFWait time.Duration
 	// Popular counts quote requests per symbol (for the quote refresh of the most requested); optional.
-	Popular *shariah.RequestCounter
+	Popular *market.RequestCounter
 	Filings filings.Store
 	// AgentLLM, when set, lets the terminal agent rewrite free-form questions (OpenAI-compatible).
 	AgentLLM *agent.LLM
@@ -113,7 +114,7 @@ type Server struct {
 	// trajectories answers the index-wide trajectory analytics (drift, sector medians; insights.go).
 	trajectories *insights.TrajectoryAnalytics
 	// quoteBodies encodes GET /api/quote's body (the quote with the registry's market_data disclaimer).
-	quoteBodies shariah.QuoteBodies
+	quoteBodies market.QuoteBodies
 	// viewMemo holds the bodies of the methodology views served last (see sendResult), bounded.
 	memoMu   sync.Mutex
 	viewMemo map[string]*viewMemo
@@ -179,7 +180,7 @@ func New(d Deps) (*Server, error) {
 	s.metrics = newMetrics(d.Registry)
 	s.deps = newDeps(d.Checks, d.Log)
 	s.quiet = &quietLog{log: d.Log}
-	s.quoteBodies = shariah.NewQuoteBodies(nil)
+	s.quoteBodies = market.NewQuoteBodies(nil)
 	if d.Education != nil {
 		s.quoteBodies = d.Education.QuoteBodies()
 	}

@@ -39,6 +39,7 @@ import (
 	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	"github.com/shariah-screen/shariah/jobs"
+	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
 	"github.com/shariah-screen/shariah/screening"
@@ -87,7 +88,7 @@ type env struct {
 	ingest   *sredis.IngestStore
 	news     *sredis.NewsStore
 	traj     analytics.Trajectory
-	popular  *shariah.RequestCounter
+	popular  *market.RequestCounter
 	billing  *account.Billing
 	rc       rueidis.Client
 	redisURL string // the Redis the edge uses, for a second edge sharing its state
@@ -229,7 +230,7 @@ func setup(t testing.TB, o options) *env {
 		t.Cleanup(wsrv.Shutdown)
 	}
 	ingest, news, traj := sredis.NewIngestStore(rc), sredis.NewNewsStore(rc), analytics.Trajectory{DB: db}
-	popular := &shariah.RequestCounter{}
+	popular := &market.RequestCounter{}
 	bill := &account.Billing{Keys: keys, Store: sredis.NewBillingStore(rc)}
 	var processor *billing.Client
 	if o.stripeURL != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -277,8 +278,8 @@ func (r *Registry) Disclaimer(id string) (shariah.Disclaimer, bool) {
 
 // QuoteBodies encodes the body GET /api/quote serves: the quote with the market_data disclaimer. The
 // edge serves these bodies and the quote writers (load, ingest) store them, so both take them from here.
-func (r *Registry) QuoteBodies() shariah.QuoteBodies {
-	return shariah.NewQuoteBodies(r.DisclaimersFor("market_data"))
+func (r *Registry) QuoteBodies() market.QuoteBodies {
+	return market.NewQuoteBodies(r.DisclaimersFor("market_data"))
 }
 
 // DisclaimersFor returns the disclaimers with the ids, in registry order (the Screener attaches them).

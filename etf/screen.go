@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -121,7 +122,7 @@ type ResultStore interface {
 // Service screens ETFs through their holdings with the Screener, so each holding gets the same verdict as
 // a single-stock screening.
 type Service struct {
-	Ref      shariah.RefReader
+	Ref      market.RefReader
 	Screener *screening.Screener
 	Results  ResultStore
 	Catalogs *shariah.CatalogCache

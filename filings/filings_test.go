@@ -8,8 +8,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/filings"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // TestFilterFilings: reports by default (insider forms left out, amendments and transition reports
@@ -51,7 +51,7 @@ func TestFilterFilings(t *testing.T) {
 func TestSignedPercent(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"1.234": "+1.23%", "-0.5": "-0.50%", "0": "0.00%", "0.001": "0.00%", "12": "+12.00%"} {
-		if got := shariah.SignedPercent(decimal.RequireFromString(in)); got != want {
+		if got := market.SignedPercent(decimal.RequireFromString(in)); got != want {
 			t.Errorf("SignedPercent(%s) = %q, want %q", in, got, want)
 		}
 	}
@@ -61,7 +61,7 @@ func TestSignedPercent(t *testing.T) {
 // back in the current shape, with changePercent and marketCap.
 func TestQuoteStoredInTheEarlierShape(t *testing.T) {
 	t.Parallel()
-	var q shariah.Quote
+	var q market.Quote
 	if err := json.Unmarshal([]byte(`{"symbol":"X","price":10,"change_percent":"-0.58","market_cap":1000,"as_of":"2025-12-30"}`), &q); err != nil {
 		t.Fatal(err)
 	}

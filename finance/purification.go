@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -139,7 +140,7 @@ func ImpureIncomePerShare(fs []shariah.Fundamentals) []PeriodImpurity {
 // Purifier is the purification calculator. Screener gives the purification rates of the dividend
 // method; Disclaimers may be nil.
 type Purifier struct {
-	Ref         shariah.RefReader
+	Ref         market.RefReader
 	Screener    *screening.Screener
 	Disclaimers func(ids ...string) []shariah.Disclaimer
 }

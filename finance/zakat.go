@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // Zakat estimate.
@@ -154,7 +155,7 @@ func (r *ZakatRequest) Validate() error {
 // Zakat is the zakat calculator. Ref is read only for what the request does not give (metal prices,
 // prices and fundamentals of holdings given as shares); Disclaimers may be nil.
 type Zakat struct {
-	Ref         shariah.RefReader
+	Ref         market.RefReader
 	Disclaimers func(ids ...string) []shariah.Disclaimer
 }
 
@@ -518,12 +519,12 @@ const fxPlaces = 12
 
 // fxTable converts amounts to USD with the reference rates, read once per calculation.
 type fxTable struct {
-	ref   shariah.RefReader
-	rates map[string]shariah.FXRate
+	ref   market.RefReader
+	rates map[string]market.FXRate
 }
 
 // toUSD converts an amount in currency to USD; ok is false when no rate is known.
-func (t *fxTable) toUSD(ctx context.Context, amount decimal.Decimal, currency string) (usd decimal.Decimal, rate *shariah.FXRate, ok bool, err error) {
+func (t *fxTable) toUSD(ctx context.Context, amount decimal.Decimal, currency string) (usd decimal.Decimal, rate *market.FXRate, ok bool, err error) {
 	currency = strings.ToUpper(strings.TrimSpace(currency))
 	if currency == "" || currency == "USD" {
 		return amount, nil, true, nil
@@ -533,7 +534,7 @@ func (t *fxTable) toUSD(ctx context.Context, amount decimal.Decimal, currency st
 		if err != nil {
 			return decimal.Zero, nil, false, err
 		}
-		t.rates = map[string]shariah.FXRate{}
+		t.rates = map[string]market.FXRate{}
 		for _, r := range rs {
 			t.rates[strings.ToUpper(r.Currency)] = r
 		}

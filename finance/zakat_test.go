@@ -12,6 +12,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/finance"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // pricedRequest has both metal prices given: gold 100/g (nisab 85 x 100 = 8500.00), silver 2/g (nisab
@@ -423,7 +424,7 @@ func TestZakatWithStore(t *testing.T) {
 	})
 
 	t.Run("fx conversion", func(t *testing.T) {
-		if err := store.PutFX(ctx, []shariah.FXRate{{Currency: "EUR", PerUSD: shariah.NewNumber(dec("0.8")), AsOf: "2026-10-30", Source: "test-fx"}}); err != nil {
+		if err := store.PutFX(ctx, []market.FXRate{{Currency: "EUR", PerUSD: shariah.NewNumber(dec("0.8")), AsOf: "2026-10-30", Source: "test-fx"}}); err != nil {
 			t.Fatal(err)
 		}
 		sq, ok, err := store.Quote(ctx, "SAP.DE")
@@ -455,7 +456,7 @@ func TestZakatWithStore(t *testing.T) {
 			t.Fatalf("default pack (no metals): %q %q %v", res.GoldPriceSource, res.SilverPriceSource, res.Illustrative)
 		}
 		// 3110.34768 USD per troy ounce / 31.1034768 g = 100.000000 USD/g; the older price is not used
-		if err := store.PutMetals(ctx, []shariah.MetalPrice{
+		if err := store.PutMetals(ctx, []market.MetalPrice{
 			{Metal: "gold", USDPerOunce: shariah.NewNumber(dec("3110.34768")), AsOf: "2026-10-30", Source: "test-metals"},
 			{Metal: "gold", USDPerOunce: shariah.NewNumber(dec("1000")), AsOf: "2026-09-30", Source: "test-metals"},
 		}); err != nil {

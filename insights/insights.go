@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -72,7 +73,7 @@ func BasicRatios(f shariah.Fundamentals) map[string]float64 {
 
 // Insights derives per-symbol insights from the reference data and screenings.
 type Service struct {
-	Ref      shariah.RefReader
+	Ref      market.RefReader
 	Screener *screening.Screener
 	Catalogs *shariah.CatalogCache
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -19,7 +20,7 @@ import (
 // filed quarter is left out and counted: as illustrative when its stored fundamentals are illustrative
 // only (FundamentalsSourceOf), else as having no filed quarters.
 type TrajectoryAnalytics struct {
-	Ref        shariah.RefReader
+	Ref        market.RefReader
 	Trajectory TrajectoryStore // nil: EUNAVAILABLE
 	Rulesets   screening.Rulesets
 	Watchlists screening.WatchlistStore // nil: a watchlist scope is EUNAVAILABLE

@@ -8,6 +8,7 @@ import (
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/sukuk"
 )
@@ -20,7 +21,7 @@ type Deps struct {
 	Bulk       *bulk.Service
 	ETFs       *etf.Service
 	Screener   *screening.Screener
-	Ref        shariah.RefStore
+	Ref        market.RefStore
 	Catalogs   *shariah.CatalogCache
 	Insights   *insights.Service
 	Watchlists *screening.Watchlists

@@ -15,6 +15,7 @@ import (
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/screening"
 )
@@ -240,11 +241,11 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		// A quote stored without its body (as an older binary stores it) is served and backfilled with
 		// it (compare-and-set); TestServedReadsOnRedisCluster covers the rest of the served reads.
 		for _, sym := range []string{"AAPL", "MSFT", "7203.T", "KO"} {
-			q := shariah.Quote{Symbol: sym, Name: sym, Currency: "USD", Price: 1_000_000, AsOf: "2026-10-30", Source: shariah.SourceIllustrative}
+			q := market.Quote{Symbol: sym, Name: sym, Currency: "USD", Price: 1_000_000, AsOf: "2026-10-30", Source: shariah.SourceIllustrative}
 			if err := sredis.NewRefStore(b.client).PutQuote(ctx, q); err != nil {
 				t.Fatal(err)
 			}
-			bodies := shariah.NewQuoteBodies(nil)
+			bodies := market.NewQuoteBodies(nil)
 			if _, ok, err := sredis.NewRefStore(b.client).ServedQuote(ctx, sym, bodies); err != nil || !ok {
 				t.Fatalf("%s: %v %v", sym, ok, err)
 			}

@@ -13,16 +13,17 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
 var testDisclaimers = []shariah.Disclaimer{{ID: "market_data", Version: "1", Lang: "en", Severity: "data", Text: "Delayed, not advice.", URL: "https://example.com/d"}}
 
-func testQuote(sym string, price shariah.Price) shariah.Quote {
+func testQuote(sym string, price shariah.Price) market.Quote {
 	pct := shariah.NewNumber(decimal.RequireFromString("1.25"))
 	prev := price - 100
 	vol := int64(1000)
-	return shariah.Quote{Symbol: sym, Name: sym + " Inc.", Currency: "USD", Price: price, PreviousClose: &prev, ChangePercent: &pct,
+	return market.Quote{Symbol: sym, Name: sym + " Inc.", Currency: "USD", Price: price, PreviousClose: &prev, ChangePercent: &pct,
 		Open: &price, DayHigh: &price, DayLow: &price, Volume: &vol, AsOf: "2026-10-30", Source: shariah.SourceIllustrative, Delayed: true}
 }
 
@@ -36,7 +37,7 @@ func testResult(sym string, at time.Time) screening.Result {
 // and the served body by position; anything not laid out as written is not served as stored.
 func TestServedValueLayout(t *testing.T) {
 	t.Parallel()
-	bodies := shariah.NewQuoteBodies(testDisclaimers)
+	bodies := market.NewQuoteBodies(testDisclaimers)
 	q := testQuote("AAPL", 150_000_000)
 	sv, err := bodies.Serve(q)
 	if err != nil {
@@ -133,7 +134,7 @@ func TestServedReadsOnRedisCluster(t *testing.T) {
 func checkServedStores(t *testing.T, c rueidis.Client) {
 	t.Helper()
 	ctx := context.Background()
-	bodies := shariah.NewQuoteBodies(testDisclaimers)
+	bodies := market.NewQuoteBodies(testDisclaimers)
 	writer := NewRefStore(c).WithQuoteBodies(bodies)
 	raw := func(key string) []byte {
 		t.Helper()
@@ -180,7 +181,7 @@ func checkServedStores(t *testing.T, c rueidis.Client) {
 	}
 	// Under another variant (other disclaimers, as another binary during a rolling deploy): the reader's
 	// own body, and the stored value left as it is (two binaries must not overwrite each other on reads).
-	others := shariah.NewQuoteBodies(nil)
+	others := market.NewQuoteBodies(nil)
 	if others.Variant() == bodies.Variant() {
 		t.Fatal("the disclaimers do not enter the variant")
 	}

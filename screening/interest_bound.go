@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // Verdicts from bounds. When the screened period does not report interest income and no fiscal year
@@ -126,7 +127,7 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 	}
 	months := windowMonths(p.Period)
 	start := end.AddDate(0, 0, 1).AddDate(0, -months, 0) // the day after the end, months back: 2025-04-01 for 2025-06-30
-	rate, basis, ok := shariah.PolicyRateOver(start, end)
+	rate, basis, ok := market.PolicyRateOver(start, end)
 	if !ok {
 		no(fmt.Sprintf("the policy-rate table does not cover %s to %s", start.Format("2006-01-02"), p.PeriodEnd))
 		return
@@ -176,7 +177,7 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 			return
 		}
 	}
-	bp := decimal.NewFromInt(rate + shariah.PolicyRateMarginBP)
+	bp := decimal.NewFromInt(rate + market.PolicyRateMarginBP)
 	frac := decimal.NewFromInt(int64(months)).Div(decimal.NewFromInt(12)) // 1 or 0.25: exact
 	upper := best.Value.Decimal.Mul(bp).Div(d10000).Mul(frac)
 	why := p.Missing[shariah.InterestIncome]
@@ -193,12 +194,12 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 	}
 	b := &BoundedInput{Kind: BoundKind, Field: string(shariah.InterestIncome), Period: p.Period, PeriodEnd: p.PeriodEnd,
 		WindowStart: start.Format("2006-01-02"), Months: months, Assets: num(best.Value.Decimal), AssetsAsOf: best.PeriodEnd, AssetsFrom: considered,
-		RateBP: num(decimal.NewFromInt(rate)), RateBasis: basis, MarginBP: num(decimal.NewFromInt(shariah.PolicyRateMarginBP)),
+		RateBP: num(decimal.NewFromInt(rate)), RateBasis: basis, MarginBP: num(decimal.NewFromInt(market.PolicyRateMarginBP)),
 		Lower: shariah.NewNumber(decimal.Zero), Upper: shariah.NewNumber(upper), Revenue: num(rev.Value.Decimal),
 		Reason: fmt.Sprintf("%s %s: %s; %s", p.PeriodEnd, p.Period, why, carry)}
 	b.Method = fmt.Sprintf("interest income of %s (%s to %s, the window of its revenue) is at most the largest quarter-end cash and interest-bearing securities of the 12 months to %s, %s (as of %s), x (the highest policy rate of the calendar year(s) of the window, %s%%, + a margin of %s%%) x %d/12 = %s; at least 0; against revenue of %s",
 		window, b.WindowStart, p.PeriodEnd, p.PeriodEnd, money(best.Value.Decimal), best.PeriodEnd,
-		decimal.New(rate, -2).StringFixed(2), decimal.New(shariah.PolicyRateMarginBP, -2).StringFixed(2), months, money(upper), money(rev.Value.Decimal))
+		decimal.New(rate, -2).StringFixed(2), decimal.New(market.PolicyRateMarginBP, -2).StringFixed(2), months, money(upper), money(rev.Value.Decimal))
 	c.bounded[shariah.InterestIncome] = b
 	c.dq.Bounded = append(c.dq.Bounded, *b)
 	c.note("interest_income bounded (" + b.Reason + "): " + b.Method)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // Mark kinds: what a person must be told about a screening's inputs before trusting a number or a
@@ -53,7 +54,7 @@ var markRules = []markRule{
 	{Mark{MarkSuspectMarketCap, "suspect market cap", "Suspect market cap: shares and prices may be on different bases, so the market cap is held back."},
 		func(rr RatioResult, _ ratioEvidence) bool { return slices.Contains(rr.Missing, missingCapHeldBack) },
 		func(r *Result) bool {
-			return slices.ContainsFunc(r.DataQuality.Notes, func(n string) bool { return strings.HasPrefix(n, shariah.MarketCapHeldBack) })
+			return slices.ContainsFunc(r.DataQuality.Notes, func(n string) bool { return strings.HasPrefix(n, market.MarketCapHeldBack) })
 		}},
 }
 

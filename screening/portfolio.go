@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // PortfolioItem is one symbol of a portfolio scan.
@@ -191,7 +192,7 @@ func SummarizePortfolio(items []PortfolioItem) PortfolioSummary {
 		}
 	}
 	verdicts := counts["COMPLIANT"] + counts["NON_COMPLIANT"] + counts["QUESTIONABLE"]
-	rate := shariah.PercentNumber(int64(counts["COMPLIANT"]), int64(verdicts))
+	rate := market.PercentNumber(int64(counts["COMPLIANT"]), int64(verdicts))
 	var avg *shariah.Number
 	if rated > 0 {
 		avg = num(rateSum.DivRound(decimal.NewFromInt(int64(rated)), 4))

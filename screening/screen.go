@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // Per-methodology verdicts.
@@ -168,7 +169,7 @@ func newScreenContext(in ScreenInputs, rs *Ruleset) *screenContext {
 	if n := len(in.Monthly); n > 0 {
 		c.dq.PricesAsOf = in.Monthly[n-1].Date.Format("2006-01-02")
 	}
-	c.capSuspect = shariah.SuspectMarketCap(in.Fundamentals, in.Monthly)
+	c.capSuspect = market.SuspectMarketCap(in.Fundamentals, in.Monthly)
 	if c.shares != nil && strings.Contains(c.shares.Note, "split") {
 		c.capNote = "market cap: shares_outstanding " + c.shares.Note
 	}

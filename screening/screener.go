@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // ResultStore holds cached screening results and a time-ordered index of their updates.
@@ -40,7 +41,7 @@ type ScreenOptions struct {
 // the reference data keeps the version it was computed from (and at most MaxAge); a miss is computed
 // once per symbol and ruleset even under concurrent requests. REST, jobs and MCP all screen through it.
 type Screener struct {
-	Ref         shariah.RefReader
+	Ref         market.RefReader
 	Results     ResultStore
 	Rulesets    Rulesets
 	Disclaimers func(ids ...string) []shariah.Disclaimer

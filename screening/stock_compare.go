@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // StockComparison is one stock of a side-by-side comparison: its screening, latest quote (null without
@@ -14,17 +15,17 @@ type StockComparison struct {
 	Database shariah.Asset `json:"database"`
 	// Marks are the kinds of mark on the screening (MarksOf: illustrative, carried_forward), beside its
 	// status so a side-by-side view cannot show one without the other.
-	Marks     []string       `json:"marks"`
-	Quote     *shariah.Quote `json:"quote"`
-	Screening Result         `json:"screening"`
-	Status    string         `json:"status"`
-	Symbol    string         `json:"symbol"`
+	Marks     []string      `json:"marks"`
+	Quote     *market.Quote `json:"quote"`
+	Screening Result        `json:"screening"`
+	Status    string        `json:"status"`
+	Symbol    string        `json:"symbol"`
 }
 
 // comparisonQuotes reads the latest stored quote of a symbol (false without price data): the
 // reference store.
 type comparisonQuotes interface {
-	Quote(ctx context.Context, symbol string) (shariah.Quote, bool, error)
+	Quote(ctx context.Context, symbol string) (market.Quote, bool, error)
 }
 
 // CompareStocks screens each input under o (cached results reused) and adds its quote and record, in

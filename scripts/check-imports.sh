@@ -8,7 +8,8 @@
 #   1 contexts    sukuk account filings      bounded contexts that need only the kernel (account: keys,
 #                                            plans, token costs, the meter, billing events, usage;
 #                                            filings: filings, 8-K events, news, staleness)
-#   2             market                     (planned) quotes, prices, FX, trending
+#   2             market                     quotes and their bodies, trending, price history, FX, metals,
+#                                            popularity, splits; the reference store contract (refstore.go)
 #   3             screening                  rulesets, engine, explanations, results, screener, portfolio,
 #                                            compare, watchlists (with their statuses)
 #   4             finance insights bulk      contexts built on screening (finance: zakat, purification;
@@ -35,6 +36,7 @@ layer_of() {
   case "$1" in
     "") echo 0 ;;
     sukuk|account|filings) echo 1 ;;
+    market) echo 2 ;;
     screening) echo 3 ;;
     finance|bulk|insights) echo 4 ;;
     etf) echo 5 ;;

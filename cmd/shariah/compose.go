@@ -18,6 +18,7 @@ import (
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/jobs"
+	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
 	"github.com/shariah-screen/shariah/screening"
@@ -49,7 +50,7 @@ type services struct {
 	meter    account.Meter
 	billing  *account.Billing
 	payments *billing.Client
-	popular  *shariah.RequestCounter
+	popular  *market.RequestCounter
 	llm      *agent.LLM // nil: the terminal agent runs its rules only
 
 	ingest     *sredis.IngestStore // filings, sources' health and checkpoints
@@ -156,7 +157,7 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 	s := &services{rc: rc, db: db, queue: q, edu: edu, sukukRules: sukukRules,
 		raw: sredis.NewRefStore(rc).WithQuoteBodies(edu.QuoteBodies()), ingest: sredis.NewIngestStore(rc), news: sredis.NewNewsStore(rc),
 		sukuk: sredis.NewSukukStore(rc), lists: sredis.NewWatchlistStore(rc), popularity: sredis.NewPopularityStore(rc),
-		trajectory: analytics.Trajectory{DB: db}, usageRead: analytics.UsageReader{DB: db}, popular: &shariah.RequestCounter{}}
+		trajectory: analytics.Trajectory{DB: db}, usageRead: analytics.UsageReader{DB: db}, popular: &market.RequestCounter{}}
 	s.ref = s.raw.Cached(30 * time.Second)
 	s.catalogs = &shariah.CatalogCache{Store: s.ref}
 	results := sredis.NewResultStore(rc).Cached(30 * time.Second)

@@ -15,6 +15,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // Source is the SEC EDGAR ingester: for each company it fetches submissions (filings, 8-K events, SIC
@@ -28,7 +29,7 @@ import (
 // changes submissions, so a company is refreshed exactly when it filed.
 type Source struct {
 	Client     *Client
-	Ref        shariah.RefStore
+	Ref        market.RefStore
 	Filings    filings.Store
 	Trajectory insights.TrajectoryStore
 	News       filings.NewsStore // optional: 8-K events become dated articles
@@ -254,7 +255,7 @@ func (s *Source) company(ctx context.Context, t Target) (bool, error) {
 	if len(updates) > 0 {
 		err = s.storeFacts(ctx, updates, nil)
 	} else {
-		_, err = shariah.RefreshQuotes(ctx, s.Ref, t.Symbols)
+		_, err = market.RefreshQuotes(ctx, s.Ref, t.Symbols)
 	}
 	if err != nil {
 		return false, err
@@ -451,7 +452,7 @@ func (s *Source) storeFacts(ctx context.Context, updates []factsUpdate, batch ma
 			}
 		}
 	}
-	_, err := shariah.RefreshQuotes(ctx, s.Ref, syms)
+	_, err := market.RefreshQuotes(ctx, s.Ref, syms)
 	return err
 }
 

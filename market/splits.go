@@ -1,4 +1,4 @@
-package shariah
+package market
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Split is a stock split of a symbol: Ratio new shares for each old one (10 for a 10-for-1 split, 0.1
@@ -110,29 +112,29 @@ const SuspectCapMove = 3
 // reporting shares (or holding them back, SplitUnplaced) holds them back, or the market cap moved more
 // than SuspectCapMove times between the last two periods with shares (each period's shares times the
 // last month-end close on or before its end).
-func SuspectMarketCap(fs []Fundamentals, monthly []Bar) string {
+func SuspectMarketCap(fs []shariah.Fundamentals, monthly []shariah.Bar) string {
 	type point struct {
 		end    string
 		cap    decimal.Decimal
 		shares decimal.Decimal
-		close  Price
+		close  shariah.Price
 	}
-	sorted := make([]Fundamentals, len(fs))
+	sorted := make([]shariah.Fundamentals, len(fs))
 	copy(sorted, fs)
-	SortFundamentals(sorted)
+	shariah.SortFundamentals(sorted)
 	var pts []point
 	seen := map[string]bool{}
 	for i := len(sorted) - 1; i >= 0; i-- {
 		f := sorted[i]
-		if _, ok := f.Facts[SharesOutstanding]; ok {
+		if _, ok := f.Facts[shariah.SharesOutstanding]; ok {
 			break
 		}
-		if why := f.Missing[SharesOutstanding]; strings.HasPrefix(why, SplitUnplaced) {
+		if why := f.Missing[shariah.SharesOutstanding]; strings.HasPrefix(why, SplitUnplaced) {
 			return fmt.Sprintf(MarketCapHeldBack+": the shares outstanding of %s %s are a %s", f.PeriodEnd, f.Period, why)
 		}
 	}
 	for _, f := range sorted {
-		sh, ok := f.Facts[SharesOutstanding]
+		sh, ok := f.Facts[shariah.SharesOutstanding]
 		if !ok || seen[f.PeriodEnd] {
 			continue
 		}
@@ -140,7 +142,7 @@ func SuspectMarketCap(fs []Fundamentals, monthly []Bar) string {
 		if err != nil {
 			continue
 		}
-		var close Price
+		var close shariah.Price
 		for _, b := range monthly {
 			if b.Date.After(end) {
 				break

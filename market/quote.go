@@ -1,12 +1,22 @@
-package shariah
+// Package market holds market data: quotes and their served bodies (quote.go), trending, price history
+// and freshness, FX and cross rates, metal prices, policy rates, popularity and split detection. It
+// also holds, for now, the reference store contract (refstore.go: RefStore, RefReader, RefWriter),
+// which spans contexts and is to be dissolved into what each consumer reads (issue 28 item 2). It
+// imports the kernel and the catalog (still in the root).
+package market
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
+	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // QuoteFromStore builds a symbol's quote from its stored candles (daily, else monthly).
@@ -45,9 +55,9 @@ func FinishQuote(ctx context.Context, st RefReader, q *Quote) error {
 		return err
 	}
 	for i := len(fs) - 1; i >= 0; i-- {
-		if f, ok := fs[i].Facts[SharesOutstanding]; ok {
+		if f, ok := fs[i].Facts[shariah.SharesOutstanding]; ok {
 			shares := f.Value.Decimal.IntPart()
-			mc := NewNumber(f.Value.Decimal.Mul(decimal.New(int64(q.Price), -6)).Round(0))
+			mc := shariah.NewNumber(f.Value.Decimal.Mul(decimal.New(int64(q.Price), -6)).Round(0))
 			q.SharesOut, q.MarketCap = &shares, &mc
 			q.MarketCapSource = f.Source
 			if strings.Contains(f.Note, "split") {
@@ -60,10 +70,10 @@ func FinishQuote(ctx context.Context, st RefReader, q *Quote) error {
 }
 
 // holdBackSuspectCap nulls a quote's market cap that SuspectMarketCap holds back, saying why.
-func holdBackSuspectCap(ctx context.Context, st RefReader, q *Quote, fs []Fundamentals) error {
+func holdBackSuspectCap(ctx context.Context, st RefReader, q *Quote, fs []shariah.Fundamentals) error {
 	with := 0 // periods with shares, or holding them back
 	for _, f := range fs {
-		if _, ok := f.Facts[SharesOutstanding]; ok || strings.HasPrefix(f.Missing[SharesOutstanding], SplitUnplaced) {
+		if _, ok := f.Facts[shariah.SharesOutstanding]; ok || strings.HasPrefix(f.Missing[shariah.SharesOutstanding], SplitUnplaced) {
 			with++
 		}
 	}
@@ -107,7 +117,7 @@ func RefreshQuotes(ctx context.Context, st RefStore, symbols []string) (int, err
 // to nil when it is malformed, unknown or has no price data. count, when set, sees each known symbol
 // (the quote-request counter). Each quote carries disclaimers (the market_data disclaimer, as a single
 // quote does).
-func BatchQuotes(ctx context.Context, cats *CatalogCache, st RefReader, syms []string, count func(sym string), disclaimers []Disclaimer) (map[string]*Quote, error) {
+func BatchQuotes(ctx context.Context, cats *shariah.CatalogCache, st RefReader, syms []string, count func(sym string), disclaimers []shariah.Disclaimer) (map[string]*Quote, error) {
 	out := make(map[string]*Quote, len(syms))
 	canon := map[string]string{}
 	var want []string
@@ -142,25 +152,25 @@ func BatchQuotes(ctx context.Context, cats *CatalogCache, st RefReader, syms []s
 
 // Quote is the latest price of a symbol and its key metrics, derived from its latest candles.
 type Quote struct {
-	Symbol        string  `json:"symbol"`
-	Name          string  `json:"name"`
-	Currency      string  `json:"currency"`
-	Price         Price   `json:"price"`
-	PreviousClose *Price  `json:"previous_close"`
-	Change        *Price  `json:"change"`
-	ChangePercent *Number `json:"change_percent"` // percent, 2 places (older stored quotes hold a numeric string)
+	Symbol        string          `json:"symbol"`
+	Name          string          `json:"name"`
+	Currency      string          `json:"currency"`
+	Price         shariah.Price   `json:"price"`
+	PreviousClose *shariah.Price  `json:"previous_close"`
+	Change        *shariah.Price  `json:"change"`
+	ChangePercent *shariah.Number `json:"change_percent"` // percent, 2 places (older stored quotes hold a numeric string)
 	// Open, DayHigh, DayLow and Volume are the last session's, null where the source does not give
 	// them (a close-only source).
-	Open    *Price `json:"open"`
-	DayHigh *Price `json:"day_high"`
-	DayLow  *Price `json:"day_low"`
-	Volume  *int64 `json:"volume"`
+	Open    *shariah.Price `json:"open"`
+	DayHigh *shariah.Price `json:"day_high"`
+	DayLow  *shariah.Price `json:"day_low"`
+	Volume  *int64         `json:"volume"`
 	// AvgVolume is the mean volume of the 20 sessions before the last, over those with a volume (null
 	// when none has one).
-	AvgVolume *int64  `json:"avg_volume"`
-	High52W   Price   `json:"high_52w"`
-	Low52W    Price   `json:"low_52w"`
-	MarketCap *Number `json:"market_cap"` // price x shares outstanding; null when shares are unknown
+	AvgVolume *int64          `json:"avg_volume"`
+	High52W   shariah.Price   `json:"high_52w"`
+	Low52W    shariah.Price   `json:"low_52w"`
+	MarketCap *shariah.Number `json:"market_cap"` // price x shares outstanding; null when shares are unknown
 	// MarketCapSource is the provenance of the shares outstanding behind MarketCap (filing, illustrative).
 	MarketCapSource string `json:"market_cap_source,omitempty"`
 	SharesOut       *int64 `json:"shares_outstanding"`
@@ -169,7 +179,7 @@ type Quote struct {
 	Delayed         bool   `json:"delayed"`
 	Description     string `json:"note,omitempty"`
 	// Disclaimers is the market_data disclaimer, set where a quote is served on its own.
-	Disclaimers []Disclaimer `json:"disclaimers,omitempty"`
+	Disclaimers []shariah.Disclaimer `json:"disclaimers,omitempty"`
 
 	// Range52WBasis says what High52W and Low52W are the range of, over the year to the last session:
 	// "high_low" (daily highs and lows) or "close" (closes: some session of the year has no high and
@@ -202,8 +212,8 @@ func (q Quote) MarshalJSON() ([]byte, error) {
 	type plain Quote
 	return json.Marshal(struct {
 		plain
-		ChangePercentCamel *Number `json:"changePercent"`
-		MarketCapCamel     *Number `json:"marketCap"`
+		ChangePercentCamel *shariah.Number `json:"changePercent"`
+		MarketCapCamel     *shariah.Number `json:"marketCap"`
 	}{plain(q), q.ChangePercent, q.MarketCap})
 }
 
@@ -218,7 +228,7 @@ func SignedPercent(pct decimal.Decimal) string {
 
 // QuoteFromBars builds a quote from daily bars (oldest first). It needs at least one bar. What the
 // last bar lacks (Bar.Gaps) is null in the quote.
-func QuoteFromBars(symbol string, bars []Bar, source string) (Quote, bool) {
+func QuoteFromBars(symbol string, bars []shariah.Bar, source string) (Quote, bool) {
 	if len(bars) == 0 {
 		return Quote{}, false
 	}
@@ -231,13 +241,13 @@ func QuoteFromBars(symbol string, bars []Bar, source string) (Quote, bool) {
 		ch := last.Close - prev
 		q.PreviousClose, q.Change = &prev, &ch
 		if prev != 0 {
-			pct := NewNumber(decimal.RequireFromString(RatioPercent(int64(ch), int64(prev))))
+			pct := shariah.NewNumber(decimal.RequireFromString(RatioPercent(int64(ch), int64(prev))))
 			q.ChangePercent = &pct
 		}
 		// average volume of up to 20 sessions before the last, of those with a volume
 		var sum, n int64
 		for i := len(bars) - 2; i >= 0 && i >= len(bars)-21; i-- {
-			if bars[i].Gaps&NoVolume == 0 {
+			if bars[i].Gaps&shariah.NoVolume == 0 {
 				sum += bars[i].Volume
 				n++
 			}
@@ -255,7 +265,7 @@ func QuoteFromBars(symbol string, bars []Bar, source string) (Quote, bool) {
 	year := bars[from:]
 	q.Range52WBasis = "high_low"
 	for _, b := range year {
-		if b.Gaps&NoHighLow != 0 {
+		if b.Gaps&shariah.NoHighLow != 0 {
 			q.Range52WBasis = "close"
 			break
 		}
@@ -272,11 +282,11 @@ func QuoteFromBars(symbol string, bars []Bar, source string) (Quote, bool) {
 }
 
 // PercentNumber is RatioPercent as a JSON number (2 decimals); 0 when den is 0 (no ratio).
-func PercentNumber(num, den int64) Number {
+func PercentNumber(num, den int64) shariah.Number {
 	if den == 0 {
-		return NewNumber(decimal.Zero)
+		return shariah.NewNumber(decimal.Zero)
 	}
-	return NewNumber(decimal.RequireFromString(RatioPercent(num, den)))
+	return shariah.NewNumber(decimal.RequireFromString(RatioPercent(num, den)))
 }
 
 // RatioPercent formats num/den as a percentage with two decimals, rounded half away from zero, in
@@ -297,3 +307,39 @@ func RatioPercent(num, den int64) string {
 	}
 	return s
 }
+
+// QuoteBodies encodes the body of GET /api/quote/{symbol}: the stored quote with the disclaimers a quote
+// is served with (the market_data one). Variant names the encoding (format, the Quote type's shape, the
+// disclaimers' text): a body stored under another variant (by a binary with other disclaimers or
+// another Quote) is not served.
+type QuoteBodies struct {
+	disclaimers []shariah.Disclaimer
+	variant     string
+}
+
+// NewQuoteBodies encodes quotes with these disclaimers.
+func NewQuoteBodies(disclaimers []shariah.Disclaimer) QuoteBodies {
+	h := fnv.New64a()
+	b, _ := json.Marshal(disclaimers) // plain strings: cannot fail
+	h.Write(b)
+	return QuoteBodies{disclaimers: disclaimers,
+		variant: "q" + strconv.Itoa(shariah.ServedFormat) + "-" + quoteShape + "-" + strconv.FormatUint(h.Sum64(), 36)}
+}
+
+// Disclaimers are the disclaimers a served quote carries (a batch of quotes carries them on each).
+func (b QuoteBodies) Disclaimers() []shariah.Disclaimer { return b.disclaimers }
+
+// Variant names the encoding (see QuoteBodies).
+func (b QuoteBodies) Variant() string { return b.variant }
+
+// Serve is the body GET /api/quote serves for a stored quote.
+func (b QuoteBodies) Serve(q Quote) (shariah.Served, error) {
+	q.Disclaimers = b.disclaimers
+	body, err := json.Marshal(q)
+	if err != nil {
+		return shariah.Served{}, err
+	}
+	return shariah.NewServed(body), nil
+}
+
+var quoteShape = shariah.ShapeHash(reflect.TypeOf(Quote{}))

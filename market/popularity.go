@@ -1,4 +1,4 @@
-package shariah
+package market
 
 import (
 	"context"

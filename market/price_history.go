@@ -1,10 +1,12 @@
-package shariah
+package market
 
 import (
 	"context"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // History periods and intervals (the REST route's and the MCP tool's).
@@ -25,7 +27,7 @@ func inList(v string, set []string) bool {
 // ValidatePriceHistory checks a period and an interval (reported under loc: "query" or "arguments"). The
 // service holds daily and monthly history, so intraday intervals are refused rather than made up.
 func ValidatePriceHistory(period, interval, loc string) error {
-	var v Validation
+	var v shariah.Validation
 	if !inList(period, HistoryPeriods) {
 		v.Add("must be one of "+strings.Join(HistoryPeriods, ", "), "value_error.enum", loc, "period")
 	}
@@ -41,7 +43,7 @@ func ValidatePriceHistory(period, interval, loc string) error {
 // PriceHistory returns a symbol's candles of the period (counted back from the latest candle: history
 // ends where the data ends) at the interval, and their source. A symbol with monthly history only is
 // served that rather than nothing.
-func PriceHistory(ctx context.Context, st RefReader, symbol, period, interval string) ([]Bar, string, error) {
+func PriceHistory(ctx context.Context, st RefReader, symbol, period, interval string) ([]shariah.Bar, string, error) {
 	stored := "1d"
 	if interval == "1mo" {
 		stored = "1mo"
@@ -56,17 +58,17 @@ func PriceHistory(ctx context.Context, st RefReader, symbol, period, interval st
 		}
 	}
 	if !ok || len(se.Bars) == 0 {
-		return nil, "", Errorf(ENOTFOUND, "No price data for %s.", symbol)
+		return nil, "", shariah.Errorf(shariah.ENOTFOUND, "No price data for %s.", symbol)
 	}
 	bars := windowBars(se.Bars, period)
 	if interval == "1wk" && se.Interval == "1d" {
-		bars = WeeklyFromDaily(bars)
+		bars = shariah.WeeklyFromDaily(bars)
 	}
 	return bars, se.Source, nil
 }
 
 // windowBars keeps the bars of the period, counted back from the last bar.
-func windowBars(bars []Bar, period string) []Bar {
+func windowBars(bars []shariah.Bar, period string) []shariah.Bar {
 	last := bars[len(bars)-1].Date
 	var from time.Time
 	switch period {

@@ -1,12 +1,14 @@
-package shariah
+package market
 
 import (
 	"testing"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
-func numOf(s string) Number { return NewNumber(decimal.RequireFromString(s)) }
+func numOf(s string) shariah.Number { return shariah.NewNumber(decimal.RequireFromString(s)) }
 
 func TestCrossRates(t *testing.T) {
 	t.Parallel()
@@ -20,10 +22,10 @@ func TestCrossRates(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0].Currency != "EUR" || got[1].Currency != "USD" || got[1].Rate.String() != "1.25" || got[1].Source != "definition" {
 		t.Fatalf("all per GBP: %+v %v", got, err)
 	}
-	if _, err := CrossRates(rates, "JPY", ""); ErrorCode(err) != ENOTFOUND {
+	if _, err := CrossRates(rates, "JPY", ""); shariah.ErrorCode(err) != shariah.ENOTFOUND {
 		t.Fatalf("unknown base: %v", err)
 	}
-	if _, err := CrossRates(rates, "USD", "JPY"); ErrorCode(err) != ENOTFOUND {
+	if _, err := CrossRates(rates, "USD", "JPY"); shariah.ErrorCode(err) != shariah.ENOTFOUND {
 		t.Fatalf("unknown quote: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package shariah
+package market
 
 import (
 	"context"
@@ -7,26 +7,28 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Trending is an equity ranked by trading activity and price movement on its latest session.
 type Trending struct {
-	Symbol        string  `json:"symbol"`
-	Name          string  `json:"name"`
-	Price         Price   `json:"price"`
-	Currency      string  `json:"currency"`        // of the price (the listing's trading currency)
-	ChangePercent Number  `json:"change_percent"`  // percent, 2 places (a JSON number; older stored items hold a numeric string)
-	Change        string  `json:"change"`          // the same, signed with a percent sign: "+1.23%"
-	Volume        *int64  `json:"volume"`          // null when the source has no volume
-	RelVolume     *string `json:"relative_volume"` // volume / 20-session average, null when unknown
-	Score         string  `json:"score"`
-	AsOf          string  `json:"as_of"`
-	Source        string  `json:"source"`
+	Symbol        string         `json:"symbol"`
+	Name          string         `json:"name"`
+	Price         shariah.Price  `json:"price"`
+	Currency      string         `json:"currency"`        // of the price (the listing's trading currency)
+	ChangePercent shariah.Number `json:"change_percent"`  // percent, 2 places (a JSON number; older stored items hold a numeric string)
+	Change        string         `json:"change"`          // the same, signed with a percent sign: "+1.23%"
+	Volume        *int64         `json:"volume"`          // null when the source has no volume
+	RelVolume     *string        `json:"relative_volume"` // volume / 20-session average, null when unknown
+	Score         string         `json:"score"`
+	AsOf          string         `json:"as_of"`
+	Source        string         `json:"source"`
 	// Illustrative marks a made-up session (source illustrative): such items rank after every real one.
 	Illustrative bool `json:"illustrative"`
 	// AssetType is the listing's kind: always equity (RankTrending ranks nothing else); empty on items
 	// stored before it existed, which TrendingList checks against the asset records.
-	AssetType AssetType `json:"asset_type"`
+	AssetType shariah.AssetType `json:"asset_type"`
 }
 
 // TrendingList is the trending list as served (REST and MCP): equities only, at most limit items, each
@@ -44,7 +46,7 @@ func TrendingList(ctx context.Context, st RefReader, limit int) ([]Trending, err
 			legacy = append(legacy, it.Symbol)
 		}
 	}
-	var assets map[string]Asset
+	var assets map[string]shariah.Asset
 	if len(legacy) > 0 {
 		if assets, err = st.AssetsMany(ctx, legacy); err != nil {
 			return nil, err
@@ -62,13 +64,13 @@ func TrendingList(ctx context.Context, st RefReader, limit int) ([]Trending, err
 				it.Currency = a.Currency
 			}
 		}
-		if it.AssetType != Equity {
+		if it.AssetType != shariah.Equity {
 			continue
 		}
 		if it.Change == "" {
 			it.Change = SignedPercent(it.ChangePercent.Decimal)
 		}
-		it.Illustrative = it.Source == SourceIllustrative
+		it.Illustrative = it.Source == shariah.SourceIllustrative
 		out = append(out, it)
 	}
 	return out, nil
@@ -88,14 +90,14 @@ const TrendingFreshDays = 7
 // quotes (history, live) rank before every illustrative one, which is marked; each kind counts only
 // the quotes whose session is within TrendingFreshDays of its own latest session (made-up sessions
 // are not dated like real ones). Ties go by symbol.
-func RankTrending(qs []Quote, assets map[string]Asset) []Trending {
+func RankTrending(qs []Quote, assets map[string]shariah.Asset) []Trending {
 	monthly := func(q Quote) bool { return strings.Contains(q.Description, "monthly") }
-	illustrative := func(q Quote) bool { return q.Source == SourceIllustrative }
+	illustrative := func(q Quote) bool { return q.Source == shariah.SourceIllustrative }
 	var cands []Quote
 	latest := map[bool]string{} // by illustrative
 	for _, q := range qs {
 		a, ok := assets[q.Symbol]
-		if monthly(q) || q.ChangePercent == nil || !ok || a.Type != Equity {
+		if monthly(q) || q.ChangePercent == nil || !ok || a.Type != shariah.Equity {
 			continue
 		}
 		if q.Currency == "" {
@@ -126,8 +128,8 @@ func RankTrending(qs []Quote, assets map[string]Asset) []Trending {
 		}
 		pct := q.ChangePercent.Decimal
 		score := pct.Abs()
-		t := Trending{Symbol: q.Symbol, Name: q.Name, Price: q.Price, Currency: q.Currency, ChangePercent: NewNumber(pct.Round(2)),
-			Change: SignedPercent(pct), Volume: q.Volume, AsOf: q.AsOf, Source: q.Source, Illustrative: illustrative(q), AssetType: Equity}
+		t := Trending{Symbol: q.Symbol, Name: q.Name, Price: q.Price, Currency: q.Currency, ChangePercent: shariah.NewNumber(pct.Round(2)),
+			Change: SignedPercent(pct), Volume: q.Volume, AsOf: q.AsOf, Source: q.Source, Illustrative: illustrative(q), AssetType: shariah.Equity}
 		if q.AvgVolume != nil && q.Volume != nil && *q.AvgVolume > 0 && *q.Volume > 0 {
 			rel := decimal.NewFromInt(*q.Volume).Div(decimal.NewFromInt(*q.AvgVolume)).Round(2)
 			rs := rel.StringFixed(2)

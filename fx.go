@@ -1,9 +1,0 @@
-package shariah
-
-// FXRate is the value of one US dollar in a currency (units of the currency per USD), as of a date.
-type FXRate struct {
-	Currency string `json:"currency"` // ISO 4217
-	PerUSD   Number `json:"per_usd"`
-	AsOf     string `json:"as_of"`
-	Source   string `json:"source"`
-}
