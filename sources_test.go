@@ -8,6 +8,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/screening"
 )
@@ -55,7 +56,7 @@ func TestDataSources(t *testing.T) {
 // catalog is its own company.
 func TestCompanySources(t *testing.T) {
 	t.Parallel()
-	cat := shariah.NewCatalog([]shariah.Asset{
+	cat := catalog.New([]shariah.Asset{
 		{Symbol: "GOOG", Type: shariah.Equity, CIK: "0001652044"}, {Symbol: "GOOGL", Type: shariah.Equity, CIK: "1652044"},
 		{Symbol: "BRK-A", Type: shariah.Equity, CIK: "1067983"}, {Symbol: "BRK-B", Type: shariah.Equity, CIK: "0001067983"},
 		{Symbol: "SAP.DE", Type: shariah.Equity}, {Symbol: "AAPL", Type: shariah.Equity, CIK: "320193"}})

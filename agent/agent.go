@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/finance"
 	"github.com/shariah-screen/shariah/insights"
@@ -27,7 +28,7 @@ import (
 type Tools struct {
 	Screener *screening.Screener
 	Ref      market.RefStore
-	Catalogs *shariah.CatalogCache
+	Catalogs *catalog.Cache
 	Zakat    *finance.Zakat
 	Insights *insights.Service
 	News     filings.NewsStore // optional

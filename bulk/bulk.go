@@ -1,7 +1,7 @@
 // Package bulk holds bulk screening runs: a run of an index's constituents through the screener
 // (bulk.go), its stored state and who may read or manage it (run.go), the takeover of a stalled run by
 // another worker (takeover.go), the listed items (items.go) and a run's summary and comparison with the
-// previous one (summary.go). It imports the kernel and the screening (today still in the root).
+// previous one (summary.go). It imports the kernel and the screening.
 package bulk
 
 import (
@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
@@ -56,8 +57,8 @@ func (b *Service) now() time.Time {
 }
 
 // Indices lists the known indices and any a data pack defined, with their loaded constituents.
-func (b *Service) Indices(ctx context.Context) ([]shariah.IndexListing, map[string][]string, error) {
-	return shariah.ListIndices(ctx, b.Ref)
+func (b *Service) Indices(ctx context.Context) ([]catalog.IndexListing, map[string][]string, error) {
+	return catalog.ListIndices(ctx, b.Ref)
 }
 
 // StartRun validates and queues a run of an index for the caller, who owns it (the service owns
@@ -65,14 +66,14 @@ func (b *Service) Indices(ctx context.Context) ([]shariah.IndexListing, map[stri
 // valid ones; an index with a run already active is ECONFLICT (naming the active run when the caller
 // may read it).
 func (b *Service) StartRun(ctx context.Context, by shariah.Caller, index string, limit int, force bool, ruleset, trigger string) (Run, error) {
-	index = shariah.NormalizeIndexName(index)
+	index = catalog.NormalizeIndexName(index)
 	listing, members, err := b.Indices(ctx)
 	if err != nil {
 		return Run{}, err
 	}
-	if !slices.ContainsFunc(listing, func(l shariah.IndexListing) bool { return l.Name == index }) {
+	if !slices.ContainsFunc(listing, func(l catalog.IndexListing) bool { return l.Name == index }) {
 		return Run{}, &shariah.Error{Code: shariah.EINVALID, Message: fmt.Sprintf("Unknown index %q.", index),
-			Detail: map[string]any{"errors": []shariah.FieldError{{Loc: []any{"body", "index_name"}, Msg: shariah.UnknownIndexMessage(listing), Type: "value_error.index"}}}}
+			Detail: map[string]any{"errors": []shariah.FieldError{{Loc: []any{"body", "index_name"}, Msg: catalog.UnknownIndexMessage(listing), Type: "value_error.index"}}}}
 	}
 	syms := members[index]
 	if len(syms) == 0 {

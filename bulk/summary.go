@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
@@ -60,7 +61,7 @@ type Summary struct {
 // Summarize builds a run's summary: statistics by methodology and sector, the overall rate, and the
 // top compliant stocks (most methodologies compliant, then lowest debt ratio; ten at most).
 // cat, when given, tells the companies behind the symbols (CompanyKey); without it each symbol is one.
-func Summarize(items []Item, cat *shariah.Catalog) Summary {
+func Summarize(items []Item, cat *catalog.Catalog) Summary {
 	s := Summary{ByMethodology: map[string]Tally{}, BySector: map[string]Tally{}, TopCompliant: []ItemView{}}
 	var top []ItemView
 	companies := shariah.CompanySources{}
@@ -240,7 +241,7 @@ func CompareRuns(a, b string, itemsA, itemsB []Item) Comparison {
 }
 
 // companyOf is the company of a symbol in a catalog (CompanyKey), or the symbol itself without one.
-func companyOf(cat *shariah.Catalog, symbol string) string {
+func companyOf(cat *catalog.Catalog, symbol string) string {
 	if cat != nil {
 		if a, ok := cat.Lookup(symbol); ok {
 			return shariah.CompanyKey(a)

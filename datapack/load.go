@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
@@ -209,9 +210,9 @@ func mergeAssets(in []shariah.Asset) []shariah.Asset {
 }
 
 // mergeIndices keeps the first description of an index and the first non-empty constituent list.
-func mergeIndices(in []shariah.IndexInfo) []shariah.IndexInfo {
+func mergeIndices(in []catalog.IndexInfo) []catalog.IndexInfo {
 	idx := map[string]int{}
-	var out []shariah.IndexInfo
+	var out []catalog.IndexInfo
 	for _, ix := range in {
 		i, ok := idx[ix.Name]
 		if !ok {

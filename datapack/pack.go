@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/sukuk"
 )
@@ -18,7 +19,7 @@ type Pack struct {
 	Fundamentals []shariah.Fundamentals
 	Series       []shariah.Series // one per symbol and interval ("1d" daily, "1mo" monthly)
 	Dividends    []shariah.Dividend
-	Indices      []shariah.IndexInfo
+	Indices      []catalog.IndexInfo
 	Holdings     []shariah.Holding
 	FX           []market.FXRate
 	Metals       []market.MetalPrice

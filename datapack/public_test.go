@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/market"
 )
 
@@ -32,8 +33,8 @@ func assetsBySymbol(as []shariah.Asset) map[string]shariah.Asset {
 	return m
 }
 
-func indexByName(ix []shariah.IndexInfo) map[string]shariah.IndexInfo {
-	m := map[string]shariah.IndexInfo{}
+func indexByName(ix []catalog.IndexInfo) map[string]catalog.IndexInfo {
+	m := map[string]catalog.IndexInfo{}
 	for _, i := range ix {
 		m[i.Name] = i
 	}
@@ -136,7 +137,7 @@ func TestReadSP500Constituents(t *testing.T) {
 		t.Fatalf("indices %v", p.Indices)
 	}
 	ix := p.Indices[0]
-	k, _ := shariah.LookupIndex("SP500")
+	k, _ := catalog.LookupIndex("SP500")
 	if ix.Name != "SP500" || ix.Description != k.Description || ix.Country != "United States" || ix.Source != f ||
 		strings.Join(ix.Symbols, " ") != "MMM BRK-B ABC" {
 		t.Errorf("index %+v", ix)
@@ -918,7 +919,7 @@ func TestReadSharedFixtures(t *testing.T) {
 }
 
 func indexPos(name string) (int, bool) {
-	for i, k := range shariah.KnownIndices {
+	for i, k := range catalog.KnownIndices {
 		if k.Name == name {
 			return i, true
 		}
@@ -1033,10 +1034,10 @@ func TestReadSharedRealData(t *testing.T) {
 	}
 
 	ix := indexByName(p.Indices)
-	if len(ix) != len(shariah.KnownIndices) {
-		t.Errorf("%d indices, want all %d known", len(ix), len(shariah.KnownIndices))
+	if len(ix) != len(catalog.KnownIndices) {
+		t.Errorf("%d indices, want all %d known", len(ix), len(catalog.KnownIndices))
 	}
-	for _, k := range shariah.KnownIndices {
+	for _, k := range catalog.KnownIndices {
 		i := ix[k.Name]
 		if i.Description != k.Description || i.Country != k.Country || i.Source == "" {
 			t.Errorf("%s: %+v", k.Name, i)

@@ -12,6 +12,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 // waitRun polls a run's status until it is finished.
@@ -35,7 +36,7 @@ func waitRun(t *testing.T, e *env, k hdr, id string) map[string]any {
 func putIndex(t *testing.T, e *env, name string, syms ...string) {
 	t.Helper()
 	ctx := context.Background()
-	if err := e.ref.PutIndex(ctx, shariah.IndexInfo{Name: name, Description: "test index " + name, Country: "Test", Symbols: syms, Source: "test-pack"}); err != nil {
+	if err := e.ref.PutIndex(ctx, catalog.IndexInfo{Name: name, Description: "test index " + name, Country: "Test", Symbols: syms, Source: "test-pack"}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/market"
@@ -210,7 +211,7 @@ func mcpClient(t *testing.T, e *env) *client.Client {
 		t.Fatal(err)
 	}
 	c, err := client.NewInProcessClient(mcp.New(mcp.Deps{Education: edu, Plans: account.DefaultPlans(), Costs: account.DefaultTokenCosts(),
-		Screener: e.bulk.Screener, Ref: e.ref, Catalogs: &shariah.CatalogCache{Store: e.ref}}))
+		Screener: e.bulk.Screener, Ref: e.ref, Catalogs: &catalog.Cache{Store: e.ref}}))
 	if err != nil {
 		t.Fatal(err)
 	}

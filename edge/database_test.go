@@ -9,6 +9,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 func TestDatabaseSearchAndSuggest(t *testing.T) {
@@ -65,9 +66,9 @@ func TestSearchAndSuggestBodiesFollowTheCatalog(t *testing.T) {
 	e := setup(t, options{})
 	ctx := context.Background()
 	k := key(e.newKey(t, account.PlanPro))
-	want := func(q shariah.SearchQuery) []byte {
+	want := func(q catalog.SearchQuery) []byte {
 		t.Helper()
-		cat, err := (&shariah.CatalogCache{Store: e.ref}).Get(ctx)
+		cat, err := (&catalog.Cache{Store: e.ref}).Get(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func TestSearchAndSuggestBodiesFollowTheCatalog(t *testing.T) {
 		return b
 	}
 	path := "/api/database/search?q=%20a%20&limit=3&offset=1"
-	q := shariah.SearchQuery{Q: "a", Type: shariah.Equity, Limit: 3, Offset: 1}
+	q := catalog.SearchQuery{Q: "a", Type: shariah.Equity, Limit: 3, Offset: 1}
 	first := e.do(t, "GET", path, nil, k)
 	if first.StatusCode != 200 || !bytes.Equal(first.body, want(q)) {
 		t.Fatalf("search body:\n got %s\nwant %s", first.body, want(q))

@@ -6,6 +6,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/market"
@@ -187,7 +188,7 @@ func (s *Server) etfDirectory(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	hits, _ := cat.Search(shariah.SearchQuery{Q: c.Query("q"), Type: shariah.ETF})
+	hits, _ := cat.Search(catalog.SearchQuery{Q: c.Query("q"), Type: shariah.ETF})
 	all := etf.Directory(hits, with, onlyHoldings)
 	page := []etf.DirectoryEntry{}
 	if offset < len(all) {

@@ -21,6 +21,7 @@ import (
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/billing"
 	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
@@ -94,7 +95,7 @@ type Deps struct {
 
 	// Catalogs and Insights are the process's shared ones (the MCP server's and the agent's too);
 	// nil: built over Ref.
-	Catalogs *shariah.CatalogCache
+	Catalogs *catalog.Cache
 	Insights *insights.Service
 }
 
@@ -109,7 +110,7 @@ type Server struct {
 	quiet    *quietLog
 	plans    account.Plans
 	store    account.KeyStore
-	catalogs *shariah.CatalogCache
+	catalogs *catalog.Cache
 	insights *insights.Service
 	// trajectories answers the index-wide trajectory analytics (drift, sector medians; insights.go).
 	trajectories *insights.TrajectoryAnalytics
@@ -170,7 +171,7 @@ func New(d Deps) (*Server, error) {
 		d.Registry = prometheus.NewRegistry()
 	}
 	if d.Catalogs == nil {
-		d.Catalogs = &shariah.CatalogCache{Store: d.Ref}
+		d.Catalogs = &catalog.Cache{Store: d.Ref}
 	}
 	if d.Insights == nil {
 		d.Insights = &insights.Service{Ref: d.Ref, Screener: d.Screener, Catalogs: d.Catalogs}

@@ -26,12 +26,12 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/billing"
 	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/education"
@@ -216,7 +216,7 @@ func setup(t testing.TB, o options) *env {
 	t.Cleanup(queue.Close)
 	results := sredis.NewResultStore(rc)
 	bk := &bulk.Service{Runs: sredis.NewRunStore(rc), Ref: ref, Screener: screener, Queue: queue, Concurrency: 2}
-	etfs := &etf.Service{Ref: ref, Screener: screener, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}
+	etfs := &etf.Service{Ref: ref, Screener: screener, Results: results, Catalogs: &catalog.Cache{Store: ref}}
 	if o.worker {
 		wsrv, mux, err := jobs.NewWorker(o.redisURL, false, 4, log)
 		if err != nil {

@@ -1,7 +1,11 @@
 package etf
 
-import "context"
-import "github.com/shariah-screen/shariah"
+import (
+	"context"
+
+	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
+)
 
 // BulkItem is one input of an ETF bulk screening: its look-through, or why there is none. Fields
 // are in the order of the JSON the edge has always served (alphabetical).
@@ -16,7 +20,7 @@ type BulkItem struct {
 // ScreenMany screens the look-through of each input under ruleset, cached ones reused
 // (CachedOrScreen): NOT_FOUND for a symbol the catalog does not know, NOT_SCREENABLE with the reason
 // for one that is not an ETF or has no holdings. An internal error ends the run. counts is per status.
-func (e *Service) ScreenMany(ctx context.Context, cat *shariah.Catalog, inputs []string, ruleset string) ([]BulkItem, map[string]int, error) {
+func (e *Service) ScreenMany(ctx context.Context, cat *catalog.Catalog, inputs []string, ruleset string) ([]BulkItem, map[string]int, error) {
 	var out []BulkItem
 	counts := map[string]int{}
 	for _, raw := range inputs {

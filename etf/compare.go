@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 // ComparisonItem is one ETF of a comparison.
@@ -50,7 +51,7 @@ func (e *Service) Compare(ctx context.Context, syms []string, ruleset string) (C
 			return Comparison{}, err
 		}
 		if sym == "" {
-			return Comparison{}, shariah.UnknownSymbol(strings.ToUpper(strings.TrimSpace(raw)))
+			return Comparison{}, catalog.UnknownSymbol(strings.ToUpper(strings.TrimSpace(raw)))
 		}
 		a, err := e.ETFAsset(ctx, sym)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 // HoldingsWeightPct is the total weight of holdings in percent, to 2 places (about 100.00 for a full
@@ -38,7 +39,7 @@ type DirectoryEntry struct {
 
 // Directory lists the ETFs among hits, those with holdings (withHoldings) first, otherwise in hit
 // order; onlyHoldings keeps only those with holdings.
-func Directory(hits []shariah.SearchHit, withHoldings []string, onlyHoldings bool) []DirectoryEntry {
+func Directory(hits []catalog.SearchHit, withHoldings []string, onlyHoldings bool) []DirectoryEntry {
 	has := map[string]bool{}
 	for _, w := range withHoldings {
 		has[w] = true

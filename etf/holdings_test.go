@@ -6,6 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 func numOf(s string) shariah.Number { return shariah.NewNumber(decimal.RequireFromString(s)) }
@@ -27,7 +28,7 @@ func TestTopHoldingsAndWeight(t *testing.T) {
 
 func TestETFDirectoryOrder(t *testing.T) {
 	t.Parallel()
-	hits := []shariah.SearchHit{{Asset: shariah.Asset{Symbol: "X"}}, {Asset: shariah.Asset{Symbol: "Y"}}, {Asset: shariah.Asset{Symbol: "Z"}}}
+	hits := []catalog.SearchHit{{Asset: shariah.Asset{Symbol: "X"}}, {Asset: shariah.Asset{Symbol: "Y"}}, {Asset: shariah.Asset{Symbol: "Z"}}}
 	d := Directory(hits, []string{"Z"}, false)
 	if len(d) != 3 || d[0].Symbol != "Z" || !d[0].HasHoldings || d[1].Symbol != "X" || d[2].Symbol != "Y" {
 		t.Fatalf("directory: %+v", d)

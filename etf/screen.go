@@ -1,6 +1,6 @@
 // Package etf holds the look-through screening of ETFs (each holding screened as a single stock, the
 // weights bucketed by verdict), their comparison, directory, bulk screening and purification. It imports
-// the kernel and the screening it looks through (today still in the root).
+// the kernel and the screening it looks through.
 package etf
 
 import (
@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
@@ -125,7 +126,7 @@ type Service struct {
 	Ref      market.RefReader
 	Screener *screening.Screener
 	Results  ResultStore
-	Catalogs *shariah.CatalogCache
+	Catalogs *catalog.Cache
 }
 
 // ETFAsset resolves a symbol to an ETF record (ENOTFOUND, or EVALIDATION when it is not an ETF).
@@ -135,7 +136,7 @@ func (e *Service) ETFAsset(ctx context.Context, symbol string) (shariah.Asset, e
 		return shariah.Asset{}, err
 	}
 	if !ok {
-		return shariah.Asset{}, shariah.UnknownSymbol(symbol)
+		return shariah.Asset{}, catalog.UnknownSymbol(symbol)
 	}
 	if a.Type != shariah.ETF && a.Type != shariah.Fund {
 		var v shariah.Validation
@@ -212,9 +213,9 @@ func (e *Service) Screen(ctx context.Context, symbol, ruleset string, force bool
 
 // screenHolding screens one holding of an ETF: a holding without a listed symbol, or one the database
 // does not know, is UNKNOWN with the reason; sr is the holding's screening when there is one.
-func (e *Service) screenHolding(ctx context.Context, cat *shariah.Catalog, rs *screening.Ruleset, h shariah.Holding, force bool) (eh Holding, sr *screening.Result, err error) {
+func (e *Service) screenHolding(ctx context.Context, cat *catalog.Catalog, rs *screening.Ruleset, h shariah.Holding, force bool) (eh Holding, sr *screening.Result, err error) {
 	eh = Holding{Input: h.Symbol, Name: h.Name, Weight: h.Weight, Status: "UNKNOWN", DataSource: shariah.DataNoFundamentals}
-	res := shariah.Resolution{}
+	res := catalog.Resolution{}
 	if h.Symbol != "" {
 		res = cat.Canonical(h.Symbol)
 	}

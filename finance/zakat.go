@@ -1,7 +1,7 @@
 // Package finance holds the calculators of an investor's obligations: zakat on holdings and cash
 // (zakat.go), the purification of dividends and of gains by the impure share of a company's income
 // (purification.go, purification_periods.go). It imports the kernel and the screening whose rates it
-// uses (today still in the root).
+// uses.
 package finance
 
 import (

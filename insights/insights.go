@@ -1,7 +1,7 @@
 // Package insights holds what is read from a company's history and its peers rather than from one
 // screening: the ratio trajectory of its quarters (trajectory.go) and across an index (trajectory
 // analytics: drift toward a threshold, sector medians), peer percentiles, cash flow, and alternatives
-// to a non-compliant holding. It imports the kernel and the screening (today still in the root).
+// to a non-compliant holding. It imports the kernel and the screening.
 package insights
 
 import (
@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
@@ -75,7 +76,7 @@ func BasicRatios(f shariah.Fundamentals) map[string]float64 {
 type Service struct {
 	Ref      market.RefReader
 	Screener *screening.Screener
-	Catalogs *shariah.CatalogCache
+	Catalogs *catalog.Cache
 
 	mu      sync.Mutex
 	sectors map[string]*sectorRatios // lower-case sector -> latest ratios of its equities
@@ -98,7 +99,7 @@ type peerRatios struct {
 const sectorRatiosTTL = 10 * time.Minute
 
 // sector returns the ratios of the equities of a's sector (a included), from the cache when current.
-func (in *Service) sector(ctx context.Context, cat *shariah.Catalog, a shariah.Asset) (map[string]peerRatios, error) {
+func (in *Service) sector(ctx context.Context, cat *catalog.Catalog, a shariah.Asset) (map[string]peerRatios, error) {
 	version, err := in.Ref.Version(ctx)
 	if err != nil {
 		return nil, err

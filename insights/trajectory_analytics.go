@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
@@ -122,14 +123,14 @@ func (t *TrajectoryAnalytics) read(ctx context.Context, s TrajectoryScope) (comp
 	var c companies
 	var syms []string
 	if s.Index != "" {
-		name := shariah.NormalizeIndexName(s.Index)
-		listing, members, err := shariah.ListIndices(ctx, t.Ref)
+		name := catalog.NormalizeIndexName(s.Index)
+		listing, members, err := catalog.ListIndices(ctx, t.Ref)
 		if err != nil {
 			return c, err
 		}
-		if !slices.ContainsFunc(listing, func(l shariah.IndexListing) bool { return l.Name == name }) {
+		if !slices.ContainsFunc(listing, func(l catalog.IndexListing) bool { return l.Name == name }) {
 			var v shariah.Validation
-			v.Add(shariah.UnknownIndexMessage(listing), "value_error.index", "query", "index")
+			v.Add(catalog.UnknownIndexMessage(listing), "value_error.index", "query", "index")
 			return c, v.Err()
 		}
 		c.index, syms = &name, members[name]

@@ -13,6 +13,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/internal/testsvc"
@@ -74,7 +75,7 @@ func TestQueueAndWorkerOnRedisCluster(t *testing.T) {
 	sc := &screening.Screener{Ref: ref, Results: results, Rulesets: rs}
 	runs := sredis.NewRunStore(rc)
 	bk := &bulk.Service{Runs: runs, Ref: ref, Queue: q, Screener: sc, Concurrency: 2}
-	etfs := &etf.Service{Ref: ref, Screener: sc, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}
+	etfs := &etf.Service{Ref: ref, Screener: sc, Results: results, Catalogs: &catalog.Cache{Store: ref}}
 
 	// A run queued before any worker runs: a second enqueue is refused, and a waiting task can be dropped.
 	waiting, err := bk.StartRun(ctx, shariah.ServiceCaller, "DJIA", 0, false, "", "api")

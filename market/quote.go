@@ -2,7 +2,7 @@
 // and freshness, FX and cross rates, metal prices, policy rates, popularity and split detection. It
 // also holds, for now, the reference store contract (refstore.go: RefStore, RefReader, RefWriter),
 // which spans contexts and is to be dissolved into what each consumer reads (issue 28 item 2). It
-// imports the kernel and the catalog (still in the root).
+// imports the kernel and the catalog.
 package market
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 // QuoteFromStore builds a symbol's quote from its stored candles (daily, else monthly).
@@ -117,7 +118,7 @@ func RefreshQuotes(ctx context.Context, st RefStore, symbols []string) (int, err
 // to nil when it is malformed, unknown or has no price data. count, when set, sees each known symbol
 // (the quote-request counter). Each quote carries disclaimers (the market_data disclaimer, as a single
 // quote does).
-func BatchQuotes(ctx context.Context, cats *shariah.CatalogCache, st RefReader, syms []string, count func(sym string), disclaimers []shariah.Disclaimer) (map[string]*Quote, error) {
+func BatchQuotes(ctx context.Context, cats *catalog.Cache, st RefReader, syms []string, count func(sym string), disclaimers []shariah.Disclaimer) (map[string]*Quote, error) {
 	out := make(map[string]*Quote, len(syms))
 	canon := map[string]string{}
 	var want []string

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 // RefStore holds the reference and market data: the loaders write it (RefWriter), the services read it
@@ -25,7 +26,7 @@ type RefWriter interface {
 	PutFundamentals(ctx context.Context, bySymbol map[string][]shariah.Fundamentals) error
 	PutDividends(ctx context.Context, symbol string, ds []shariah.Dividend) error
 	// PutIndex replaces an index's description and constituents.
-	PutIndex(ctx context.Context, ix shariah.IndexInfo) error
+	PutIndex(ctx context.Context, ix catalog.IndexInfo) error
 	// PutHoldings replaces an ETF's holdings when they are as recent as the stored ones or newer.
 	PutHoldings(ctx context.Context, etf string, hs []shariah.Holding) error
 	PutFX(ctx context.Context, rates []FXRate) error
@@ -55,7 +56,7 @@ type RefReader interface {
 	// FundamentalsMany reads the periods of many symbols (absent ones are missing from the map).
 	FundamentalsMany(ctx context.Context, symbols []string) (map[string][]shariah.Fundamentals, error)
 	Dividends(ctx context.Context, symbol string) ([]shariah.Dividend, error)
-	Indices(ctx context.Context) ([]shariah.IndexInfo, error) // with Symbols filled
+	Indices(ctx context.Context) ([]catalog.IndexInfo, error) // with Symbols filled
 	Holdings(ctx context.Context, etf string) ([]shariah.Holding, error)
 	ETFsWithHoldings(ctx context.Context) ([]string, error)
 	FX(ctx context.Context) ([]FXRate, error)

@@ -9,6 +9,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 func (d Deps) bulkTools() []tool {
@@ -138,7 +139,7 @@ func (d Deps) bulkResults(ctx context.Context, c bulkCall) (string, error) {
 	}
 	c.out["run"] = r
 	if c.in.Action == "summary" {
-		var cat *shariah.Catalog
+		var cat *catalog.Catalog
 		if d.Catalogs != nil {
 			if cat, err = d.Catalogs.Get(ctx); err != nil {
 				return "", err

@@ -13,6 +13,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/mcp"
@@ -42,7 +43,7 @@ func TestBulkToolRunOwnership(t *testing.T) {
 	local := func(args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
 		return h.call(t, "bulk_screen", args)
 	}
-	for _, ix := range []shariah.IndexInfo{{Name: "MCPA", Symbols: []string{"MSFT", "JPM"}}, {Name: "MCPS", Symbols: []string{"NVDA"}}} {
+	for _, ix := range []catalog.IndexInfo{{Name: "MCPA", Symbols: []string{"MSFT", "JPM"}}, {Name: "MCPS", Symbols: []string{"NVDA"}}} {
 		if err := sredis.NewRefStore(h.rc).PutIndex(ctx, ix); err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -34,7 +35,7 @@ func (d Deps) searchStocks(ctx context.Context, in searchArgs) (any, string, err
 		v.Add(shariah.AssetFilterMessage, "value_error.enum", "arguments", "asset_type")
 		return nil, "", v.Err()
 	}
-	q := shariah.SearchQuery{Q: in.Query, Type: typ, Sector: in.Sector, Country: in.Country, Exchange: in.Exchange, Limit: in.Limit}
+	q := catalog.SearchQuery{Q: in.Query, Type: typ, Sector: in.Sector, Country: in.Country, Exchange: in.Exchange, Limit: in.Limit}
 	cat, err := d.Catalogs.Get(ctx)
 	if err != nil {
 		return nil, "", err

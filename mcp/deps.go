@@ -1,9 +1,9 @@
 package mcp
 
 import (
-	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/filings"
@@ -22,7 +22,7 @@ type Deps struct {
 	ETFs       *etf.Service
 	Screener   *screening.Screener
 	Ref        market.RefStore
-	Catalogs   *shariah.CatalogCache
+	Catalogs   *catalog.Cache
 	Insights   *insights.Service
 	Watchlists *screening.Watchlists
 	News       filings.NewsStore

@@ -9,6 +9,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	"github.com/shariah-screen/shariah/mcp"
@@ -46,7 +47,7 @@ func TestGetIndexDriftIsTheRoutesAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := sredis.NewRefStore(h.rc)
-	if err := ref.PutIndex(ctx, shariah.IndexInfo{Name: "DRIFT", Symbols: []string{"MSFT", "KO", "TSLA", "NVDA", "AAPL"}, Source: "test"}); err != nil {
+	if err := ref.PutIndex(ctx, catalog.IndexInfo{Name: "DRIFT", Symbols: []string{"MSFT", "KO", "TSLA", "NVDA", "AAPL"}, Source: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	args := map[string]any{"index": "DRIFT", "ruleset": "ftse-2024", "methodology": "ftse", "quarters": 4}

@@ -11,9 +11,9 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/insights"
@@ -50,7 +50,7 @@ func start(t *testing.T, opts ...func(*mcp.Deps)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cats := &shariah.CatalogCache{Store: ref}
+	cats := &catalog.Cache{Store: ref}
 	queue, err := jobs.NewQueue(r.RedisURL(), false)
 	if err != nil {
 		t.Fatal(err)

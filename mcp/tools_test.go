@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/screening"
 )
@@ -294,7 +295,7 @@ func TestToolsCountDataSources(t *testing.T) {
 		t.Fatalf("scan_portfolio: %v\n%s", sum, text(res))
 	}
 
-	if err := h.d.Ref.PutIndex(h.ctx, shariah.IndexInfo{Name: "SRC4", Description: "test", Country: "Test", Symbols: []string{"MSFT", "GOOGL", "GOOG", "KO"}, Source: "test"}); err != nil {
+	if err := h.d.Ref.PutIndex(h.ctx, catalog.IndexInfo{Name: "SRC4", Description: "test", Country: "Test", Symbols: []string{"MSFT", "GOOGL", "GOOG", "KO"}, Source: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	res, m = h.call(t, "bulk_screen", map[string]any{"action": "trigger", "index_name": "SRC4"})

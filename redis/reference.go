@@ -11,6 +11,7 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/market"
 )
 
@@ -450,12 +451,12 @@ func (s *RefStore) Dividends(ctx context.Context, symbol string) ([]shariah.Divi
 
 // indexRecord is an index as stored (IndexInfo hides its symbols from JSON).
 type indexRecord struct {
-	Info    shariah.IndexInfo `json:"info"`
+	Info    catalog.IndexInfo `json:"info"`
 	Symbols []string          `json:"symbols"`
 }
 
 // PutIndex replaces an index, except that an illustrative list never replaces a real one.
-func (s *RefStore) PutIndex(ctx context.Context, ix shariah.IndexInfo) error {
+func (s *RefStore) PutIndex(ctx context.Context, ix catalog.IndexInfo) error {
 	if ix.Source == shariah.SourceIllustrative {
 		var old indexRecord
 		if ok, err := s.getJSON(ctx, indexKey(ix.Name), &old, false); err != nil {
@@ -472,7 +473,7 @@ func (s *RefStore) PutIndex(ctx context.Context, ix shariah.IndexInfo) error {
 }
 
 // Indices reads every index with its constituents, by name.
-func (s *RefStore) Indices(ctx context.Context) ([]shariah.IndexInfo, error) {
+func (s *RefStore) Indices(ctx context.Context) ([]catalog.IndexInfo, error) {
 	names, err := s.c.Do(ctx, s.c.B().Smembers().Key(indexSetKey()).Build()).AsStrSlice()
 	if err != nil {
 		return nil, err
@@ -482,7 +483,7 @@ func (s *RefStore) Indices(ctx context.Context) ([]shariah.IndexInfo, error) {
 	for i, n := range names {
 		keys[i] = indexKey(n)
 	}
-	var out []shariah.IndexInfo
+	var out []catalog.IndexInfo
 	err = s.getJSONMany(ctx, keys, func(_ int, b []byte) error {
 		var r indexRecord
 		if err := json.Unmarshal(b, &r); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/market"
 )
 
@@ -91,7 +92,7 @@ func PortfolioResults(items []PortfolioItem) map[string]PortfolioEntry {
 // ones as such instead of failing the whole scan; each item keeps its whole result. A symbol given
 // again under the same PortfolioKey ("KO", "ko") is skipped: the items, the keyed results and the
 // summary all count it once.
-func (s *Screener) ScanPortfolio(ctx context.Context, cats *shariah.CatalogCache, syms []string, o ScreenOptions) ([]PortfolioItem, error) {
+func (s *Screener) ScanPortfolio(ctx context.Context, cats *catalog.Cache, syms []string, o ScreenOptions) ([]PortfolioItem, error) {
 	out := make([]PortfolioItem, 0, len(syms))
 	seen := make(map[string]bool, len(syms))
 	for _, raw := range syms {
@@ -106,7 +107,7 @@ func (s *Screener) ScanPortfolio(ctx context.Context, cats *shariah.CatalogCache
 		}
 		if !found {
 			// The words of the single-symbol 404 (UnknownSymbol), which clients match on.
-			it.Status, it.ErrorMessage = "NOT_FOUND", errorText(shariah.MissingSymbol(raw, wellFormed))
+			it.Status, it.ErrorMessage = "NOT_FOUND", errorText(catalog.MissingSymbol(raw, wellFormed))
 			it.Explanation = it.ErrorMessage
 			out = append(out, it)
 			continue

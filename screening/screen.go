@@ -4,7 +4,7 @@
 // the screener with its result store contract (screener.go), the portfolio and stock comparison
 // (portfolio.go, stock_compare.go, stock_record.go, report.go), staleness against later filings
 // (staleness.go) and watchlists with their statuses (watchlist.go, watchlist_status.go). It imports the
-// kernel and filings; market and catalog are still in the root and move under it next.
+// kernel, filings, the catalog and the market.
 package screening
 
 import (

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/market"
 )
 
@@ -81,7 +82,7 @@ func (s *Screener) ScreenableAsset(ctx context.Context, symbol string) (shariah.
 		return shariah.Asset{}, err
 	}
 	if !ok {
-		return shariah.Asset{}, shariah.UnknownSymbol(symbol)
+		return shariah.Asset{}, catalog.UnknownSymbol(symbol)
 	}
 	if a.Type != shariah.Equity {
 		var v shariah.Validation

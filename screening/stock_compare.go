@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/market"
 )
 
@@ -31,12 +32,12 @@ type comparisonQuotes interface {
 // CompareStocks screens each input under o (cached results reused) and adds its quote and record, in
 // input order. An input that is not a plausible symbol or not in the catalog ends the comparison with
 // UnknownSymbol.
-func (s *Screener) CompareStocks(ctx context.Context, cat *shariah.Catalog, quotes comparisonQuotes, inputs []string, o ScreenOptions) ([]StockComparison, error) {
+func (s *Screener) CompareStocks(ctx context.Context, cat *catalog.Catalog, quotes comparisonQuotes, inputs []string, o ScreenOptions) ([]StockComparison, error) {
 	out := make([]StockComparison, 0, len(inputs))
 	for _, raw := range inputs {
 		r := cat.Canonical(raw)
 		if _, ok := shariah.NormalizeSymbol(raw); !ok || r.Symbol == "" {
-			return nil, shariah.UnknownSymbol(strings.ToUpper(strings.TrimSpace(raw)))
+			return nil, catalog.UnknownSymbol(strings.ToUpper(strings.TrimSpace(raw)))
 		}
 		a, _ := cat.Lookup(r.Symbol)
 		res, _, err := s.Screen(ctx, r.Symbol, o)

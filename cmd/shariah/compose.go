@@ -8,12 +8,12 @@ import (
 
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/billing"
 	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/insights"
@@ -37,7 +37,7 @@ type services struct {
 	raw *sredis.RefStore
 	// ref caches reads for 30 s: the store every served answer reads.
 	ref        *sredis.RefStore
-	catalogs   *shariah.CatalogCache
+	catalogs   *catalog.Cache
 	screener   *screening.Screener
 	edu        *education.Registry
 	bulk       *bulk.Service
@@ -159,7 +159,7 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 		sukuk: sredis.NewSukukStore(rc), lists: sredis.NewWatchlistStore(rc), popularity: sredis.NewPopularityStore(rc),
 		trajectory: analytics.Trajectory{DB: db}, usageRead: analytics.UsageReader{DB: db}, popular: &market.RequestCounter{}}
 	s.ref = s.raw.Cached(30 * time.Second)
-	s.catalogs = &shariah.CatalogCache{Store: s.ref}
+	s.catalogs = &catalog.Cache{Store: s.ref}
 	results := sredis.NewResultStore(rc).Cached(30 * time.Second)
 	s.screener = &screening.Screener{Ref: s.ref, Results: results, Rulesets: rs, Disclaimers: edu.DisclaimersFor}
 	s.bulk = &bulk.Service{Runs: sredis.NewRunStore(rc), Ref: s.ref, Screener: s.screener, Queue: q,

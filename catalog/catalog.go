@@ -1,25 +1,32 @@
-package shariah
+// Package catalog holds the catalog of every listed asset (catalog.go) with its search (catalog_search.go,
+// catalog_idset.go), the cache that rebuilds it when the reference data's version changes
+// (catalog_cache.go: Find and LookupRaw resolve a symbol as clients write it), and the index listing
+// (indices.go). It imports the kernel only, and reads the reference store through the two small
+// interfaces it declares (AssetSource, IndexSource).
+package catalog
 
 import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // Catalog is an in-memory index of the reference database for search, suggestions, canonical symbol
 // resolution and statistics. It is immutable once built; the edge rebuilds it when the stored data
 // changes. Tens of thousands of records take a few megabytes and searches take microseconds.
 type Catalog struct {
-	assets   []Asset        // sorted by symbol
-	bySymbol map[string]int // symbol -> index
+	assets   []shariah.Asset // sorted by symbol
+	bySymbol map[string]int  // symbol -> index
 	byISIN   map[string]int
 	bySector map[string][]int32 // lower-case sector -> equities, by symbol
 	search   searchIndex        // catalog_search.go
-	stats    CatalogStats
+	stats    Stats
 }
 
-// CatalogStats are the aggregate counts of GET /api/database/stats.
-type CatalogStats struct {
+// Stats are the aggregate counts of GET /api/database/stats.
+type Stats struct {
 	Equities         int `json:"equities"`
 	ETFs             int `json:"etfs"`
 	Funds            int `json:"funds"`
@@ -29,14 +36,14 @@ type CatalogStats struct {
 	EquityCountries  int `json:"countries"`
 	ScreeningResults int `json:"screening_results"`
 	// ScreeningResultsBySource counts the cached results by what their fundamentals stand on.
-	ScreeningResultsBySource SourceCounts `json:"screening_results_by_source"`
+	ScreeningResultsBySource shariah.SourceCounts `json:"screening_results_by_source"`
 	// Fundamentals counts the companies (symbols with fundamentals) by what those stand on: filed
 	// (from filings), illustrative (made up, labelled), and the equities with none.
-	Fundamentals SourceCounts `json:"fundamentals_by_source"`
+	Fundamentals shariah.SourceCounts `json:"fundamentals_by_source"`
 }
 
-// NewCatalog indexes the assets (later duplicates of a symbol are ignored).
-func NewCatalog(assets []Asset) *Catalog {
+// New indexes the assets (later duplicates of a symbol are ignored).
+func New(assets []shariah.Asset) *Catalog {
 	c := &Catalog{bySymbol: make(map[string]int, len(assets)), byISIN: map[string]int{}}
 	for _, a := range assets {
 		if _, dup := c.bySymbol[a.Symbol]; dup || a.Symbol == "" {
@@ -56,7 +63,7 @@ func NewCatalog(assets []Asset) *Catalog {
 			}
 		}
 		switch a.Type {
-		case Equity:
+		case shariah.Equity:
 			c.stats.Equities++
 			if a.Sector != "" {
 				k := strings.ToLower(a.Sector)
@@ -65,11 +72,11 @@ func NewCatalog(assets []Asset) *Catalog {
 			if a.Country != "" {
 				countries[strings.ToLower(a.Country)] = true
 			}
-		case ETF:
+		case shariah.ETF:
 			c.stats.ETFs++
-		case Fund:
+		case shariah.Fund:
 			c.stats.Funds++
-		case Index:
+		case shariah.Index:
 			c.stats.Indices++
 		}
 	}
@@ -90,9 +97,9 @@ func lowerWords(s string) []string {
 }
 
 // SectorPeers lists the other equities of a's sector (case-insensitive), by symbol.
-func (c *Catalog) SectorPeers(a Asset) []Asset {
+func (c *Catalog) SectorPeers(a shariah.Asset) []shariah.Asset {
 	idx := c.bySector[strings.ToLower(a.Sector)]
-	out := make([]Asset, 0, len(idx))
+	out := make([]shariah.Asset, 0, len(idx))
 	for _, i := range idx {
 		if p := c.assets[i]; p.Symbol != a.Symbol {
 			out = append(out, p)
@@ -105,13 +112,13 @@ func (c *Catalog) SectorPeers(a Asset) []Asset {
 func (c *Catalog) Len() int { return len(c.assets) }
 
 // Stats returns the aggregate counts (ScreeningResults is filled by the caller).
-func (c *Catalog) Stats() CatalogStats { return c.stats }
+func (c *Catalog) Stats() Stats { return c.stats }
 
 // Lookup returns the record of a canonical symbol.
-func (c *Catalog) Lookup(symbol string) (Asset, bool) {
+func (c *Catalog) Lookup(symbol string) (shariah.Asset, bool) {
 	i, ok := c.bySymbol[symbol]
 	if !ok {
-		return Asset{}, false
+		return shariah.Asset{}, false
 	}
 	return c.assets[i], true
 }
@@ -119,7 +126,7 @@ func (c *Catalog) Lookup(symbol string) (Asset, bool) {
 // SearchQuery is a database search. Empty filters match everything; filters compare case-insensitively.
 type SearchQuery struct {
 	Q        string
-	Type     AssetType // empty: any
+	Type     shariah.AssetType // empty: any
 	Sector   string
 	Country  string
 	Exchange string
@@ -129,7 +136,7 @@ type SearchQuery struct {
 
 // SearchHit is a record with its rank.
 type SearchHit struct {
-	Asset
+	shariah.Asset
 	MatchedBy string `json:"matched_by"` // symbol, symbol_prefix, name, name_prefix, filter
 	score     int
 }
@@ -181,12 +188,12 @@ func (c *Catalog) page(hits []rankedHit, q SearchQuery) ([]SearchHit, int) {
 
 // Suggestion is a ranked prefix match for autocompletion.
 type Suggestion struct {
-	Symbol    string    `json:"symbol"`
-	Name      string    `json:"name"`
-	Type      AssetType `json:"asset_type"`
-	Exchange  string    `json:"exchange"`
-	Country   string    `json:"country"`
-	MatchedBy string    `json:"matched_by"` // symbol, symbol_prefix, name_prefix
+	Symbol    string            `json:"symbol"`
+	Name      string            `json:"name"`
+	Type      shariah.AssetType `json:"asset_type"`
+	Exchange  string            `json:"exchange"`
+	Country   string            `json:"country"`
+	MatchedBy string            `json:"matched_by"` // symbol, symbol_prefix, name_prefix
 }
 
 // suggestBound is how many symbol prefixes, and how many (name word, record) pairs, Suggest ranks at
@@ -221,7 +228,7 @@ func (c *Catalog) Suggest(prefix string, limit int) []Suggestion {
 		b, _ := slices.BinarySearch(recs, hi)
 		for _, equities := range [...]bool{true, false} {
 			for _, i := range recs[a:b] {
-				if (c.assets[i].Type == Equity) == equities && !add(i, "symbol_prefix") {
+				if (c.assets[i].Type == shariah.Equity) == equities && !add(i, "symbol_prefix") {
 					return out
 				}
 			}
@@ -321,7 +328,7 @@ func (c *Catalog) Canonical(input string) Resolution {
 	if s == "" {
 		return r
 	}
-	if ValidISIN(s) {
+	if shariah.ValidISIN(s) {
 		if i, ok := c.byISIN[s]; ok {
 			return found(i, "isin")
 		}

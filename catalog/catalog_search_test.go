@@ -1,4 +1,4 @@
-package shariah_test
+package catalog_test
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/datapack"
 )
 
@@ -37,7 +38,7 @@ func scanName(name string) scannedName {
 
 // bruteSearch is the search as a scan of every record, written from the ranking rules alone: the oracle
 // the indexed Catalog.Search must agree with, hit for hit and in order.
-func bruteSearch(assets []shariah.Asset, q shariah.SearchQuery) ([]string, []string, int) {
+func bruteSearch(assets []shariah.Asset, q catalog.SearchQuery) ([]string, []string, int) {
 	words := func(s string) []string {
 		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	}
@@ -101,7 +102,7 @@ func sortedAssets(in []shariah.Asset) []shariah.Asset {
 	return out
 }
 
-func checkAgainstBrute(t *testing.T, c *shariah.Catalog, assets []shariah.Asset, q shariah.SearchQuery) {
+func checkAgainstBrute(t *testing.T, c *catalog.Catalog, assets []shariah.Asset, q catalog.SearchQuery) {
 	t.Helper()
 	hits, total := c.Search(q)
 	var syms, by []string
@@ -146,8 +147,8 @@ func sharedCatalogAssets(t testing.TB) []shariah.Asset {
 func TestSearchIndexAgreesWithAScan(t *testing.T) {
 	t.Parallel()
 	assets := sortedAssets(sharedCatalogAssets(t))
-	c := shariah.NewCatalog(assets)
-	golden := []shariah.SearchQuery{
+	c := catalog.New(assets)
+	golden := []catalog.SearchQuery{
 		{Q: "a", Limit: 100}, {Q: "apple", Limit: 100}, {Q: "AAPL"}, {Q: "aap", Limit: 20}, {Q: "BRK"},
 		{Q: "bank of america", Limit: 50}, {Q: "ban", Type: shariah.Equity, Country: "united states", Limit: 30},
 		{Q: "ölkem"}, {Q: "société", Limit: 10}, {Q: "0700"}, {Q: "hldg", Limit: 10}, {Q: "oldings", Limit: 25, Offset: 10},
@@ -172,7 +173,7 @@ func TestSearchIndexAgreesWithAScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 150; i++ {
 		a := assets[r.IntN(len(assets))]
-		var q shariah.SearchQuery
+		var q catalog.SearchQuery
 		switch r.IntN(5) {
 		case 0: // a symbol prefix
 			q.Q = a.Symbol[:1+r.IntN(len(a.Symbol))]
@@ -214,20 +215,20 @@ func TestSearchIndexAgreesWithAScan(t *testing.T) {
 // goroutines at once they answer what they answer alone (run with -race).
 func TestSearchAndSuggestConcurrently(t *testing.T) {
 	t.Parallel()
-	c := shariah.NewCatalog(sortedAssets(sharedCatalogAssets(t)))
-	queries := []shariah.SearchQuery{{Q: "a", Type: shariah.Equity, Limit: 50}, {Q: "bank of", Limit: 20}, {Q: "oldings", Limit: 10, Offset: 5},
+	c := catalog.New(sortedAssets(sharedCatalogAssets(t)))
+	queries := []catalog.SearchQuery{{Q: "a", Type: shariah.Equity, Limit: 50}, {Q: "bank of", Limit: 20}, {Q: "oldings", Limit: 10, Offset: 5},
 		{Q: "co", Type: shariah.Equity, Country: "united states", Exchange: "nasdaq", Limit: 30, Offset: 100}, {Type: shariah.ETF, Sector: "equities", Limit: 10},
 		{Q: "AAPL"}, {Q: "inc", Limit: 5, Offset: 3000}}
 	prefixes := []string{"a", "ap", "bank of", "a b", "lim", "0700"}
 	type answer struct {
-		hits  []shariah.SearchHit
+		hits  []catalog.SearchHit
 		total int
 	}
 	want := make([]answer, len(queries))
 	for k, q := range queries {
 		want[k].hits, want[k].total = c.Search(q)
 	}
-	wantSug := make([][]shariah.Suggestion, len(prefixes))
+	wantSug := make([][]catalog.Suggestion, len(prefixes))
 	for k, p := range prefixes {
 		wantSug[k] = c.Suggest(p, 20)
 	}
@@ -263,8 +264,8 @@ func TestSearchWhenClassesOverlap(t *testing.T) {
 		{Symbol: "A" + strings.Repeat("P", 1200), Name: "Long Symbol", Type: shariah.Equity},
 		{Symbol: "ZZ", Name: "Apple Again", Type: shariah.Equity},
 	})
-	c := shariah.NewCatalog(assets)
-	for _, q := range []shariah.SearchQuery{{Q: "apple"}, {Q: "app"}, {Q: "a"}, {Q: "ap", Limit: 2, Offset: 1}, {Q: "pple", Type: shariah.Equity}, {Q: "x"}} {
+	c := catalog.New(assets)
+	for _, q := range []catalog.SearchQuery{{Q: "apple"}, {Q: "app"}, {Q: "a"}, {Q: "ap", Limit: 2, Offset: 1}, {Q: "pple", Type: shariah.Equity}, {Q: "x"}} {
 		checkAgainstBrute(t, c, assets, q)
 	}
 }
@@ -276,21 +277,21 @@ func TestSearchWhenClassesOverlap(t *testing.T) {
 //	SHARIAH_DATA_DIR=../shared/data go test -run '^$' -bench 'Search|Suggest|Catalog' -benchmem .
 func BenchmarkSearch(b *testing.B) {
 	assets := sortedAssets(sharedCatalogAssets(b))
-	c := shariah.NewCatalog(assets)
+	c := catalog.New(assets)
 	for _, bc := range []struct {
 		name string
-		q    shariah.SearchQuery
+		q    catalog.SearchQuery
 	}{
-		{"q=a", shariah.SearchQuery{Q: "a", Limit: 20}},
-		{"q=a/equities", shariah.SearchQuery{Q: "a", Type: shariah.Equity, Limit: 100}},
-		{"q=a/equities,US,offset=2000", shariah.SearchQuery{Q: "a", Type: shariah.Equity, Country: "United States", Limit: 100, Offset: 2000}},
-		{"q=ap/equities", shariah.SearchQuery{Q: "ap", Type: shariah.Equity, Limit: 100}},
-		{"q=apple", shariah.SearchQuery{Q: "apple", Limit: 20}},
-		{"q=AAPL", shariah.SearchQuery{Q: "AAPL", Limit: 20}},
-		{"q=bank_of", shariah.SearchQuery{Q: "bank of", Limit: 20}},
-		{"q=inc/equities", shariah.SearchQuery{Q: "inc", Type: shariah.Equity, Limit: 100}},
-		{"q=oldings", shariah.SearchQuery{Q: "oldings", Limit: 20}},
-		{"filters/equities,Japan", shariah.SearchQuery{Type: shariah.Equity, Country: "japan", Limit: 100, Offset: 500}},
+		{"q=a", catalog.SearchQuery{Q: "a", Limit: 20}},
+		{"q=a/equities", catalog.SearchQuery{Q: "a", Type: shariah.Equity, Limit: 100}},
+		{"q=a/equities,US,offset=2000", catalog.SearchQuery{Q: "a", Type: shariah.Equity, Country: "United States", Limit: 100, Offset: 2000}},
+		{"q=ap/equities", catalog.SearchQuery{Q: "ap", Type: shariah.Equity, Limit: 100}},
+		{"q=apple", catalog.SearchQuery{Q: "apple", Limit: 20}},
+		{"q=AAPL", catalog.SearchQuery{Q: "AAPL", Limit: 20}},
+		{"q=bank_of", catalog.SearchQuery{Q: "bank of", Limit: 20}},
+		{"q=inc/equities", catalog.SearchQuery{Q: "inc", Type: shariah.Equity, Limit: 100}},
+		{"q=oldings", catalog.SearchQuery{Q: "oldings", Limit: 20}},
+		{"filters/equities,Japan", catalog.SearchQuery{Type: shariah.Equity, Country: "japan", Limit: 100, Offset: 500}},
 	} {
 		b.Run("index/"+bc.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -302,7 +303,7 @@ func BenchmarkSearch(b *testing.B) {
 	for _, q := range []string{"a", "apple", "bank of", "AAPL"} {
 		b.Run("scan/q="+q, func(b *testing.B) {
 			for b.Loop() {
-				bruteSearch(assets, shariah.SearchQuery{Q: q, Limit: 20})
+				bruteSearch(assets, catalog.SearchQuery{Q: q, Limit: 20})
 			}
 		})
 	}
@@ -310,7 +311,7 @@ func BenchmarkSearch(b *testing.B) {
 
 // BenchmarkSuggest: suggestions on the real catalog, broad to narrow prefixes.
 func BenchmarkSuggest(b *testing.B) {
-	c := shariah.NewCatalog(sortedAssets(sharedCatalogAssets(b)))
+	c := catalog.New(sortedAssets(sharedCatalogAssets(b)))
 	for _, p := range []string{"a", "ap", "apple", "AAPL", "bank of", "a b", "lim", "zz"} {
 		b.Run("p="+p, func(b *testing.B) {
 			b.ReportAllocs()
@@ -333,18 +334,18 @@ func BenchmarkNewCatalog(b *testing.B) {
 		return ms.HeapAlloc
 	}
 	before := live()
-	c := shariah.NewCatalog(assets)
-	catalog := live() - before
+	c := catalog.New(assets)
+	catalogBytes := live() - before
 	before = live()
-	ix := shariah.NewSearchIndexForTest(assets)
+	ix := catalog.NewSearchIndexForTest(assets)
 	index := live() - before
 	runtime.KeepAlive(c)
 	runtime.KeepAlive(ix)
 	b.ReportAllocs()
 	for b.Loop() {
-		shariah.NewCatalog(assets)
+		catalog.New(assets)
 	}
-	b.ReportMetric(float64(catalog)/1e6, "catalog-MB")
+	b.ReportMetric(float64(catalogBytes)/1e6, "catalog-MB")
 	b.ReportMetric(float64(index)/1e6, "index-MB")
 }
 
@@ -353,12 +354,12 @@ func BenchmarkNewCatalog(b *testing.B) {
 // for the name words of the prefix, the first 5,001 (name word, record) pairs in word order whose word
 // starts with the first query word and whose record's name has words starting with the others, equities
 // first, then shorter names; each record once, at most limit.
-func bruteSuggest(assets []shariah.Asset, prefix string, limit int) []shariah.Suggestion {
+func bruteSuggest(assets []shariah.Asset, prefix string, limit int) []catalog.Suggestion {
 	words := func(s string) []string {
 		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	}
 	p := strings.TrimSpace(prefix)
-	out := []shariah.Suggestion{}
+	out := []catalog.Suggestion{}
 	if p == "" || limit <= 0 {
 		return out
 	}
@@ -367,7 +368,7 @@ func bruteSuggest(assets []shariah.Asset, prefix string, limit int) []shariah.Su
 	add := func(a shariah.Asset, by string) bool {
 		if !seen[a.Symbol] && len(out) < limit {
 			seen[a.Symbol] = true
-			out = append(out, shariah.Suggestion{Symbol: a.Symbol, Name: a.Name, Type: a.Type, Exchange: a.Exchange, Country: a.Country, MatchedBy: by})
+			out = append(out, catalog.Suggestion{Symbol: a.Symbol, Name: a.Name, Type: a.Type, Exchange: a.Exchange, Country: a.Country, MatchedBy: by})
 		}
 		return len(out) < limit
 	}
@@ -445,7 +446,7 @@ func bruteSuggest(assets []shariah.Asset, prefix string, limit int) []shariah.Su
 func TestSuggestAgreesWithAScan(t *testing.T) {
 	t.Parallel()
 	assets := sortedAssets(sharedCatalogAssets(t))
-	c := shariah.NewCatalog(assets)
+	c := catalog.New(assets)
 	check := func(p string, limit int) {
 		t.Helper()
 		got, want := c.Suggest(p, limit), bruteSuggest(assets, p, limit)

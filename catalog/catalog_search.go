@@ -1,4 +1,4 @@
-package shariah
+package catalog
 
 import (
 	"cmp"
@@ -7,10 +7,12 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/shariah-screen/shariah"
 )
 
 // The search index answers Search and Suggest from sets computed once per catalog. A catalog is
-// immutable: a reload builds a new one and swaps the pointer (CatalogCache), so nothing here is ever
+// immutable: a reload builds a new one and swaps the pointer (Cache), so nothing here is ever
 // updated or locked, and requests still holding the old catalog keep a consistent index.
 //
 // Search ranks four classes, each with its own order: the exact symbol; symbols with the query as a
@@ -76,7 +78,7 @@ func (ix *searchIndex) word(e wordRef) string { return ix.lowerNames[e.r][e.off:
 // filterSet is the records of one filter value, in symbol order and in name order.
 type filterSet struct{ sym, name idset }
 
-func newSearchIndex(assets []Asset) searchIndex {
+func newSearchIndex(assets []shariah.Asset) searchIndex {
 	n := len(assets)
 	ix := searchIndex{lowerNames: make([]string, n), suggestKey: make([]uint32, n), rank: make([]int32, n),
 		byRank: make([]int32, n), prefixes: map[string]idset{}, symbols: map[string]idset{}, ordered: true}
@@ -100,7 +102,7 @@ func newSearchIndex(assets []Asset) searchIndex {
 		ix.lowerNames[r] = ln
 		wordSpans(ln, func(off, end int) { ix.words = append(ix.words, wordRef{int32(r), uint32(off), uint32(end)}) })
 		ix.suggestKey[r] = uint32(min(len(a.Name), 1<<31-1))
-		if a.Type != Equity {
+		if a.Type != shariah.Equity {
 			ix.suggestKey[r] |= 1 << 31
 		}
 	}
@@ -128,10 +130,10 @@ func newSearchIndex(assets []Asset) searchIndex {
 		})
 	})
 	ix.buildTrigrams(n)
-	ix.types = ix.filterSets(assets, func(a *Asset) string { return string(a.Type) })
-	ix.sectors = ix.filterSets(assets, func(a *Asset) string { return foldKey(a.Sector) })
-	ix.countries = ix.filterSets(assets, func(a *Asset) string { return foldKey(a.Country) })
-	ix.exchanges = ix.filterSets(assets, func(a *Asset) string { return foldKey(a.Exchange) })
+	ix.types = ix.filterSets(assets, func(a *shariah.Asset) string { return string(a.Type) })
+	ix.sectors = ix.filterSets(assets, func(a *shariah.Asset) string { return foldKey(a.Sector) })
+	ix.countries = ix.filterSets(assets, func(a *shariah.Asset) string { return foldKey(a.Country) })
+	ix.exchanges = ix.filterSets(assets, func(a *shariah.Asset) string { return foldKey(a.Exchange) })
 	return ix
 }
 
@@ -195,7 +197,7 @@ func (ix *searchIndex) buildTrigrams(n int) {
 }
 
 // filterSets groups the records by a key (records with an empty key in none).
-func (ix *searchIndex) filterSets(assets []Asset, key func(*Asset) string) map[string]filterSet {
+func (ix *searchIndex) filterSets(assets []shariah.Asset, key func(*shariah.Asset) string) map[string]filterSet {
 	keys := make([]string, len(assets))
 	sym := map[string][]int32{}
 	for i := range assets {

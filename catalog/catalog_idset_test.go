@@ -1,4 +1,4 @@
-package shariah
+package catalog
 
 import (
 	"math/rand/v2"
