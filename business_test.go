@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestActivityMappingBySIC: SIC codes, alone (no industry name), map to the activity of
@@ -67,7 +68,7 @@ func TestActivityMappingBySIC(t *testing.T) {
 		{"x1", "", "", false},   // not a code
 	}
 	for _, c := range cases {
-		acts, known := shariah.ClassifyActivities(shariah.Asset{SIC: c.sic})
+		acts, known := screening.ClassifyActivities(shariah.Asset{SIC: c.sic})
 		if c.sic == "x1" {
 			if known || len(acts) != 0 {
 				t.Errorf("SIC %q: known %v, %v", c.sic, known, acts)
@@ -77,7 +78,7 @@ func TestActivityMappingBySIC(t *testing.T) {
 		if !known {
 			t.Errorf("SIC %s: not known", c.sic)
 		}
-		var got *shariah.Activity
+		var got *screening.Activity
 		for i := range acts {
 			if acts[i].Category == c.category {
 				got = &acts[i]
@@ -141,7 +142,7 @@ func TestActivityMappingByName(t *testing.T) {
 		{"", "Health Care", "", "", false}, // a sector alone, not a financial one
 	}
 	for _, c := range cases {
-		acts, known := shariah.ClassifyActivities(shariah.Asset{Industry: c.industry, Sector: c.sector})
+		acts, known := screening.ClassifyActivities(shariah.Asset{Industry: c.industry, Sector: c.sector})
 		if !known {
 			t.Errorf("%q: not known", c.industry)
 		}
@@ -157,11 +158,11 @@ func TestActivityMappingByName(t *testing.T) {
 	}
 	// The SIC code is read first; an industry name narrows a code broader than the activity: 7011
 	// beside "Hotels, Resorts & Cruise Lines" is a hotel (MSCI), not a casino.
-	acts, _ := shariah.ClassifyActivities(shariah.Asset{SIC: "7011", SICDescription: "Hotels & Motels", Industry: "Hotels, Resorts & Cruise Lines"})
+	acts, _ := screening.ClassifyActivities(shariah.Asset{SIC: "7011", SICDescription: "Hotels & Motels", Industry: "Hotels, Resorts & Cruise Lines"})
 	if len(acts) != 1 || acts[0].Category != "hotels" || acts[0].Reason != "SIC 7011 Hotels & Motels" {
 		t.Errorf("hotel with a GICS sub-industry: %+v", acts)
 	}
-	acts, _ = shariah.ClassifyActivities(shariah.Asset{SIC: "7011", Industry: "Casinos & Gaming"})
+	acts, _ = screening.ClassifyActivities(shariah.Asset{SIC: "7011", Industry: "Casinos & Gaming"})
 	if len(acts) != 2 || acts[0].Category != "gambling" || !acts[0].Primary || acts[0].Reason != "industry Casinos & Gaming" {
 		t.Errorf("casino hotel: %+v", acts)
 	}
@@ -169,7 +170,7 @@ func TestActivityMappingByName(t *testing.T) {
 
 // unh is UnitedHealth Group as the S&P 500 constituents list describes it (GICS sub-industry
 // Managed Health Care), with clean ratios: only the business screen can fail it.
-func unh() shariah.ScreenInputs {
+func unh() screening.ScreenInputs {
 	in := base()
 	in.Asset.Symbol, in.Asset.Name = "UNH", "UnitedHealth Group"
 	in.Asset.Sector, in.Asset.Industry = "Health Care", "Managed Health Care"
@@ -183,7 +184,7 @@ func TestManagedHealthCareFailsAsInsurance(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"spec", "aaoifi-ss21", "djim-2026", "ftse-2024", "msci-2025", "sp-2023"} {
 		rs := allRulesets(t)[name]
-		r := shariah.Screen(unh(), rs, "")
+		r := screening.Screen(unh(), rs, "")
 		if r.ComplianceStatus != "NON_COMPLIANT" || r.BusinessScreenPass == nil || *r.BusinessScreenPass {
 			t.Fatalf("%s: UNH %s, business pass %v", name, r.ComplianceStatus, r.BusinessScreenPass)
 		}
@@ -192,7 +193,7 @@ func TestManagedHealthCareFailsAsInsurance(t *testing.T) {
 			t.Errorf("%s: business_screen_reason %v, want %q", name, r.BusinessScreenReason, want)
 		}
 		for k, mr := range r.ByMethodology {
-			if mr.Verdict != shariah.NonCompliant || len(mr.Business.Prohibited) != 1 ||
+			if mr.Verdict != screening.NonCompliant || len(mr.Business.Prohibited) != 1 ||
 				!strings.Contains(mr.Reason, "conventional insurance (GICS sub-industry Managed Health Care, from S&P 500 constituents") ||
 				!strings.Contains(mr.Business.Reason, "prohibited: conventional insurance") {
 				t.Errorf("%s %s: %s %q %q", name, k, mr.Verdict, mr.Reason, mr.Business.Reason)
@@ -206,7 +207,7 @@ func TestManagedHealthCareFailsAsInsurance(t *testing.T) {
 	in := unh()
 	in.Asset.Sector, in.Asset.Industry, in.Asset.IndustrySource = "", "", ""
 	in.Asset.SIC, in.Asset.SICDescription, in.Asset.SICSource = "6324", "Hospital & Medical Service Plans", "SEC EDGAR submissions, CIK 0000731766"
-	r := shariah.Screen(in, allRulesets(t)["spec"], "")
+	r := screening.Screen(in, allRulesets(t)["spec"], "")
 	if r.ComplianceStatus != "NON_COMPLIANT" || r.BusinessScreenReason == nil ||
 		*r.BusinessScreenReason != "conventional insurance (SIC 6324 Hospital & Medical Service Plans)" ||
 		r.BusinessActivities[0].Source != "SEC EDGAR submissions, CIK 0000731766" {
@@ -214,7 +215,7 @@ func TestManagedHealthCareFailsAsInsurance(t *testing.T) {
 	}
 	// The report (REST and MCP) names the activity and its source.
 	var biz string
-	for _, s := range shariah.ReportSections(r) {
+	for _, s := range screening.ReportSections(r) {
 		biz += s.Body
 	}
 	if !strings.Contains(biz, "conventional insurance (prohibited, from SIC 6324 Hospital & Medical Service Plans, SEC EDGAR submissions") {
@@ -228,11 +229,11 @@ func TestUnclassifiedCompanyIsMarked(t *testing.T) {
 	t.Parallel()
 	in := base()
 	in.Asset.Sector, in.Asset.Industry, in.Asset.SIC = "", "", ""
-	r := shariah.Screen(in, allRulesets(t)["spec"], "")
+	r := screening.Screen(in, allRulesets(t)["spec"], "")
 	if r.ComplianceStatus != "INSUFFICIENT_DATA" || r.BusinessScreenPass != nil {
 		t.Fatalf("unclassified: %s %v", r.ComplianceStatus, r.BusinessScreenPass)
 	}
-	if r.BusinessClassification.Basis != shariah.BasisNone || !strings.Contains(r.BusinessClassification.Text, "no classification") {
+	if r.BusinessClassification.Basis != screening.BasisNone || !strings.Contains(r.BusinessClassification.Text, "no classification") {
 		t.Errorf("classification %+v", r.BusinessClassification)
 	}
 	if !strings.Contains(strings.Join(r.DataQuality.Notes, " | "), "business classification unknown") {
@@ -248,7 +249,7 @@ func TestUnclassifiedCompanyIsMarked(t *testing.T) {
 		}
 	}
 	var report string
-	for _, s := range shariah.ReportSections(r) {
+	for _, s := range screening.ReportSections(r) {
 		report += s.Body
 	}
 	if !strings.Contains(report, "Business classification unknown") {
@@ -258,10 +259,10 @@ func TestUnclassifiedCompanyIsMarked(t *testing.T) {
 	in = base()
 	in.Asset.SIC, in.Asset.SICDescription, in.Asset.SICSource = "3571", "Electronic Computers", "SEC EDGAR submissions, CIK 0000320193"
 	in.Asset.Industry, in.Asset.IndustrySource = "Technology Hardware, Storage & Peripherals", "S&P 500 constituents, indices/sp500-datasets (GICS sub-industry)"
-	r = shariah.Screen(in, allRulesets(t)["spec"], "")
+	r = screening.Screen(in, allRulesets(t)["spec"], "")
 	const text = "SIC 3571 Electronic Computers (SEC EDGAR submissions, CIK 0000320193); GICS sub-industry Technology Hardware, " +
 		"Storage & Peripherals (S&P 500 constituents, indices/sp500-datasets (GICS sub-industry))"
-	if r.BusinessClassification.Basis != shariah.BasisSICAndIndustry || r.BusinessClassification.Text != text {
+	if r.BusinessClassification.Basis != screening.BasisSICAndIndustry || r.BusinessClassification.Text != text {
 		t.Errorf("classification %+v", r.BusinessClassification)
 	}
 	if mr := r.ByMethodology["AAOIFI"]; mr.Business.Reason != "nothing this methodology excludes in "+text || *mr.Business.Pass != true {
@@ -296,7 +297,7 @@ func BenchmarkClassifyActivities(b *testing.B) {
 		Sector: "Information Technology", Industry: "Technology Hardware, Storage & Peripherals", IndustrySource: "S&P 500 constituents"}
 	b.ReportAllocs()
 	for b.Loop() {
-		shariah.ClassifyActivities(a)
+		screening.ClassifyActivities(a)
 	}
 }
 
@@ -309,7 +310,7 @@ func TestActivityRulesDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := strings.ToLower(string(b))
-	for _, r := range shariah.ActivityRules {
+	for _, r := range screening.ActivityRules {
 		if !strings.Contains(doc, strings.ToLower(strings.SplitN(r.Activity, " (", 2)[0])) {
 			t.Errorf("activity %q not documented", r.Activity)
 		}

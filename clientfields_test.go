@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestMethodologyKeys: by_methodology keys are the display names without punctuation, upper-cased:
@@ -16,14 +17,14 @@ func TestMethodologyKeys(t *testing.T) {
 	for name, rs := range allRulesets(t) {
 		seen := map[string]bool{}
 		for _, m := range rs.Methodologies {
-			k := shariah.MethodologyKey(m.Name)
+			k := screening.MethodologyKey(m.Name)
 			if k == "" || seen[k] || strings.ToUpper(k) != k {
 				t.Errorf("%s: %s -> %q", name, m.Name, k)
 			}
 			seen[k] = true
 		}
 	}
-	res := shariah.Screen(base(), allRulesets(t)["spec"], "")
+	res := screening.Screen(base(), allRulesets(t)["spec"], "")
 	var keys []string
 	for k := range res.ByMethodology {
 		keys = append(keys, k)
@@ -32,7 +33,7 @@ func TestMethodologyKeys(t *testing.T) {
 	if strings.Join(keys, ",") != "AAOIFI,DJIM,FTSE,MSCI,SP" || res.Methodologies["S&P"] == "" || res.ByMethodology["SP"].Methodology != "S&P" {
 		t.Fatalf("keys %v, methodologies %v", keys, res.Methodologies)
 	}
-	if k := shariah.MethodologyKey("SC Malaysia"); k != "SCMALAYSIA" {
+	if k := screening.MethodologyKey("SC Malaysia"); k != "SCMALAYSIA" {
 		t.Fatalf("SC Malaysia -> %s", k)
 	}
 }
@@ -44,7 +45,7 @@ func TestNormalizeEarlierFormat(t *testing.T) {
 	in := base()
 	in.Asset.Industry, in.Asset.SIC, in.Asset.Sector = "Diversified Banks", "6021", "Financials"
 	in.Fundamentals[0].Facts[shariah.InterestIncome] = fact(600_000)
-	cur := shariah.Screen(in, allRulesets(t)["spec"], "")
+	cur := screening.Screen(in, allRulesets(t)["spec"], "")
 	b, _ := json.Marshal(cur)
 	var old map[string]any
 	json.Unmarshal(b, &old)
@@ -62,7 +63,7 @@ func TestNormalizeEarlierFormat(t *testing.T) {
 	}
 	delete(old["data_quality"].(map[string]any), "methodologies_insufficient")
 	b, _ = json.Marshal(old)
-	var r shariah.Result
+	var r screening.Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestRatioNoteNamesTheSummedConcepts: a ratio whose numerator was summed from several filed lines
@@ -22,7 +23,7 @@ func TestRatioNoteNamesTheSummedConcepts(t *testing.T) {
 	debt.Components = []shariah.Component{{Concept: "ShortTermBorrowings", Value: n(3_068)}, {Concept: "LongTermDebtCurrent", Value: n(2_598)},
 		{Concept: "LongTermDebtNoncurrent", Value: n(33_401)}, {Concept: "FinanceLeaseLiability", Value: n(6_723)}}
 	in.Fundamentals[0].Facts[shariah.TotalDebt] = debt
-	res := shariah.Screen(in, spec, "")
+	res := screening.Screen(in, spec, "")
 	const want = "total_debt = ShortTermBorrowings 3068 + LongTermDebtCurrent 2598 + LongTermDebtNoncurrent 33401 + FinanceLeaseLiability 6723 = 45790"
 	for _, m := range []string{"AAOIFI", "DJIM", "FTSE", "MSCI", "S&P"} {
 		if got := ratioOf(t, res, m, "debt").Note; got != want {

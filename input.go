@@ -121,7 +121,7 @@ func (v *Validation) Name(name *string, limit int, loc ...any) (string, bool) {
 		return "", false
 	}
 	for i, r := range []rune(n) {
-		if what := forbiddenInName(r); what != "" {
+		if what := ForbiddenInName(r); what != "" {
 			v.Add(fmt.Sprintf("must not contain %s (U+%04X at character %d)", what, r, i), "value_error.str.forbidden_character", loc...)
 			return "", false
 		}
@@ -129,8 +129,8 @@ func (v *Validation) Name(name *string, limit int, loc ...any) (string, bool) {
 	return n, true
 }
 
-// forbiddenInName names the kind of a character a stored name may not hold ("" when it may).
-func forbiddenInName(r rune) string {
+// ForbiddenInName names the kind of a character a stored name may not hold ("" when it may).
+func ForbiddenInName(r rune) string {
 	switch {
 	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
 		return "a control character"

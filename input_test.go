@@ -11,6 +11,10 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/finance"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // TestAmountAndQuantityBounds: the one check of every amount and quantity input (Validation.Amount and
@@ -87,7 +91,7 @@ func TestNumberRefusesNonFinite(t *testing.T) {
 	t.Parallel()
 	for _, raw := range []string{`"NaN"`, `"nan"`, `"Infinity"`, `"-Infinity"`, `"inf"`, `"1e99999999999"`, `1e2000000000`, `"ten"`, `true`, `{}`,
 		`"` + strings.Repeat("1", shariah.MaxNumberText) + `"`} {
-		var req shariah.ZakatRequest
+		var req finance.ZakatRequest
 		err := json.Unmarshal([]byte(`{"holdings":[{"symbol":"AAPL","shares":1},{"symbol":"AAPL","market_value":`+raw+`}]}`), &req)
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) || te.Field != "holdings.market_value" {
@@ -112,9 +116,9 @@ func TestNumberRefusesNonFinite(t *testing.T) {
 func TestCalculatorsRefuseOutOfBoundAmounts(t *testing.T) {
 	t.Parallel()
 	huge := decp("1e9999")
-	_, err := (&shariah.Zakat{}).Calculate(context.Background(), shariah.ZakatRequest{
+	_, err := (&finance.Zakat{}).Calculate(context.Background(), finance.ZakatRequest{
 		Cash: amt("1e9999"), Receivables: amt("1000000000000001"), Debts: amt("-1"), GoldPricePerGram: huge,
-		Holdings: []shariah.ZakatHolding{{Symbol: "AAPL", MarketValue: huge}, {Symbol: "MSFT", Shares: decp("1e16")}, {Symbol: "KO", Shares: decp("1e-9999")}}})
+		Holdings: []finance.ZakatHolding{{Symbol: "AAPL", MarketValue: huge}, {Symbol: "MSFT", Shares: decp("1e16")}, {Symbol: "KO", Shares: decp("1e-9999")}}})
 	errs := fieldErrors(t, err)
 	for _, want := range []struct {
 		typ string
@@ -133,7 +137,7 @@ func TestCalculatorsRefuseOutOfBoundAmounts(t *testing.T) {
 		}
 	}
 
-	_, err = (&shariah.Purifier{}).Calculate(context.Background(), shariah.PurificationRequest{Holdings: []shariah.PurificationHolding{
+	_, err = (&finance.Purifier{}).Calculate(context.Background(), finance.PurificationRequest{Holdings: []finance.PurificationHolding{
 		{Symbol: "AAPL", DividendIncome: huge}, {Symbol: "MSFT", Shares: decp("2e15")}}})
 	errs = fieldErrors(t, err)
 	if !hasFieldError(errs, "value_error.number.not_le", "body", "holdings", 0, "dividend_income") ||
@@ -141,23 +145,23 @@ func TestCalculatorsRefuseOutOfBoundAmounts(t *testing.T) {
 		t.Errorf("purification: %+v", errs)
 	}
 
-	sk := shariah.SukukImpactRequest{Holdings: []shariah.SukukHolding{{ISIN: "US0378331005", Nominal: huge}, {ISIN: "US0378331005", MarketValue: decp("1e-20")}}}
+	sk := sukuk.ImpactRequest{Holdings: []sukuk.Holding{{ISIN: "US0378331005", Nominal: huge}, {ISIN: "US0378331005", MarketValue: decp("1e-20")}}}
 	errs = fieldErrors(t, sk.Validate())
 	if !hasFieldError(errs, "value_error.number.not_le", "body", "holdings", 0, "nominal") ||
 		!hasFieldError(errs, "value_error.number.max_places", "body", "holdings", 1, "market_value") {
 		t.Errorf("sukuk: %+v", errs)
 	}
 
-	errs = fieldErrors(t, shariah.ETFPurificationRequest{Investment: huge, Dividend: decp("-1")}.Validate("arguments"))
+	errs = fieldErrors(t, etf.PurificationRequest{Investment: huge, Dividend: decp("-1")}.Validate("arguments"))
 	if !hasFieldError(errs, "value_error.number.not_le", "arguments", "investment_amount") ||
 		!hasFieldError(errs, "value_error.number.not_ge", "arguments", "dividend_income") {
 		t.Errorf("etf purification: %+v", errs)
 	}
-	errs = fieldErrors(t, shariah.ETFPurificationRequest{}.Validate("body"))
+	errs = fieldErrors(t, etf.PurificationRequest{}.Validate("body"))
 	if !hasFieldError(errs, "value_error.missing", "body", "investment_amount") {
 		t.Errorf("etf purification without investment: %+v", errs)
 	}
-	if err := (shariah.ETFPurificationRequest{Investment: decp("1000000000000000"), Dividend: decp("0")}).Validate("body"); err != nil {
+	if err := (etf.PurificationRequest{Investment: decp("1000000000000000"), Dividend: decp("0")}).Validate("body"); err != nil {
 		t.Errorf("at the ceiling: %v", err)
 	}
 }
@@ -168,18 +172,18 @@ func TestZakatResponseIsBounded(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`{"gold_price_per_gram":"0.000000000000000001","silver_price_per_gram":1,"cash":"999999999999999.999999999999999999","holdings":[`)
-	for i := 0; i < shariah.MaxZakatHoldings; i++ {
+	for i := 0; i < finance.MaxZakatHoldings; i++ {
 		if i > 0 {
 			b.WriteString(",")
 		}
 		b.WriteString(`{"symbol":"A","market_value":999999999999999.999999999999999999}`)
 	}
 	b.WriteString(`]}`)
-	var req shariah.ZakatRequest
+	var req finance.ZakatRequest
 	if err := json.Unmarshal([]byte(b.String()), &req); err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&shariah.Zakat{}).Calculate(context.Background(), req)
+	res, err := (&finance.Zakat{}).Calculate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +195,7 @@ func TestZakatResponseIsBounded(t *testing.T) {
 	if err := json.Unmarshal([]byte(big), &req); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&shariah.Zakat{}).Calculate(context.Background(), req); shariah.ErrorCode(err) != shariah.EVALIDATION {
+	if _, err := (&finance.Zakat{}).Calculate(context.Background(), req); shariah.ErrorCode(err) != shariah.EVALIDATION {
 		t.Errorf("1e9999: %v", err)
 	}
 }
@@ -237,11 +241,11 @@ func ptr[T any](v T) *T { return &v }
 func TestEmailRefusesControlAndBidi(t *testing.T) {
 	t.Parallel()
 	for _, bad := range []string{"a\u202eb@example.com", "a\u0085b@example.com", "ab@exa\u2066mple.com", "a\x00@example.com"} {
-		if got, ok := shariah.NormalizeEmail(bad); ok {
+		if got, ok := account.NormalizeEmail(bad); ok {
 			t.Errorf("%q accepted as %q", bad, got)
 		}
 	}
-	if got, ok := shariah.NormalizeEmail("Jamal@Example.com"); !ok || got != "jamal@example.com" {
+	if got, ok := account.NormalizeEmail("Jamal@Example.com"); !ok || got != "jamal@example.com" {
 		t.Errorf("a plain address: %q %v", got, ok)
 	}
 }
@@ -255,7 +259,7 @@ func TestTypeErrorLoc(t *testing.T) {
 		X int `json:"x"`
 	}
 	type holding struct {
-		shariah.ZakatHolding
+		finance.ZakatHolding
 		Sub []inner `json:"sub"`
 	}
 	type body struct {

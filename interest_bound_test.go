@@ -9,13 +9,15 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // boundBase is base() without interest income (not reported) for the quarter ending 2025-06-30, whose
 // window (2025-04-01 to 2025-06-30) has a highest policy rate of 4.50% (PolicyRates, 2025): the bound
 // is cash x (450 + 100 bp) x 3/12 = cash x 1.375%. Revenue 1,000,000; impure revenue filed at 0; total
 // assets 100,000,000 and market cap 1,000,000,000, so every other ratio passes.
-func boundBase(cash int64) shariah.ScreenInputs {
+func boundBase(cash int64) screening.ScreenInputs {
 	in := base()
 	p := &in.Fundamentals[0]
 	p.PeriodEnd, p.FiscalYear = "2025-06-30", 2025
@@ -27,7 +29,7 @@ func boundBase(cash int64) shariah.ScreenInputs {
 	return in
 }
 
-func impureOf(t *testing.T, res shariah.Result, m string) shariah.RatioResult {
+func impureOf(t *testing.T, res screening.Result, m string) screening.RatioResult {
 	t.Helper()
 	return ratioOf(t, res, m, "impure_revenue")
 }
@@ -38,7 +40,7 @@ func impureOf(t *testing.T, res shariah.Result, m string) shariah.RatioResult {
 func TestInterestBoundPasses(t *testing.T) {
 	t.Parallel()
 	spec := allRulesets(t)["spec"]
-	res := shariah.Screen(boundBase(1_000_000), spec, "")
+	res := screening.Screen(boundBase(1_000_000), spec, "")
 	if res.ComplianceStatus != "COMPLIANT" || len(res.DataQuality.Bounded) != 1 || len(res.DataQuality.CarriedForward) != 0 {
 		t.Fatalf("%s %+v %s", res.ComplianceStatus, res.DataQuality, res.ComplianceExplanation)
 	}
@@ -62,21 +64,21 @@ func TestInterestBoundPasses(t *testing.T) {
 	}
 	// Marked wherever a person looks (MarksOf): the screening, each methodology and the bounded ratio,
 	// and no other ratio.
-	if m := shariah.MarksOf(res); m.Label() != "on a bound" || len(res.DataQuality.Marks) != 1 || res.DataQuality.Marks[0].Kind != shariah.MarkBounded {
+	if m := screening.MarksOf(res); m.Label() != "on a bound" || len(res.DataQuality.Marks) != 1 || res.DataQuality.Marks[0].Kind != screening.MarkBounded {
 		t.Fatalf("marks %+v (data_quality.marks %+v)", m, res.DataQuality.Marks)
 	}
 	for _, rr := range res.ByMethodology["AAOIFI"].Ratios {
-		if marked := len(rr.Marks) == 1 && rr.Marks[0] == shariah.MarkBounded; marked != (rr.Bound != nil) {
+		if marked := len(rr.Marks) == 1 && rr.Marks[0] == screening.MarkBounded; marked != (rr.Bound != nil) {
 			t.Fatalf("ratio %s marks %v, bound %+v", rr.ID, rr.Marks, rr.Bound)
 		}
 	}
 	// The sentence MCP tools and the agent write carries it (it includes the explanation).
-	if s := shariah.VerdictSentence(res); !strings.Contains(s, "bounded instead") {
+	if s := screening.VerdictSentence(res); !strings.Contains(s, "bounded instead") {
 		t.Fatalf("verdict sentence %q", s)
 	}
 	// So does the report's ratio line.
 	var report string
-	for _, s := range shariah.ReportSections(res) {
+	for _, s := range screening.ReportSections(res) {
 		report += s.Body + "\n"
 	}
 	if !strings.Contains(report, "between 0.0000% and 1.3750% (on a bound: interest income not filed)") {
@@ -104,7 +106,7 @@ func TestInterestBoundLargestQuarterEnd(t *testing.T) {
 	}
 	in.Fundamentals = append([]shariah.Fundamentals{old("2024-03-31", 50_000_000, shariah.SourceFiling), old("2024-09-30", 9_000_000, shariah.SourceIllustrative),
 		old("2024-12-31", 2_000_000, shariah.SourceFiling)}, in.Fundamentals...)
-	res := shariah.Screen(in, allRulesets(t)["spec"], "")
+	res := screening.Screen(in, allRulesets(t)["spec"], "")
 	b := res.DataQuality.Bounded[0]
 	if b.Assets.String() != "2000000" || b.AssetsAsOf != "2024-12-31" || len(b.AssetsFrom) != 2 || b.Upper.String() != "27500" {
 		t.Fatalf("%+v", b)
@@ -120,10 +122,10 @@ func TestInterestBoundFailsOnLowerBound(t *testing.T) {
 	t.Parallel()
 	in := boundBase(1_000_000)
 	in.Fundamentals[0].Facts[shariah.ImpureRevenue] = fact(60_000)
-	res := shariah.Screen(in, allRulesets(t)["spec"], "")
+	res := screening.Screen(in, allRulesets(t)["spec"], "")
 	r := impureOf(t, res, "AAOIFI")
 	if r.Pass == nil || *r.Pass || r.Bound.Decided != "fail" || r.Bound.ValueLowerPct != "6.0000" || r.Bound.ValueUpperPct != "7.3750" ||
-		res.Methodologies["AAOIFI"] != shariah.NonCompliant || !strings.Contains(res.ComplianceExplanation, "fails on its lower bound") {
+		res.Methodologies["AAOIFI"] != screening.NonCompliant || !strings.Contains(res.ComplianceExplanation, "fails on its lower bound") {
 		t.Fatalf("%s %+v %+v %s", res.Methodologies["AAOIFI"], r, r.Bound, res.ComplianceExplanation)
 	}
 }
@@ -132,11 +134,11 @@ func TestInterestBoundFailsOnLowerBound(t *testing.T) {
 // nothing else in the numerator the ratio lies between 0% and 5.5%: no verdict, with the figures.
 func TestInterestBoundStraddles(t *testing.T) {
 	t.Parallel()
-	res := shariah.Screen(boundBase(4_000_000), allRulesets(t)["spec"], "")
+	res := screening.Screen(boundBase(4_000_000), allRulesets(t)["spec"], "")
 	r := impureOf(t, res, "AAOIFI")
 	mr := res.ByMethodology["AAOIFI"]
 	if res.ComplianceStatus != "INSUFFICIENT_DATA" || r.Pass != nil || r.Bound.Decided != "straddles" || r.Bound.ValueUpperPct != "5.5000" ||
-		mr.Verdict != shariah.InsufficientData || !strings.Contains(mr.Reason, "straddles") || !strings.Contains(mr.Reason, "5.5000%") ||
+		mr.Verdict != screening.InsufficientData || !strings.Contains(mr.Reason, "straddles") || !strings.Contains(mr.Reason, "5.5000%") ||
 		len(res.DataQuality.Bounded) != 1 || !strings.Contains(strings.Join(res.DataQuality.MissingFields, ","), "interest_income") {
 		t.Fatalf("%s %+v %+v %q", res.ComplianceStatus, r, r.Bound, mr.Reason)
 	}
@@ -149,11 +151,11 @@ func TestInterestBoundAtThreshold(t *testing.T) {
 	in := boundBase(4_000_000)
 	in.Fundamentals[0].Facts[shariah.TotalRevenue] = fact(1_100_000)
 	spec := *allRulesets(t)["spec"]
-	if r := impureOf(t, shariah.Screen(in, &spec, ""), "AAOIFI"); r.Bound.Decided != "straddles" || r.Bound.ValueUpperPct != "5.0000" {
+	if r := impureOf(t, screening.Screen(in, &spec, ""), "AAOIFI"); r.Bound.Decided != "straddles" || r.Bound.ValueUpperPct != "5.0000" {
 		t.Fatalf("lt: %+v", r.Bound)
 	}
-	spec.Comparator = shariah.CmpLE
-	if r := impureOf(t, shariah.Screen(in, &spec, ""), "AAOIFI"); r.Bound.Decided != "pass" || !*r.Pass {
+	spec.Comparator = screening.CmpLE
+	if r := impureOf(t, screening.Screen(in, &spec, ""), "AAOIFI"); r.Bound.Decided != "pass" || !*r.Pass {
 		t.Fatalf("le: %+v", r.Bound)
 	}
 }
@@ -165,13 +167,13 @@ func TestInterestBoundSwitchedOff(t *testing.T) {
 	spec := *allRulesets(t)["spec"]
 	no := false
 	spec.BoundedInputs = &no
-	res := shariah.Screen(boundBase(1_000_000), &spec, "")
+	res := screening.Screen(boundBase(1_000_000), &spec, "")
 	r := impureOf(t, res, "AAOIFI")
 	if res.ComplianceStatus != "INSUFFICIENT_DATA" || r.Pass != nil || r.Bound != nil || len(res.DataQuality.Bounded) != 0 ||
 		strings.Contains(res.ComplianceExplanation, "bounded") {
 		t.Fatalf("%s %+v %+v", res.ComplianceStatus, r, res.DataQuality)
 	}
-	rs, err := shariah.ParseRuleset([]byte(`{"name":"x","edition_date":"2026-11-26","source":"s","review_status":"contract","comparator":"lt","bounded_inputs":false,
+	rs, err := screening.ParseRuleset([]byte(`{"name":"x","edition_date":"2026-11-26","source":"s","review_status":"contract","comparator":"lt","bounded_inputs":false,
 		"methodologies":[{"id":"aaoifi","name":"AAOIFI","business":[],"ratios":[{"id":"impure_revenue","numerator":["interest_income"],"denominator":"total_revenue","threshold_bp":500}]}]}`))
 	if err != nil || rs.BoundsInputs() {
 		t.Fatalf("%v %+v", err, rs)
@@ -188,13 +190,13 @@ func TestInterestCarriedBeforeBound(t *testing.T) {
 	in := boundBase(1_000_000)
 	in.Fundamentals = append([]shariah.Fundamentals{{Symbol: "TEST", PeriodEnd: "2024-12-31", Period: "FY", FiscalYear: 2024,
 		Facts: map[shariah.Field]shariah.Fact{shariah.InterestIncome: fact(100), shariah.TotalRevenue: fact(4_000_000)}}}, in.Fundamentals...)
-	res := shariah.Screen(in, allRulesets(t)["spec"], "")
+	res := screening.Screen(in, allRulesets(t)["spec"], "")
 	if len(res.DataQuality.CarriedForward) != 1 || len(res.DataQuality.Bounded) != 0 || impureOf(t, res, "AAOIFI").Bound != nil {
 		t.Fatalf("%+v", res.DataQuality)
 	}
 	// Three years back is out of reach: the bound decides.
 	in.Fundamentals[0].PeriodEnd, in.Fundamentals[0].FiscalYear = "2022-12-31", 2022
-	res = shariah.Screen(in, allRulesets(t)["spec"], "")
+	res = screening.Screen(in, allRulesets(t)["spec"], "")
 	if len(res.DataQuality.CarriedForward) != 0 || len(res.DataQuality.Bounded) != 1 {
 		t.Fatalf("%+v", res.DataQuality)
 	}
@@ -206,24 +208,24 @@ func TestInterestCarriedBeforeBound(t *testing.T) {
 func TestInterestBoundRefused(t *testing.T) {
 	t.Parallel()
 	spec := allRulesets(t)["spec"]
-	cases := map[string]func(*shariah.ScreenInputs){
-		"lender": func(in *shariah.ScreenInputs) {
+	cases := map[string]func(*screening.ScreenInputs){
+		"lender": func(in *screening.ScreenInputs) {
 			in.Asset.Sector, in.Asset.Industry, in.Asset.SIC = "Financials", "Banks", "6021"
 		},
-		"currency": func(in *shariah.ScreenInputs) { in.Fundamentals[0].Currency, in.Asset.Currency = "EUR", "EUR" },
-		"illustrative": func(in *shariah.ScreenInputs) {
+		"currency": func(in *screening.ScreenInputs) { in.Fundamentals[0].Currency, in.Asset.Currency = "EUR", "EUR" },
+		"illustrative": func(in *screening.ScreenInputs) {
 			f := fact(1_000_000)
 			f.Source = shariah.SourceIllustrative
 			in.Fundamentals[0].Facts[shariah.CashAndSecurities] = f
 		},
-		"no cash":       func(in *shariah.ScreenInputs) { delete(in.Fundamentals[0].Facts, shariah.CashAndSecurities) },
-		"negative cash": func(in *shariah.ScreenInputs) { in.Fundamentals[0].Facts[shariah.CashAndSecurities] = fact(-5) },
-		"no revenue":    func(in *shariah.ScreenInputs) { delete(in.Fundamentals[0].Facts, shariah.TotalRevenue) },
+		"no cash":       func(in *screening.ScreenInputs) { delete(in.Fundamentals[0].Facts, shariah.CashAndSecurities) },
+		"negative cash": func(in *screening.ScreenInputs) { in.Fundamentals[0].Facts[shariah.CashAndSecurities] = fact(-5) },
+		"no revenue":    func(in *screening.ScreenInputs) { delete(in.Fundamentals[0].Facts, shariah.TotalRevenue) },
 	}
 	for name, change := range cases {
 		in := boundBase(1_000_000)
 		change(&in)
-		res := shariah.Screen(in, spec, "")
+		res := screening.Screen(in, spec, "")
 		if len(res.DataQuality.Bounded) != 0 || impureOf(t, res, "AAOIFI").Bound != nil ||
 			!strings.Contains(strings.Join(res.DataQuality.Notes, " "), "interest_income not bounded") {
 			t.Fatalf("%s: %+v", name, res.DataQuality)
@@ -252,13 +254,13 @@ func TestPolicyRateOver(t *testing.T) {
 		{"2025-06-30", "2025-04-01", 0, false},  // reversed
 	}
 	for _, c := range cases {
-		bp, how, ok := shariah.PolicyRateOver(d(c.from), d(c.to))
+		bp, how, ok := market.PolicyRateOver(d(c.from), d(c.to))
 		if bp != c.bp || ok != c.ok || (ok && how == "") {
 			t.Errorf("%s..%s: %d %v %q, want %d %v", c.from, c.to, bp, ok, how, c.bp, c.ok)
 		}
 	}
 	// The table is complete and ordered: a row per year from 2015.
-	for i, r := range shariah.PolicyRates {
+	for i, r := range market.PolicyRates {
 		if r.Year != 2015+i || r.MaxBP < 0 || r.Set == "" {
 			t.Fatalf("row %d: %+v", i, r)
 		}
@@ -280,7 +282,7 @@ func TestReceivablesBound(t *testing.T) {
 	p.Facts[shariah.Inventory] = fact(64_000_000)
 	p.Missing = map[shariah.Field]string{shariah.Receivables: "not reported: no AccountsReceivableNetCurrent"}
 	spec := allRulesets(t)["spec"]
-	res := shariah.Screen(in, spec, "")
+	res := screening.Screen(in, spec, "")
 	if len(res.DataQuality.Bounded) != 1 {
 		t.Fatalf("%+v", res.DataQuality)
 	}
@@ -296,7 +298,7 @@ func TestReceivablesBound(t *testing.T) {
 			t.Fatalf("%s: %+v %+v", m, r, r.Bound)
 		}
 	}
-	if res.Methodologies["AAOIFI"] != shariah.Compliant || res.Methodologies["MSCI"] != shariah.InsufficientData ||
+	if res.Methodologies["AAOIFI"] != screening.Compliant || res.Methodologies["MSCI"] != screening.InsufficientData ||
 		!strings.Contains(res.ComplianceExplanation, "Receivables is not filed for 2025-06-30 Q2 and bounded instead") {
 		t.Fatalf("%v %s", res.Methodologies, res.ComplianceExplanation)
 	}
@@ -305,18 +307,18 @@ func TestReceivablesBound(t *testing.T) {
 	}
 	// Without inventory filed, the bound is total assets less cash: 99%, straddling AAOIFI's 49%.
 	delete(p.Facts, shariah.Inventory)
-	if r := ratioOf(t, shariah.Screen(in, spec, ""), "AAOIFI", "receivables"); r.Bound.Decided != "straddles" || r.Bound.ValueUpperPct != "99.0000" {
+	if r := ratioOf(t, screening.Screen(in, spec, ""), "AAOIFI", "receivables"); r.Bound.Decided != "straddles" || r.Bound.ValueUpperPct != "99.0000" {
 		t.Fatalf("%+v", r.Bound)
 	}
 	// Total assets smaller than their filed parts: a contradiction, no bound.
 	p.Facts[shariah.CashAndSecurities] = fact(200_000_000)
-	if res := shariah.Screen(in, spec, ""); len(res.DataQuality.Bounded) != 0 || !strings.Contains(strings.Join(res.DataQuality.Notes, " "), "receivables not bounded") {
+	if res := screening.Screen(in, spec, ""); len(res.DataQuality.Bounded) != 0 || !strings.Contains(strings.Join(res.DataQuality.Notes, " "), "receivables not bounded") {
 		t.Fatalf("%+v", res.DataQuality)
 	}
 	p.Facts[shariah.CashAndSecurities] = fact(1_000_000)
 	off := *spec
 	off.BoundedInputs = new(bool)
-	if res := shariah.Screen(in, &off, ""); len(res.DataQuality.Bounded) != 0 || ratioOf(t, res, "AAOIFI", "receivables").Pass != nil {
+	if res := screening.Screen(in, &off, ""); len(res.DataQuality.Bounded) != 0 || ratioOf(t, res, "AAOIFI", "receivables").Pass != nil {
 		t.Fatalf("off: %+v", res.DataQuality)
 	}
 }
@@ -331,14 +333,14 @@ func TestInterestBoundFiscalYear(t *testing.T) {
 	p := &in.Fundamentals[0]
 	p.PeriodEnd, p.Period, p.FiscalYear = "2024-09-28", "FY", 2024
 	spec := allRulesets(t)["spec"]
-	res := shariah.Screen(in, spec, "")
+	res := screening.Screen(in, spec, "")
 	b := res.DataQuality.Bounded[0]
 	if b.Months != 12 || b.WindowStart != "2023-09-29" || b.RateBP.String() != "550" || b.Upper.String() != "65000" ||
 		impureOf(t, res, "AAOIFI").Bound.Decided != "straddles" || !strings.Contains(b.Method, "x 12/12") {
 		t.Fatalf("%+v", b)
 	}
 	p.Facts[shariah.TotalRevenue] = fact(2_000_000)
-	if r := impureOf(t, shariah.Screen(in, spec, ""), "AAOIFI"); r.Bound.Decided != "pass" || r.Bound.ValueUpperPct != "3.2500" {
+	if r := impureOf(t, screening.Screen(in, spec, ""), "AAOIFI"); r.Bound.Decided != "pass" || r.Bound.ValueUpperPct != "3.2500" {
 		t.Fatalf("%+v", r.Bound)
 	}
 }

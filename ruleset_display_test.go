@@ -3,7 +3,7 @@ package shariah_test
 import (
 	"testing"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func TestRulesetDisplayName(t *testing.T) {
@@ -31,4 +31,6 @@ func TestRulesetDisplayName(t *testing.T) {
 	}
 }
 
-func shariahScreenBase(rs *shariah.Ruleset) shariah.Result { return shariah.Screen(base(), rs, "") }
+func shariahScreenBase(rs *screening.Ruleset) screening.Result {
+	return screening.Screen(base(), rs, "")
+}

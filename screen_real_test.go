@@ -10,6 +10,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/datapack"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestScreenRealFilings screens AAPL, NVDA and SNOW from their SEC companyfacts and inline-XBRL filings
@@ -41,7 +42,7 @@ func TestScreenRealFilings(t *testing.T) {
 		}
 	}
 	for _, sym := range []string{"AAPL", "NVDA", "SNOW", "XOM"} {
-		in := shariah.ScreenInputs{Asset: assets[sym], PriceSource: shariah.SourceHistory, Now: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)}
+		in := screening.ScreenInputs{Asset: assets[sym], PriceSource: shariah.SourceHistory, Now: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)}
 		in.Asset.Currency = "USD"
 		if sym == "XOM" && in.Asset.SIC == "" {
 			// The shared SEC set has no submissions file for XOM; load --shared classifies it from its
@@ -58,7 +59,7 @@ func TestScreenRealFilings(t *testing.T) {
 				in.Monthly = s.Bars
 			}
 		}
-		res := shariah.Screen(in, spec, "")
+		res := screening.Screen(in, spec, "")
 		dq := res.DataQuality
 		t.Logf("%s: %s as of %s; %s", sym, res.ComplianceStatus, dq.AsOf, res.ComplianceExplanation)
 		// SNOW is not an S&P 500 member, so the matrices hold no closes for it.
@@ -95,10 +96,10 @@ func TestScreenRealFilings(t *testing.T) {
 			}
 			// The carried year is marked: on the screening (carried forward, nothing else: its inputs
 			// are filed) and on exactly the ratios computed on it.
-			if m := shariah.MarksOf(res); m.Label() != "carried forward" || len(dq.Marks) != 1 || dq.Marks[0].Kind != shariah.MarkCarriedForward {
+			if m := screening.MarksOf(res); m.Label() != "carried forward" || len(dq.Marks) != 1 || dq.Marks[0].Kind != screening.MarkCarriedForward {
 				t.Fatalf("AAPL marks %+v (data_quality.marks %+v)", m, dq.Marks)
 			}
-			if len(imp.Marks) != 1 || imp.Marks[0] != shariah.MarkCarriedForward || len(ratioOf(t, res, "AAOIFI", "debt").Marks) != 0 {
+			if len(imp.Marks) != 1 || imp.Marks[0] != screening.MarkCarriedForward || len(ratioOf(t, res, "AAOIFI", "debt").Marks) != 0 {
 				t.Fatalf("AAPL ratio marks: impure %v, debt %v", imp.Marks, ratioOf(t, res, "AAOIFI", "debt").Marks)
 			}
 			// With carrying switched off (a ruleset edition field), interest income is bounded instead
@@ -111,7 +112,7 @@ func TestScreenRealFilings(t *testing.T) {
 			off := *spec
 			no := false
 			off.CarryForwardInterest = &no
-			res2 := shariah.Screen(in, &off, "")
+			res2 := screening.Screen(in, &off, "")
 			if len(res2.DataQuality.CarriedForward) != 0 || len(res2.DataQuality.Bounded) != 1 ||
 				!strings.Contains(strings.Join(res2.DataQuality.Notes, " "), "interest_income missing") {
 				t.Fatalf("AAPL without carry: %s %+v", res2.ComplianceStatus, res2.DataQuality)
@@ -125,7 +126,7 @@ func TestScreenRealFilings(t *testing.T) {
 			}
 			// With bounds switched off as well, the answer stays insufficient and names the input.
 			off.BoundedInputs = &no
-			res2 = shariah.Screen(in, &off, "")
+			res2 = screening.Screen(in, &off, "")
 			if res2.ComplianceStatus != "INSUFFICIENT_DATA" || len(res2.DataQuality.Bounded) != 0 ||
 				!contains(res2.DataQuality.MissingFields, "interest_income") {
 				t.Fatalf("AAPL without carry or bound: %s %+v", res2.ComplianceStatus, res2.DataQuality)
@@ -138,7 +139,7 @@ func TestScreenRealFilings(t *testing.T) {
 			// NVDA's 10-Q for the quarter ending 2025-07-27 (inline XBRL, newer than its companyfacts):
 			// cash and marketable securities above 30% of total assets fail the total-assets
 			// methodologies; the market-cap ones pass.
-			if dq.AsOf != "2025-07-27" || dq.SourceRefs[0] != "nvda-10-q-2025-08-27.html" || res.Methodologies["AAOIFI"] != shariah.NonCompliant || res.Methodologies["DJIM"] != shariah.Compliant {
+			if dq.AsOf != "2025-07-27" || dq.SourceRefs[0] != "nvda-10-q-2025-08-27.html" || res.Methodologies["AAOIFI"] != screening.NonCompliant || res.Methodologies["DJIM"] != screening.Compliant {
 				t.Fatalf("NVDA: %v %v", dq, res.Methodologies)
 			}
 		case "XOM":
@@ -169,7 +170,7 @@ func TestScreenRealFilings(t *testing.T) {
 			in2 := in
 			in2.Fundamentals = append([]shariah.Fundamentals{{Symbol: "XOM", PeriodEnd: "2024-12-31", Period: "FY", Currency: "USD",
 				Facts: map[shariah.Field]shariah.Fact{shariah.CashAndSecurities: {Value: shariah.NewNumber(decimal.NewFromInt(23_029_000_000)), Source: shariah.SourceFiling, Ref: "xom-10-q-2025-08-04.html"}}}}, in.Fundamentals...)
-			res2 := shariah.Screen(in2, spec, "")
+			res2 := screening.Screen(in2, spec, "")
 			if imp := ratioOf(t, res2, "AAOIFI", "impure_revenue"); imp.Bound == nil || imp.Bound.ValueUpperPct != "0.3885" || !*imp.Pass {
 				t.Fatalf("XOM with the year-end comparative %+v", imp)
 			}

@@ -14,13 +14,14 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 var now = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 
-func allRulesets(t testing.TB) shariah.Rulesets {
+func allRulesets(t testing.TB) screening.Rulesets {
 	t.Helper()
 	rs, err := rules.Rulesets()
 	if err != nil {
@@ -35,8 +36,8 @@ func fact(v int64) shariah.Fact {
 
 // base is a company whose every ratio is tiny: total assets, revenue and market cap (1,000,000 shares
 // at 1.00 for 36 months) all 1,000,000, every numerator 100 (1 bp).
-func base() shariah.ScreenInputs {
-	in := shariah.ScreenInputs{
+func base() screening.ScreenInputs {
+	in := screening.ScreenInputs{
 		Asset: shariah.Asset{Symbol: "TEST", Name: "Test Co", Type: shariah.Equity, Sector: "Information Technology", Industry: "Application Software", Currency: "USD"},
 		Fundamentals: []shariah.Fundamentals{{Symbol: "TEST", PeriodEnd: "2026-06-30", Period: "Q2", Currency: "USD", Facts: map[shariah.Field]shariah.Fact{
 			shariah.TotalAssets: fact(1_000_000), shariah.TotalRevenue: fact(1_000_000), shariah.TotalDebt: fact(100),
@@ -54,7 +55,7 @@ func base() shariah.ScreenInputs {
 
 // setRatio makes a ratio's numerator equal bp basis points of its denominator (every denominator of
 // base is 1,000,000, so the numerator is bp x 100), putting the amount into its first field.
-func setRatio(in *shariah.ScreenInputs, r shariah.RatioRule, bp decimal.Decimal) {
+func setRatio(in *screening.ScreenInputs, r screening.RatioRule, bp decimal.Decimal) {
 	f := in.Fundamentals[0].Facts
 	for _, fld := range r.Numerator {
 		f[fld] = shariah.Fact{Value: shariah.NewNumber(decimal.Zero), Source: shariah.SourceFiling, Ref: "x"}
@@ -62,15 +63,15 @@ func setRatio(in *shariah.ScreenInputs, r shariah.RatioRule, bp decimal.Decimal)
 	f[r.Numerator[0]] = shariah.Fact{Value: shariah.NewNumber(bp.Mul(decimal.NewFromInt(100))), Source: shariah.SourceFiling, Ref: "x"}
 }
 
-func ratioOf(t *testing.T, res shariah.Result, m, id string) shariah.RatioResult {
+func ratioOf(t *testing.T, res screening.Result, m, id string) screening.RatioResult {
 	t.Helper()
-	for _, r := range res.ByMethodology[shariah.MethodologyKey(m)].Ratios { // by_methodology keys: S&P is SP
+	for _, r := range res.ByMethodology[screening.MethodologyKey(m)].Ratios { // by_methodology keys: S&P is SP
 		if r.ID == id {
 			return r
 		}
 	}
 	t.Fatalf("%s has no ratio %s", m, id)
-	return shariah.RatioResult{}
+	return screening.RatioResult{}
 }
 
 // TestEveryThresholdOfEveryRuleset puts each ratio of each methodology of each ruleset exactly at, one
@@ -91,7 +92,7 @@ func TestEveryThresholdOfEveryRuleset(t *testing.T) {
 					bp    decimal.Decimal
 					want  bool
 				}{
-					{"at", rule.ThresholdBP, cmp == shariah.CmpLE},
+					{"at", rule.ThresholdBP, cmp == screening.CmpLE},
 					{"just under", rule.ThresholdBP.Sub(hundredth), true},
 					{"a basis point under", rule.ThresholdBP.Sub(onePP), true},
 					{"just over", rule.ThresholdBP.Add(hundredth), false},
@@ -99,7 +100,7 @@ func TestEveryThresholdOfEveryRuleset(t *testing.T) {
 				for _, c := range cases {
 					in := base()
 					setRatio(&in, rule, c.bp)
-					res := shariah.Screen(in, rs, "")
+					res := screening.Screen(in, rs, "")
 					rr := ratioOf(t, res, m.Name, rule.ID)
 					if rr.Pass == nil || *rr.Pass != c.want {
 						t.Errorf("%s/%s/%s %s the threshold (%s bp, %s): pass=%v, want %v", name, m.ID, rule.ID, c.label, c.bp, cmp, rr.Pass, c.want)
@@ -116,17 +117,17 @@ func TestSpecExamplesToTheBasisPoint(t *testing.T) {
 	aaoifi, _ := spec.Methodology("aaoifi")
 	msci, _ := spec.Methodology("msci")
 	cases := []struct {
-		m    *shariah.MethodologyRule
+		m    *screening.MethodologyRule
 		pct  string
 		want string
 	}{
-		{aaoifi, "30.00", shariah.NonCompliant}, {aaoifi, "29.99", shariah.Compliant},
-		{msci, "33.33", shariah.NonCompliant}, {msci, "33.32", shariah.Compliant},
+		{aaoifi, "30.00", screening.NonCompliant}, {aaoifi, "29.99", screening.Compliant},
+		{msci, "33.33", screening.NonCompliant}, {msci, "33.32", screening.Compliant},
 	}
 	for _, c := range cases {
 		in := base()
 		setRatio(&in, c.m.Ratios[0], decimal.RequireFromString(c.pct).Mul(decimal.NewFromInt(100)))
-		res := shariah.Screen(in, spec, "")
+		res := screening.Screen(in, spec, "")
 		if got := res.Methodologies[c.m.Name]; got != c.want {
 			t.Errorf("%s debt %s%%: %s, want %s", c.m.Name, c.pct, got, c.want)
 		}
@@ -143,17 +144,17 @@ func TestEachDenominator(t *testing.T) {
 	for i := 12; i < 36; i++ {
 		in.Monthly[i].Close = 2 * shariah.PriceScale
 	}
-	res := shariah.Screen(in, spec, "")
+	res := screening.Screen(in, spec, "")
 	want := map[string]string{"AAOIFI": "32.0000", "FTSE": "32.0000", "MSCI": "32.0000", "DJIM": "16.0000", "S&P": "19.2000"}
 	for m, pct := range want {
 		if got := *ratioOf(t, res, m, "debt").ValuePct; got != pct {
 			t.Errorf("%s debt ratio %s%%, want %s%%", m, got, pct)
 		}
 	}
-	if res.Methodologies["AAOIFI"] != shariah.NonCompliant || res.Methodologies["FTSE"] != shariah.Compliant || res.Methodologies["DJIM"] != shariah.Compliant {
+	if res.Methodologies["AAOIFI"] != screening.NonCompliant || res.Methodologies["FTSE"] != screening.Compliant || res.Methodologies["DJIM"] != screening.Compliant {
 		t.Fatalf("verdicts %v", res.Methodologies)
 	}
-	if ratioOf(t, res, "DJIM", "debt").DenominatorOf != shariah.DenMcapAvg24 || res.FinancialRatios["debt_to_market_cap_avg_36m"] == nil {
+	if ratioOf(t, res, "DJIM", "debt").DenominatorOf != screening.DenMcapAvg24 || res.FinancialRatios["debt_to_market_cap_avg_36m"] == nil {
 		t.Fatalf("financial ratios %v", res.FinancialRatios)
 	}
 }
@@ -167,9 +168,9 @@ func TestMissingInputsGiveInsufficientData(t *testing.T) {
 	in := base()
 	delete(in.Fundamentals[0].Facts, shariah.InterestIncome)
 	in.Monthly = in.Monthly[13:] // 23 months: not enough for DJIM's 24 or S&P's 36
-	res := shariah.Screen(in, &spec, "")
+	res := screening.Screen(in, &spec, "")
 	for _, m := range []string{"AAOIFI", "FTSE", "MSCI", "DJIM", "S&P"} {
-		if res.Methodologies[m] != shariah.InsufficientData {
+		if res.Methodologies[m] != screening.InsufficientData {
 			t.Errorf("%s: %s", m, res.Methodologies[m])
 		}
 	}
@@ -185,18 +186,18 @@ func TestMissingInputsGiveInsufficientData(t *testing.T) {
 	}
 	// A failing ratio decides even when another is unknown.
 	in.Fundamentals[0].Facts[shariah.TotalDebt] = fact(400_000)
-	res = shariah.Screen(in, &spec, "")
-	if res.Methodologies["AAOIFI"] != shariah.NonCompliant || res.Methodologies["DJIM"] != shariah.InsufficientData {
+	res = screening.Screen(in, &spec, "")
+	if res.Methodologies["AAOIFI"] != screening.NonCompliant || res.Methodologies["DJIM"] != screening.InsufficientData {
 		t.Fatalf("known failure with an unknown ratio: %v", res.Methodologies)
 	}
 	// MSCI's published rules count missing data as failing.
-	res = shariah.Screen(base2(in), allRulesets(t)["msci-2025"], "")
-	if res.Methodologies["MSCI"] != shariah.NonCompliant || !strings.Contains(res.ByMethodology["MSCI"].Reason, "missing data counts as failing") {
+	res = screening.Screen(base2(in), allRulesets(t)["msci-2025"], "")
+	if res.Methodologies["MSCI"] != screening.NonCompliant || !strings.Contains(res.ByMethodology["MSCI"].Reason, "missing data counts as failing") {
 		t.Fatalf("msci-2025 with missing data: %v %q", res.Methodologies, res.ByMethodology["MSCI"].Reason)
 	}
 }
 
-func base2(in shariah.ScreenInputs) shariah.ScreenInputs {
+func base2(in screening.ScreenInputs) screening.ScreenInputs {
 	in.Fundamentals[0].Facts[shariah.TotalDebt] = fact(100)
 	return in
 }
@@ -206,7 +207,7 @@ func TestOverallRuleAndExplanation(t *testing.T) {
 	spec := allRulesets(t)["spec"]
 	in := base()
 	in.Fundamentals[0].Facts[shariah.Receivables] = fact(400_000) // 40%: MSCI's 33.33% of assets and DJIM's 33% of market cap fail
-	res := shariah.Screen(in, spec, "")
+	res := screening.Screen(in, spec, "")
 	// The methodologies disagree (QUESTIONABLE); the yes/no is AAOIFI's, the spec ruleset's primary.
 	if res.ComplianceStatus != "QUESTIONABLE" || res.OverallStatus != res.ComplianceStatus || res.IsCompliant == nil || !*res.IsCompliant ||
 		res.VerdictMethodology != "AAOIFI" {
@@ -219,11 +220,11 @@ func TestOverallRuleAndExplanation(t *testing.T) {
 	if res.MSCICompliant == nil || *res.MSCICompliant || res.AAOIFICompliant == nil || !*res.AAOIFICompliant {
 		t.Fatalf("per-methodology booleans")
 	}
-	one := shariah.Screen(in, spec, "aaoifi")
+	one := screening.Screen(in, spec, "aaoifi")
 	if one.ComplianceStatus != "COMPLIANT" || one.Methodology != "AAOIFI" || !strings.HasPrefix(one.ComplianceExplanation, "Overall compliant under AAOIFI: ") {
 		t.Fatalf("methodology=aaoifi: %s %q", one.ComplianceStatus, one.ComplianceExplanation)
 	}
-	all := shariah.Screen(base(), spec, "")
+	all := screening.Screen(base(), spec, "")
 	if all.ComplianceStatus != "COMPLIANT" || !*all.IsCompliant || all.ComplianceExplanation != "Compliant under AAOIFI, DJIM, FTSE, MSCI and S&P." {
 		t.Fatalf("all pass: %s %q", all.ComplianceStatus, all.ComplianceExplanation)
 	}
@@ -238,7 +239,7 @@ func TestOverallRuleAndExplanation(t *testing.T) {
 	}
 	bad := base()
 	bad.Fundamentals[0].Facts[shariah.TotalDebt] = fact(900_000)
-	res = shariah.Screen(bad, spec, "")
+	res = screening.Screen(bad, spec, "")
 	if res.ComplianceStatus != "NON_COMPLIANT" || res.ComplianceExplanation != "Fails AAOIFI, DJIM, FTSE, MSCI and S&P on debt." {
 		t.Fatalf("all fail: %s %q", res.ComplianceStatus, res.ComplianceExplanation)
 	}
@@ -251,19 +252,19 @@ func TestBusinessActivityScreen(t *testing.T) {
 		industry, sic string
 		want          map[string]string
 	}{
-		{"Diversified Banks", "6021", map[string]string{"AAOIFI": shariah.NonCompliant, "MSCI": shariah.NonCompliant}},
-		{"Islamic Banks", "", map[string]string{"AAOIFI": shariah.Compliant}},
-		{"Distillers & Vintners", "", map[string]string{"DJIM": shariah.NonCompliant}},
-		{"Tobacco", "2111", map[string]string{"S&P": shariah.NonCompliant}},
-		{"Hotels, Resorts & Cruise Lines", "", map[string]string{"MSCI": shariah.NonCompliant, "AAOIFI": shariah.Compliant}},
-		{"Multi-Sector Holdings", "", map[string]string{"AAOIFI": shariah.Questionable, "FTSE": shariah.Questionable}},
-		{"Aerospace & Defense", "", map[string]string{"FTSE": shariah.Questionable, "AAOIFI": shariah.Compliant}},
+		{"Diversified Banks", "6021", map[string]string{"AAOIFI": screening.NonCompliant, "MSCI": screening.NonCompliant}},
+		{"Islamic Banks", "", map[string]string{"AAOIFI": screening.Compliant}},
+		{"Distillers & Vintners", "", map[string]string{"DJIM": screening.NonCompliant}},
+		{"Tobacco", "2111", map[string]string{"S&P": screening.NonCompliant}},
+		{"Hotels, Resorts & Cruise Lines", "", map[string]string{"MSCI": screening.NonCompliant, "AAOIFI": screening.Compliant}},
+		{"Multi-Sector Holdings", "", map[string]string{"AAOIFI": screening.Questionable, "FTSE": screening.Questionable}},
+		{"Aerospace & Defense", "", map[string]string{"FTSE": screening.Questionable, "AAOIFI": screening.Compliant}},
 	}
 	for _, c := range cases {
 		in := base()
 		in.Asset.Industry, in.Asset.SIC, in.Asset.Sector = c.industry, c.sic, ""
 		delete(in.Fundamentals[0].Facts, shariah.ImpureRevenue)
-		res := shariah.Screen(in, spec, "")
+		res := screening.Screen(in, spec, "")
 		for m, v := range c.want {
 			if res.Methodologies[m] != v {
 				t.Errorf("%s under %s: %s, want %s (%s)", c.industry, m, res.Methodologies[m], v, res.ByMethodology[m].Reason)
@@ -273,13 +274,13 @@ func TestBusinessActivityScreen(t *testing.T) {
 	// No classification at all: no verdict rather than a guess.
 	in := base()
 	in.Asset.Sector, in.Asset.Industry = "", ""
-	if res := shariah.Screen(in, spec, ""); res.ComplianceStatus != "INSUFFICIENT_DATA" {
+	if res := screening.Screen(in, spec, ""); res.ComplianceStatus != "INSUFFICIENT_DATA" {
 		t.Fatalf("unclassified company: %s", res.ComplianceStatus)
 	}
 	// Impure revenue absent from filings counts as zero only for a clean classification, and says so.
 	in = base()
 	delete(in.Fundamentals[0].Facts, shariah.ImpureRevenue)
-	res := shariah.Screen(in, spec, "")
+	res := screening.Screen(in, spec, "")
 	if res.ComplianceStatus != "COMPLIANT" || len(res.DataQuality.Assumptions) != 1 {
 		t.Fatalf("clean company without impure revenue: %s %v", res.ComplianceStatus, res.DataQuality.Assumptions)
 	}
@@ -288,7 +289,7 @@ func TestBusinessActivityScreen(t *testing.T) {
 func TestDJIMBufferAndTransitions(t *testing.T) {
 	t.Parallel()
 	djim := allRulesets(t)["djim-2026"]
-	mk := func(debtPcts ...int64) shariah.ScreenInputs {
+	mk := func(debtPcts ...int64) screening.ScreenInputs {
 		in := base()
 		in.Monthly = nil
 		d := time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC)
@@ -316,16 +317,16 @@ func TestDJIMBufferAndTransitions(t *testing.T) {
 		want string
 		held bool
 	}{
-		{[]int64{30, 34}, shariah.Compliant, true},             // one breach in the band: status kept
-		{[]int64{30, 34, 34}, shariah.Compliant, true},         // two
-		{[]int64{30, 34, 34, 34}, shariah.NonCompliant, false}, // the third changes it
-		{[]int64{30, 36}, shariah.NonCompliant, false},         // beyond 35%: at once
-		{[]int64{36, 30, 30}, shariah.NonCompliant, true},      // re-entry needs three passing periods
-		{[]int64{36, 30, 30, 30}, shariah.Compliant, false},    // and then it is back
-		{[]int64{30, 34, 30, 34, 34}, shariah.Compliant, true}, // breaches must be consecutive
+		{[]int64{30, 34}, screening.Compliant, true},             // one breach in the band: status kept
+		{[]int64{30, 34, 34}, screening.Compliant, true},         // two
+		{[]int64{30, 34, 34, 34}, screening.NonCompliant, false}, // the third changes it
+		{[]int64{30, 36}, screening.NonCompliant, false},         // beyond 35%: at once
+		{[]int64{36, 30, 30}, screening.NonCompliant, true},      // re-entry needs three passing periods
+		{[]int64{36, 30, 30, 30}, screening.Compliant, false},    // and then it is back
+		{[]int64{30, 34, 30, 34, 34}, screening.Compliant, true}, // breaches must be consecutive
 	}
 	for _, c := range cases {
-		res := shariah.Screen(mk(c.pcts...), djim, "")
+		res := screening.Screen(mk(c.pcts...), djim, "")
 		mr := res.ByMethodology["DJIM"]
 		if mr.Verdict != c.want || mr.Buffer == nil || mr.Buffer.Held != c.held {
 			t.Errorf("debt %v: %s held=%v, want %s held=%v (%+v)", c.pcts, mr.Verdict, mr.Buffer != nil && mr.Buffer.Held, c.want, c.held, mr.Buffer)
@@ -353,7 +354,7 @@ func TestRulesetsResolve(t *testing.T) {
 	if _, _, err := rs.Resolve("djim-2026", "aaoifi"); err == nil {
 		t.Fatal("aaoifi is not in djim-2026")
 	}
-	if _, err := shariah.ParseRuleset([]byte(`{"name":"x","edition_date":"2026","source":"s","review_status":"r","comparator":"lt",
+	if _, err := screening.ParseRuleset([]byte(`{"name":"x","edition_date":"2026","source":"s","review_status":"r","comparator":"lt",
 		"methodologies":[{"id":"a","name":"A","business":["alcohol","gin"],"ratios":[{"id":"d","numerator":["debt"],"denominator":"assets","threshold_bp":20000}]}]}`)); err == nil ||
 		!strings.Contains(err.Error(), "gin") || !strings.Contains(err.Error(), "assets") || !strings.Contains(err.Error(), "debt") || !strings.Contains(err.Error(), "20000") {
 		t.Fatalf("ruleset validation: %v", err)
@@ -364,20 +365,20 @@ func TestRulesetsResolve(t *testing.T) {
 func TestGoldenScenarios(t *testing.T) {
 	t.Parallel()
 	rs := allRulesets(t)
-	scenarios := map[string]func() (shariah.ScreenInputs, string, string){
-		"clean-tech": func() (shariah.ScreenInputs, string, string) { return base(), "spec", "" },
-		"bank": func() (shariah.ScreenInputs, string, string) {
+	scenarios := map[string]func() (screening.ScreenInputs, string, string){
+		"clean-tech": func() (screening.ScreenInputs, string, string) { return base(), "spec", "" },
+		"bank": func() (screening.ScreenInputs, string, string) {
 			in := base()
 			in.Asset.Industry, in.Asset.SIC, in.Asset.Sector = "Diversified Banks", "6021", "Financials"
 			in.Fundamentals[0].Facts[shariah.InterestIncome] = fact(600_000)
 			return in, "spec", ""
 		},
-		"receivables-msci": func() (shariah.ScreenInputs, string, string) {
+		"receivables-msci": func() (screening.ScreenInputs, string, string) {
 			in := base()
 			in.Fundamentals[0].Facts[shariah.Receivables] = fact(400_000)
 			return in, "spec", ""
 		},
-		"illustrative-aaoifi-only": func() (shariah.ScreenInputs, string, string) {
+		"illustrative-aaoifi-only": func() (screening.ScreenInputs, string, string) {
 			in := base()
 			for k, f := range in.Fundamentals[0].Facts {
 				f.Source, f.Ref = shariah.SourceIllustrative, "illustrative: sector profile"
@@ -385,7 +386,7 @@ func TestGoldenScenarios(t *testing.T) {
 			}
 			return in, "spec", "aaoifi"
 		},
-		"djim-2026-short-history": func() (shariah.ScreenInputs, string, string) {
+		"djim-2026-short-history": func() (screening.ScreenInputs, string, string) {
 			in := base()
 			in.Monthly = in.Monthly[20:]
 			return in, "djim-2026", ""
@@ -393,7 +394,7 @@ func TestGoldenScenarios(t *testing.T) {
 	}
 	for name, mk := range scenarios {
 		in, rsName, m := mk()
-		res := shariah.Screen(in, rs[rsName], m)
+		res := screening.Screen(in, rs[rsName], m)
 		got, _ := json.MarshalIndent(res, "", "  ")
 		path := filepath.Join("testdata", "golden", name+".json")
 		if *update {
@@ -418,7 +419,7 @@ func BenchmarkScreen(b *testing.B) {
 	in := base()
 	b.ReportAllocs()
 	for b.Loop() {
-		shariah.Screen(in, rs, "")
+		screening.Screen(in, rs, "")
 	}
 }
 
@@ -437,7 +438,7 @@ func TestInterestCarryForwardWindow(t *testing.T) {
 		}
 		return f
 	}
-	screen := func(years ...shariah.Fundamentals) shariah.Result {
+	screen := func(years ...shariah.Fundamentals) screening.Result {
 		in := base()
 		cur := in.Fundamentals[0]
 		cur.FiscalYear = 2026
@@ -445,7 +446,7 @@ func TestInterestCarryForwardWindow(t *testing.T) {
 		cur.Missing = map[shariah.Field]string{shariah.InterestIncome: "not reported: no InvestmentIncomeInterest"}
 		in.Fundamentals = append(years, cur)
 		shariah.SortFundamentals(in.Fundamentals)
-		return shariah.Screen(in, spec, "")
+		return screening.Screen(in, spec, "")
 	}
 	// Q2 of fiscal 2026: fiscal 2025 and 2024 are the window; 2025 wins over 2024.
 	r := screen(fy("2024-12-31", 2024, 40, 1000, shariah.SourceFiling), fy("2025-12-31", 2025, 30, 1000, shariah.SourceFiling))
@@ -481,7 +482,7 @@ func TestInterestCarryForwardWindow(t *testing.T) {
 	in.Fundamentals[0].FiscalYear = 2026
 	delete(in.Fundamentals[0].Facts, shariah.InterestIncome)
 	in.Fundamentals = append([]shariah.Fundamentals{fy("2023-12-31", 2023, 40, 1000, shariah.SourceFiling)}, in.Fundamentals...)
-	if r := shariah.Screen(in, &noBounds, ""); len(r.DataQuality.CarriedForward) != 0 || r.ComplianceStatus != "INSUFFICIENT_DATA" {
+	if r := screening.Screen(in, &noBounds, ""); len(r.DataQuality.CarriedForward) != 0 || r.ComplianceStatus != "INSUFFICIENT_DATA" {
 		t.Fatalf("fiscal 2023 without bounds: %s %+v", r.ComplianceStatus, r.DataQuality)
 	}
 	// An illustrative interest income was never reported: not carried.

@@ -9,12 +9,14 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/internal/redistest"
+	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // countingRef counts the reads of fundamentals (one per computed screening) on the real store.
 type countingRef struct {
-	shariah.RefStore
+	market.RefStore
 	n atomic.Int64
 }
 
@@ -30,14 +32,14 @@ func TestScreenerComputesAMissOnceUnderConcurrency(t *testing.T) {
 	ctx := context.Background()
 	store := sredis.NewRefStore(rc)
 	ref := &countingRef{RefStore: store}
-	s := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: allRulesets(t)}
+	s := &screening.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: allRulesets(t)}
 	var wg sync.WaitGroup
 	var cachedN atomic.Int64
 	for range 50 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, cached, err := s.Screen(ctx, "MSFT", shariah.ScreenOptions{})
+			r, cached, err := s.Screen(ctx, "MSFT", screening.ScreenOptions{})
 			if err != nil || r.Symbol != "MSFT" {
 				t.Error(r.Symbol, err)
 			}
@@ -51,18 +53,18 @@ func TestScreenerComputesAMissOnceUnderConcurrency(t *testing.T) {
 		t.Fatalf("50 concurrent requests computed %d times, want 1", ref.n.Load())
 	}
 	// A fresh process (empty memory) finds the result in Redis: no computation.
-	s2 := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: allRulesets(t)}
-	if _, cached, err := s2.Screen(ctx, "MSFT", shariah.ScreenOptions{}); err != nil || !cached || ref.n.Load() != 1 {
+	s2 := &screening.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: allRulesets(t)}
+	if _, cached, err := s2.Screen(ctx, "MSFT", screening.ScreenOptions{}); err != nil || !cached || ref.n.Load() != 1 {
 		t.Fatalf("second process: cached=%v computations=%d %v", cached, ref.n.Load(), err)
 	}
 	// New reference data (a load bumps the version) makes the cached result stale.
 	if _, err := store.BumpVersion(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, cached, _ := s2.Screen(ctx, "MSFT", shariah.ScreenOptions{}); cached || ref.n.Load() != 2 {
+	if _, cached, _ := s2.Screen(ctx, "MSFT", screening.ScreenOptions{}); cached || ref.n.Load() != 2 {
 		t.Fatalf("after a data change: cached=%v computations=%d", cached, ref.n.Load())
 	}
-	if _, cached, _ := s2.Screen(ctx, "MSFT", shariah.ScreenOptions{ForceRefresh: true}); cached || ref.n.Load() != 3 {
+	if _, cached, _ := s2.Screen(ctx, "MSFT", screening.ScreenOptions{ForceRefresh: true}); cached || ref.n.Load() != 3 {
 		t.Fatalf("force_refresh: cached=%v computations=%d", cached, ref.n.Load())
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // periodFact is a filed fact of a written fixture, from the given form.
@@ -37,7 +39,7 @@ func tenKPeriods() []shariah.Fundamentals {
 // screenedInputs reads what a screening used from its spec result: the AAOIFI ratios over total
 // assets (debt, cash, receivables over total assets) and the impure-revenue ratio over revenue, and the
 // revenue breakdown's interest income.
-func screenedInputs(t *testing.T, res shariah.Result) map[shariah.Field]*shariah.Number {
+func screenedInputs(t *testing.T, res screening.Result) map[shariah.Field]*shariah.Number {
 	t.Helper()
 	out := map[shariah.Field]*shariah.Number{}
 	mr, ok := res.ByMethodology["AAOIFI"]
@@ -60,11 +62,11 @@ func screenedInputs(t *testing.T, res shariah.Result) map[shariah.Field]*shariah
 	return out
 }
 
-func screenTenK(t *testing.T, fs []shariah.Fundamentals, rs *shariah.Ruleset) shariah.Result {
+func screenTenK(t *testing.T, fs []shariah.Fundamentals, rs *screening.Ruleset) screening.Result {
 	t.Helper()
 	in := base()
 	in.Asset.Symbol, in.Asset.CIK, in.Fundamentals = "TENK", "0000000001", fs
-	return shariah.Screen(in, rs, "")
+	return screening.Screen(in, rs, "")
 }
 
 // With the fiscal year and its fourth quarter both stored at the same end, the screening, the
@@ -86,8 +88,8 @@ func TestOnePeriodFiscalYearOverFourthQuarter(t *testing.T) {
 		if used[shariah.TotalRevenue] == nil || used[shariah.TotalRevenue].String() != "1000" || used[shariah.InterestIncome].String() != "20" {
 			t.Fatalf("%s: the screening used revenue %v, interest %v; want the fiscal year's 1000 and 20", name, used[shariah.TotalRevenue], used[shariah.InterestIncome])
 		}
-		prov := shariah.ScreenedInputProvenances(shariah.PeriodsFor(fs, spec), "0000000001")
-		rec := shariah.StockRecordOf(shariah.Asset{Symbol: "TENK", CIK: "0000000001"}, fs, spec)
+		prov := screening.ScreenedInputProvenances(screening.PeriodsFor(fs, spec), "0000000001")
+		rec := screening.StockRecordOf(shariah.Asset{Symbol: "TENK", CIK: "0000000001"}, fs, spec)
 		if rec.Fundamentals == nil || rec.Fundamentals.Period != "FY" || rec.DataQuality.PeriodLabel != "FY2024" || rec.DataQuality.AsOf != "2024-12-31" {
 			t.Fatalf("%s: stock view period %+v", name, rec.DataQuality)
 		}
@@ -103,14 +105,14 @@ func TestOnePeriodFiscalYearOverFourthQuarter(t *testing.T) {
 		}
 	}
 	// The JSON names the period of each input.
-	b, _ := json.Marshal(shariah.StockRecordOf(shariah.Asset{Symbol: "TENK", CIK: "0000000001"}, sorted, spec))
+	b, _ := json.Marshal(screening.StockRecordOf(shariah.Asset{Symbol: "TENK", CIK: "0000000001"}, sorted, spec))
 	if !strings.Contains(string(b), `"total_revenue":{"accession":"0000000001-25-000002","available":true,`) ||
 		!strings.Contains(string(b), `"period":"FY","period_end":"2024-12-31","period_label":"FY2024"`) {
 		t.Errorf("stock view JSON: %s", b)
 	}
 	// The trajectory keeps quarters: Q4 stays the quarter (revenue 250) but says it came from the 10-K,
 	// whose fiscal year the screening uses; Q3 came from its 10-Q.
-	pts := shariah.TrajectoryOf(sorted)
+	pts := insights.TrajectoryOf(sorted)
 	if len(pts) != 2 || pts[1].Label != "Q4 2024" || !pts[1].FromAnnualFiling || pts[1].Form != "10-K" || !strings.Contains(pts[1].Note, "FY2024") {
 		t.Fatalf("trajectory %+v", pts)
 	}
@@ -141,8 +143,8 @@ func TestOnePeriodCarriedInterest(t *testing.T) {
 	if res.DataQuality.PeriodLabel != "Q2 2025" || len(res.DataQuality.CarriedForward) != 1 || used[shariah.TotalRevenue].String() != "1000" {
 		t.Fatalf("screening %+v, revenue used %v", res.DataQuality, used[shariah.TotalRevenue])
 	}
-	prov := shariah.ScreenedInputProvenances(shariah.PeriodsFor(fs, spec), "")
-	rec := shariah.StockRecordOf(shariah.Asset{Symbol: "TENK"}, fs, spec)
+	prov := screening.ScreenedInputProvenances(screening.PeriodsFor(fs, spec), "")
+	rec := screening.StockRecordOf(shariah.Asset{Symbol: "TENK"}, fs, spec)
 	for f, label := range want {
 		p, s := prov[f], rec.Inputs[f]
 		if res.DataQuality.InputPeriods[string(f)] != label || p.Period.Label != label || s.Period.Label != label || p.Period.Carried != (label == "FY2024") {
@@ -161,8 +163,8 @@ func TestOnePeriodCarriedInterest(t *testing.T) {
 	off := false
 	noCarry.CarryForwardInterest = &off
 	res = screenTenK(t, fs, &noCarry)
-	ii := shariah.ScreenedInputProvenances(shariah.PeriodsFor(fs, &noCarry), "")[shariah.InterestIncome]
-	rii := shariah.StockRecordOf(shariah.Asset{Symbol: "TENK"}, fs, &noCarry).Inputs[shariah.InterestIncome]
+	ii := screening.ScreenedInputProvenances(screening.PeriodsFor(fs, &noCarry), "")[shariah.InterestIncome]
+	rii := screening.StockRecordOf(shariah.Asset{Symbol: "TENK"}, fs, &noCarry).Inputs[shariah.InterestIncome]
 	if ii.Available || ii.Period.Label != "Q2 2025" || !strings.Contains(ii.Reason, "does not carry") || rii.Reason != ii.Reason ||
 		res.DataQuality.InputPeriods["interest_income"] != "Q2 2025" || res.DataQuality.InputPeriods["total_revenue"] != "Q2 2025" {
 		t.Fatalf("without carrying: provenance %+v, stock view %+v, screening %v", ii, rii, res.DataQuality.InputPeriods)
@@ -176,12 +178,12 @@ func TestPeriodLabel(t *testing.T) {
 		fy     int
 		want   string
 	}{{"FY", 2024, "FY2024"}, {"Q2", 2025, "Q2 2025"}, {"Q4", 2024, "Q4 2024"}, {"FY", 0, "FY ending 2024-12-31"}, {"Q1", 0, "Q1 ending 2024-12-31"}} {
-		if got := shariah.PeriodLabel(shariah.Fundamentals{Period: c.period, FiscalYear: c.fy, PeriodEnd: "2024-12-31"}); got != c.want {
+		if got := screening.PeriodLabel(shariah.Fundamentals{Period: c.period, FiscalYear: c.fy, PeriodEnd: "2024-12-31"}); got != c.want {
 			t.Errorf("%s %d: %q, want %q", c.period, c.fy, got, c.want)
 		}
 	}
 	for form, annual := range map[string]bool{"10-K": true, "10-K/A": true, "20-F": true, "10-Q": false, "": false, "10-K (derived from YTD)": true, "8-K": false} {
-		if shariah.IsAnnualForm(form) != annual {
+		if insights.IsAnnualForm(form) != annual {
 			t.Errorf("IsAnnualForm(%q) = %v", form, !annual)
 		}
 	}

@@ -1,7 +1,6 @@
 package shariah
 
 import (
-	"encoding/json"
 	"hash/fnv"
 	"reflect"
 	"strconv"
@@ -43,66 +42,15 @@ func ETag(body []byte) string {
 // NewServed is a body with its ETag.
 func NewServed(body []byte) Served { return Served{Body: body, ETag: ETag(body)} }
 
-// servedFormat is raised when the encoding of a served body changes in a way the types' shapes do not
+// ServedFormat is raised when the encoding of a served body changes in a way the types' shapes do not
 // show (a MarshalJSON, Normalize or the quote's disclaimers rule): stored bodies of another format are
 // not served, but encoded again from their records.
-const servedFormat = 1
+const ServedFormat = 1
 
-// QuoteBodies encodes the body of GET /api/quote/{symbol}: the stored quote with the disclaimers a quote
-// is served with (the market_data one). Variant names the encoding (format, the Quote type's shape, the
-// disclaimers' text): a body stored under another variant (by a binary with other disclaimers or
-// another Quote) is not served.
-type QuoteBodies struct {
-	disclaimers []Disclaimer
-	variant     string
-}
-
-// NewQuoteBodies encodes quotes with these disclaimers.
-func NewQuoteBodies(disclaimers []Disclaimer) QuoteBodies {
-	h := fnv.New64a()
-	b, _ := json.Marshal(disclaimers) // plain strings: cannot fail
-	h.Write(b)
-	return QuoteBodies{disclaimers: disclaimers,
-		variant: "q" + strconv.Itoa(servedFormat) + "-" + quoteShape + "-" + strconv.FormatUint(h.Sum64(), 36)}
-}
-
-// Disclaimers are the disclaimers a served quote carries (a batch of quotes carries them on each).
-func (b QuoteBodies) Disclaimers() []Disclaimer { return b.disclaimers }
-
-// Variant names the encoding (see QuoteBodies).
-func (b QuoteBodies) Variant() string { return b.variant }
-
-// Serve is the body GET /api/quote serves for a stored quote.
-func (b QuoteBodies) Serve(q Quote) (Served, error) {
-	q.Disclaimers = b.disclaimers
-	body, err := json.Marshal(q)
-	if err != nil {
-		return Served{}, err
-	}
-	return NewServed(body), nil
-}
-
-// ResultVariant names the encoding of served screening results (format and the Result type's shape): a
-// body stored under another one is not served. A result carries its own disclaimers (attached when it
-// was computed), so nothing else enters its body.
-var ResultVariant = "r" + strconv.Itoa(servedFormat) + "-" + shapeHash(reflect.TypeOf(Result{}))
-
-// ServeResult is the body of a screening result as GET /api/screen and GET /api/result serve it (a
-// methodology's view is the result View returns).
-func ServeResult(r Result) (Served, error) {
-	body, err := json.Marshal(r)
-	if err != nil {
-		return Served{}, err
-	}
-	return NewServed(body), nil
-}
-
-var quoteShape = shapeHash(reflect.TypeOf(Quote{}))
-
-// shapeHash is a hash of a type's shape as encoding/json sees it (field names, tags and types, nested),
+// ShapeHash is a hash of a type's shape as encoding/json sees it (field names, tags and types, nested),
 // so that adding, renaming or retyping a field of a served type makes its stored bodies another variant
-// without anyone remembering to raise servedFormat.
-func shapeHash(t reflect.Type) string {
+// without anyone remembering to raise ServedFormat.
+func ShapeHash(t reflect.Type) string {
 	var b strings.Builder
 	writeShape(&b, t, map[reflect.Type]bool{})
 	h := fnv.New64a()

@@ -41,17 +41,14 @@ func TestShapeHashFollowsTheEncodedShape(t *testing.T) {
 	type self struct {
 		Next *self `json:"next"`
 	}
-	h := shapeHash(base)
-	if h != shapeHash(base) {
+	h := ShapeHash(base)
+	if h != ShapeHash(base) {
 		t.Fatal("not deterministic")
 	}
 	for name, typ := range map[string]reflect.Type{"retagged": retagged, "added": added, "nested retyped": nested} {
-		if shapeHash(typ) == h {
+		if ShapeHash(typ) == h {
 			t.Errorf("%s: same shape hash", name)
 		}
 	}
-	_ = shapeHash(reflect.TypeOf(self{})) // a recursive type ends
-	if ResultVariant == "" || NewQuoteBodies(nil).Variant() == NewQuoteBodies([]Disclaimer{{ID: "market_data", Text: "x"}}).Variant() {
-		t.Fatal("variants")
-	}
+	_ = ShapeHash(reflect.TypeOf(self{})) // a recursive type ends
 }

@@ -3,8 +3,6 @@ package shariah
 import (
 	"fmt"
 	"strings"
-
-	"github.com/shopspring/decimal"
 )
 
 // What a screening's fundamentals stand on, for summaries that say how much of them is filed.
@@ -13,20 +11,6 @@ const (
 	DataIllustrative   = "illustrative"    // at least one input is illustrative
 	DataNoFundamentals = "no_fundamentals" // no fundamentals on file (or no screening)
 )
-
-// DataSourceOf classifies a screening result by its fundamentals: illustrative when any input used is,
-// filed when the inputs come from filings, no_fundamentals otherwise.
-func DataSourceOf(r Result) string {
-	if r.DataQuality.Illustrative {
-		return DataIllustrative
-	}
-	for _, s := range r.DataQuality.Sources {
-		if s == SourceFiling || s == SourceLive {
-			return DataFiled
-		}
-	}
-	return DataNoFundamentals
-}
 
 // FundamentalsSourceOf classifies a company's stored periods the same way: filed when any period
 // carries a filed (or live) fact (illustrative values are never kept next to filed ones),
@@ -76,14 +60,6 @@ type SourceWeights struct {
 	NoFundamentalsPct string `json:"no_fundamentals_pct"`
 }
 
-// sourceWeights accumulates weights by source.
-type sourceWeights map[string]decimal.Decimal
-
-func (w sourceWeights) pct(total decimal.Decimal) SourceWeights {
-	p := func(s string) string { return w[s].Mul(d100).Div(total).StringFixed(2) }
-	return SourceWeights{FiledPct: p(DataFiled), IllustrativePct: p(DataIllustrative), NoFundamentalsPct: p(DataNoFundamentals)}
-}
-
 // CompanyKey names the company behind a listing, so that share classes count once: its SEC CIK when
 // the record has one (GOOG and GOOGL are one company), else the symbol.
 func CompanyKey(a Asset) string {
@@ -115,16 +91,6 @@ func (c CompanySources) Counts() SourceCounts {
 		out.Add(src)
 	}
 	return out
-}
-
-// companyOf is the company of a symbol in a catalog (CompanyKey), or the symbol itself without one.
-func companyOf(cat *Catalog, symbol string) string {
-	if cat != nil {
-		if a, ok := cat.Lookup(symbol); ok {
-			return CompanyKey(a)
-		}
-	}
-	return symbol
 }
 
 // String reads the counts as a phrase ("2 filed, 501 illustrative, 0 without fundamentals").

@@ -7,21 +7,25 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestDataSources: a result is filed, illustrative or without fundamentals by its data quality; a
 // company's stored periods likewise; portfolio and bulk summaries count them.
 func TestDataSources(t *testing.T) {
 	t.Parallel()
-	res := func(illus bool, sources ...string) shariah.Result {
-		return shariah.Result{DataQuality: shariah.DataQuality{Illustrative: illus, Sources: sources}}
+	res := func(illus bool, sources ...string) screening.Result {
+		return screening.Result{DataQuality: screening.DataQuality{Illustrative: illus, Sources: sources}}
 	}
 	filed, illus, none := res(false, "filing", "history"), res(true, "filing", "illustrative"), res(false, "history")
 	for _, c := range []struct {
-		r    shariah.Result
+		r    screening.Result
 		want string
 	}{{filed, shariah.DataFiled}, {illus, shariah.DataIllustrative}, {none, shariah.DataNoFundamentals}, {res(false, "live"), shariah.DataFiled}} {
-		if got := shariah.DataSourceOf(c.r); got != c.want {
+		if got := screening.DataSourceOf(c.r); got != c.want {
 			t.Errorf("DataSourceOf(%+v) = %s, want %s", c.r.DataQuality, got, c.want)
 		}
 	}
@@ -34,15 +38,15 @@ func TestDataSources(t *testing.T) {
 		t.Error("FundamentalsSourceOf")
 	}
 
-	items := []shariah.PortfolioItem{{Status: "COMPLIANT", DataSource: shariah.DataFiled}, {Status: "NON_COMPLIANT", DataSource: shariah.DataIllustrative},
+	items := []screening.PortfolioItem{{Status: "COMPLIANT", DataSource: shariah.DataFiled}, {Status: "NON_COMPLIANT", DataSource: shariah.DataIllustrative},
 		{Status: "QUESTIONABLE", DataSource: shariah.DataIllustrative}, {Status: "NOT_FOUND"}}
-	if s := shariah.SummarizePortfolio(items).DataSources; s != (shariah.SourceCounts{Filed: 1, Illustrative: 2}) {
+	if s := screening.SummarizePortfolio(items).DataSources; s != (shariah.SourceCounts{Filed: 1, Illustrative: 2}) {
 		t.Errorf("portfolio sources %+v", s)
 	}
-	run := []shariah.RunItem{{Symbol: "A", Status: "COMPLIANT", Result: &filed}, {Symbol: "B", Status: "COMPLIANT", Result: &filed},
+	run := []bulk.Item{{Symbol: "A", Status: "COMPLIANT", Result: &filed}, {Symbol: "B", Status: "COMPLIANT", Result: &filed},
 		{Symbol: "C", Status: "INSUFFICIENT_DATA", Result: &none}, {Symbol: "D", Status: "NON_COMPLIANT", Result: &illus},
 		{Symbol: "E", Status: "ERROR", HasError: true}}
-	if s := shariah.Summarize(run, nil).DataSources; s != (shariah.SourceCounts{Filed: 2, Illustrative: 1, NoFundamentals: 1}) {
+	if s := bulk.Summarize(run, nil).DataSources; s != (shariah.SourceCounts{Filed: 2, Illustrative: 1, NoFundamentals: 1}) {
 		t.Errorf("run sources %+v", s)
 	}
 }
@@ -52,18 +56,18 @@ func TestDataSources(t *testing.T) {
 // catalog is its own company.
 func TestCompanySources(t *testing.T) {
 	t.Parallel()
-	cat := shariah.NewCatalog([]shariah.Asset{
+	cat := catalog.New([]shariah.Asset{
 		{Symbol: "GOOG", Type: shariah.Equity, CIK: "0001652044"}, {Symbol: "GOOGL", Type: shariah.Equity, CIK: "1652044"},
 		{Symbol: "BRK-A", Type: shariah.Equity, CIK: "1067983"}, {Symbol: "BRK-B", Type: shariah.Equity, CIK: "0001067983"},
 		{Symbol: "SAP.DE", Type: shariah.Equity}, {Symbol: "AAPL", Type: shariah.Equity, CIK: "320193"}})
-	res := func(illus bool, sources ...string) *shariah.Result {
-		return &shariah.Result{DataQuality: shariah.DataQuality{Illustrative: illus, Sources: sources}}
+	res := func(illus bool, sources ...string) *screening.Result {
+		return &screening.Result{DataQuality: screening.DataQuality{Illustrative: illus, Sources: sources}}
 	}
 	filed, illus, none := res(false, "filing"), res(true, "illustrative"), res(false)
-	run := []shariah.RunItem{{Symbol: "GOOG", Result: filed}, {Symbol: "GOOGL", Result: filed}, {Symbol: "BRK-A", Result: filed},
+	run := []bulk.Item{{Symbol: "GOOG", Result: filed}, {Symbol: "GOOGL", Result: filed}, {Symbol: "BRK-A", Result: filed},
 		{Symbol: "BRK-B", Result: illus}, {Symbol: "SAP.DE", Result: illus}, {Symbol: "AAPL", Result: filed}, {Symbol: "NEW", Result: none},
 		{Symbol: "ERR", HasError: true}}
-	s := shariah.Summarize(run, cat)
+	s := bulk.Summarize(run, cat)
 	if s.DataSources != (shariah.SourceCounts{Filed: 4, Illustrative: 2, NoFundamentals: 1}) {
 		t.Errorf("results %+v", s.DataSources)
 	}
@@ -71,7 +75,7 @@ func TestCompanySources(t *testing.T) {
 		t.Errorf("companies %+v", s.CompanyDataSources)
 	}
 	// Without a catalog every symbol is a company.
-	if s := shariah.Summarize(run, nil); s.CompanyDataSources != s.DataSources {
+	if s := bulk.Summarize(run, nil); s.CompanyDataSources != s.DataSources {
 		t.Errorf("no catalog: %+v vs %+v", s.CompanyDataSources, s.DataSources)
 	}
 	if got := s.DataSources.String(); got != "4 filed, 2 illustrative, 1 without fundamentals" {
@@ -95,12 +99,12 @@ func TestETFDisposition(t *testing.T) {
 		{"QUESTIONABLE", "80.00", nil, "mostly_compliant"}, {"QUESTIONABLE", "", nil, "questionable"},
 		{"NON_COMPLIANT", "60.00", &pos, "non_compliant"}, {"INSUFFICIENT_DATA", "40.00", nil, "insufficient_data"},
 	} {
-		r := shariah.ETFResult{ComplianceStatus: c.status, CompliantWeightPct: c.compliant, PurificationFraction: c.rate}
-		if got := shariah.ETFDisposition(r); got != c.want {
+		r := etf.Result{ComplianceStatus: c.status, CompliantWeightPct: c.compliant, PurificationFraction: c.rate}
+		if got := etf.Disposition(r); got != c.want {
 			t.Errorf("ETFDisposition(%s, %s%% compliant, rate %v) = %s, want %s", c.status, c.compliant, c.rate, got, c.want)
 		}
 	}
-	if !strings.Contains(shariah.ETFVerdictRule, "mostly_compliant when QUESTIONABLE and more than half the weight is compliant") {
-		t.Errorf("verdict_rule does not say what mostly_compliant means: %s", shariah.ETFVerdictRule)
+	if !strings.Contains(etf.VerdictRule, "mostly_compliant when QUESTIONABLE and more than half the weight is compliant") {
+		t.Errorf("verdict_rule does not say what mostly_compliant means: %s", etf.VerdictRule)
 	}
 }

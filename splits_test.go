@@ -10,6 +10,8 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/datapack"
+	"github.com/shariah-screen/shariah/market"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func TestMatchSplitFactor(t *testing.T) {
@@ -20,7 +22,7 @@ func TestMatchSplitFactor(t *testing.T) {
 		{10, "10"}, {9.8, "10"}, {0.1, "0.1"}, {0.102, "0.1"}, {2.015, "2"}, {4.006, "4"}, {0.2, "0.2"}, {25, "25"},
 		{1.5, ""}, {1.157, ""}, {3.5, ""}, {2.4, ""}, {0, ""}, {-10, ""},
 	} {
-		k, ok := shariah.MatchSplitFactor(c.ratio)
+		k, ok := market.MatchSplitFactor(c.ratio)
 		if got := map[bool]string{true: k.String(), false: ""}[ok]; got != c.want {
 			t.Errorf("MatchSplitFactor(%v) = %q, want %q", c.ratio, got, c.want)
 		}
@@ -28,8 +30,8 @@ func TestMatchSplitFactor(t *testing.T) {
 }
 
 func TestSplitBasis(t *testing.T) {
-	ten := shariah.Split{Symbol: "X", After: "2025-10-30", On: "2026-01-29", Ratio: decimal.NewFromInt(10), Source: "h"}
-	exact := shariah.Split{Symbol: "X", On: "2024-06-10", Ratio: decimal.NewFromInt(4), Source: "h"}
+	ten := market.Split{Symbol: "X", After: "2025-10-30", On: "2026-01-29", Ratio: decimal.NewFromInt(10), Source: "h"}
+	exact := market.Split{Symbol: "X", On: "2024-06-10", Ratio: decimal.NewFromInt(4), Source: "h"}
 	for _, c := range []struct {
 		at       string
 		factor   string
@@ -43,20 +45,20 @@ func TestSplitBasis(t *testing.T) {
 		{"2026-01-29", "1", 0},  // the window's end: after
 		{"", "1", 2},            // no date: nothing can be placed
 	} {
-		f, _, un := shariah.SplitBasis([]shariah.Split{exact, ten}, c.at)
+		f, _, un := market.SplitBasis([]market.Split{exact, ten}, c.at)
 		if f.String() != c.factor || len(un) != c.unplaced {
 			t.Errorf("at %q: factor %s, %d unplaced; want %s, %d", c.at, f, len(un), c.factor, c.unplaced)
 		}
 	}
-	if ten.Name() != "10-for-1" || (shariah.Split{Ratio: decimal.RequireFromString("0.125")}).Name() != "1-for-8" ||
-		(shariah.Split{Ratio: decimal.RequireFromString("1.5")}).Name() != "3-for-2" {
+	if ten.Name() != "10-for-1" || (market.Split{Ratio: decimal.RequireFromString("0.125")}).Name() != "1-for-8" ||
+		(market.Split{Ratio: decimal.RequireFromString("1.5")}).Name() != "3-for-2" {
 		t.Error("split names")
 	}
 }
 
 // withPrior adds a period ending 2026-03-31 before base's 2026-06-30, with the given shares (base's
 // closes are 1.00, so each period's market cap is its share count).
-func withPrior(shares int64) shariah.ScreenInputs {
+func withPrior(shares int64) screening.ScreenInputs {
 	in := base()
 	prior := shariah.Fundamentals{Symbol: "TEST", PeriodEnd: "2026-03-31", Period: "Q1", Currency: "USD", Facts: map[shariah.Field]shariah.Fact{}}
 	for k, v := range in.Fundamentals[0].Facts {
@@ -72,12 +74,12 @@ func withPrior(shares int64) shariah.ScreenInputs {
 // is served; 2.5x is served.
 func TestSuspectMarketCapRule(t *testing.T) {
 	spec := allRulesets(t)["spec"]
-	res := shariah.Screen(withPrior(250_000), spec, "") // 0.25M -> 1M: 4x
+	res := screening.Screen(withPrior(250_000), spec, "") // 0.25M -> 1M: 4x
 	debt := ratioOf(t, res, "DJIM", "debt")
 	if debt.Pass != nil || len(debt.Missing) != 1 || debt.Missing[0] != "market_cap (held back as suspect)" {
 		t.Errorf("DJIM debt at 4x: %+v", debt)
 	}
-	if v := res.ByMethodology[shariah.MethodologyKey("DJIM")].Verdict; v != shariah.InsufficientData {
+	if v := res.ByMethodology[screening.MethodologyKey("DJIM")].Verdict; v != screening.InsufficientData {
 		t.Errorf("DJIM verdict %s", v)
 	}
 	if r := ratioOf(t, res, "AAOIFI", "debt"); r.Pass == nil || !*r.Pass {
@@ -87,17 +89,17 @@ func TestSuspectMarketCapRule(t *testing.T) {
 		t.Errorf("market cap %v, notes %v", res.MarketCap, res.DataQuality.Notes)
 	}
 	// marked wherever a person looks: the screening, and exactly the ratios on the market cap
-	if m := shariah.MarksOf(res); m.Label() != "suspect market cap" || len(debt.Marks) != 1 || debt.Marks[0] != shariah.MarkSuspectMarketCap {
+	if m := screening.MarksOf(res); m.Label() != "suspect market cap" || len(debt.Marks) != 1 || debt.Marks[0] != screening.MarkSuspectMarketCap {
 		t.Errorf("marks %+v, DJIM debt marks %v", m, debt.Marks)
 	}
 	if r := ratioOf(t, res, "AAOIFI", "debt"); len(r.Marks) != 0 {
 		t.Errorf("AAOIFI debt (total assets) marked %v", r.Marks)
 	}
 	// 4x down is the same
-	if r := ratioOf(t, shariah.Screen(withPrior(4_000_000), spec, ""), "SP", "debt"); r.Pass != nil {
+	if r := ratioOf(t, screening.Screen(withPrior(4_000_000), spec, ""), "SP", "debt"); r.Pass != nil {
 		t.Errorf("S&P debt at 1/4x: %+v", r)
 	}
-	res = shariah.Screen(withPrior(400_000), spec, "") // 2.5x
+	res = screening.Screen(withPrior(400_000), spec, "") // 2.5x
 	if r := ratioOf(t, res, "DJIM", "debt"); r.Pass == nil || res.MarketCap == nil {
 		t.Errorf("2.5x held back: %+v", r)
 	}
@@ -105,8 +107,8 @@ func TestSuspectMarketCapRule(t *testing.T) {
 	// though an earlier period has shares
 	in := withPrior(1_000_000)
 	delete(in.Fundamentals[1].Facts, shariah.SharesOutstanding)
-	in.Fundamentals[1].Missing = map[shariah.Field]string{shariah.SharesOutstanding: shariah.SplitUnplaced + "test: cannot be placed"}
-	res = shariah.Screen(in, spec, "")
+	in.Fundamentals[1].Missing = map[shariah.Field]string{shariah.SharesOutstanding: market.SplitUnplaced + "test: cannot be placed"}
+	res = screening.Screen(in, spec, "")
 	if r := ratioOf(t, res, "SP", "debt"); r.Pass != nil || !strings.Contains(strings.Join(res.DataQuality.Notes, "|"), "cannot be placed") {
 		t.Errorf("unplaced split: %+v %v", r, res.DataQuality.Notes)
 	}
@@ -118,7 +120,7 @@ func TestSplitAdjustedSharesNamed(t *testing.T) {
 	f := in.Fundamentals[0].Facts[shariah.SharesOutstanding]
 	f.Note = "on the closes' basis: the cover count 100000 (as of 2026-07-10) x 10 for the 10-for-1 split 2026-08-01 (test)"
 	in.Fundamentals[0].Facts[shariah.SharesOutstanding] = f
-	res := shariah.Screen(in, allRulesets(t)["spec"], "")
+	res := screening.Screen(in, allRulesets(t)["spec"], "")
 	if r := ratioOf(t, res, "SP", "debt"); !strings.Contains(r.Note, "10-for-1") {
 		t.Errorf("ratio note %q", r.Note)
 	}
@@ -144,8 +146,8 @@ func TestSharedNFLXAndMSFT(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := allRulesets(t)["spec"]
-	inputs := func(sym string) shariah.ScreenInputs {
-		in := shariah.ScreenInputs{PriceSource: shariah.SourceHistory, Now: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)}
+	inputs := func(sym string) screening.ScreenInputs {
+		in := screening.ScreenInputs{PriceSource: shariah.SourceHistory, Now: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)}
 		for _, a := range p.Assets {
 			if a.Symbol == sym && a.Sector != "" && in.Asset.Symbol == "" {
 				in.Asset = a
@@ -168,7 +170,7 @@ func TestSharedNFLXAndMSFT(t *testing.T) {
 	// NFLX: 424,926,346 shares on the cover of nflx-10-q-2025-07-18.html (dei:EntityCommonStockSharesOutstanding)
 	// are before the 10-for-1 split; on the closes' basis the market cap is about $400B, and the
 	// debt ratios against it (S&P 36-month, DJIM 24-month averages) pass.
-	res := shariah.Screen(inputs("NFLX"), spec, "")
+	res := screening.Screen(inputs("NFLX"), spec, "")
 	if res.MarketCap == nil || res.MarketCap.LessThan(decimal.NewFromInt(350e9)) || res.MarketCap.GreaterThan(decimal.NewFromInt(450e9)) {
 		t.Errorf("NFLX market cap %v", res.MarketCap)
 	}
@@ -183,7 +185,7 @@ func TestSharedNFLXAndMSFT(t *testing.T) {
 	}
 	// MSFT screens on its filed quarters (companyfacts-derived), not on illustrative inputs; the
 	// provenance names the 10-K and its filing date.
-	res = shariah.Screen(inputs("MSFT"), spec, "")
+	res = screening.Screen(inputs("MSFT"), spec, "")
 	dq := res.DataQuality
 	if dq.Illustrative || dq.Period != "Q4" || dq.AsOf != "2026-06-30" || !strings.Contains(strings.Join(dq.SourceRefs, "|"), "10-K (fourth quarter: fiscal year less nine months) filed 2026-07-29") {
 		t.Errorf("MSFT data quality: %+v", dq)

@@ -10,6 +10,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/datapack"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestYesNoFollowsPrimary: a ruleset's yes/no (is_compliant, business_screen_pass,
@@ -26,21 +27,21 @@ func TestYesNoFollowsPrimary(t *testing.T) {
 	// Debt of 31% of total assets and of market cap: only AAOIFI's 30% fails.
 	in := base()
 	in.Fundamentals[0].Facts[shariah.TotalDebt] = fact(310_000)
-	check := func(name string, r shariah.Result, status, methodology string, yes bool) {
+	check := func(name string, r screening.Result, status, methodology string, yes bool) {
 		t.Helper()
 		if r.ComplianceStatus != status || r.VerdictMethodology != methodology || r.IsCompliant == nil || *r.IsCompliant != yes ||
 			r.FinancialScreenPass == nil || *r.FinancialScreenPass != yes || r.BusinessScreenPass == nil || !*r.BusinessScreenPass {
 			t.Fatalf("%s: %s verdict_methodology %q is_compliant %v financial %v business %v", name, r.ComplianceStatus,
 				r.VerdictMethodology, r.IsCompliant, r.FinancialScreenPass, r.BusinessScreenPass)
 		}
-		if e := r.ByMethodology[shariah.MethodologyKey(methodology)]; e.IsCompliant == nil || *e.IsCompliant != yes {
+		if e := r.ByMethodology[screening.MethodologyKey(methodology)]; e.IsCompliant == nil || *e.IsCompliant != yes {
 			t.Fatalf("%s: is_compliant %v, %s's entry %v", name, yes, methodology, e.IsCompliant)
 		}
 		if len(r.ByMethodology) != len(r.Methodologies) || len(r.ByMethodology) == 0 {
 			t.Fatalf("%s: by_methodology %d entries, methodologies %d", name, len(r.ByMethodology), len(r.Methodologies))
 		}
 	}
-	r := shariah.Screen(in, spec, "")
+	r := screening.Screen(in, spec, "")
 	check("spec", r, "QUESTIONABLE", "AAOIFI", false)
 	// financial_screen_pass false means AAOIFI's ratio is above its threshold (what the bot says).
 	if d := r.ByMethodology["AAOIFI"].Ratios[0]; d.ID != "debt" || d.Pass == nil || *d.Pass {
@@ -52,16 +53,16 @@ func TestYesNoFollowsPrimary(t *testing.T) {
 	// The same inputs under a ruleset whose primary is S&P (which passes) while AAOIFI fails: yes.
 	sp := *spec
 	sp.Primary = "sp"
-	r = shariah.Screen(in, &sp, "")
+	r = screening.Screen(in, &sp, "")
 	check("primary sp", r, "QUESTIONABLE", "S&P", true)
-	if r.AAOIFICompliant == nil || *r.AAOIFICompliant || r.Methodologies["AAOIFI"] != shariah.NonCompliant {
+	if r.AAOIFICompliant == nil || *r.AAOIFICompliant || r.Methodologies["AAOIFI"] != screening.NonCompliant {
 		t.Fatalf("primary sp: AAOIFI entry lost: %v %v", r.AAOIFICompliant, r.Methodologies)
 	}
 	// ?methodology= names the methodology the yes/no follows.
-	check("methodology=djim", shariah.Screen(in, spec, "djim"), "COMPLIANT", "DJIM", true)
+	check("methodology=djim", screening.Screen(in, spec, "djim"), "COMPLIANT", "DJIM", true)
 	check("view aaoifi of primary sp", r.View(&sp, "aaoifi"), "NON_COMPLIANT", "AAOIFI", false)
 	// A one-methodology ruleset: its one methodology.
-	check("sp-2023", shariah.Screen(in, rs["sp-2023"], ""), "COMPLIANT", "S&P", true)
+	check("sp-2023", screening.Screen(in, rs["sp-2023"], ""), "COMPLIANT", "S&P", true)
 	// Every ruleset file names a primary among its methodologies (or has one methodology).
 	for name, x := range rs {
 		if _, ok := x.Methodology(x.PrimaryMethodology().ID); !ok || (len(x.Methodologies) > 1 && x.Primary == "") {
@@ -74,7 +75,7 @@ func TestYesNoFollowsPrimary(t *testing.T) {
 	json.Unmarshal(b, &m)
 	m["primary"] = "nope"
 	b, _ = json.Marshal(m)
-	if _, err := shariah.ParseRuleset(b); err == nil || !strings.Contains(err.Error(), `primary "nope"`) {
+	if _, err := screening.ParseRuleset(b); err == nil || !strings.Contains(err.Error(), `primary "nope"`) {
 		t.Fatalf("primary nope: %v", err)
 	}
 }
@@ -86,14 +87,14 @@ func TestYesNoOfStoredResult(t *testing.T) {
 	t.Parallel()
 	in := base()
 	in.Fundamentals[0].Facts[shariah.Receivables] = fact(400_000) // DJIM and MSCI fail
-	r := shariah.Screen(in, allRulesets(t)["spec"], "")
+	r := screening.Screen(in, allRulesets(t)["spec"], "")
 	b, _ := json.Marshal(r)
 	var m map[string]any
 	json.Unmarshal(b, &m)
 	delete(m, "verdict_methodology")
 	m["is_compliant"], m["financial_screen_pass"] = false, false // as stored then
 	b, _ = json.Marshal(m)
-	var old shariah.Result
+	var old screening.Result
 	if err := json.Unmarshal(b, &old); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestYesNoRealFilings(t *testing.T) {
 	}
 	rs := allRulesets(t)
 	for _, sym := range []string{"AAPL", "NVDA", "KO"} {
-		in := shariah.ScreenInputs{PriceSource: shariah.SourceHistory, Now: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)}
+		in := screening.ScreenInputs{PriceSource: shariah.SourceHistory, Now: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)}
 		for _, a := range sec.Assets {
 			if a.Symbol == sym {
 				in.Asset = a
@@ -150,17 +151,17 @@ func TestYesNoRealFilings(t *testing.T) {
 				in.Monthly = s.Bars
 			}
 		}
-		r := shariah.Screen(in, rs["spec"], "")
+		r := screening.Screen(in, rs["spec"], "")
 		a := r.ByMethodology["AAOIFI"]
 		aaoifiRatioFails := false
 		for _, rr := range a.Ratios {
 			aaoifiRatioFails = aaoifiRatioFails || (rr.Pass != nil && !*rr.Pass)
 		}
-		if r.VerdictMethodology != "AAOIFI" || r.IsCompliant == nil || *r.IsCompliant != (a.Verdict == shariah.Compliant) ||
+		if r.VerdictMethodology != "AAOIFI" || r.IsCompliant == nil || *r.IsCompliant != (a.Verdict == screening.Compliant) ||
 			r.FinancialScreenPass == nil || *r.FinancialScreenPass == aaoifiRatioFails {
 			t.Fatalf("%s: is_compliant %v financial %v, AAOIFI %s (a ratio fails: %v)", sym, r.IsCompliant, r.FinancialScreenPass, a.Verdict, aaoifiRatioFails)
 		}
-		ss21 := shariah.Screen(in, rs["aaoifi-ss21"], "")
+		ss21 := screening.Screen(in, rs["aaoifi-ss21"], "")
 		t.Logf("%s: %s, is_compliant %v (AAOIFI %s), financial_screen_pass %v; %s | aaoifi-ss21: is_compliant %v",
 			sym, r.ComplianceStatus, *r.IsCompliant, a.Verdict, *r.FinancialScreenPass, r.ComplianceExplanation, fmtBool(ss21.IsCompliant))
 	}

@@ -16,16 +16,22 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/filings"
+	"github.com/shariah-screen/shariah/finance"
+	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/market"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Tools are the domain operations the agent may call.
 type Tools struct {
-	Screener *shariah.Screener
-	Ref      shariah.RefStore
-	Catalogs *shariah.CatalogCache
-	Zakat    *shariah.Zakat
-	Insights *shariah.Insights
-	News     shariah.NewsStore // optional
+	Screener *screening.Screener
+	Ref      market.RefStore
+	Catalogs *catalog.Cache
+	Zakat    *finance.Zakat
+	Insights *insights.Service
+	News     filings.NewsStore // optional
 }
 
 // Call is one tool call and its outcome.
@@ -103,7 +109,7 @@ type command struct {
 	symbols              []string // canonical
 	unknown              []string // symbol-like words not in the database
 	ruleset, methodology string
-	zakat                shariah.ZakatRequest
+	zakat                finance.ZakatRequest
 }
 
 var (
@@ -244,7 +250,7 @@ func (p *parser) amount(i int) int {
 		}
 		if sym := p.resolve(p.words[j]); sym != "" {
 			shares := shariah.NewNumber(amount)
-			z.Holdings = append(z.Holdings, shariah.ZakatHolding{Symbol: sym, Shares: &shares})
+			z.Holdings = append(z.Holdings, finance.ZakatHolding{Symbol: sym, Shares: &shares})
 		} else {
 			p.cmd.unknown = append(p.cmd.unknown, strings.ToUpper(p.words[j]))
 		}
@@ -318,12 +324,12 @@ func (t *turn) need(n int, what string) bool {
 	return true
 }
 
-func (t *turn) opts() shariah.ScreenOptions {
-	return shariah.ScreenOptions{Ruleset: t.cmd.ruleset, Methodology: t.cmd.methodology}
+func (t *turn) opts() screening.ScreenOptions {
+	return screening.ScreenOptions{Ruleset: t.cmd.ruleset, Methodology: t.cmd.methodology}
 }
 
 // screenOne runs screen_stock on one symbol.
-func (t *turn) screenOne(sym string) (shariah.Result, bool, error) {
+func (t *turn) screenOne(sym string) (screening.Result, bool, error) {
 	args := map[string]any{"symbol": sym}
 	if t.cmd.ruleset != "" {
 		args["ruleset"] = t.cmd.ruleset
@@ -336,9 +342,9 @@ func (t *turn) screenOne(sym string) (shariah.Result, bool, error) {
 		return r, err
 	})
 	if !ok || err != nil {
-		return shariah.Result{}, false, err
+		return screening.Result{}, false, err
 	}
-	return res.(shariah.Result), true, nil
+	return res.(screening.Result), true, nil
 }
 
 func (t *turn) screen() error {
@@ -350,7 +356,7 @@ func (t *turn) screen() error {
 		return err
 	}
 	if ok {
-		t.say(shariah.VerdictSentence(r))
+		t.say(screening.VerdictSentence(r))
 	} else {
 		t.say(t.failed())
 	}
@@ -371,7 +377,7 @@ func (t *turn) compare() error {
 			return err
 		}
 		if ok {
-			t.say(shariah.VerdictSentence(r))
+			t.say(screening.VerdictSentence(r))
 		} else {
 			t.say(sym + ": " + t.failed())
 		}
@@ -397,7 +403,7 @@ func (t *turn) quote() error {
 		}
 		return err
 	}
-	q := res.(shariah.Quote)
+	q := res.(market.Quote)
 	line := fmt.Sprintf("%s: %s %s as of %s (%s)", q.Symbol, q.Price.String(), q.Currency, q.AsOf, q.Source)
 	if q.ChangePercent != nil {
 		line += ", " + q.ChangePercent.StringFixed(2) + "% on the day"
@@ -416,16 +422,16 @@ func (t *turn) news() error {
 	}
 	sym := t.cmd.symbols[0]
 	res, _, err := call(t.ans, "get_news", map[string]any{"symbol": sym, "limit": 5}, func() (any, error) {
-		list, _, err := t.a.Tools.News.News(t.ctx, shariah.NewsQuery{Symbol: sym, Limit: 5})
+		list, _, err := t.a.Tools.News.News(t.ctx, filings.NewsQuery{Symbol: sym, Limit: 5})
 		if list == nil {
-			list = []shariah.Article{}
+			list = []filings.Article{}
 		}
 		return list, err
 	})
 	if err != nil {
 		return err
 	}
-	list := res.([]shariah.Article)
+	list := res.([]filings.Article)
 	if len(list) == 0 {
 		t.say("No news on file for " + sym + ".")
 	}
@@ -449,7 +455,7 @@ func (t *turn) alternatives() error {
 		}
 		return err
 	}
-	alts := res.(shariah.AlternativesResult)
+	alts := res.(insights.AlternativesResult)
 	var syms []string
 	for _, alt := range alts.Alternatives {
 		syms = append(syms, alt.Symbol)
@@ -472,7 +478,7 @@ func (t *turn) zakat() error {
 		}
 		return err
 	}
-	z := res.(shariah.ZakatResult)
+	z := res.(finance.ZakatResult)
 	if z.ZakatDue {
 		t.say(fmt.Sprintf("Zakat due: %s USD (2.5%% of %s USD zakatable wealth, above the %s nisab of %s USD).",
 			z.AmountOwed.StringFixed(2), z.ZakatableWealth.StringFixed(2), z.Nisab.Metal, z.Nisab.Threshold.StringFixed(2)))

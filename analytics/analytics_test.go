@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
@@ -57,11 +58,11 @@ func TestWriterWritesEveryEventOnceAndReadsBack(t *testing.T) {
 		if i%50 == 0 {
 			status = 404
 		}
-		w.Record(shariah.UsageEvent{RequestID: fmt.Sprintf("req-%03d", i), KeyID: "k1", UserID: "u1", KeyPrefix: "shr_abcdefgh",
+		w.Record(account.UsageEvent{RequestID: fmt.Sprintf("req-%03d", i), KeyID: "k1", UserID: "u1", KeyPrefix: "shr_abcdefgh",
 			Method: "GET", Route: "/api/auth/me", Status: status, Tokens: 2, Latency: 1500 * time.Microsecond,
 			Time: at.Add(time.Duration(i) * time.Millisecond)})
 	}
-	w.Record(shariah.UsageEvent{RequestID: "other", UserID: "u2", Time: day1, Status: 200})
+	w.Record(account.UsageEvent{RequestID: "other", UserID: "u2", Time: day1, Status: 200})
 	if err := w.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestWriterWritesEveryEventOnceAndReadsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []shariah.DailyUsage{{Date: "2026-11-20", Requests: 200, Tokens: 400, Errors: 4}, {Date: "2026-11-21", Requests: 50, Tokens: 100, Errors: 1}}
+	want := []account.DailyUsage{{Date: "2026-11-20", Requests: 200, Tokens: 400, Errors: 4}, {Date: "2026-11-21", Requests: 50, Tokens: 100, Errors: 1}}
 	if fmt.Sprint(days) != fmt.Sprint(want) {
 		t.Fatalf("daily = %+v, want %+v", days, want)
 	}
@@ -124,8 +125,8 @@ func count(t *testing.T, db *analytics.DB, q string) uint64 {
 	return n
 }
 
-func event(i int) shariah.UsageEvent {
-	return shariah.UsageEvent{RequestID: fmt.Sprintf("r-%04d", i), KeyID: "k", UserID: "u1", KeyPrefix: "shr_abcdefgh", Method: "GET",
+func event(i int) account.UsageEvent {
+	return account.UsageEvent{RequestID: fmt.Sprintf("r-%04d", i), KeyID: "k", UserID: "u1", KeyPrefix: "shr_abcdefgh", Method: "GET",
 		Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Time: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Millisecond)}
 }
 
@@ -352,7 +353,7 @@ func TestWriterFlushesOnItsInterval(t *testing.T) {
 	defer cancel()
 	w := newWriter(t, db, t.TempDir(), 0, 100, 50*time.Millisecond) // nobody flushes: the interval must
 	go w.Run(ctx)
-	w.Record(shariah.UsageEvent{RequestID: "timed", UserID: "u", Time: time.Now()})
+	w.Record(account.UsageEvent{RequestID: "timed", UserID: "u", Time: time.Now()})
 	deadline := time.Now().Add(10 * time.Second)
 	for count(t, db, "SELECT toUInt64(count()) FROM "+db.Name+".usage_events") != 1 {
 		if time.Now().After(deadline) {
@@ -368,13 +369,13 @@ func TestTrajectoryRoundTripAndReplace(t *testing.T) {
 	ctx := context.Background()
 	tr := analytics.Trajectory{DB: db}
 	f := func(v float64) *float64 { return &v }
-	var pts []shariah.TrajectoryPoint
+	var pts []insights.TrajectoryPoint
 	for i := range 10 {
 		end := time.Date(2023, time.Month(3*(i%4)+3), 30, 0, 0, 0, 0, time.UTC).AddDate(i/4, 0, 0)
-		pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: end.Format("2006-01-02"), Period: fmt.Sprintf("Q%d", i%4+1),
+		pts = append(pts, insights.TrajectoryPoint{PeriodEnd: end.Format("2006-01-02"), Period: fmt.Sprintf("Q%d", i%4+1),
 			DebtAssets: f(0.1 + float64(i)/100), CashAssets: f(0.2), Source: "filing", Accession: fmt.Sprintf("acc-%d", i)})
 	}
-	pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: "2025-12-30", Period: "FY", DebtAssets: f(9)})
+	pts = append(pts, insights.TrajectoryPoint{PeriodEnd: "2025-12-30", Period: "FY", DebtAssets: f(9)})
 	// The fourth quarter of 2024 came from the annual report; the others record no form (rows
 	// written before the form column) and make no claim.
 	pts[7].Form, pts[7].FiscalYear = "10-K", 2024
@@ -510,7 +511,7 @@ func TestShippedRowsAreTheRecordedEvents(t *testing.T) {
 	plans := []string{"free", "pro", "enterprise"}
 	var want []string
 	for i := range 60 {
-		e := shariah.UsageEvent{RequestID: fmt.Sprintf("req-%03d-%s", i, bytes.Repeat([]byte{byte('a' + i%26)}, i%40)),
+		e := account.UsageEvent{RequestID: fmt.Sprintf("req-%03d-%s", i, bytes.Repeat([]byte{byte('a' + i%26)}, i%40)),
 			KeyID: fmt.Sprintf("key-%d", i%5), UserID: fmt.Sprintf("user-%d", i%3), KeyPrefix: fmt.Sprintf("shr_%08d", i%5),
 			Method: "GET", Route: fmt.Sprintf("/api/t\u00e9st/%d\t\"q\"", i%4), Status: 200 + i%3*100, Tokens: i % 7, Overage: i % 2,
 			Latency: time.Duration(i*37) * time.Microsecond, Time: at.Add(time.Duration(i*1237) * time.Millisecond),
@@ -564,7 +565,7 @@ func TestRecentRequestsAreTheNewestOfAll(t *testing.T) {
 	w, ctx := runningWriter(t, db, 100)
 	now := time.Now().UTC()
 	add := func(id string, when time.Time) {
-		w.Record(shariah.UsageEvent{RequestID: id, KeyID: "k", UserID: "uw", Method: "GET", Route: "/r", Status: 200, Tokens: 1, Time: when})
+		w.Record(account.UsageEvent{RequestID: id, KeyID: "k", UserID: "uw", Method: "GET", Route: "/r", Status: 200, Tokens: 1, Time: when})
 	}
 	for i := range 3 {
 		add(fmt.Sprintf("now-%d", i), now.Add(-time.Duration(3-i)*time.Second))

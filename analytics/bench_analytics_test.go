@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
 )
 
@@ -31,7 +31,7 @@ func BenchmarkUsageAnalyticsQueries(b *testing.B) {
 	if err := db.Conn.QueryRow(ctx, "SELECT toInt64(min(hour)), toInt64(max(hour)) FROM "+db.Name+".usage_route_hourly").Scan(&lo, &hi); err != nil {
 		b.Fatal(err)
 	}
-	rg := shariah.UsageRange{From: time.Unix(lo, 0).UTC(), To: time.Unix(hi, 0).UTC().Add(time.Hour)}
+	rg := account.UsageRange{From: time.Unix(lo, 0).UTC(), To: time.Unix(hi, 0).UTC().Add(time.Hour)}
 	r := analytics.UsageReader{DB: db}
 	queries := []struct {
 		name string
@@ -40,15 +40,15 @@ func BenchmarkUsageAnalyticsQueries(b *testing.B) {
 		{"top_keys", func() (int, error) { k, err := r.TopKeys(ctx, rg, 10); return len(k), err }},
 		{"routes", func() (int, error) { x, err := r.RouteUsage(ctx, rg, "", ""); return len(x), err }},
 		{"by_day_by_route", func() (int, error) {
-			x, err := r.UsageSeries(ctx, shariah.UsageQuery{Range: rg, Granularity: "day", GroupBy: "route"})
+			x, err := r.UsageSeries(ctx, account.UsageQuery{Range: rg, Granularity: "day", GroupBy: "route"})
 			return len(x.Series), err
 		}},
 		{"by_hour", func() (int, error) {
-			x, err := r.UsageSeries(ctx, shariah.UsageQuery{Range: rg, Granularity: "hour", GroupBy: "none"})
+			x, err := r.UsageSeries(ctx, account.UsageQuery{Range: rg, Granularity: "hour", GroupBy: "none"})
 			return len(x.Series), err
 		}},
 		{"by_day_by_key", func() (int, error) {
-			x, err := r.UsageSeries(ctx, shariah.UsageQuery{Range: rg, Granularity: "day", GroupBy: "key"})
+			x, err := r.UsageSeries(ctx, account.UsageQuery{Range: rg, Granularity: "day", GroupBy: "key"})
 			return len(x.Series), err
 		}},
 		{"quota_events", func() (int, error) { x, err := r.QuotaEvents(ctx, rg, 100); return len(x), err }},

@@ -13,7 +13,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/google/uuid"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
@@ -149,7 +149,7 @@ func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 		start := time.Now().UTC()
 		for i := range n {
 			k := (i * 7919) % len(keys)
-			w.Record(shariah.UsageEvent{RequestID: uuid.Must(uuid.NewV7()).String(), KeyID: keys[k%nUsers], UserID: users[k%nUsers],
+			w.Record(account.UsageEvent{RequestID: uuid.Must(uuid.NewV7()).String(), KeyID: keys[k%nUsers], UserID: users[k%nUsers],
 				KeyPrefix: "shr_" + keys[k][:8], Method: "GET", Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Plan: "pro",
 				Latency: time.Millisecond, Time: start.Add(time.Duration(i) * 50 * time.Microsecond)})
 		}

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
@@ -161,7 +162,7 @@ func TestClusterUsageWrittenThroughOneReplicaIsReadFromTheOther(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantDays := []shariah.DailyUsage{{Date: "2026-11-20", Requests: 84, Tokens: 84, Errors: 2}, {Date: "2026-11-21", Requests: 144, Tokens: 144, Errors: 3},
+	wantDays := []account.DailyUsage{{Date: "2026-11-20", Requests: 84, Tokens: 84, Errors: 2}, {Date: "2026-11-21", Requests: 144, Tokens: 144, Errors: 3},
 		{Date: "2026-11-22", Requests: 22, Tokens: 22, Errors: 0}}
 	if fmt.Sprint(days) != fmt.Sprint(wantDays) {
 		t.Fatalf("daily usage read from the second replica: %+v, want %+v", days, wantDays)
@@ -179,7 +180,7 @@ func TestClusterUsageWrittenThroughOneReplicaIsReadFromTheOther(t *testing.T) {
 	if got := count(t, r2, "SELECT toUInt64(countMerge(requests)) FROM "+r2.Name+".usage_route_hourly_local"); got != n {
 		t.Fatalf("the second replica's aggregate counts %d requests, want %d", got, n)
 	}
-	routes, err := analytics.UsageReader{DB: r2}.RouteUsage(context.Background(), shariah.UsageRange{From: day1.Add(-time.Hour), To: day1.Add(72 * time.Hour)}, "", "")
+	routes, err := analytics.UsageReader{DB: r2}.RouteUsage(context.Background(), account.UsageRange{From: day1.Add(-time.Hour), To: day1.Add(72 * time.Hour)}, "", "")
 	if err != nil || len(routes) != 1 || routes[0].Requests != n || routes[0].Errors5xx != 5 {
 		t.Fatalf("routes read from the second replica: %+v, %v", routes, err)
 	}
@@ -192,10 +193,10 @@ func TestClusterTrajectoryReplacesOnEveryReplica(t *testing.T) {
 	migrate(t, c, r1)
 	ctx := context.Background()
 	f := func(v float64) *float64 { return &v }
-	var pts []shariah.TrajectoryPoint
+	var pts []insights.TrajectoryPoint
 	for i := range 10 {
 		end := time.Date(2023, time.Month(3*(i%4)+3), 28, 0, 0, 0, 0, time.UTC).AddDate(i/4, 0, 0)
-		pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: end.Format("2006-01-02"), Period: fmt.Sprintf("Q%d", i%4+1),
+		pts = append(pts, insights.TrajectoryPoint{PeriodEnd: end.Format("2006-01-02"), Period: fmt.Sprintf("Q%d", i%4+1),
 			DebtAssets: f(0.1 + float64(i)/100), CashAssets: f(0.2), Source: "filing", Accession: fmt.Sprintf("acc-%d", i)})
 	}
 	if err := (analytics.Trajectory{DB: r1}).PutTrajectory(ctx, "AAPL", pts); err != nil {
@@ -246,7 +247,7 @@ func TestClusterReplicaDownLosesNothing(t *testing.T) {
 	defer cancel()
 	tr := analytics.Trajectory{DB: both}
 	if err := retry(ctx, func() error {
-		return tr.PutTrajectory(ctx, "MSFT", []shariah.TrajectoryPoint{{PeriodEnd: "2025-09-30", Period: "Q1", DebtAssets: &f}})
+		return tr.PutTrajectory(ctx, "MSFT", []insights.TrajectoryPoint{{PeriodEnd: "2025-09-30", Period: "Q1", DebtAssets: &f}})
 	}); err != nil {
 		t.Fatal(err)
 	}

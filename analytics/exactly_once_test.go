@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
@@ -174,7 +174,7 @@ func TestLostInsertReplyIsNotInsertedTwice(t *testing.T) {
 	w, ctx := runningWriter(t, db, n)
 	base := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	for i := range n {
-		w.Record(shariah.UsageEvent{RequestID: "same-client-id", KeyID: "k", UserID: "u1", Method: "GET",
+		w.Record(account.UsageEvent{RequestID: "same-client-id", KeyID: "k", UserID: "u1", Method: "GET",
 			Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Time: base.Add(time.Duration(i) * time.Millisecond)})
 	}
 	proxy.armed.Store(true)
@@ -228,8 +228,8 @@ func TestReusedRequestIDsAreNotDroppedOnReplay(t *testing.T) {
 	db := setup(t)
 	dir := t.TempDir()
 	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
-	ev := func() shariah.UsageEvent {
-		return shariah.UsageEvent{RequestID: "reused", KeyID: "k", UserID: "u1", Method: "GET", Route: "/api/quote/{symbol}",
+	ev := func() account.UsageEvent {
+		return account.UsageEvent{RequestID: "reused", KeyID: "k", UserID: "u1", Method: "GET", Route: "/api/quote/{symbol}",
 			Status: 200, Tokens: 2, Time: at}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -292,7 +292,7 @@ func TestUsageRowsExactlyOnceWhileClickHouseIsKilled(t *testing.T) {
 			default:
 			}
 			for k := range 200 {
-				w.Record(shariah.UsageEvent{RequestID: "r-" + strconv.Itoa((i*200+k)%50), KeyID: "k", UserID: "u" + strconv.Itoa(k%7),
+				w.Record(account.UsageEvent{RequestID: "r-" + strconv.Itoa((i*200+k)%50), KeyID: "k", UserID: "u" + strconv.Itoa(k%7),
 					Method: "GET", Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Time: base.Add(time.Duration(i) * time.Millisecond)})
 			}
 			recorded.Add(200)
@@ -405,7 +405,7 @@ func TestLateCommitAfterAGivenUpInsertIsNotDoubled(t *testing.T) {
 	w, ctx := runningWriter(t, db, n)
 	base := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	for i := range n {
-		w.Record(shariah.UsageEvent{RequestID: "r", KeyID: "k", UserID: "u1", Method: "GET",
+		w.Record(account.UsageEvent{RequestID: "r", KeyID: "k", UserID: "u1", Method: "GET",
 			Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Time: base.Add(time.Duration(i) * time.Millisecond)})
 	}
 	proxy.armed.Store(true)

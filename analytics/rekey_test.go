@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
@@ -96,7 +96,7 @@ func TestRekeyResumesAfterACrashBetweenSteps(t *testing.T) {
 	w := newWriter(t, db, t.TempDir(), 0, 50000, 20*time.Millisecond)
 	oct := time.Date(2026, 10, 31, 23, 59, 0, 0, time.UTC)
 	for i := range 300 {
-		w.Record(shariah.UsageEvent{RequestID: "h-" + strconv.Itoa(i%10), KeyID: "k", UserID: "u" + strconv.Itoa(i%3), Method: "GET",
+		w.Record(account.UsageEvent{RequestID: "h-" + strconv.Itoa(i%10), KeyID: "k", UserID: "u" + strconv.Itoa(i%3), Method: "GET",
 			Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Time: oct.Add(time.Duration(i) * time.Second)})
 	}
 	if err := w.ShipBudget(ctx, -1); err != nil {
@@ -120,7 +120,7 @@ func TestRekeyResumesAfterACrashBetweenSteps(t *testing.T) {
 			default:
 			}
 			for k := range 50 {
-				w.Record(shariah.UsageEvent{RequestID: "live", KeyID: "k", UserID: "u" + strconv.Itoa(k%5), Method: "GET",
+				w.Record(account.UsageEvent{RequestID: "live", KeyID: "k", UserID: "u" + strconv.Itoa(k%5), Method: "GET",
 					Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Time: time.Now()})
 			}
 			recorded.Add(50)
@@ -234,7 +234,7 @@ func TestRekeyOnACluster(t *testing.T) {
 	oct := time.Date(2026, 10, 31, 23, 59, 0, 0, time.UTC)
 	rec := func(from, to int) {
 		for i := from; i < to; i++ {
-			w.Record(shariah.UsageEvent{RequestID: "same", KeyID: "k", UserID: "u" + strconv.Itoa(i%3), Method: "GET",
+			w.Record(account.UsageEvent{RequestID: "same", KeyID: "k", UserID: "u" + strconv.Itoa(i%3), Method: "GET",
 				Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Time: oct.Add(time.Duration(i) * time.Second)})
 		}
 		flush(t, w)

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // The usage spool is a journal of usage events on local disk: every event is copied into it before the
@@ -511,7 +511,7 @@ const (
 )
 
 // encodeEvent appends an event's line (newline included).
-func encodeEvent(b []byte, e shariah.UsageEvent) []byte {
+func encodeEvent(b []byte, e account.UsageEvent) []byte {
 	b = append(b, spoolVersion...)
 	for _, s := range []string{e.RequestID, e.KeyID, e.UserID, e.KeyPrefix, e.Method, e.Route} {
 		b = append(b, '\t')
@@ -547,7 +547,7 @@ func appendQuoted(b []byte, s string) []byte {
 // strings are slices of the line: the shipper passes the journal's read buffer as a string
 // (unsafe.String) and copies the strings into the insert's columns before it reads the next batch into
 // that buffer, so it decodes without allocating.
-func parseEvent(str string) (shariah.UsageEvent, error) {
+func parseEvent(str string) (account.UsageEvent, error) {
 	var f [15]string
 	n := 0
 	for n < len(f)-1 {
@@ -561,13 +561,13 @@ func parseEvent(str string) (shariah.UsageEvent, error) {
 	f[n] = str
 	fields := n + 1
 	if strings.IndexByte(str, '\t') >= 0 || !(f[0] == spoolVersion && fields == 15 || f[0] == spoolVersionV2 && fields == 14 || f[0] == spoolVersionV1 && fields == 12) {
-		return shariah.UsageEvent{}, fmt.Errorf("usage spool: malformed line (%d fields)", fields)
+		return account.UsageEvent{}, fmt.Errorf("usage spool: malformed line (%d fields)", fields)
 	}
 	var s [6]string
 	for i := range s {
 		v, err := unquote(f[1+i])
 		if err != nil {
-			return shariah.UsageEvent{}, fmt.Errorf("usage spool: field %d: %w", 1+i, err)
+			return account.UsageEvent{}, fmt.Errorf("usage spool: field %d: %w", 1+i, err)
 		}
 		s[i] = v
 	}
@@ -575,7 +575,7 @@ func parseEvent(str string) (shariah.UsageEvent, error) {
 	for i := range num {
 		v, err := strconv.ParseInt(f[7+i], 10, 64)
 		if err != nil {
-			return shariah.UsageEvent{}, fmt.Errorf("usage spool: field %d: %w", 7+i, err)
+			return account.UsageEvent{}, fmt.Errorf("usage spool: field %d: %w", 7+i, err)
 		}
 		num[i] = v
 	}
@@ -586,7 +586,7 @@ func parseEvent(str string) (shariah.UsageEvent, error) {
 		}
 		v, err := unquote(f[12+i])
 		if err != nil {
-			return shariah.UsageEvent{}, fmt.Errorf("usage spool: field %d: %w", 12+i, err)
+			return account.UsageEvent{}, fmt.Errorf("usage spool: field %d: %w", 12+i, err)
 		}
 		more[i] = v
 	}
@@ -594,11 +594,11 @@ func parseEvent(str string) (shariah.UsageEvent, error) {
 	if fields == 15 {
 		v, err := strconv.ParseUint(f[14], 10, 64)
 		if err != nil {
-			return shariah.UsageEvent{}, fmt.Errorf("usage spool: field 14: %w", err)
+			return account.UsageEvent{}, fmt.Errorf("usage spool: field 14: %w", err)
 		}
 		id = v
 	}
-	return shariah.UsageEvent{EventID: id, RequestID: s[0], KeyID: s[1], UserID: s[2], KeyPrefix: s[3], Method: s[4], Route: s[5],
+	return account.UsageEvent{EventID: id, RequestID: s[0], KeyID: s[1], UserID: s[2], KeyPrefix: s[3], Method: s[4], Route: s[5],
 		Status: int(num[0]), Tokens: int(num[1]), Overage: int(num[2]), Latency: time.Duration(num[3]) * time.Microsecond,
 		Time: time.UnixMilli(num[4]).UTC(), Plan: more[0], ErrorCode: more[1]}, nil
 }

@@ -6,14 +6,14 @@ import (
 	"sort"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // PutTrajectories writes many symbols' quarters in one insert. ClickHouse makes a part per insert, so
 // a bulk load of thousands of companies (SEC's companyfacts.zip) writes them in batches rather than
 // one insert a company. PutTrajectory is the one-symbol case; a quarter written again replaces the
 // old row (ReplacingMergeTree).
-func (t Trajectory) PutTrajectories(ctx context.Context, bySymbol map[string][]shariah.TrajectoryPoint) error {
+func (t Trajectory) PutTrajectories(ctx context.Context, bySymbol map[string][]insights.TrajectoryPoint) error {
 	syms := make([]string, 0, len(bySymbol))
 	for sym, pts := range bySymbol {
 		if len(pts) > 0 {
@@ -60,18 +60,18 @@ func (t Trajectory) PutTrajectories(ctx context.Context, bySymbol map[string][]s
 // query's text (the IN list) stays small however large a data pack's index is.
 const filedBatch = 1000
 
-// FiledTrajectories reads the last n filed quarters (shariah.FiledSources) of each symbol, oldest
+// FiledTrajectories reads the last n filed quarters (insights.FiledSources) of each symbol, oldest
 // first, in one query per filedBatch symbols (LIMIT n BY symbol: ClickHouse cuts each symbol's rows,
 // newest first, on the server). Illustrative quarters are filtered in the query, before the limit,
 // so they neither show nor take a filed quarter's place.
-func (t Trajectory) FiledTrajectories(ctx context.Context, symbols []string, n int) (map[string][]shariah.TrajectoryPoint, error) {
-	out := map[string][]shariah.TrajectoryPoint{}
+func (t Trajectory) FiledTrajectories(ctx context.Context, symbols []string, n int) (map[string][]insights.TrajectoryPoint, error) {
+	out := map[string][]insights.TrajectoryPoint{}
 	for start := 0; start < len(symbols); start += filedBatch {
 		batch := symbols[start:min(start+filedBatch, len(symbols))]
 		rows, err := t.DB.Conn.Query(ctx, `SELECT symbol, toString(period_end), period, toUInt32(fiscal_year), debt_assets, cash_assets,
 			liquidity_assets, interest_revenue, has_debt, has_cash, has_liquidity, has_interest, source, accession, form
 			FROM `+t.DB.table("trajectory")+` FINAL WHERE symbol IN (SELECT arrayJoin(?)) AND period != 'FY' AND has(?, source)
-			ORDER BY symbol, period_end DESC LIMIT ? BY symbol`, batch, shariah.FiledSources, n)
+			ORDER BY symbol, period_end DESC LIMIT ? BY symbol`, batch, insights.FiledSources, n)
 		if err != nil {
 			return nil, err
 		}

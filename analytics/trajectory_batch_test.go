@@ -8,6 +8,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // TestFiledTrajectoriesReadsManySymbolsAtOnce: the last n filed quarters of each symbol, oldest first,
@@ -19,20 +20,20 @@ func TestFiledTrajectoriesReadsManySymbolsAtOnce(t *testing.T) {
 	ctx := context.Background()
 	tr := analytics.Trajectory{DB: db}
 	f := func(v float64) *float64 { return &v }
-	quarters := func(n int, source string, debt float64) []shariah.TrajectoryPoint {
-		var pts []shariah.TrajectoryPoint
+	quarters := func(n int, source string, debt float64) []insights.TrajectoryPoint {
+		var pts []insights.TrajectoryPoint
 		for i := range n {
 			end := time.Date(2023, time.Month(3*(i%4)+3), 30, 0, 0, 0, 0, time.UTC).AddDate(i/4, 0, 0)
-			pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: end.Format("2006-01-02"), Period: fmt.Sprintf("Q%d", i%4+1),
+			pts = append(pts, insights.TrajectoryPoint{PeriodEnd: end.Format("2006-01-02"), Period: fmt.Sprintf("Q%d", i%4+1),
 				DebtAssets: f(debt + float64(i)/100), Source: source, Accession: fmt.Sprintf("acc-%d", i)})
 		}
 		return pts
 	}
 	mixed := quarters(6, shariah.SourceFiling, 0.2)
-	mixed = append(mixed, shariah.TrajectoryPoint{PeriodEnd: "2024-12-31", Period: "Q4", DebtAssets: f(0.9), Source: shariah.SourceIllustrative},
-		shariah.TrajectoryPoint{PeriodEnd: "2025-03-31", Period: "Q1", DebtAssets: f(0.9), Source: shariah.SourceIllustrative},
-		shariah.TrajectoryPoint{PeriodEnd: "2025-06-30", Period: "FY", DebtAssets: f(0.9), Source: shariah.SourceFiling})
-	if err := tr.PutTrajectories(ctx, map[string][]shariah.TrajectoryPoint{
+	mixed = append(mixed, insights.TrajectoryPoint{PeriodEnd: "2024-12-31", Period: "Q4", DebtAssets: f(0.9), Source: shariah.SourceIllustrative},
+		insights.TrajectoryPoint{PeriodEnd: "2025-03-31", Period: "Q1", DebtAssets: f(0.9), Source: shariah.SourceIllustrative},
+		insights.TrajectoryPoint{PeriodEnd: "2025-06-30", Period: "FY", DebtAssets: f(0.9), Source: shariah.SourceFiling})
+	if err := tr.PutTrajectories(ctx, map[string][]insights.TrajectoryPoint{
 		"AAA": quarters(10, shariah.SourceFiling, 0.1), "BBB": quarters(3, shariah.SourceFiling, 0.3),
 		"MIX": mixed, "ILL": quarters(4, shariah.SourceIllustrative, 0.5),
 	}); err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // UsageReader answers usage history from ClickHouse. History is per user: a key and the keys it was
@@ -15,11 +15,11 @@ import (
 // crash count twice.)
 type UsageReader struct{ DB *DB }
 
-var _ shariah.UsageReader = UsageReader{}
+var _ account.UsageReader = UsageReader{}
 
 // DailyUsage returns one row per UTC day since the day of since, oldest first; days without requests
 // are absent.
-func (r UsageReader) DailyUsage(ctx context.Context, userID string, since time.Time) ([]shariah.DailyUsage, error) {
+func (r UsageReader) DailyUsage(ctx context.Context, userID string, since time.Time) ([]account.DailyUsage, error) {
 	rows, err := r.DB.Conn.Query(ctx, `SELECT toString(toDate(ts)) AS d, toUInt64(count()) AS requests,
 		toUInt64(sum(tokens)) AS tokens, toUInt64(sum(status >= 400)) AS errors
 		FROM `+r.DB.table("usage_events")+`
@@ -29,9 +29,9 @@ func (r UsageReader) DailyUsage(ctx context.Context, userID string, since time.T
 		return nil, err
 	}
 	defer rows.Close()
-	out := []shariah.DailyUsage{}
+	out := []account.DailyUsage{}
 	for rows.Next() {
-		var d shariah.DailyUsage
+		var d account.DailyUsage
 		var req, tok, errs uint64
 		if err := rows.Scan(&d.Date, &req, &tok, &errs); err != nil {
 			return nil, err
@@ -46,7 +46,7 @@ func (r UsageReader) DailyUsage(ctx context.Context, userID string, since time.T
 // limit-th newest row from the ts column alone, so the outer query reads and sorts only the rows from
 // that second on: a heavy key has millions of rows, and ClickHouse 18.16 reads and sorts every row a query
 // selects (0.36 s for a key of 29 million rows, where reading them all took 2.3 s).
-func (r UsageReader) RecentRequests(ctx context.Context, userID string, limit int) ([]shariah.RecentRequest, error) {
+func (r UsageReader) RecentRequests(ctx context.Context, userID string, limit int) ([]account.RecentRequest, error) {
 	t := r.DB.table("usage_events")
 	rows, err := r.DB.Conn.Query(ctx, `SELECT request_id, ts_ms, method, route, toUInt32(status), tokens, latency_us
 		FROM `+t+`
@@ -56,9 +56,9 @@ func (r UsageReader) RecentRequests(ctx context.Context, userID string, limit in
 		return nil, err
 	}
 	defer rows.Close()
-	out := []shariah.RecentRequest{}
+	out := []account.RecentRequest{}
 	for rows.Next() {
-		var q shariah.RecentRequest
+		var q account.RecentRequest
 		var ms, lat uint64
 		var status, tokens uint32
 		if err := rows.Scan(&q.RequestID, &ms, &q.Method, &q.Route, &status, &tokens, &lat); err != nil {

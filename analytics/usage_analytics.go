@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // The usage analytics read only the aggregates of migrations/003_usage_analytics.sql (merging their
@@ -42,8 +42,8 @@ func (m *mergedStats) dest() []any {
 	return []any{&m.requests, &m.tokens, &m.overage, &m.e4, &m.e5, &m.q}
 }
 
-func (m *mergedStats) stats() shariah.UsageStats {
-	s := shariah.UsageStats{Requests: int64(m.requests), Tokens: int64(m.tokens), Errors4xx: int64(m.e4), Errors5xx: int64(m.e5)}
+func (m *mergedStats) stats() account.UsageStats {
+	s := account.UsageStats{Requests: int64(m.requests), Tokens: int64(m.tokens), Errors4xx: int64(m.e4), Errors5xx: int64(m.e5)}
 	s.SetPercentiles(m.q)
 	return s
 }
@@ -54,7 +54,7 @@ const stateColumns = "requests, tokens, overage, errors_4xx, errors_5xx, latency
 // source is the FROM of a query over an aggregate and its rollup: the rows of the range, with the
 // dimensions dims, the time as hour and the state columns, and the arguments it binds. daily is "" for
 // a table without a rollup (or an hourly question); where (with its args) filters both.
-func source(r shariah.UsageRange, hourly, daily, dims, where string, args []any) (string, []any) {
+func source(r account.UsageRange, hourly, daily, dims, where string, args []any) (string, []any) {
 	part := func(table, t, cond string, cargs []any) (string, []any) {
 		q := "SELECT " + dims + ", " + t + " AS hour, " + stateColumns + " FROM " + table + " WHERE " + cond
 		if where != "" {
@@ -84,8 +84,8 @@ func source(r shariah.UsageRange, hourly, daily, dims, where string, args []any)
 
 // UsageSeries answers a usage analytics query: one series per group, most requests first, and the
 // totals of the range.
-func (r UsageReader) UsageSeries(ctx context.Context, q shariah.UsageQuery) (shariah.UsageReport, error) {
-	rep := shariah.UsageReport{From: q.Range.From, To: q.Range.To, Granularity: q.Granularity, GroupBy: q.GroupBy, Series: []shariah.UsageSeries{}}
+func (r UsageReader) UsageSeries(ctx context.Context, q account.UsageQuery) (account.UsageReport, error) {
+	rep := account.UsageReport{From: q.Range.From, To: q.Range.To, Granularity: q.Granularity, GroupBy: q.GroupBy, Series: []account.UsageSeries{}}
 	hourly, daily := "usage_route_hourly", "usage_route_daily"
 	group, dims := "'all'", "route, plan"
 	switch q.GroupBy {
@@ -139,9 +139,9 @@ func (r UsageReader) UsageSeries(ctx context.Context, q shariah.UsageQuery) (sha
 		if !ok {
 			i = len(rep.Series)
 			byGroup[g] = i
-			rep.Series = append(rep.Series, shariah.UsageSeries{Group: g, Points: []shariah.UsagePoint{}})
+			rep.Series = append(rep.Series, account.UsageSeries{Group: g, Points: []account.UsagePoint{}})
 		}
-		rep.Series[i].Points = append(rep.Series[i].Points, shariah.UsagePoint{Time: time.Unix(int64(b), 0).UTC(), UsageStats: m.stats()})
+		rep.Series[i].Points = append(rep.Series[i].Points, account.UsagePoint{Time: time.Unix(int64(b), 0).UTC(), UsageStats: m.stats()})
 		total[g] += int64(m.requests)
 	}
 	if err := rows.Err(); err != nil {
@@ -168,7 +168,7 @@ func (r UsageReader) UsageSeries(ctx context.Context, q shariah.UsageQuery) (sha
 
 // RouteUsage answers the usage per route and method over a range, most requests first: the fleet's
 // (userID "") or one user's, of one plan or all (plan "").
-func (r UsageReader) RouteUsage(ctx context.Context, rg shariah.UsageRange, plan, userID string) ([]shariah.RouteUsage, error) {
+func (r UsageReader) RouteUsage(ctx context.Context, rg account.UsageRange, plan, userID string) ([]account.RouteUsage, error) {
 	hourly, daily := r.DB.table("usage_route_hourly"), r.DB.table("usage_route_daily")
 	var conds []string
 	var args []any
@@ -187,15 +187,15 @@ func (r UsageReader) RouteUsage(ctx context.Context, rg shariah.UsageRange, plan
 		return nil, err
 	}
 	defer rows.Close()
-	out := []shariah.RouteUsage{}
+	out := []account.RouteUsage{}
 	for rows.Next() {
-		var u shariah.RouteUsage
+		var u account.RouteUsage
 		var m mergedStats
 		if err := rows.Scan(append([]any{&u.Method, &u.Route}, m.dest()...)...); err != nil {
 			return nil, err
 		}
 		u.UsageStats = m.stats()
-		u.ErrorRate = shariah.ErrorRateOf(u.Requests, u.Errors4xx+u.Errors5xx)
+		u.ErrorRate = account.ErrorRateOf(u.Requests, u.Errors4xx+u.Errors5xx)
 		out = append(out, u)
 	}
 	return out, rows.Err()
@@ -203,7 +203,7 @@ func (r UsageReader) RouteUsage(ctx context.Context, rg shariah.UsageRange, plan
 
 // TopKeys answers the keys that used the most tokens over a range (then the most requests), with the
 // key's latest plan in the range.
-func (r UsageReader) TopKeys(ctx context.Context, rg shariah.UsageRange, limit int) ([]shariah.KeyUsage, error) {
+func (r UsageReader) TopKeys(ctx context.Context, rg account.UsageRange, limit int) ([]account.KeyUsage, error) {
 	from, args := source(rg, r.DB.table("usage_key_hourly"), r.DB.table("usage_key_daily"), "key_id, user_id, key_prefix, plan", "", nil)
 	rows, err := r.DB.Conn.Query(ctx, `SELECT key_prefix, user_id, argMax(plan, hour) AS p,
 		toUInt64(countMerge(requests)) AS n, toUInt64(sumMerge(tokens)) AS tok, toUInt64(sumMerge(overage)),
@@ -214,9 +214,9 @@ func (r UsageReader) TopKeys(ctx context.Context, rg shariah.UsageRange, limit i
 		return nil, err
 	}
 	defer rows.Close()
-	out := []shariah.KeyUsage{}
+	out := []account.KeyUsage{}
 	for rows.Next() {
-		var k shariah.KeyUsage
+		var k account.KeyUsage
 		var n, tok, over, errs uint64
 		if err := rows.Scan(&k.KeyPrefix, &k.UserID, &k.Plan, &n, &tok, &over, &errs); err != nil {
 			return nil, err
@@ -231,7 +231,7 @@ func (r UsageReader) TopKeys(ctx context.Context, rg shariah.UsageRange, limit i
 // refusal with QUOTA_EXCEEDED (quota_exhausted), and per key and billing month the first day with
 // overage (overage_started), each with its time and the day's count of such requests. An event counts
 // when its time is in the range; overage_started looks back to the start of the range's first month.
-func (r UsageReader) QuotaEvents(ctx context.Context, rg shariah.UsageRange, limit int) ([]shariah.QuotaEvent, error) {
+func (r UsageReader) QuotaEvents(ctx context.Context, rg account.UsageRange, limit int) ([]account.QuotaEvent, error) {
 	// per key and day: the day's first time and count (a key that changed plan that day: the plan of its first)
 	days := `SELECT day, key_id, argMin(key_prefix, f) AS prefix, argMin(user_id, f) AS uid, argMin(plan, f) AS p,
 			min(f) AS first, sum(n) AS requests
@@ -245,23 +245,23 @@ func (r UsageReader) QuotaEvents(ctx context.Context, rg shariah.UsageRange, lim
 		kind, sql string
 		args      []any
 	}{
-		{shariah.QuotaExhausted, `SELECT toUInt32(first), prefix, uid, p, requests FROM (` + days + `)
+		{account.QuotaExhausted, `SELECT toUInt32(first), prefix, uid, p, requests FROM (` + days + `)
 			WHERE first >= toDateTime(?) AND first < toDateTime(?)
 			ORDER BY first DESC, prefix LIMIT ?`, []any{"quota_exhausted", from, to, from, rg.To.Unix(), limit}},
-		{shariah.OverageStarted, `SELECT toUInt32(min(first)) AS t, argMin(prefix, first), argMin(uid, first), argMin(p, first),
+		{account.OverageStarted, `SELECT toUInt32(min(first)) AS t, argMin(prefix, first), argMin(uid, first), argMin(p, first),
 				argMin(requests, first)
 			FROM (` + days + `) GROUP BY key_id, toStartOfMonth(day)
 			HAVING t >= ? AND t < ?
 			ORDER BY t DESC LIMIT ?`, []any{"overage", monthStart, to, from, rg.To.Unix(), limit}},
 	}
-	out := []shariah.QuotaEvent{}
+	out := []account.QuotaEvent{}
 	for _, q := range queries {
 		rows, err := r.DB.Conn.Query(ctx, q.sql, q.args...)
 		if err != nil {
 			return nil, err
 		}
 		for rows.Next() {
-			e := shariah.QuotaEvent{Kind: q.kind}
+			e := account.QuotaEvent{Kind: q.kind}
 			var t uint32
 			var n uint64
 			if err := rows.Scan(&t, &e.KeyPrefix, &e.UserID, &e.Plan, &n); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
 )
 
@@ -32,7 +33,7 @@ func seedAnalytics(t *testing.T, db *analytics.DB) {
 	n := 0
 	rec := func(key, user, plan, method, route string, status, tokens, overage int, lat time.Duration, at time.Time, code string) {
 		n++
-		w.Record(shariah.UsageEvent{RequestID: fmt.Sprintf("req-%03d", n), KeyID: "id-" + key, UserID: user, KeyPrefix: "shr_" + key,
+		w.Record(account.UsageEvent{RequestID: fmt.Sprintf("req-%03d", n), KeyID: "id-" + key, UserID: user, KeyPrefix: "shr_" + key,
 			Method: method, Route: route, Status: status, Tokens: tokens, Overage: overage, Latency: lat, Time: at, Plan: plan, ErrorCode: code})
 	}
 	d1, d2 := analyticsDay, analyticsDay.Add(24*time.Hour)
@@ -71,21 +72,21 @@ func TestUsageAnalyticsFromTheAggregates(t *testing.T) {
 	seedAnalytics(t, db)
 	ctx := context.Background()
 	r := analytics.UsageReader{DB: db}
-	week := shariah.UsageRange{From: analyticsDay, To: analyticsDay.Add(7 * 24 * time.Hour)}
+	week := account.UsageRange{From: analyticsDay, To: analyticsDay.Add(7 * 24 * time.Hour)}
 	at := func(d, h int) time.Time {
 		return analyticsDay.Add(time.Duration(d)*24*time.Hour + time.Duration(h)*time.Hour)
 	}
 
 	t.Run("by day, no grouping", func(t *testing.T) {
-		rep, err := r.UsageSeries(ctx, shariah.UsageQuery{Range: week, Granularity: "day", GroupBy: "none"})
+		rep, err := r.UsageSeries(ctx, account.UsageQuery{Range: week, Granularity: "day", GroupBy: "none"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		// day 1: 14 requests, 16 + 20 tokens, one 404, one 500; p50 of 1..10 ms and 4 x 100 ms is 9 ms
 		// (exact: 14 values, under 5670)
-		want := []shariah.UsageSeries{{Group: "all", Points: []shariah.UsagePoint{
-			{Time: at(0, 0), UsageStats: shariah.UsageStats{Requests: 14, Tokens: 36, Errors4xx: 1, Errors5xx: 1, P50MS: 8, P95MS: 100, P99MS: 100}},
-			{Time: at(1, 0), UsageStats: shariah.UsageStats{Requests: 6, Tokens: 6, Errors4xx: 3, P50MS: 3, P95MS: 3, P99MS: 3}},
+		want := []account.UsageSeries{{Group: "all", Points: []account.UsagePoint{
+			{Time: at(0, 0), UsageStats: account.UsageStats{Requests: 14, Tokens: 36, Errors4xx: 1, Errors5xx: 1, P50MS: 8, P95MS: 100, P99MS: 100}},
+			{Time: at(1, 0), UsageStats: account.UsageStats{Requests: 6, Tokens: 6, Errors4xx: 3, P50MS: 3, P95MS: 3, P99MS: 3}},
 		}}}
 		for i := range rep.Series {
 			for j := range rep.Series[i].Points {
@@ -100,7 +101,7 @@ func TestUsageAnalyticsFromTheAggregates(t *testing.T) {
 		}
 	})
 	t.Run("by hour and route", func(t *testing.T) {
-		rep, err := r.UsageSeries(ctx, shariah.UsageQuery{Range: week, Granularity: "hour", GroupBy: "route"})
+		rep, err := r.UsageSeries(ctx, account.UsageQuery{Range: week, Granularity: "hour", GroupBy: "route"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +123,7 @@ func TestUsageAnalyticsFromTheAggregates(t *testing.T) {
 		}
 	})
 	t.Run("by plan, one route", func(t *testing.T) {
-		rep, err := r.UsageSeries(ctx, shariah.UsageQuery{Range: week, Granularity: "day", GroupBy: "plan", Route: "/api/quote/{symbol}"})
+		rep, err := r.UsageSeries(ctx, account.UsageQuery{Range: week, Granularity: "day", GroupBy: "plan", Route: "/api/quote/{symbol}"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +133,7 @@ func TestUsageAnalyticsFromTheAggregates(t *testing.T) {
 		}
 	})
 	t.Run("by key, with and without a route, one plan", func(t *testing.T) {
-		for _, q := range []shariah.UsageQuery{
+		for _, q := range []account.UsageQuery{
 			{Range: week, Granularity: "day", GroupBy: "key", Plan: "pro"},
 			{Range: week, Granularity: "day", GroupBy: "key", Plan: "pro", Route: "/api/screen/{symbol}"},
 		} {
@@ -150,24 +151,24 @@ func TestUsageAnalyticsFromTheAggregates(t *testing.T) {
 		}
 	})
 	t.Run("a range without requests", func(t *testing.T) {
-		rep, err := r.UsageSeries(ctx, shariah.UsageQuery{Range: shariah.UsageRange{From: at(3, 0), To: at(4, 0)}, Granularity: "hour", GroupBy: "none"})
-		if err != nil || len(rep.Series) != 0 || rep.Totals != (shariah.UsageStats{}) {
+		rep, err := r.UsageSeries(ctx, account.UsageQuery{Range: account.UsageRange{From: at(3, 0), To: at(4, 0)}, Granularity: "hour", GroupBy: "none"})
+		if err != nil || len(rep.Series) != 0 || rep.Totals != (account.UsageStats{}) {
 			t.Fatalf("%+v, %v", rep, err)
 		}
 	})
 	t.Run("the range is half-open", func(t *testing.T) {
-		rep, err := r.UsageSeries(ctx, shariah.UsageQuery{Range: shariah.UsageRange{From: at(0, 11), To: at(1, 9)}, Granularity: "hour", GroupBy: "none"})
+		rep, err := r.UsageSeries(ctx, account.UsageQuery{Range: account.UsageRange{From: at(0, 11), To: at(1, 9)}, Granularity: "hour", GroupBy: "none"})
 		if err != nil || rep.Totals.Requests != 4 {
 			t.Fatalf("11:00 day 1 to 09:00 day 2: %+v, %v", rep.Totals, err)
 		}
 		// hours of day 1 (hourly table) and the whole day 2 (daily rollup), read as one
 		for _, g := range []string{"day", "hour"} {
-			rep, err = r.UsageSeries(ctx, shariah.UsageQuery{Range: shariah.UsageRange{From: at(0, 11), To: at(2, 0)}, Granularity: g, GroupBy: "none"})
+			rep, err = r.UsageSeries(ctx, account.UsageQuery{Range: account.UsageRange{From: at(0, 11), To: at(2, 0)}, Granularity: g, GroupBy: "none"})
 			if err != nil || rep.Totals.Requests != 10 || rep.Totals.Tokens != 26 {
 				t.Fatalf("granularity %s, 11:00 day 1 to the end of day 2: %+v, %v", g, rep.Totals, err)
 			}
 		}
-		keys, err := r.TopKeys(ctx, shariah.UsageRange{From: at(0, 11), To: at(2, 0)}, 10)
+		keys, err := r.TopKeys(ctx, account.UsageRange{From: at(0, 11), To: at(2, 0)}, 10)
 		if err != nil || len(keys) != 2 || keys[0].Tokens != 20 || keys[1].Tokens != 6 {
 			t.Fatalf("top keys over hours and a day: %+v, %v", keys, err)
 		}
@@ -177,10 +178,10 @@ func TestUsageAnalyticsFromTheAggregates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []shariah.RouteUsage{
+		want := []account.RouteUsage{
 			{Method: "GET", Route: "/api/quote/{symbol}", ErrorRate: 0.3125,
-				UsageStats: shariah.UsageStats{Requests: 16, Tokens: 22, Errors4xx: 4, Errors5xx: 1, P50MS: 3, P95MS: 10, P99MS: 10}},
-			{Method: "POST", Route: "/api/screen/{symbol}", UsageStats: shariah.UsageStats{Requests: 4, Tokens: 20, P50MS: 100, P95MS: 100, P99MS: 100}},
+				UsageStats: account.UsageStats{Requests: 16, Tokens: 22, Errors4xx: 4, Errors5xx: 1, P50MS: 3, P95MS: 10, P99MS: 10}},
+			{Method: "POST", Route: "/api/screen/{symbol}", UsageStats: account.UsageStats{Requests: 4, Tokens: 20, P50MS: 100, P95MS: 100, P99MS: 100}},
 		}
 		for i := range got {
 			if i < len(want) {
@@ -202,7 +203,7 @@ func TestUsageAnalyticsFromTheAggregates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []shariah.KeyUsage{
+		want := []account.KeyUsage{
 			{KeyPrefix: "shr_aaaaaaaa", UserID: "uA", Plan: "pro", Requests: 14, Tokens: 36, OverageTokens: 10, Errors: 2},
 			{KeyPrefix: "shr_bbbbbbbb", UserID: "uB", Plan: "free", Requests: 6, Tokens: 6, Errors: 3},
 		}
@@ -216,15 +217,15 @@ func TestUsageAnalyticsFromTheAggregates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []shariah.QuotaEvent{
-			{Time: at(1, 9).Add(30 * time.Minute), Kind: shariah.QuotaExhausted, KeyPrefix: "shr_bbbbbbbb", UserID: "uB", Plan: "free", Requests: 2},
-			{Time: at(0, 11).Add(12 * time.Minute), Kind: shariah.OverageStarted, KeyPrefix: "shr_aaaaaaaa", UserID: "uA", Plan: "pro", Requests: 2},
+		want := []account.QuotaEvent{
+			{Time: at(1, 9).Add(30 * time.Minute), Kind: account.QuotaExhausted, KeyPrefix: "shr_bbbbbbbb", UserID: "uB", Plan: "free", Requests: 2},
+			{Time: at(0, 11).Add(12 * time.Minute), Kind: account.OverageStarted, KeyPrefix: "shr_aaaaaaaa", UserID: "uA", Plan: "pro", Requests: 2},
 		}
 		diff(t, "quota events", want, got)
 		// a range starting after the overage began: the month's start is looked back to, so the
 		// overage of day 1 is not taken for a start on day 2
-		later, err := r.QuotaEvents(ctx, shariah.UsageRange{From: at(1, 0), To: at(2, 0)}, 100)
-		if err != nil || len(later) != 1 || later[0].Kind != shariah.QuotaExhausted {
+		later, err := r.QuotaEvents(ctx, account.UsageRange{From: at(1, 0), To: at(2, 0)}, 100)
+		if err != nil || len(later) != 1 || later[0].Kind != account.QuotaExhausted {
 			t.Fatalf("day 2 only: %+v, %v", later, err)
 		}
 	})
@@ -232,7 +233,7 @@ func TestUsageAnalyticsFromTheAggregates(t *testing.T) {
 
 // snap replaces got's percentiles by want's where they are within tol (the state's error), so that the
 // rest compares exactly.
-func snap(got *shariah.UsageStats, want shariah.UsageStats, tol float64) {
+func snap(got *account.UsageStats, want account.UsageStats, tol float64) {
 	for _, p := range []struct{ g, w *float64 }{{&got.P50MS, &want.P50MS}, {&got.P95MS, &want.P95MS}, {&got.P99MS, &want.P99MS}} {
 		if math.Abs(*p.g-*p.w) <= tol {
 			*p.g = *p.w
@@ -266,14 +267,14 @@ func TestUsagePercentilesWithinTheStateError(t *testing.T) {
 		ms[i] = v
 		// 0.4 ms under the whole ms: the view rounds up to v
 		lat := time.Duration(v)*time.Millisecond - 400*time.Microsecond
-		w.Record(shariah.UsageEvent{RequestID: fmt.Sprintf("p-%05d", i), KeyID: "k", UserID: "u", KeyPrefix: "shr_k", Method: "GET",
+		w.Record(account.UsageEvent{RequestID: fmt.Sprintf("p-%05d", i), KeyID: "k", UserID: "u", KeyPrefix: "shr_k", Method: "GET",
 			Route: "/api/quote/{symbol}", Status: 200, Latency: lat, Time: analyticsDay.Add(time.Duration(i%50) * time.Hour), Plan: "pro"})
 	}
 	if err := w.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := analytics.UsageReader{DB: db}.UsageSeries(ctx, shariah.UsageQuery{
-		Range: shariah.UsageRange{From: analyticsDay, To: analyticsDay.Add(72 * time.Hour)}, Granularity: "day", GroupBy: "none"})
+	rep, err := analytics.UsageReader{DB: db}.UsageSeries(ctx, account.UsageQuery{
+		Range: account.UsageRange{From: analyticsDay, To: analyticsDay.Add(72 * time.Hour)}, Granularity: "day", GroupBy: "none"})
 	if err != nil {
 		t.Fatal(err)
 	}

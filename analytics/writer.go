@@ -15,7 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // UsageWriterConfig configures the usage writer.
@@ -65,7 +65,7 @@ type UsageWriter struct {
 	nextID atomic.Uint64
 }
 
-var _ shariah.UsageRecorder = (*UsageWriter)(nil)
+var _ account.UsageRecorder = (*UsageWriter)(nil)
 
 // NewUsageWriter opens the writer's journal in cfg.SpoolDir (a free slot of it). Run must be running
 // for events to reach ClickHouse; Close releases the journal.
@@ -120,7 +120,7 @@ func (w *UsageWriter) Close() {
 // Record appends an event to the journal, or drops and counts it when the journal is full. An event
 // without an EventID gets one here (never 0): the id the usage history deduplicates on is the
 // server's, so a client that reuses its X-Request-ID still gets one row per request.
-func (w *UsageWriter) Record(e shariah.UsageEvent) {
+func (w *UsageWriter) Record(e account.UsageEvent) {
 	for e.EventID == 0 {
 		e.EventID = w.nextID.Add(1)
 	}
@@ -152,8 +152,8 @@ func (w *UsageWriter) drop(why string, err error) {
 }
 
 // Stats returns the writer's counters and state.
-func (w *UsageWriter) Stats() shariah.UsageSpoolStats {
-	s := shariah.UsageSpoolStats{Status: "ok", PendingBytes: max(w.pending.Load(), 0), MaxBytes: w.cfg.SpoolMaxBytes,
+func (w *UsageWriter) Stats() account.UsageSpoolStats {
+	s := account.UsageSpoolStats{Status: "ok", PendingBytes: max(w.pending.Load(), 0), MaxBytes: w.cfg.SpoolMaxBytes,
 		Written: w.written.Load(), Dropped: w.dropped.Load(), Corrupt: w.corrupt.Load(), Replayed: w.replayed.Load()}
 	if w.down.Load() {
 		s.Status = "spooling"
@@ -282,7 +282,7 @@ func (c *usageColumns) reset() {
 
 func (c *usageColumns) len() int { return len(c.rid) }
 
-func (c *usageColumns) add(e shariah.UsageEvent) {
+func (c *usageColumns) add(e account.UsageEvent) {
 	t := e.Time.UTC()
 	c.id = append(c.id, e.EventID)
 	c.rid, c.kid, c.uid, c.kp = append(c.rid, e.RequestID), append(c.kid, e.KeyID), append(c.uid, e.UserID), append(c.kp, e.KeyPrefix)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // Client calls the Stripe API.
@@ -162,7 +163,7 @@ func Sign(payload []byte, secret string, t time.Time) string {
 
 // ParseEvent decodes a Stripe event into a billing event; ok is false for event types that do not
 // change a plan (they are acknowledged and ignored).
-func ParseEvent(payload []byte) (shariah.BillingEvent, bool, error) {
+func ParseEvent(payload []byte) (account.BillingEvent, bool, error) {
 	var ev struct {
 		ID      string `json:"id"`
 		Type    string `json:"type"`
@@ -185,25 +186,25 @@ func ParseEvent(payload []byte) (shariah.BillingEvent, bool, error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(payload, &ev); err != nil {
-		return shariah.BillingEvent{}, false, fmt.Errorf("not a Stripe event: %w", err)
+		return account.BillingEvent{}, false, fmt.Errorf("not a Stripe event: %w", err)
 	}
 	if ev.ID == "" || ev.Type == "" {
-		return shariah.BillingEvent{}, false, errors.New("not a Stripe event: no id or type")
+		return account.BillingEvent{}, false, errors.New("not a Stripe event: no id or type")
 	}
 	o := ev.Data.Object
-	out := shariah.BillingEvent{ID: ev.ID, Created: time.Unix(ev.Created, 0).UTC(), Plan: o.Metadata["plan"],
+	out := account.BillingEvent{ID: ev.ID, Created: time.Unix(ev.Created, 0).UTC(), Plan: o.Metadata["plan"],
 		Customer: idOf(o.Customer), Status: o.Status}
 	switch ev.Type {
 	case "checkout.session.completed":
-		out.Type, out.KeyPrefix, out.Subscription = shariah.EventCheckoutCompleted, o.ClientReferenceID, idOf(o.Subscription)
+		out.Type, out.KeyPrefix, out.Subscription = account.EventCheckoutCompleted, o.ClientReferenceID, idOf(o.Subscription)
 		if out.KeyPrefix == "" {
 			out.KeyPrefix = o.Metadata["key_prefix"]
 		}
 		out.Status = ""
 	case "customer.subscription.updated", "customer.subscription.created", "customer.subscription.deleted":
-		out.Type, out.Subscription = shariah.EventSubscriptionUpdated, o.ID
+		out.Type, out.Subscription = account.EventSubscriptionUpdated, o.ID
 		if ev.Type == "customer.subscription.deleted" {
-			out.Type = shariah.EventSubscriptionDeleted
+			out.Type = account.EventSubscriptionDeleted
 		}
 		end := o.CurrentPeriodEnd
 		if end == 0 && len(o.Items.Data) > 0 { // newer API versions keep the period on the items

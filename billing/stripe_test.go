@@ -9,6 +9,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 func TestVerify(t *testing.T) {
@@ -46,13 +47,13 @@ func TestParseEvent(t *testing.T) {
 	t.Parallel()
 	ev, ok, err := ParseEvent([]byte(`{"id":"evt_c","type":"checkout.session.completed","created":1790000000,"data":{"object":{"id":"cs_1",
 		"client_reference_id":"shr_AbCdEfGh","customer":"cus_9","subscription":{"id":"sub_7","object":"subscription"},"metadata":{"plan":"starter"}}}}`))
-	if err != nil || !ok || ev.Type != shariah.EventCheckoutCompleted || ev.KeyPrefix != "shr_AbCdEfGh" || ev.Plan != "starter" ||
+	if err != nil || !ok || ev.Type != account.EventCheckoutCompleted || ev.KeyPrefix != "shr_AbCdEfGh" || ev.Plan != "starter" ||
 		ev.Customer != "cus_9" || ev.Subscription != "sub_7" || ev.Created.Unix() != 1790000000 {
 		t.Fatalf("checkout: %+v %v %v", ev, ok, err)
 	}
 	ev, ok, _ = ParseEvent([]byte(`{"id":"evt_d","type":"customer.subscription.deleted","created":1790000100,"data":{"object":{"id":"sub_7",
 		"customer":"cus_9","status":"canceled","metadata":{"plan":"starter"},"items":{"data":[{"current_period_end":1792000000}]}}}}`))
-	if !ok || ev.Type != shariah.EventSubscriptionDeleted || ev.PeriodEnd.Unix() != 1792000000 || ev.Status != "canceled" {
+	if !ok || ev.Type != account.EventSubscriptionDeleted || ev.PeriodEnd.Unix() != 1792000000 || ev.Status != "canceled" {
 		t.Fatalf("deleted: %+v", ev)
 	}
 	if _, ok, err := ParseEvent([]byte(`{"id":"evt_i","type":"invoice.paid","data":{"object":{}}}`)); ok || err != nil {

@@ -18,7 +18,7 @@ import (
 	"github.com/robfig/cron/v3"
 	"github.com/shopspring/decimal"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
 )
 
@@ -401,7 +401,7 @@ func (i Ingest) Feeds() ([]Feed, error) {
 	return out, nil
 }
 
-// PlanSettings override the default plans (shariah.DefaultPlans).
+// PlanSettings override the default plans (account.DefaultPlans).
 type PlanSettings struct {
 	FreeTokens           int64  `env:"SHARIAH_PLAN_FREE_TOKENS" envDefault:"50"`
 	StarterTokens        int64  `env:"SHARIAH_PLAN_STARTER_TOKENS" envDefault:"2500"`
@@ -415,7 +415,7 @@ type PlanSettings struct {
 	EnterpriseOverageUSD string `env:"SHARIAH_PLAN_ENTERPRISE_OVERAGE_USD" envDefault:"0"`
 	// RateLimits overrides plans' request rate limits: "plan=RPS/BURST,..." (0 for none), e.g.
 	// "free=5/20,enterprise=0", or "off" for none at all. Plans not named keep their defaults
-	// (shariah.DefaultPlans).
+	// (account.DefaultPlans).
 	RateLimits string `env:"SHARIAH_RATE_LIMITS"`
 	// KeyPrefix begins every API key issued (1 to 3 lower-case letters and '_'; the clients check
 	// ^ht_[A-Za-z0-9]+). Keys issued under an earlier prefix (shr_) keep working whatever it is.
@@ -435,7 +435,7 @@ func Load() (Config, error) {
 }
 
 // Plans returns the plan set with the configured allowances and prices.
-func (c Config) Plans() (shariah.Plans, error) {
+func (c Config) Plans() (account.Plans, error) {
 	var errs []error
 	dec := func(name, s string) decimal.Decimal {
 		d, err := decimal.NewFromString(s)
@@ -444,21 +444,21 @@ func (c Config) Plans() (shariah.Plans, error) {
 		}
 		return d
 	}
-	ps := shariah.DefaultPlans()
+	ps := account.DefaultPlans()
 	for i := range ps {
 		p := &ps[i]
 		switch p.ID {
-		case shariah.PlanFree:
+		case account.PlanFree:
 			p.TokensPerMonth = c.Plan.FreeTokens
-		case shariah.PlanStarter:
+		case account.PlanStarter:
 			p.TokensPerMonth = c.Plan.StarterTokens
 			p.PriceUSDMonth = dec("SHARIAH_PLAN_STARTER_PRICE_USD", c.Plan.StarterPriceUSD)
 			p.OverageUSDPerToken = dec("SHARIAH_PLAN_STARTER_OVERAGE_USD", c.Plan.StarterOverageUSD)
-		case shariah.PlanPro:
+		case account.PlanPro:
 			p.TokensPerMonth = c.Plan.ProTokens
 			p.PriceUSDMonth = dec("SHARIAH_PLAN_PRO_PRICE_USD", c.Plan.ProPriceUSD)
 			p.OverageUSDPerToken = dec("SHARIAH_PLAN_PRO_OVERAGE_USD", c.Plan.ProOverageUSD)
-		case shariah.PlanEnterprise:
+		case account.PlanEnterprise:
 			p.TokensPerMonth = c.Plan.EnterpriseTokens
 			p.PriceUSDMonth = dec("SHARIAH_PLAN_ENTERPRISE_PRICE_USD", c.Plan.EnterprisePriceUSD)
 			p.OverageUSDPerToken = dec("SHARIAH_PLAN_ENTERPRISE_OVERAGE_USD", c.Plan.EnterpriseOverageUSD)
@@ -477,7 +477,7 @@ func (c Config) Plans() (shariah.Plans, error) {
 }
 
 // applyRateLimits reads SHARIAH_RATE_LIMITS ("plan=RPS/BURST,...", 0 for none) into the plans.
-func applyRateLimits(ps shariah.Plans, spec string) error {
+func applyRateLimits(ps account.Plans, spec string) error {
 	if strings.TrimSpace(spec) == "off" {
 		copy(ps, ps.WithoutRateLimits())
 		return nil
@@ -500,7 +500,7 @@ func applyRateLimits(ps shariah.Plans, spec string) error {
 			continue
 		}
 		if strings.TrimSpace(val) == "0" {
-			ps[i].RateLimit = shariah.RateLimit{}
+			ps[i].RateLimit = account.RateLimit{}
 			continue
 		}
 		rps, burst, ok := strings.Cut(val, "/")
@@ -510,7 +510,7 @@ func applyRateLimits(ps shariah.Plans, spec string) error {
 			errs = append(errs, fmt.Errorf("SHARIAH_RATE_LIMITS: %q: want RPS/BURST (RPS > 0, BURST >= 1) or 0", part))
 			continue
 		}
-		ps[i].RateLimit = shariah.RateLimit{RequestsPerSecond: r, Burst: b}
+		ps[i].RateLimit = account.RateLimit{RequestsPerSecond: r, Burst: b}
 	}
 	return errors.Join(errs...)
 }
@@ -537,7 +537,7 @@ func (c Config) Validate() error {
 	if _, err := c.Plans(); err != nil {
 		errs = append(errs, err)
 	}
-	if !shariah.ValidKeyPrefix(c.Plan.KeyPrefix) {
+	if !account.ValidKeyPrefix(c.Plan.KeyPrefix) {
 		errs = append(errs, fmt.Errorf("SHARIAH_KEY_PREFIX: %q is not 1 to 3 lower-case letters followed by '_'", c.Plan.KeyPrefix))
 	}
 	return errors.Join(errs...)

@@ -8,12 +8,13 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 	"github.com/shopspring/decimal"
 )
 
 // screenBusiness screens a merged asset record with clean ratios under the spec ruleset: only its
 // classification can fail it.
-func screenBusiness(t *testing.T, a shariah.Asset) shariah.Result {
+func screenBusiness(t *testing.T, a shariah.Asset) screening.Result {
 	t.Helper()
 	rs, err := rules.Rulesets()
 	if err != nil {
@@ -22,7 +23,7 @@ func screenBusiness(t *testing.T, a shariah.Asset) shariah.Result {
 	f := func(v int64) shariah.Fact {
 		return shariah.Fact{Value: shariah.NewNumber(decimal.NewFromInt(v)), Source: shariah.SourceFiling, Ref: "test"}
 	}
-	in := shariah.ScreenInputs{Asset: a, Now: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), PriceSource: shariah.SourceHistory,
+	in := screening.ScreenInputs{Asset: a, Now: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), PriceSource: shariah.SourceHistory,
 		Fundamentals: []shariah.Fundamentals{{Symbol: a.Symbol, PeriodEnd: "2026-06-30", Period: "Q2", Currency: "USD", Facts: map[shariah.Field]shariah.Fact{
 			shariah.TotalAssets: f(1_000_000), shariah.TotalRevenue: f(1_000_000), shariah.TotalDebt: f(100),
 			shariah.CashAndSecurities: f(100), shariah.Receivables: f(100), shariah.InterestIncome: f(100),
@@ -32,7 +33,7 @@ func screenBusiness(t *testing.T, a shariah.Asset) shariah.Result {
 		in.Monthly = append(in.Monthly, shariah.Bar{Date: d, Open: shariah.PriceScale, High: shariah.PriceScale, Low: shariah.PriceScale, Close: shariah.PriceScale})
 		d = d.AddDate(0, 1, 0)
 	}
-	return shariah.Screen(in, rs["spec"], "")
+	return screening.Screen(in, rs["spec"], "")
 }
 
 // insurerSubmissions is an EDGAR submissions document written for this test: an invented insurer
@@ -68,7 +69,7 @@ func TestSubmissionsSICReachesTheScreen(t *testing.T) {
 	if r.ComplianceStatus != "NON_COMPLIANT" || r.BusinessScreenReason == nil || *r.BusinessScreenReason != want {
 		t.Fatalf("EXMU: %s %v", r.ComplianceStatus, r.BusinessScreenReason)
 	}
-	if c := r.BusinessClassification; c.Basis != shariah.BasisSICAndIndustry || !strings.Contains(c.Text, "SIC 6331 Fire, Marine & Casualty Insurance (SEC EDGAR submissions, CIK 0007654321)") ||
+	if c := r.BusinessClassification; c.Basis != screening.BasisSICAndIndustry || !strings.Contains(c.Text, "SIC 6331 Fire, Marine & Casualty Insurance (SEC EDGAR submissions, CIK 0007654321)") ||
 		!strings.Contains(c.Text, "GICS sub-industry Multi-Sector Holdings") {
 		t.Errorf("classification %+v", c)
 	}
@@ -92,7 +93,7 @@ func TestSharedDataClassifications(t *testing.T) {
 			t.Errorf("%s: %+v", sym, a)
 		}
 		r := screenBusiness(t, a)
-		if r.BusinessScreenPass == nil || !*r.BusinessScreenPass || r.BusinessClassification.Basis != shariah.BasisSICAndIndustry {
+		if r.BusinessScreenPass == nil || !*r.BusinessScreenPass || r.BusinessClassification.Basis != screening.BasisSICAndIndustry {
 			t.Errorf("%s: business %v %+v", sym, r.BusinessScreenPass, r.BusinessClassification)
 		}
 	}
@@ -116,7 +117,7 @@ func TestSharedDataClassifications(t *testing.T) {
 			t.Errorf("%s: no record", sym)
 			continue
 		}
-		c := shariah.ClassificationOf(a)
+		c := screening.ClassificationOf(a)
 		if !c.Known() {
 			unknown = append(unknown, sym)
 			r := screenBusiness(t, a)

@@ -14,6 +14,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/ingest/sec"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // Files of the companyfacts-derived set (sec/companyfacts-derived/SOURCES.md): the last eight filed
@@ -137,7 +138,7 @@ func ReadCompanyfactsDerived(fsys fs.FS, skip map[string]bool) *Pack {
 			if s.Ratio <= 0 || s.Date == "" {
 				continue
 			}
-			p.Splits = append(p.Splits, shariah.Split{Symbol: sym, After: s.After, On: s.Date,
+			p.Splits = append(p.Splits, market.Split{Symbol: sym, After: s.After, On: s.Date,
 				Ratio: decimal.NewFromFloat(s.Ratio), Source: "companyfacts-derived split history (" + PathCFDerivedQuarters + ")"})
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 // The files of a data pack (docs/data-pack.md) and the columns each must have. Extra columns are
@@ -531,7 +532,7 @@ func readIndexInfo(f *csvFile, p *Pack, source string) {
 		if desc == "" {
 			return fmt.Errorf("description is required")
 		}
-		p.Indices = append(p.Indices, shariah.IndexInfo{Name: n, Description: desc, Country: r.get("country"), Source: source})
+		p.Indices = append(p.Indices, catalog.IndexInfo{Name: n, Description: desc, Country: r.get("country"), Source: source})
 		return nil
 	})
 }
@@ -553,11 +554,11 @@ func readIndexMembers(f *csvFile, p *Pack, source string) {
 		}
 		i, ok := pos[n]
 		if !ok {
-			k, known := shariah.LookupIndex(n)
+			k, known := catalog.LookupIndex(n)
 			if !known {
 				return fmt.Errorf("index %s is neither in index_info.csv nor a known index", n)
 			}
-			p.Indices = append(p.Indices, shariah.IndexInfo{Name: n, Description: k.Description, Country: k.Country, Source: source})
+			p.Indices = append(p.Indices, catalog.IndexInfo{Name: n, Description: k.Description, Country: k.Country, Source: source})
 			i = len(p.Indices) - 1
 			pos[n] = i
 		}

@@ -10,6 +10,9 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/market"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Extras is what some public sources know beyond the pack's records, used to make illustrative
@@ -44,7 +47,7 @@ type Report struct {
 // and nothing stored before is lost), then the derived data is rebuilt for the symbols the pack
 // touched: illustrative fundamentals for equities that have none, quotes from the latest candles, the
 // trending list; finally the reference version is bumped so caches reload.
-func Load(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, now time.Time) (Report, error) {
+func Load(ctx context.Context, st market.RefStore, p *Pack, x Extras, now time.Time) (Report, error) {
 	start := time.Now()
 	rep := Report{Problems: p.Problems, Notes: p.Notes}
 	touched, err := putMarket(ctx, st, p, &rep)
@@ -65,7 +68,7 @@ func Load(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, now time.
 }
 
 // putMarket writes the pack's assets, candles and fundamentals and returns the symbols they touched.
-func putMarket(ctx context.Context, st shariah.RefWriter, p *Pack, rep *Report) (map[string]bool, error) {
+func putMarket(ctx context.Context, st market.RefWriter, p *Pack, rep *Report) (map[string]bool, error) {
 	assets := mergeAssets(p.Assets)
 	if err := st.PutAssets(ctx, assets); err != nil {
 		return nil, fmt.Errorf("assets: %w", err)
@@ -101,7 +104,7 @@ func putMarket(ctx context.Context, st shariah.RefWriter, p *Pack, rep *Report) 
 }
 
 // putReference writes the pack's dividends, indices, ETF holdings, FX rates and metal prices.
-func putReference(ctx context.Context, st shariah.RefWriter, p *Pack, rep *Report) error {
+func putReference(ctx context.Context, st market.RefWriter, p *Pack, rep *Report) error {
 	divs := map[string][]shariah.Dividend{}
 	for _, d := range p.Dividends {
 		divs[d.Symbol] = append(divs[d.Symbol], d)
@@ -146,7 +149,7 @@ func putReference(ctx context.Context, st shariah.RefWriter, p *Pack, rep *Repor
 // putDerived rebuilds the derived data for what this load touched: quotes for the symbols with candles
 // whose candles or shares outstanding may have changed, illustrative fundamentals for the touched
 // equities, and the trending list.
-func putDerived(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, touched map[string]bool, now time.Time, rep *Report) error {
+func putDerived(ctx context.Context, st market.RefStore, p *Pack, x Extras, touched map[string]bool, now time.Time, rep *Report) error {
 	syms := make([]string, 0, len(touched))
 	for s := range touched {
 		syms = append(syms, s)
@@ -156,12 +159,12 @@ func putDerived(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, tou
 	if err != nil {
 		return fmt.Errorf("series symbols: %w", err)
 	}
-	quotes := map[string]shariah.Quote{}
+	quotes := map[string]market.Quote{}
 	for _, sym := range withSeries {
 		if !touched[sym] {
 			continue
 		}
-		q, ok, err := shariah.QuoteFromStore(ctx, st, sym)
+		q, ok, err := market.QuoteFromStore(ctx, st, sym)
 		if err != nil {
 			return fmt.Errorf("quote %s: %w", sym, err)
 		}
@@ -175,7 +178,7 @@ func putDerived(ctx context.Context, st shariah.RefStore, p *Pack, x Extras, tou
 	}
 	rep.Illustrative = n
 	for sym, q := range quotes {
-		if err := shariah.FinishQuote(ctx, st, &q); err != nil {
+		if err := market.FinishQuote(ctx, st, &q); err != nil {
 			return fmt.Errorf("quote %s: %w", sym, err)
 		}
 		if err := st.PutQuote(ctx, q); err != nil {
@@ -207,9 +210,9 @@ func mergeAssets(in []shariah.Asset) []shariah.Asset {
 }
 
 // mergeIndices keeps the first description of an index and the first non-empty constituent list.
-func mergeIndices(in []shariah.IndexInfo) []shariah.IndexInfo {
+func mergeIndices(in []catalog.IndexInfo) []catalog.IndexInfo {
 	idx := map[string]int{}
-	var out []shariah.IndexInfo
+	var out []catalog.IndexInfo
 	for _, ix := range in {
 		i, ok := idx[ix.Name]
 		if !ok {
@@ -228,7 +231,7 @@ func mergeIndices(in []shariah.IndexInfo) []shariah.IndexInfo {
 // screening inputs they lack with illustrative values from their sector and market cap. The market cap
 // is shares outstanding on file x last close when both are known, else the best estimate. Fields on
 // file are never overwritten, so a second load changes nothing. Works in chunks to bound memory.
-func fillIllustrative(ctx context.Context, st shariah.RefStore, syms []string, quotes map[string]shariah.Quote, x Extras, fx []shariah.FXRate, now time.Time) (int, error) {
+func fillIllustrative(ctx context.Context, st market.RefStore, syms []string, quotes map[string]market.Quote, x Extras, fx []market.FXRate, now time.Time) (int, error) {
 	perUSD := x.USDPer
 	if perUSD == nil {
 		perUSD = map[string]decimal.Decimal{}
@@ -282,7 +285,7 @@ func fillIllustrative(ctx context.Context, st shariah.RefStore, syms []string, q
 }
 
 // illustrativeFor returns the illustrative facts to add for one symbol, if any.
-func illustrativeFor(a shariah.Asset, have []shariah.Fundamentals, quotes map[string]shariah.Quote, x Extras, perUSD map[string]decimal.Decimal, now time.Time) (shariah.Fundamentals, bool, error) {
+func illustrativeFor(a shariah.Asset, have []shariah.Fundamentals, quotes map[string]market.Quote, x Extras, perUSD map[string]decimal.Decimal, now time.Time) (shariah.Fundamentals, bool, error) {
 	sym := a.Symbol
 	for _, f := range have {
 		for _, fact := range f.Facts {
@@ -322,7 +325,7 @@ func illustrativeFor(a shariah.Asset, have []shariah.Fundamentals, quotes map[st
 			basis = "shares outstanding on file x last close " + close.String()
 		}
 	}
-	f := shariah.IllustrativeFundamentals(a, cap, basis, close, asOf)
+	f := screening.IllustrativeFundamentals(a, cap, basis, close, asOf)
 	if latest != nil { // add only what the period on file lacks
 		f.PeriodEnd, f.Period, f.FiscalYear = latest.PeriodEnd, latest.Period, latest.FiscalYear
 		for field := range latest.Facts {
@@ -348,17 +351,17 @@ func estimateCap(a shariah.Asset, x Extras, perUSD map[string]decimal.Decimal) (
 		return v, ""
 	}
 	if cls, ok := x.CapClasses[a.Symbol]; ok {
-		if usd, ok := shariah.CapClassUSD[strings.ToLower(cls)]; ok {
+		if usd, ok := screening.CapClassUSD[strings.ToLower(cls)]; ok {
 			v, conv := toLocal(usd)
 			return v, strings.TrimSuffix("typical "+cls+" size; "+conv, "; ")
 		}
 	}
-	v, conv := toLocal(shariah.CapClassUSD["small cap"])
+	v, conv := toLocal(screening.CapClassUSD["small cap"])
 	return v, strings.TrimSuffix("market cap unknown: assumed small cap; "+conv, "; ")
 }
 
-// rebuildTrending ranks every quoted symbol (shariah.RankTrending) and stores the list.
-func rebuildTrending(ctx context.Context, st shariah.RefStore) error {
+// rebuildTrending ranks every quoted symbol (market.RankTrending) and stores the list.
+func rebuildTrending(ctx context.Context, st market.RefStore) error {
 	syms, err := st.SeriesSymbols(ctx)
 	if err != nil {
 		return err
@@ -367,7 +370,7 @@ func rebuildTrending(ctx context.Context, st shariah.RefStore) error {
 	if err != nil {
 		return err
 	}
-	all := make([]shariah.Quote, 0, len(qs))
+	all := make([]market.Quote, 0, len(qs))
 	for _, q := range qs {
 		all = append(all, q)
 	}
@@ -375,5 +378,5 @@ func rebuildTrending(ctx context.Context, st shariah.RefStore) error {
 	if err != nil {
 		return err
 	}
-	return st.PutTrending(ctx, shariah.RankTrending(all, assets))
+	return st.PutTrending(ctx, market.RankTrending(all, assets))
 }

@@ -8,6 +8,9 @@ import (
 	"fmt"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/market"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // Pack is everything one import brings.
@@ -16,14 +19,14 @@ type Pack struct {
 	Fundamentals []shariah.Fundamentals
 	Series       []shariah.Series // one per symbol and interval ("1d" daily, "1mo" monthly)
 	Dividends    []shariah.Dividend
-	Indices      []shariah.IndexInfo
+	Indices      []catalog.IndexInfo
 	Holdings     []shariah.Holding
-	FX           []shariah.FXRate
-	Metals       []shariah.MetalPrice
-	Sukuk        []shariah.Sukuk
-	Splits       []shariah.Split // stock splits the sources know (AlignShares puts shares on the closes' basis)
-	Problems     []Problem       // rows (or files) skipped, with where and why
-	Notes        []string        // what was read, for the load report
+	FX           []market.FXRate
+	Metals       []market.MetalPrice
+	Sukuk        []sukuk.Sukuk
+	Splits       []market.Split // stock splits the sources know (AlignShares puts shares on the closes' basis)
+	Problems     []Problem      // rows (or files) skipped, with where and why
+	Notes        []string       // what was read, for the load report
 }
 
 // Problem is a row or file that was not loaded.

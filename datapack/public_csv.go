@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 // pubTable is a CSV file being read row by row, with its header mapped to column positions.
@@ -221,9 +222,9 @@ func pubDate(s string) (time.Time, error) {
 }
 
 // pubIndex builds the IndexInfo of a known index from a source's constituents (deduplicated, in order).
-func pubIndex(name, source string, symbols []string) shariah.IndexInfo {
-	info := shariah.IndexInfo{Name: name, Source: source}
-	if k, ok := shariah.LookupIndex(name); ok {
+func pubIndex(name, source string, symbols []string) catalog.IndexInfo {
+	info := catalog.IndexInfo{Name: name, Source: source}
+	if k, ok := catalog.LookupIndex(name); ok {
 		info.Description, info.Country = k.Description, k.Country
 	}
 	seen := make(map[string]bool, len(symbols))

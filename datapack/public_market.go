@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // Sources of the market records.
@@ -122,7 +123,7 @@ func ReadGoldMonthly(fsys fs.FS, file string) (*Pack, error) {
 			p.Problemf(file, line, "%v", err)
 			return
 		}
-		p.Metals = append(p.Metals, shariah.MetalPrice{Metal: "gold", USDPerOunce: shariah.NewNumber(v),
+		p.Metals = append(p.Metals, market.MetalPrice{Metal: "gold", USDPerOunce: shariah.NewNumber(v),
 			AsOf: date.AddDate(0, 0, 1-date.Day()).Format("2006-01-02"), Source: SourceGoldPrices})
 	})
 	if n := len(p.Metals); n > 0 {
@@ -224,7 +225,7 @@ func ReadFedFXMonthly(fsys fs.FS, file string) (*Pack, error) {
 		if invert && fedUSDQuoted[country] {
 			v = one.DivRound(v, 8)
 		}
-		p.FX = append(p.FX, shariah.FXRate{Currency: cur, PerUSD: shariah.NewNumber(v), AsOf: o.date, Source: SourceFedH10})
+		p.FX = append(p.FX, market.FXRate{Currency: cur, PerUSD: shariah.NewNumber(v), AsOf: o.date, Source: SourceFedH10})
 	}
 	sort.Slice(p.FX, func(i, j int) bool { return p.FX[i].Currency < p.FX[j].Currency })
 	sort.Strings(stale)

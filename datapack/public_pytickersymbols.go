@@ -10,12 +10,13 @@ import (
 	yaml "github.com/oasdiff/yaml3"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 // SourcePyTickerSymbols is the Asset.Source of pytickersymbols records.
 const SourcePyTickerSymbols = "pytickersymbols"
 
-// PyTickerSymbolsIndices maps pytickersymbols' index names to canonical names of shariah.KnownIndices.
+// PyTickerSymbolsIndices maps pytickersymbols' index names to canonical names of catalog.KnownIndices.
 // Its other indices (SDAX, CDAX, CAC Mid 60, OMX Helsinki 25, S&P 600, ASX 200, MOEX) give no
 // membership.
 var PyTickerSymbolsIndices = map[string]string{
@@ -143,7 +144,7 @@ func ReadPyTickerSymbols(fsys fs.FS, file string) (*Pack, error) {
 			}
 		}
 	}
-	for _, k := range shariah.KnownIndices {
+	for _, k := range catalog.KnownIndices {
 		if len(members[k.Name]) > 0 {
 			p.Indices = append(p.Indices, pubIndex(k.Name, file, members[k.Name]))
 		}

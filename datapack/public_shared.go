@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 // Paths of the public files, relative to the shared data root.
@@ -114,7 +114,7 @@ func ReadShared(fsys fs.FS) (*Pack, SharedExtras, error) {
 		out.pubNotef("%d US exchanges taken from the Nasdaq Trader listings over FinanceDatabase's", fixed)
 	}
 	sort.Slice(out.Assets, func(i, j int) bool { return out.Assets[i].Symbol < out.Assets[j].Symbol })
-	for _, k := range shariah.KnownIndices {
+	for _, k := range catalog.KnownIndices {
 		if c, ok := best[k.Name]; ok {
 			out.Indices = append(out.Indices, c.info)
 			out.pubNotef("index %s: %d constituents from %s", k.Name, len(c.info.Symbols), c.info.Source)
@@ -249,7 +249,7 @@ func runSharedTasks(tasks []*sharedTask) {
 
 // indexCandidate is an index's constituents as one source gives them, with the source's rank.
 type indexCandidate struct {
-	info shariah.IndexInfo
+	info catalog.IndexInfo
 	rank int
 }
 

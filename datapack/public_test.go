@@ -11,6 +11,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // ---- helpers
@@ -31,8 +33,8 @@ func assetsBySymbol(as []shariah.Asset) map[string]shariah.Asset {
 	return m
 }
 
-func indexByName(ix []shariah.IndexInfo) map[string]shariah.IndexInfo {
-	m := map[string]shariah.IndexInfo{}
+func indexByName(ix []catalog.IndexInfo) map[string]catalog.IndexInfo {
+	m := map[string]catalog.IndexInfo{}
 	for _, i := range ix {
 		m[i.Name] = i
 	}
@@ -135,7 +137,7 @@ func TestReadSP500Constituents(t *testing.T) {
 		t.Fatalf("indices %v", p.Indices)
 	}
 	ix := p.Indices[0]
-	k, _ := shariah.LookupIndex("SP500")
+	k, _ := catalog.LookupIndex("SP500")
 	if ix.Name != "SP500" || ix.Description != k.Description || ix.Country != "United States" || ix.Source != f ||
 		strings.Join(ix.Symbols, " ") != "MMM BRK-B ABC" {
 		t.Errorf("index %+v", ix)
@@ -747,8 +749,8 @@ func TestReadGoldMonthly(t *testing.T) {
 func TestReadFedFXMonthly(t *testing.T) {
 	t.Parallel()
 	const head = "Date,Country,Exchange rate\n"
-	rates := func(p *Pack) map[string]shariah.FXRate {
-		m := map[string]shariah.FXRate{}
+	rates := func(p *Pack) map[string]market.FXRate {
+		m := map[string]market.FXRate{}
 		for _, r := range p.FX {
 			m[r.Currency] = r
 		}
@@ -917,7 +919,7 @@ func TestReadSharedFixtures(t *testing.T) {
 }
 
 func indexPos(name string) (int, bool) {
-	for i, k := range shariah.KnownIndices {
+	for i, k := range catalog.KnownIndices {
 		if k.Name == name {
 			return i, true
 		}
@@ -1032,10 +1034,10 @@ func TestReadSharedRealData(t *testing.T) {
 	}
 
 	ix := indexByName(p.Indices)
-	if len(ix) != len(shariah.KnownIndices) {
-		t.Errorf("%d indices, want all %d known", len(ix), len(shariah.KnownIndices))
+	if len(ix) != len(catalog.KnownIndices) {
+		t.Errorf("%d indices, want all %d known", len(ix), len(catalog.KnownIndices))
 	}
-	for _, k := range shariah.KnownIndices {
+	for _, k := range catalog.KnownIndices {
 		i := ix[k.Name]
 		if i.Description != k.Description || i.Country != k.Country || i.Source == "" {
 			t.Errorf("%s: %+v", k.Name, i)
@@ -1130,7 +1132,7 @@ func TestReadSharedRealData(t *testing.T) {
 	t.Logf("SPUS: %d holdings, weights sum to %s", spus, sum)
 
 	// FX: the latest of every current currency, units per USD
-	fx := map[string]shariah.FXRate{}
+	fx := map[string]market.FXRate{}
 	for _, r := range p.FX {
 		fx[r.Currency] = r
 	}

@@ -13,6 +13,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/ingest/sec"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // SEC files of the shared data set, relative to its root. Companyfacts and the inline-XBRL filings go
@@ -67,8 +68,8 @@ const SplitRatioConcept = "us-gaap:StockholdersEquityNoteStockSplitConversionRat
 // filedSplits reads a company's split-ratio facts (companyfacts or inline XBRL) as splits within their
 // period: an instant is the split's day, a duration the window it happened in. Facts of one split
 // reported with different dates are merged by AlignShares (mergeSplits).
-func filedSplits(cf sec.CompanyFacts, sym string) []shariah.Split {
-	var out []shariah.Split
+func filedSplits(cf sec.CompanyFacts, sym string) []market.Split {
+	var out []market.Split
 	seen := map[string]bool{}
 	name := strings.TrimPrefix(SplitRatioConcept, "us-gaap:")
 	for _, f := range cf.Facts["us-gaap"][name].Units["pure"] {
@@ -76,7 +77,7 @@ func filedSplits(cf sec.CompanyFacts, sym string) []shariah.Split {
 		if err != nil || !r.IsPositive() || f.End == "" || r.Equal(decimal.NewFromInt(1)) {
 			continue
 		}
-		s := shariah.Split{Symbol: sym, After: f.Start, On: f.End, Ratio: r,
+		s := market.Split{Symbol: sym, After: f.Start, On: f.End, Ratio: r,
 			Source: fmt.Sprintf("filing %s filed %s, %s", f.Form, f.Filed, SplitRatioConcept)}
 		if f.Start != "" { // a duration's start is its first day: the split is after the day before
 			if d, err := time.Parse("2006-01-02", f.Start); err == nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // SP500SnapshotDate is the day of the staged S&P 500 price/market-cap snapshot
@@ -32,7 +33,7 @@ const SP500SnapshotDate = "2026-08-22"
 //
 // A count whose date falls inside a split's window (the data cannot say which side it is on), or that
 // differs from the company's later counts by a split factor no split explains, is held back: the
-// period's shares become unmeasured (Missing, beginning shariah.SplitUnplaced) and a problem says why;
+// period's shares become unmeasured (Missing, beginning market.SplitUnplaced) and a problem says why;
 // a market cap from it would be suspect. Each adjusted count says in its Note what was done.
 func AlignShares(p *Pack, histories map[string]bool, snaps map[string]MarketSnapshot, snapDate string) {
 	bySym := map[string][]int{}
@@ -53,7 +54,7 @@ func AlignShares(p *Pack, histories map[string]bool, snaps map[string]MarketSnap
 			monthly[s.Symbol] = i
 		}
 	}
-	splits := map[string][]shariah.Split{}
+	splits := map[string][]market.Split{}
 	for _, s := range p.Splits {
 		splits[s.Symbol] = append(splits[s.Symbol], s)
 	}
@@ -87,7 +88,7 @@ func AlignShares(p *Pack, histories map[string]bool, snaps map[string]MarketSnap
 
 // splitAfterShares reports whether a known split is dated after the company's earliest share count:
 // the counts are then placed by it, and a snapshot is not read for another.
-func splitAfterShares(p *Pack, idx []int, splits []shariah.Split) bool {
+func splitAfterShares(p *Pack, idx []int, splits []market.Split) bool {
 	first := ""
 	for _, i := range idx {
 		f := p.Fundamentals[i]
@@ -106,9 +107,9 @@ func splitAfterShares(p *Pack, idx []int, splits []shariah.Split) bool {
 // mergeSplits makes one split of the reports of one split: splits of the same ratio whose dates are
 // within 180 days of each other (a filing's split facts dated at the announcement and at the effective
 // day; the same split in two sources) become one, its window spanning both.
-func mergeSplits(ss []shariah.Split) []shariah.Split {
+func mergeSplits(ss []market.Split) []market.Split {
 	sort.SliceStable(ss, func(i, j int) bool { return ss[i].On < ss[j].On })
-	var out []shariah.Split
+	var out []market.Split
 	for _, s := range ss {
 		if n := len(out); n > 0 {
 			last := &out[n-1]
@@ -132,7 +133,7 @@ func mergeSplits(ss []shariah.Split) []shariah.Split {
 }
 
 // windowStart is the exclusive start of a split's window: After, or the day before an exact date.
-func windowStart(s shariah.Split) string {
+func windowStart(s market.Split) string {
 	if s.After != "" {
 		return s.After
 	}
@@ -155,14 +156,14 @@ func sharesDate(f shariah.Fundamentals, fact shariah.Fact) string {
 }
 
 // alignPeriod puts one period's share count on the closes' basis, or holds it back.
-func alignPeriod(p *Pack, f *shariah.Fundamentals, splits []shariah.Split) {
+func alignPeriod(p *Pack, f *shariah.Fundamentals, splits []market.Split) {
 	fact := f.Facts[shariah.SharesOutstanding]
 	at := sharesDate(*f, fact)
-	factor, applied, unplaced := shariah.SplitBasis(splits, at)
+	factor, applied, unplaced := market.SplitBasis(splits, at)
 	if len(unplaced) > 0 {
 		s := unplaced[0]
 		why := fmt.Sprintf("%sthe cover count %s (as of %s) cannot be put on the closes' basis: the %s split %s (%s) may be before or after it",
-			shariah.SplitUnplaced, fact.Value.Decimal.String(), at, s.Name(), s.When(), s.Source)
+			market.SplitUnplaced, fact.Value.Decimal.String(), at, s.Name(), s.When(), s.Source)
 		holdBackShares(p, f, why)
 		return
 	}
@@ -222,9 +223,9 @@ func checkShareBasis(p *Pack, idx []int) {
 		}
 		later := ref.Facts[shariah.SharesOutstanding]
 		r, _ := later.Value.Decimal.Div(fact.Value.Decimal).Float64()
-		if k, ok := shariah.MatchSplitFactor(r); ok {
+		if k, ok := market.MatchSplitFactor(r); ok {
 			why := fmt.Sprintf("%sthe cover count %s (as of %s) is about %s times the later count %s (period ending %s), as if across a split, and no split the data can place between them explains it",
-				shariah.SplitUnplaced, fact.Value.Decimal.String(), sharesDate(*f, fact), decimal.NewFromInt(1).DivRound(k, 4).String(),
+				market.SplitUnplaced, fact.Value.Decimal.String(), sharesDate(*f, fact), decimal.NewFromInt(1).DivRound(k, 4).String(),
 				later.Value.Decimal.String(), ref.PeriodEnd)
 			holdBackShares(p, f, why)
 			continue
@@ -237,10 +238,10 @@ func checkShareBasis(p *Pack, idx []int) {
 // not adjusted for a split), divides the closes before each by the split's ratio, rebuilds the
 // monthly series from the daily one, and returns the splits, named as inferred. A jump that reverts
 // the next day is a bad print, not a split.
-func adjustJumps(p *Pack, di int, monthly map[string]int) ([]shariah.Split, bool) {
+func adjustJumps(p *Pack, di int, monthly map[string]int) ([]market.Split, bool) {
 	s := &p.Series[di]
 	bars := s.Bars
-	var out []shariah.Split
+	var out []market.Split
 	for i := 1; i < len(bars); i++ {
 		prev, cur := bars[i-1].Close, bars[i].Close
 		if prev <= 0 || cur <= 0 {
@@ -250,12 +251,12 @@ func adjustJumps(p *Pack, di int, monthly map[string]int) ([]shariah.Split, bool
 		if r > 0.55 && r < 1.8 {
 			continue
 		}
-		k, ok := shariah.MatchSplitFactor(r)
+		k, ok := market.MatchSplitFactor(r)
 		if !ok {
 			continue
 		}
 		if i+1 < len(bars) && bars[i+1].Close > 0 {
-			if back, ok := shariah.MatchSplitFactor(float64(bars[i+1].Close) / float64(cur)); ok && back.Mul(k).Sub(decimal.NewFromInt(1)).Abs().LessThan(decimal.NewFromFloat(0.01)) {
+			if back, ok := market.MatchSplitFactor(float64(bars[i+1].Close) / float64(cur)); ok && back.Mul(k).Sub(decimal.NewFromInt(1)).Abs().LessThan(decimal.NewFromFloat(0.01)) {
 				i++ // the print and its reversal
 				continue
 			}
@@ -264,7 +265,7 @@ func adjustJumps(p *Pack, di int, monthly map[string]int) ([]shariah.Split, bool
 		if ratio.GreaterThan(decimal.NewFromInt(1)) {
 			ratio = ratio.Round(0)
 		}
-		sp := shariah.Split{Symbol: s.Symbol, After: bars[i-1].Date.Format("2006-01-02"), On: bars[i].Date.Format("2006-01-02"), Ratio: ratio,
+		sp := market.Split{Symbol: s.Symbol, After: bars[i-1].Date.Format("2006-01-02"), On: bars[i].Date.Format("2006-01-02"), Ratio: ratio,
 			Source: fmt.Sprintf("inferred from a close ratio jump (%s to %s; the price source has no split history): the closes before it divided by %s",
 				bars[i-1].Close.String(), bars[i].Close.String(), ratio.String())}
 		for j := 0; j < i; j++ {
@@ -294,19 +295,19 @@ func scaleBar(b *shariah.Bar, ratio decimal.Decimal) {
 // snapshot's share count (market cap / price) is a split factor times the cover counts dated before
 // the snapshot, and the snapshot's price is on the closes' basis (it is not itself a split factor
 // away from the last close).
-func snapshotSplit(p *Pack, sym string, idx []int, known []shariah.Split, daily map[string]int, snaps map[string]MarketSnapshot, snapDate string) (shariah.Split, bool) {
+func snapshotSplit(p *Pack, sym string, idx []int, known []market.Split, daily map[string]int, snaps map[string]MarketSnapshot, snapDate string) (market.Split, bool) {
 	snap, ok := snaps[sym]
 	di, hasDaily := daily[sym]
 	if !ok || !hasDaily || snap.Price <= 0 || !snap.MarketCap.IsPositive() || len(p.Series[di].Bars) == 0 {
-		return shariah.Split{}, false
+		return market.Split{}, false
 	}
 	last := p.Series[di].Bars[len(p.Series[di].Bars)-1]
 	if r := float64(snap.Price) / float64(last.Close); last.Close <= 0 || r < 0.55 || r > 1.8 {
-		if _, ok := shariah.MatchSplitFactor(float64(snap.Price) / float64(last.Close)); ok {
+		if _, ok := market.MatchSplitFactor(float64(snap.Price) / float64(last.Close)); ok {
 			p.Notes = append(p.Notes, fmt.Sprintf("%s: the market snapshot's price %s is a split factor away from the last close %s (%s): no split inferred from it",
 				sym, snap.Price.String(), last.Close.String(), last.Date.Format("2006-01-02")))
 		}
-		return shariah.Split{}, false
+		return market.Split{}, false
 	}
 	implied := snap.MarketCap.Decimal.Div(decimal.New(int64(snap.Price), -6))
 	var k decimal.Decimal
@@ -323,22 +324,22 @@ func snapshotSplit(p *Pack, sym string, idx []int, known []shariah.Split, daily 
 		if at >= snapDate || !fact.Value.IsPositive() {
 			continue
 		}
-		factor, _, _ := shariah.SplitBasis(known, at)
+		factor, _, _ := market.SplitBasis(known, at)
 		r, _ := implied.Div(fact.Value.Decimal.Mul(factor)).Float64()
-		m, ok := shariah.MatchSplitFactor(r)
+		m, ok := market.MatchSplitFactor(r)
 		if ok && (k.IsZero() || m.Equal(k)) {
 			k = m
 		}
 		pts = append(pts, dated{at, ok && m.Equal(k)})
 	}
 	if k.IsZero() {
-		return shariah.Split{}, false
+		return market.Split{}, false
 	}
 	sort.Slice(pts, func(a, b int) bool { return pts[a].at < pts[b].at })
 	for _, d := range pts {
 		if d.matched {
 			if before != "" {
-				return shariah.Split{}, false // counts on both bases interleave: left to checkShareBasis
+				return market.Split{}, false // counts on both bases interleave: left to checkShareBasis
 			}
 			after = d.at
 		} else if after != "" && before == "" {
@@ -349,7 +350,7 @@ func snapshotSplit(p *Pack, sym string, idx []int, known []shariah.Split, daily 
 	if before != "" {
 		on = before
 	}
-	return shariah.Split{Symbol: sym, After: after, On: on, Ratio: k,
+	return market.Split{Symbol: sym, After: after, On: on, Ratio: k,
 		Source: fmt.Sprintf("inferred from the market snapshot of %s: market cap %s / price %s = %s shares, %s times the cover count; its price is on the closes' basis (last close %s on %s)",
 			snapDate, snap.MarketCap.Decimal.String(), snap.Price.String(), implied.Round(0).String(), k.String(), last.Close.String(), last.Date.Format("2006-01-02"))}, true
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // sharesPeriod is a period of sym with only a share count, dated at (the cover page's date).
@@ -58,14 +59,14 @@ func TestAlignSharesKnownSplit(t *testing.T) {
 		sharesPeriod("ABC", "2024-12-31", 100_000, "2025-01-10"),
 		sharesPeriod("ABC", "2025-03-31", 100_000, "2025-05-10"),
 		sharesPeriod("ABC", "2025-06-30", 1_000_000, "2025-08-10")},
-		Splits: []shariah.Split{{Symbol: "ABC", After: "2025-03-01", On: "2025-06-01", Ratio: decimal.NewFromInt(10), Source: "test history"}}}
+		Splits: []market.Split{{Symbol: "ABC", After: "2025-03-01", On: "2025-06-01", Ratio: decimal.NewFromInt(10), Source: "test history"}}}
 	AlignShares(p, map[string]bool{"ABC": true}, nil, SP500SnapshotDate)
 	before, _, ok := sharesOf(t, p, "ABC", "2024-12-31")
 	if !ok || before.Value.Decimal.IntPart() != 1_000_000 || !strings.Contains(before.Note, "10-for-1") || !strings.Contains(before.Note, "test history") ||
 		!strings.Contains(before.Note, "cover count 100000 (as of 2025-01-10)") {
 		t.Errorf("before the split: %+v", before)
 	}
-	if _, why, ok := sharesOf(t, p, "ABC", "2025-03-31"); ok || !strings.HasPrefix(why, shariah.SplitUnplaced) || !strings.Contains(why, "may be before or after it") {
+	if _, why, ok := sharesOf(t, p, "ABC", "2025-03-31"); ok || !strings.HasPrefix(why, market.SplitUnplaced) || !strings.Contains(why, "may be before or after it") {
 		t.Errorf("inside the window: held back? %v %q", ok, why)
 	}
 	if after, _, _ := sharesOf(t, p, "ABC", "2025-06-30"); after.Value.Decimal.IntPart() != 1_000_000 || after.Note != "" {
@@ -156,7 +157,7 @@ func TestAlignSharesDisagreeingCount(t *testing.T) {
 		sharesPeriod("SWN", "2026-03-31", 1_031_000_000, "2026-04-23"),
 		sharesPeriod("SWN", "2026-06-30", 1_034_000_000, "2026-07-23")}}
 	AlignShares(p, map[string]bool{"SWN": true}, nil, SP500SnapshotDate)
-	if _, why, ok := sharesOf(t, p, "SWN", "2025-03-31"); ok || !strings.HasPrefix(why, shariah.SplitUnplaced) || !strings.Contains(why, "about 0.2 times") {
+	if _, why, ok := sharesOf(t, p, "SWN", "2025-03-31"); ok || !strings.HasPrefix(why, market.SplitUnplaced) || !strings.Contains(why, "about 0.2 times") {
 		t.Errorf("disagreeing count kept: %v %q", ok, why)
 	}
 	for _, end := range []string{"2025-12-31", "2026-03-31", "2026-06-30"} {
@@ -222,7 +223,7 @@ func TestSharedSharesAndCompanyfactsDerived(t *testing.T) {
 	if f := period("NOW", "2024-09-30").Facts[shariah.SharesOutstanding]; f.Value.Decimal.IntPart() != 1_030_000_000 {
 		t.Errorf("NOW 2024-09-30: %+v", f)
 	}
-	if why := period("NOW", "2025-03-31").Missing[shariah.SharesOutstanding]; !strings.HasPrefix(why, shariah.SplitUnplaced) {
+	if why := period("NOW", "2025-03-31").Missing[shariah.SharesOutstanding]; !strings.HasPrefix(why, market.SplitUnplaced) {
 		t.Errorf("NOW 2025-03-31: %q", why)
 	}
 	if f := period("NOW", "2026-06-30").Facts[shariah.SharesOutstanding]; f.Value.Decimal.IntPart() != 1_034_000_000 {
@@ -230,7 +231,7 @@ func TestSharedSharesAndCompanyfactsDerived(t *testing.T) {
 	}
 	// PANW (2-for-1) and ANET (4-for-1): the pre-split counts of their first rows are held back.
 	for _, c := range []struct{ sym, end string }{{"PANW", "2024-10-31"}, {"ANET", "2024-09-30"}} {
-		if why := period(c.sym, c.end).Missing[shariah.SharesOutstanding]; !strings.HasPrefix(why, shariah.SplitUnplaced) {
+		if why := period(c.sym, c.end).Missing[shariah.SharesOutstanding]; !strings.HasPrefix(why, market.SplitUnplaced) {
 			t.Errorf("%s %s: %q", c.sym, c.end, why)
 		}
 	}

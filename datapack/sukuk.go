@@ -11,17 +11,18 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // SukukHeader is the columns of a sukuk file (sukuk.csv in a data pack): every attribute of
-// shariah.Sukuk; an empty cell is unknown.
+// sukuk.Sukuk; an empty cell is unknown.
 var SukukHeader = []string{"isin", "name", "issuer", "issuer_lei", "country", "structure", "documentation_basis", "currency",
 	"issue_date", "maturity_date", "coupon_rate", "return_type", "title_type", "purchase_undertaking", "guarantee",
 	"tangible_asset_ratio", "amount", "listing", "source", "illustrative"}
 
 // ReadSukuk reads a sukuk file (sukuk.csv). A row that does not validate is reported with its line and
 // skipped whole; a file without the isin column or with broken quoting is an error.
-func ReadSukuk(r io.Reader) ([]shariah.Sukuk, []Problem, error) {
+func ReadSukuk(r io.Reader) ([]sukuk.Sukuk, []Problem, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	head, err := cr.Read()
@@ -35,7 +36,7 @@ func ReadSukuk(r io.Reader) ([]shariah.Sukuk, []Problem, error) {
 	if _, ok := col["isin"]; !ok {
 		return nil, nil, errors.New("sukuk file: no isin column")
 	}
-	var out []shariah.Sukuk
+	var out []sukuk.Sukuk
 	var problems []Problem
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
@@ -63,7 +64,7 @@ func ReadSukuk(r io.Reader) ([]shariah.Sukuk, []Problem, error) {
 			n := shariah.NewNumber(d)
 			return &n, nil
 		}
-		s := shariah.Sukuk{ISIN: strings.ToUpper(get("isin")), Name: get("name"), Issuer: get("issuer"), IssuerLEI: strings.ToUpper(get("issuer_lei")),
+		s := sukuk.Sukuk{ISIN: strings.ToUpper(get("isin")), Name: get("name"), Issuer: get("issuer"), IssuerLEI: strings.ToUpper(get("issuer_lei")),
 			Country: get("country"), Structure: strings.ToLower(get("structure")), DocumentationBasis: get("documentation_basis"),
 			Currency: strings.ToUpper(get("currency")), IssueDate: get("issue_date"), MaturityDate: get("maturity_date"),
 			ReturnType: strings.ToLower(get("return_type")), TitleType: strings.ToLower(get("title_type")),
@@ -119,6 +120,6 @@ func validationText(err error) string {
 }
 
 // StoreSukuk stores a pack's sukuk records (Load stores the rest of the pack).
-func StoreSukuk(ctx context.Context, st shariah.SukukStore, p *Pack) (int, error) {
+func StoreSukuk(ctx context.Context, st sukuk.Store, p *Pack) (int, error) {
 	return len(p.Sukuk), st.PutSukuk(ctx, p.Sukuk)
 }

@@ -7,10 +7,11 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // accountKey returns the full record of the calling key (authenticated by the meter).
-func (s *Server) accountKey(c *fiber.Ctx) (shariah.APIKey, error) {
+func (s *Server) accountKey(c *fiber.Ctx) (account.APIKey, error) {
 	ch := chargeOf(c)
 	return s.store.KeyByHash(c.UserContext(), ch.Key.Hash)
 }
@@ -22,8 +23,8 @@ func (s *Server) me(c *fiber.Ctx) error {
 		return err
 	}
 	p, _ := s.plans.Lookup(k.Plan)
-	period := shariah.PeriodOf(s.Now())
-	if f, ok := s.Meter.(shariah.MeterFlusher); ok {
+	period := account.PeriodOf(s.Now())
+	if f, ok := s.Meter.(account.MeterFlusher); ok {
 		// this edge's unsettled spending first, so the caller sees its own requests counted (if Redis
 		// is out, the read below fails too; a failed flush leaves the spending to the next tick)
 		_ = f.Flush(c.UserContext(), k.Hash)
@@ -39,7 +40,7 @@ func (s *Server) me(c *fiber.Ctx) error {
 		"plan_name":  p.Name,
 		"active":     k.Active,
 		"created_at": k.CreatedAt.Format(time.RFC3339),
-		"quota":      shariah.QuotaOf(p, st, period),
+		"quota":      account.QuotaOf(p, st, period),
 		"overage":    st.Overage > 0,
 	})
 }
@@ -54,7 +55,7 @@ func (s *Server) usageDaily(c *fiber.Ctx) error {
 	}
 	ch := chargeOf(c)
 	since := s.Now().UTC().AddDate(0, 0, -(days - 1))
-	var rows []shariah.DailyUsage
+	var rows []account.DailyUsage
 	err := s.readUsage(c, func(ctx context.Context) (err error) {
 		rows, err = s.UsageReader.DailyUsage(ctx, ch.Key.UserID, since)
 		return err
@@ -123,7 +124,7 @@ func (s *Server) usageRecent(c *fiber.Ctx) error {
 		return err
 	}
 	ch := chargeOf(c)
-	var rows []shariah.RecentRequest
+	var rows []account.RecentRequest
 	err := s.readUsage(c, func(ctx context.Context) (err error) {
 		rows, err = s.UsageReader.RecentRequests(ctx, ch.Key.UserID, limit)
 		return err

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/agent"
 )
 
@@ -28,7 +28,7 @@ func TestTerminalAgent(t *testing.T) {
 	}))
 	defer llm.Close()
 	e := setup(t, options{agentLLM: &agent.LLM{BaseURL: llm.URL + "/v1", Model: "test", APIKey: "sk-test-secret"}})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	ask := func(cmd string) map[string]any {
 		t.Helper()
 		r := e.do(t, "POST", "/api/terminal/agent", map[string]any{"command": cmd}, k)
@@ -98,7 +98,7 @@ func TestTerminalAgent(t *testing.T) {
 func TestTerminalAgentIsDeterministicWithoutAModel(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	r1 := e.do(t, "POST", "/api/terminal/agent", map[string]any{"command": "what do you think about microsoft?"}, k).json(t)
 	if r1["mode"] != "rules" || r1["intent"] != "unknown" || len(r1["tool_calls"].([]any)) != 0 {
 		t.Fatalf("no model: %v", r1)

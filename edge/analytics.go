@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // The usage analytics: operator routes (keys of the internal plan) over the whole fleet, and the
@@ -15,7 +16,7 @@ import (
 
 // operator refuses a key that is not an operator's (403), before its parameters are looked at.
 func operator(c *fiber.Ctx) error {
-	if !shariah.CallerOf(chargeOf(c).Key).Operator {
+	if !account.CallerOf(chargeOf(c).Key).Operator {
 		return shariah.Errorf(shariah.EFORBIDDEN, "Usage analytics are for operator keys (the internal plan).")
 	}
 	return nil
@@ -31,7 +32,7 @@ func (s *Server) routeTemplates() []string {
 }
 
 // rangeBody is the range every analytics answer echoes, RFC 3339 UTC.
-func rangeBody(r shariah.UsageRange) fiber.Map {
+func rangeBody(r account.UsageRange) fiber.Map {
 	return fiber.Map{"from": r.From.Format(time.RFC3339), "to": r.To.Format(time.RFC3339)}
 }
 
@@ -42,11 +43,11 @@ func (s *Server) analyticsUsage(c *fiber.Ctx) error {
 		return err
 	}
 	var v shariah.Validation
-	q := shariah.ParseUsageQuery(&v, func(n string) string { return c.Query(n) }, s.Now(), s.routeTemplates(), s.plans)
+	q := account.ParseUsageQuery(&v, func(n string) string { return c.Query(n) }, s.Now(), s.routeTemplates(), s.plans)
 	if err := v.Err(); err != nil {
 		return err
 	}
-	var rep shariah.UsageReport
+	var rep account.UsageReport
 	if err := s.readUsage(c, func(ctx context.Context) (err error) {
 		rep, err = s.UsageReader.UsageSeries(ctx, q)
 		return err
@@ -70,15 +71,15 @@ func (s *Server) usageRoutes(c *fiber.Ctx) error { return s.routeUsage(c, charge
 // routeUsage answers the routes breakdown of one user, or of the fleet (userID "").
 func (s *Server) routeUsage(c *fiber.Ctx, userID string) error {
 	var v shariah.Validation
-	r := shariah.ParseUsageRange(&v, c.Query("from"), c.Query("to"), s.Now())
+	r := account.ParseUsageRange(&v, c.Query("from"), c.Query("to"), s.Now())
 	plan := ""
 	if userID == "" {
-		plan = shariah.ParseUsagePlan(&v, c.Query("plan"), s.plans)
+		plan = account.ParseUsagePlan(&v, c.Query("plan"), s.plans)
 	}
 	if err := v.Err(); err != nil {
 		return err
 	}
-	var routes []shariah.RouteUsage
+	var routes []account.RouteUsage
 	if err := s.readUsage(c, func(ctx context.Context) (err error) {
 		routes, err = s.UsageReader.RouteUsage(ctx, r, plan, userID)
 		return err
@@ -97,12 +98,12 @@ func (s *Server) analyticsTopKeys(c *fiber.Ctx) error {
 		return err
 	}
 	var v shariah.Validation
-	r := shariah.ParseUsageRange(&v, c.Query("from"), c.Query("to"), s.Now())
+	r := account.ParseUsageRange(&v, c.Query("from"), c.Query("to"), s.Now())
 	limit := intQuery(c, &v, "limit", 10, 1, 100)
 	if err := v.Err(); err != nil {
 		return err
 	}
-	var keys []shariah.KeyUsage
+	var keys []account.KeyUsage
 	if err := s.readUsage(c, func(ctx context.Context) (err error) {
 		keys, err = s.UsageReader.TopKeys(ctx, r, limit)
 		return err
@@ -121,12 +122,12 @@ func (s *Server) analyticsQuotaEvents(c *fiber.Ctx) error {
 		return err
 	}
 	var v shariah.Validation
-	r := shariah.ParseUsageRange(&v, c.Query("from"), c.Query("to"), s.Now())
+	r := account.ParseUsageRange(&v, c.Query("from"), c.Query("to"), s.Now())
 	limit := intQuery(c, &v, "limit", 100, 1, 1000)
 	if err := v.Err(); err != nil {
 		return err
 	}
-	var events []shariah.QuotaEvent
+	var events []account.QuotaEvent
 	if err := s.readUsage(c, func(ctx context.Context) (err error) {
 		events, err = s.UsageReader.QuotaEvents(ctx, r, limit)
 		return err

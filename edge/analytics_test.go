@@ -8,6 +8,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // TestUsageAnalyticsRoutes: requests of three keys go through the edge (a free key exhausts its quota,
@@ -16,9 +17,9 @@ import (
 func TestUsageAnalyticsRoutes(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 10, "GET /api/keys/token-costs": 1000}})
-	free := e.newKey(t, shariah.PlanFree)
-	starter := e.newKey(t, shariah.PlanStarter)
-	op := e.newKey(t, shariah.PlanInternal)
+	free := e.newKey(t, account.PlanFree)
+	starter := e.newKey(t, account.PlanStarter)
+	op := e.newKey(t, account.PlanInternal)
 	for i := range 6 { // 50 tokens: 5 succeed, the 6th is refused with QUOTA_EXCEEDED
 		want := http.StatusOK
 		if i == 5 {
@@ -36,7 +37,7 @@ func TestUsageAnalyticsRoutes(t *testing.T) {
 	if err := e.writer.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	get := func(path string, k shariah.IssuedKey) map[string]any {
+	get := func(path string, k account.IssuedKey) map[string]any {
 		t.Helper()
 		r := e.do(t, "GET", path, nil, key(k))
 		if r.StatusCode != 200 {
@@ -93,10 +94,10 @@ func TestUsageAnalyticsRoutes(t *testing.T) {
 			ev := ev.(map[string]any)
 			kinds[ev["kind"].(string)] = ev
 		}
-		if q := kinds[shariah.QuotaExhausted]; len(events) != 2 || q["key_prefix"] != free.Record.Prefix || q["plan"] != "free" || q["requests"] != 1.0 {
+		if q := kinds[account.QuotaExhausted]; len(events) != 2 || q["key_prefix"] != free.Record.Prefix || q["plan"] != "free" || q["requests"] != 1.0 {
 			t.Fatalf("events %v", events)
 		}
-		if o := kinds[shariah.OverageStarted]; o["key_prefix"] != starter.Record.Prefix || o["requests"] != 1.0 {
+		if o := kinds[account.OverageStarted]; o["key_prefix"] != starter.Record.Prefix || o["requests"] != 1.0 {
 			t.Fatalf("events %v", events)
 		}
 	})
@@ -118,8 +119,8 @@ func TestUsageAnalyticsRoutes(t *testing.T) {
 func TestUsageAnalyticsRefusals(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	pro := e.newKey(t, shariah.PlanPro)
-	op := e.newKey(t, shariah.PlanInternal)
+	pro := e.newKey(t, account.PlanPro)
+	op := e.newKey(t, account.PlanInternal)
 	for _, p := range []string{"/api/analytics/usage", "/api/analytics/routes", "/api/analytics/top-keys", "/api/analytics/quota-events",
 		"/api/analytics/usage?granularity=week"} {
 		if r := e.do(t, "GET", p, nil, key(pro)); r.StatusCode != http.StatusForbidden || r.errCode(t) != shariah.EFORBIDDEN {

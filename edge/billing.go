@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/billing"
 )
 
@@ -21,7 +22,7 @@ func (s *Server) billingReady(needWebhook bool) error {
 }
 
 // billingKey resolves the X-API-Key of a billing route (exempt from metering, but it names the key).
-func (s *Server) billingKey(c *fiber.Ctx) (*shariah.APIKey, error) {
+func (s *Server) billingKey(c *fiber.Ctx) (*account.APIKey, error) {
 	full := c.Get("X-API-Key")
 	if full == "" {
 		return nil, shariah.Errorf(shariah.EKEYREQUIRED, "API key required in the X-API-Key header.")
@@ -50,7 +51,7 @@ func (s *Server) checkout(c *fiber.Ctx) error {
 	switch {
 	case in.Plan == nil:
 		v.Add("field required", "value_error.missing", "body", "plan")
-	case !oneOf(*in.Plan, shariah.PaidPlans):
+	case !oneOf(*in.Plan, account.PaidPlans):
 		v.Add("must be starter, pro or enterprise", "value_error.enum", "body", "plan")
 	}
 	for name, u := range map[string]string{"success_url": in.SuccessURL, "cancel_url": in.CancelURL} {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/billing"
 )
 
@@ -165,7 +166,7 @@ func TestWebhookRefusesWhatItCannotTrust(t *testing.T) {
 func TestBillingWithoutConfigurationIs503(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanFree))
+	k := key(e.newKey(t, account.PlanFree))
 	for _, p := range []string{"/api/billing/checkout", "/api/billing/portal", "/api/billing/webhook"} {
 		r := e.do(t, "POST", p, map[string]any{"plan": "pro"}, k)
 		if r.StatusCode != 503 || r.errCode(t) != shariah.EUNAVAILABLE {

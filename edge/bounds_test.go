@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/finance"
+	"github.com/shariah-screen/shariah/screening"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // fieldError finds the field error at loc (written as "body.holdings.0.shares") in a 422 body; it
@@ -34,7 +37,7 @@ func (r response) fieldError(t *testing.T, loc string) string {
 func TestAmountBoundsOverHTTP(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	for _, c := range []struct {
 		method, path, body string
 		loc, typ           string
@@ -96,20 +99,20 @@ func TestAmountBoundsOverHTTP(t *testing.T) {
 func TestItemCountsOverHTTP(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	repeat := func(n int, item string) string { return strings.TrimSuffix(strings.Repeat(item+",", n), ",") }
 	for _, c := range []struct {
 		path, body, loc string
 		max             int
 	}{
-		{"/api/zakat/calculate", `{"holdings":[` + repeat(shariah.MaxZakatHoldings+1, `{"symbol":"AAPL","market_value":1}`) + `]}`, "body.holdings", 100},
-		{"/api/purification/calculate", `{"holdings":[` + repeat(shariah.MaxPurificationHoldings+1, `{"symbol":"AAPL","dividend_income":1}`) + `]}`, "body.holdings", 100},
-		{"/api/sukuk/portfolio-impact", `{"holdings":[` + repeat(shariah.MaxSukukHoldings+1, `{"isin":"US0378331005","nominal":1}`) + `]}`, "body.holdings", 200},
+		{"/api/zakat/calculate", `{"holdings":[` + repeat(finance.MaxZakatHoldings+1, `{"symbol":"AAPL","market_value":1}`) + `]}`, "body.holdings", 100},
+		{"/api/purification/calculate", `{"holdings":[` + repeat(finance.MaxPurificationHoldings+1, `{"symbol":"AAPL","dividend_income":1}`) + `]}`, "body.holdings", 100},
+		{"/api/sukuk/portfolio-impact", `{"holdings":[` + repeat(sukuk.MaxHoldings+1, `{"isin":"US0378331005","nominal":1}`) + `]}`, "body.holdings", 200},
 		{"/api/portfolio/scan", `{"symbols":[` + repeat(101, `"AAPL"`) + `]}`, "body.symbols", 100},
 		{"/api/reports/portfolio", `{"symbols":[` + repeat(101, `"AAPL"`) + `]}`, "body.symbols", 100},
 		{"/api/etf/screen-bulk", `{"symbols":[` + repeat(101, `"SPUS"`) + `]}`, "body.symbols", 100},
 		{"/api/quotes/batch", `{"symbols":[` + repeat(51, `"AAPL"`) + `]}`, "body.symbols", 50},
-		{"/api/watchlists", `{"name":"big","symbols":[` + repeat(shariah.MaxWatchlistSymbols+1, `"AAPL"`) + `]}`, "body.symbols", 200},
+		{"/api/watchlists", `{"name":"big","symbols":[` + repeat(screening.MaxWatchlistSymbols+1, `"AAPL"`) + `]}`, "body.symbols", 200},
 	} {
 		r := e.do(t, "POST", c.path, c.body, k)
 		if r.StatusCode != 422 || r.fieldError(t, c.loc) == "" {
@@ -131,9 +134,9 @@ func TestItemCountsOverHTTP(t *testing.T) {
 func TestZakatResponseProportionate(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	holdings := func(item string) string {
-		return `{"gold_price_per_gram":100,"holdings":[` + strings.TrimSuffix(strings.Repeat(item+",", shariah.MaxZakatHoldings), ",") + `]}`
+		return `{"gold_price_per_gram":100,"holdings":[` + strings.TrimSuffix(strings.Repeat(item+",", finance.MaxZakatHoldings), ",") + `]}`
 	}
 	attack := holdings(`{"symbol":"A","market_value":1e9999}`)
 	r := e.do(t, "POST", "/api/zakat/calculate", attack, k)
@@ -167,7 +170,7 @@ func TestZakatResponseProportionate(t *testing.T) {
 func TestWatchlistNamesRefuseControlAndBidi(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	for _, name := range []string{"a\x00b", "\u202egnp.exe", "red\x1b[31m", "x\u2066y\u2069", "del\x7f", "c1\u009b", "rlm\u200fx"} {
 		r := e.do(t, "POST", "/api/watchlists", map[string]any{"name": name}, k)
 		if r.StatusCode != 422 || r.fieldError(t, "body.name") != "value_error.str.forbidden_character" {

@@ -12,16 +12,20 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/market"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // runView is a run with its progress.
 type runView struct {
-	shariah.Run
-	Progress shariah.Progress `json:"progress"`
+	bulk.Run
+	Progress bulk.Progress `json:"progress"`
 }
 
-func (s *Server) view(r shariah.Run) runView {
-	return runView{Run: r, Progress: shariah.ProgressOf(r, s.Now())}
+func (s *Server) view(r bulk.Run) runView {
+	return runView{Run: r, Progress: bulk.ProgressOf(r, s.Now())}
 }
 
 var runIDRE = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
@@ -29,24 +33,24 @@ var runIDRE = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
 // caller is the account of the request's key (bulk routes are authenticated, so it is charged).
 func caller(c *fiber.Ctx) shariah.Caller {
 	if ch := chargeOf(c); ch != nil {
-		return shariah.CallerOf(ch.Key)
+		return account.CallerOf(ch.Key)
 	}
 	return shariah.Caller{}
 }
 
 // runParam reads {run_id} (or a query parameter) of a run the caller may read: malformed ids and other
 // accounts' runs are 404 like unknown ones.
-func (s *Server) runParam(c *fiber.Ctx, id string) (shariah.Run, error) {
+func (s *Server) runParam(c *fiber.Ctx, id string) (bulk.Run, error) {
 	if !runIDRE.MatchString(id) {
-		return shariah.Run{}, shariah.Errorf(shariah.ENOTFOUND, "No run %q.", id)
+		return bulk.Run{}, shariah.Errorf(shariah.ENOTFOUND, "No run %q.", id)
 	}
 	return s.Bulk.Get(c.UserContext(), caller(c), id)
 }
 
 // runItems reads a run the caller may read and its results.
-func (s *Server) runItems(c *fiber.Ctx, id string) (shariah.Run, []shariah.RunItem, error) {
+func (s *Server) runItems(c *fiber.Ctx, id string) (bulk.Run, []bulk.Item, error) {
 	if !runIDRE.MatchString(id) {
-		return shariah.Run{}, nil, shariah.Errorf(shariah.ENOTFOUND, "No run %q.", id)
+		return bulk.Run{}, nil, shariah.Errorf(shariah.ENOTFOUND, "No run %q.", id)
 	}
 	return s.Bulk.Items(c.UserContext(), caller(c), id)
 }
@@ -99,7 +103,7 @@ func (s *Server) startBulk(c *fiber.Ctx) error {
 }
 
 func (s *Server) bulkStatus(c *fiber.Ctx) error {
-	var r shariah.Run
+	var r bulk.Run
 	var err error
 	if id := c.Query("run_id"); id != "" {
 		r, err = s.runParam(c, id)
@@ -117,13 +121,13 @@ func (s *Server) bulkRuns(c *fiber.Ctx) error {
 	page := intQuery(c, &v, "page", 1, 1, 100000)
 	size := intQuery(c, &v, "page_size", 20, 1, 200)
 	status := c.Query("status")
-	if status != "" && !oneOf(status, shariah.RunStates) {
-		v.Add("must be one of "+strings.Join(shariah.RunStates, ", "), "value_error.enum", "query", "status")
+	if status != "" && !oneOf(status, bulk.States) {
+		v.Add("must be one of "+strings.Join(bulk.States, ", "), "value_error.enum", "query", "status")
 	}
 	if err := v.Err(); err != nil {
 		return err
 	}
-	runs, total, err := s.Bulk.History(c.UserContext(), caller(c), shariah.RunFilter{IndexName: strings.ToUpper(c.Query("index_name")), Status: status}, (page-1)*size, size)
+	runs, total, err := s.Bulk.History(c.UserContext(), caller(c), bulk.Filter{IndexName: strings.ToUpper(c.Query("index_name")), Status: status}, (page-1)*size, size)
 	if err != nil {
 		return err
 	}
@@ -154,7 +158,7 @@ func (s *Server) bulkCompare(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(shariah.CompareRuns(a, b, ia, ib))
+	return c.JSON(bulk.CompareRuns(a, b, ia, ib))
 }
 
 func (s *Server) bulkCancel(c *fiber.Ctx) error {
@@ -185,7 +189,7 @@ func (s *Server) bulkResults(c *fiber.Ctx) error {
 		return err
 	}
 	var v shariah.Validation
-	q := shariah.ItemQuery{Methodology: c.Query("methodology"), Sector: c.Query("sector"), SortBy: c.Query("sort_by", "symbol")}
+	q := bulk.ItemQuery{Methodology: c.Query("methodology"), Sector: c.Query("sector"), SortBy: c.Query("sort_by", "symbol")}
 	if c.Query("compliant") != "" {
 		b := boolQuery(c, &v, "compliant")
 		q.Compliant = &b
@@ -194,8 +198,8 @@ func (s *Server) bulkResults(c *fiber.Ctx) error {
 		b := boolQuery(c, &v, "has_error")
 		q.HasError = &b
 	}
-	if !oneOf(q.SortBy, shariah.ItemSortKeys) {
-		v.Add("must be one of "+strings.Join(shariah.ItemSortKeys, ", "), "value_error.enum", "query", "sort_by")
+	if !oneOf(q.SortBy, bulk.ItemSortKeys) {
+		v.Add("must be one of "+strings.Join(bulk.ItemSortKeys, ", "), "value_error.enum", "query", "sort_by")
 	}
 	switch strings.ToLower(c.Query("sort_order", "asc")) {
 	case "asc":
@@ -217,7 +221,7 @@ func (s *Server) bulkResults(c *fiber.Ctx) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	rows, total := shariah.QueryItems(items, q)
+	rows, total := bulk.QueryItems(items, q)
 	return c.JSON(fiber.Map{"run_id": r.ID, "status": r.Status, "results": rows, "total": total, "page": q.Page, "page_size": q.PageSize})
 }
 
@@ -230,7 +234,7 @@ func (s *Server) bulkSummary(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"run": s.view(r), "summary": shariah.Summarize(items, cat)})
+	return c.JSON(fiber.Map{"run": s.view(r), "summary": bulk.Summarize(items, cat)})
 }
 
 // bulkExportCSV streams every symbol of a run as RFC 4180 CSV.
@@ -276,7 +280,7 @@ func (s *Server) bulkExportCSV(c *fiber.Ctx) error {
 			}
 			marks := make([]string, len(v.Marks))
 			for i, k := range v.Marks {
-				marks[i] = shariah.MarkLabel(k)
+				marks[i] = screening.MarkLabel(k)
 			}
 			row = append(row, pr, pf, v.Explanation, strings.Join(marks, ", "))
 			for i := range row {
@@ -338,7 +342,7 @@ func (s *Server) sourceHealth(c *fiber.Ctx) error {
 	}
 	prices := fiber.Map{"name": "prices", "status": "missing", "detail": fiber.Map{}}
 	if len(tr) > 0 {
-		prices = fiber.Map{"name": "prices", "status": shariah.PricesStatus(tr[0].AsOf, s.Now()), "detail": fiber.Map{"latest_session": tr[0].AsOf, "source": tr[0].Source}}
+		prices = fiber.Map{"name": "prices", "status": market.PricesStatus(tr[0].AsOf, s.Now()), "detail": fiber.Map{"latest_session": tr[0].AsOf, "source": tr[0].Source}}
 	}
 	sources = append(sources, prices)
 	if s.QueueHealth != nil {

@@ -7,14 +7,16 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/bulk"
 )
 
 // generousFree is the default plans with a Free allowance large enough for a test's many calls (the
 // rules under test are about accounts, not allowances).
-func generousFree() shariah.Plans {
-	plans := shariah.DefaultPlans().WithoutRateLimits()
+func generousFree() account.Plans {
+	plans := account.DefaultPlans().WithoutRateLimits()
 	for i := range plans {
-		if plans[i].ID == shariah.PlanFree {
+		if plans[i].ID == account.PlanFree {
 			plans[i].TokensPerMonth = 100000
 		}
 	}
@@ -63,7 +65,7 @@ func TestBulkRunOwnership(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{plans: generousFree()})
 	ctx := context.Background()
-	a, b, op := key(e.newKey(t, shariah.PlanFree)), key(e.newKey(t, shariah.PlanFree)), key(e.newKey(t, shariah.PlanInternal))
+	a, b, op := key(e.newKey(t, account.PlanFree)), key(e.newKey(t, account.PlanFree)), key(e.newKey(t, account.PlanInternal))
 	putIndex(t, e, "OWNA", "MSFT", "JPM")
 	putIndex(t, e, "OWNB", "NVDA")
 	putIndex(t, e, "OWNS", "TSLA", "MO")
@@ -187,7 +189,7 @@ func TestBulkRunDeleteOnlyWhenFinished(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{plans: generousFree()})
 	ctx := context.Background()
-	a, op := key(e.newKey(t, shariah.PlanFree)), key(e.newKey(t, shariah.PlanInternal))
+	a, op := key(e.newKey(t, account.PlanFree)), key(e.newKey(t, account.PlanInternal))
 	putIndex(t, e, "DELX", "MSFT", "JPM", "NVDA")
 	r := e.do(t, "POST", "/api/screen-bulk", map[string]any{"index_name": "DELX"}, a)
 	if r.StatusCode != 202 {
@@ -214,10 +216,10 @@ func TestBulkRunDeleteOnlyWhenFinished(t *testing.T) {
 	if ok, err := runs.AcquireLease(ctx, id, "worker-1", 10*time.Second); err != nil || !ok {
 		t.Fatalf("lease: %v %v", ok, err)
 	}
-	if ok, err := runs.SetStatus(ctx, id, shariah.RunRunning, []string{shariah.RunQueued}, time.Now(), ""); err != nil || !ok {
+	if ok, err := runs.SetStatus(ctx, id, bulk.Running, []string{bulk.Queued}, time.Now(), ""); err != nil || !ok {
 		t.Fatalf("running: %v %v", ok, err)
 	}
-	if ok, err := runs.PutItem(ctx, id, shariah.RunItem{Symbol: "JPM", Status: "NON_COMPLIANT"}); err != nil || !ok {
+	if ok, err := runs.PutItem(ctx, id, bulk.Item{Symbol: "JPM", Status: "NON_COMPLIANT"}); err != nil || !ok {
 		t.Fatalf("first item: %v %v", ok, err)
 	}
 	refused("running")
@@ -236,13 +238,13 @@ func TestBulkRunDeleteOnlyWhenFinished(t *testing.T) {
 		t.Fatalf("keys left after delete: %v", left)
 	}
 	// The worker finishes its symbol and the run as it would after a cancel and a delete.
-	if ok, err := runs.PutItem(ctx, id, shariah.RunItem{Symbol: "MSFT", Status: "COMPLIANT"}); err != nil || ok {
+	if ok, err := runs.PutItem(ctx, id, bulk.Item{Symbol: "MSFT", Status: "COMPLIANT"}); err != nil || ok {
 		t.Fatalf("a result written to a deleted run: %v %v", ok, err)
 	}
 	if err := runs.SetProgress(ctx, id, "MSFT", 2, 0, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := runs.SetStatus(ctx, id, shariah.RunCompleted, []string{shariah.RunRunning}, time.Now(), ""); err != nil || ok {
+	if ok, err := runs.SetStatus(ctx, id, bulk.Completed, []string{bulk.Running}, time.Now(), ""); err != nil || ok {
 		t.Fatalf("completed a deleted run: %v %v", ok, err)
 	}
 	for _, lease := range []func(context.Context, string, string, time.Duration) (bool, error){runs.RenewLease, runs.AcquireLease} {
@@ -267,10 +269,10 @@ func TestBulkRunDeletedUnderARealWorker(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{plans: generousFree()})
 	ctx := context.Background()
-	owner := e.newKey(t, shariah.PlanFree)
+	owner := e.newKey(t, account.PlanFree)
 	a := key(owner)
 	e.bulk.Pause, e.bulk.Concurrency = 200*time.Millisecond, 1
-	r, err := e.bulk.StartRun(ctx, shariah.CallerOf(owner.Record), "SP500", 0, true, "", "api")
+	r, err := e.bulk.StartRun(ctx, account.CallerOf(owner.Record), "SP500", 0, true, "", "api")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +347,7 @@ func TestBulkRunWorkerStopsWhenItsLeaseIsTaken(t *testing.T) {
 		t.Fatalf("lease after the displaced worker stopped: %q %v", holder, err)
 	}
 	cur, err := e.bulk.Get(ctx, shariah.Caller{UserID: "lease-test"}, r.ID)
-	if err != nil || cur.Status != shariah.RunRunning || cur.Processed >= cur.Total {
+	if err != nil || cur.Status != bulk.Running || cur.Processed >= cur.Total {
 		t.Fatalf("run after the displaced worker stopped: %+v %v", cur, err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 // waitRun polls a run's status until it is finished.
@@ -34,7 +36,7 @@ func waitRun(t *testing.T, e *env, k hdr, id string) map[string]any {
 func putIndex(t *testing.T, e *env, name string, syms ...string) {
 	t.Helper()
 	ctx := context.Background()
-	if err := e.ref.PutIndex(ctx, shariah.IndexInfo{Name: name, Description: "test index " + name, Country: "Test", Symbols: syms, Source: "test-pack"}); err != nil {
+	if err := e.ref.PutIndex(ctx, catalog.IndexInfo{Name: name, Description: "test index " + name, Country: "Test", Symbols: syms, Source: "test-pack"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -42,7 +44,7 @@ func putIndex(t *testing.T, e *env, name string, syms ...string) {
 func TestBulkRunLifecycleFiltersAndExports(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{worker: true})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	// A hand-made index of six: two prohibited businesses, an ETF that cannot be screened as a stock.
 	putIndex(t, e, "HAND6", "MSFT", "JPM", "MO", "NVDA", "TSLA", "SPUS")
 	ix := e.do(t, "GET", "/api/screen-bulk/indices", nil, k).json(t)["indices"].([]any)
@@ -161,7 +163,7 @@ func TestBulkRunLifecycleFiltersAndExports(t *testing.T) {
 func TestBulkBadInput(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	r := e.do(t, "POST", "/api/screen-bulk", map[string]any{"index_name": "FTSE250"}, k)
 	if r.StatusCode != 400 || !strings.Contains(string(r.body), "SP500") || r.Header.Get("X-Tokens-Charged") != "0" {
 		t.Fatalf("unknown index: %d %s", r.StatusCode, r.body)
@@ -201,11 +203,11 @@ func TestBulkBadInput(t *testing.T) {
 func TestCancelMidRunKeepsWhatWasCollected(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	owner := e.newKey(t, shariah.PlanEnterprise)
+	owner := e.newKey(t, account.PlanEnterprise)
 	k := key(owner)
 	e.bulk.Pause, e.bulk.Concurrency = 150*time.Millisecond, 1
 	ctx := context.Background()
-	r, err := e.bulk.StartRun(ctx, shariah.CallerOf(owner.Record), "SP500", 0, true, "", "api")
+	r, err := e.bulk.StartRun(ctx, account.CallerOf(owner.Record), "SP500", 0, true, "", "api")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +241,7 @@ func TestCancelMidRunKeepsWhatWasCollected(t *testing.T) {
 func TestRunComparisonAndStatusChanges(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{worker: true})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	ctx := context.Background()
 	putIndex(t, e, "DIFF", "MSFT", "KO", "TSLA")
 	a := e.do(t, "POST", "/api/screen-bulk", map[string]any{"index_name": "DIFF"}, k).json(t)["run_id"].(string)

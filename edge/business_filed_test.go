@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/datapack"
 )
 
@@ -19,7 +19,7 @@ func TestSharedBusinessClassification(t *testing.T) {
 	t.Parallel()
 	dir := sharedData(t, datapack.PathSP500Constituents)
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	p, x, err := datapack.ReadAllShared(os.DirFS(dir))
 	if err != nil {
 		t.Fatal(err)

@@ -3,16 +3,16 @@ package edge
 import (
 	"github.com/gofiber/fiber/v2"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/finance"
 )
 
-func (s *Server) zakat() *shariah.Zakat {
-	return &shariah.Zakat{Ref: s.Ref, Disclaimers: s.Education.DisclaimersFor}
+func (s *Server) zakat() *finance.Zakat {
+	return &finance.Zakat{Ref: s.Ref, Disclaimers: s.Education.DisclaimersFor}
 }
 
 // zakatCalculate answers POST /api/zakat/calculate.
 func (s *Server) zakatCalculate(c *fiber.Ctx) error {
-	var req shariah.ZakatRequest
+	var req finance.ZakatRequest
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
@@ -25,11 +25,11 @@ func (s *Server) zakatCalculate(c *fiber.Ctx) error {
 
 // purificationCalculate answers POST /api/purification/calculate.
 func (s *Server) purificationCalculate(c *fiber.Ctx) error {
-	var req shariah.PurificationRequest
+	var req finance.PurificationRequest
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	p := &shariah.Purifier{Ref: s.Ref, Screener: s.Screener, Disclaimers: s.Education.DisclaimersFor}
+	p := &finance.Purifier{Ref: s.Ref, Screener: s.Screener, Disclaimers: s.Education.DisclaimersFor}
 	res, err := p.Calculate(c.UserContext(), req)
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 func dec(t *testing.T, v any) decimal.Decimal {
@@ -25,7 +25,7 @@ func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
 func TestZakatOverHTTP(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	q, ok, err := e.ref.Quote(context.Background(), "AAPL")
 	if err != nil || !ok {
 		t.Fatal("no AAPL quote", err)
@@ -77,7 +77,7 @@ func TestZakatOverHTTP(t *testing.T) {
 func TestPurificationOverHTTP(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	r := e.do(t, "GET", "/api/dividends/AAPL/purification-rate", nil, k)
 	// purification_rate is in percent; the calculator multiplies by the fraction (never 100x).
 	rate := dec(t, r.json(t)["purification_rate_fraction"])

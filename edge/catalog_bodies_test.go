@@ -8,7 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 // TestCatalogBodiesMemoise: a body is encoded once per key and catalog (the second request does not
@@ -16,7 +16,7 @@ import (
 func TestCatalogBodiesMemoise(t *testing.T) {
 	var b catalogBodies
 	answered := 0
-	cat := shariah.NewCatalog(nil)
+	cat := catalog.New(nil)
 	size := 10
 	app := fiber.New()
 	app.Get("/", func(c *fiber.Ctx) error {
@@ -41,7 +41,7 @@ func TestCatalogBodiesMemoise(t *testing.T) {
 	if answered != 2 {
 		t.Fatalf("another key answered %d times in all, want 2", answered)
 	}
-	cat = shariah.NewCatalog(nil) // a reload
+	cat = catalog.New(nil) // a reload
 	get("1")
 	if answered != 3 {
 		t.Fatalf("after a new catalog: answered %d times in all, want 3", answered)

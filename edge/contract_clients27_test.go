@@ -7,7 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // Issue 27's contract tests: what the public clients (the SDKs, the research agent, the Discord bot,
@@ -20,7 +20,7 @@ import (
 func TestPortfolioNotFoundMessage(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	single := e.do(t, "POST", "/api/screen/NOPE", nil, k)
 	if single.StatusCode != 404 {
 		t.Fatalf("single-symbol NOPE: %d %s", single.StatusCode, single.body)
@@ -59,7 +59,7 @@ func TestPortfolioNotFoundMessage(t *testing.T) {
 func TestWatchlistCountAndSummaryNumbers(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	created := e.do(t, "POST", "/api/watchlists", map[string]any{"name": "Halal Tech", "symbols": []string{"MSFT", "NVDA", "AAPL"}}, k)
 	if created.StatusCode != 200 {
 		t.Fatalf("create: %d %s", created.StatusCode, created.body)
@@ -146,7 +146,7 @@ func checkETFDisposition(t *testing.T, where string, m map[string]any) string {
 func TestETFDispositionByWeights(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	cmp := e.do(t, "POST", "/api/etf/compare", map[string]any{"symbols": []string{"SPUS", "HLAL"}}, k).json(t)
 	for _, it := range cmp["items"].([]any) {
 		it := it.(map[string]any)

@@ -13,11 +13,14 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/internal/jsoncontract"
 	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/mcp"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // jsonType and field read a response as the clients do (internal/jsoncontract).
@@ -84,7 +87,7 @@ func checkScreening(t *testing.T, where string, r map[string]any) map[string]any
 		t.Errorf("%s: is_compliant %v, %s's verdict %v", where, isc, vm, ms[vm])
 	}
 	if by, _ := r["by_methodology"].(map[string]any); r["financial_screen_pass"] == false {
-		e, _ := by[shariah.MethodologyKey(vm)].(map[string]any)
+		e, _ := by[screening.MethodologyKey(vm)].(map[string]any)
 		failing := false
 		for _, rr := range e["ratios"].([]any) {
 			failing = failing || rr.(map[string]any)["pass"] == false
@@ -223,7 +226,7 @@ func checkJPM(t *testing.T, where string, r map[string]any) {
 func TestContractScreeningResult(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{worker: true})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	start := time.Now().UTC().Add(-time.Second)
 
 	// GET and POST /api/screen/{symbol}
@@ -383,8 +386,8 @@ func TestContractScreeningResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.NewInProcessClient(mcp.New(mcp.Deps{Education: edu, Plans: shariah.DefaultPlans(), Costs: shariah.DefaultTokenCosts(),
-		Screener: e.bulk.Screener, Ref: e.ref, Catalogs: &shariah.CatalogCache{Store: e.ref}}))
+	c, err := client.NewInProcessClient(mcp.New(mcp.Deps{Education: edu, Plans: account.DefaultPlans(), Costs: account.DefaultTokenCosts(),
+		Screener: e.bulk.Screener, Ref: e.ref, Catalogs: &catalog.Cache{Store: e.ref}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +418,7 @@ func TestContractScreeningResult(t *testing.T) {
 func TestContractInsufficientData(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	ctx := context.Background()
 	if err := e.ref.PutAssets(ctx, []shariah.Asset{{Symbol: "NOFUND", Name: "No Fundamentals Corp", Type: shariah.Equity,
 		Sector: "Industrials", Industry: "Machinery", Currency: "USD"}}); err != nil {
@@ -452,7 +455,7 @@ func TestContractInsufficientData(t *testing.T) {
 func TestContractStoredBeforeTheFields(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	cur := e.do(t, "GET", "/api/screen/JPM", nil, k).json(t)
 	ctx := context.Background()
 	rkey := "shr:result:{JPM}:spec"

@@ -13,8 +13,11 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/internal/mcptest"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/mcp"
 	"github.com/shariah-screen/shariah/rules"
 )
@@ -24,7 +27,7 @@ import (
 func TestUnknownSymbolMessage(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	for _, c := range []struct {
 		method, path string
 		body         any
@@ -54,7 +57,7 @@ func TestUnknownSymbolMessage(t *testing.T) {
 func TestIndicesAndTrendingFields(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	ix := e.do(t, "GET", "/api/screen-bulk/indices", nil, k).json(t)["indices"].([]any)
 	if len(ix) == 0 {
 		t.Fatal("no indices")
@@ -100,7 +103,7 @@ func TestIndicesAndTrendingFields(t *testing.T) {
 func TestZakatEcosystemFields(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	r := e.do(t, "POST", "/api/zakat/calculate", map[string]any{"holdings": []map[string]any{
 		{"symbol": "AAPL", "market_value": 30000}, {"symbol": "MSFT", "market_value": 10000}}, "cash": 3000}, k)
 	if r.StatusCode != 200 {
@@ -156,7 +159,7 @@ func TestZakatEcosystemFields(t *testing.T) {
 func TestQuoteEcosystemFields(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	r := e.do(t, "GET", "/api/quote/MSFT", nil, k)
 	m := r.json(t)
 	pct, ok1 := m["change_percent"].(float64)
@@ -207,8 +210,8 @@ func mcpClient(t *testing.T, e *env) *client.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.NewInProcessClient(mcp.New(mcp.Deps{Education: edu, Plans: shariah.DefaultPlans(), Costs: shariah.DefaultTokenCosts(),
-		Screener: e.bulk.Screener, Ref: e.ref, Catalogs: &shariah.CatalogCache{Store: e.ref}}))
+	c, err := client.NewInProcessClient(mcp.New(mcp.Deps{Education: edu, Plans: account.DefaultPlans(), Costs: account.DefaultTokenCosts(),
+		Screener: e.bulk.Screener, Ref: e.ref, Catalogs: &catalog.Cache{Store: e.ref}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,15 +238,15 @@ func callTool(t *testing.T, c *client.Client, name string, args map[string]any) 
 }
 
 // TestTrendingChangeOfOldItems: trending items stored before the signed change string, the currency and
-// the asset kind existed get them on REST and over MCP alike (one implementation, shariah.TrendingList):
+// the asset kind existed get them on REST and over MCP alike (one implementation, market.TrendingList):
 // the asset records leave out an index and an ETF, and give each equity its currency; the bot's and the
 // agent's fields by name and JSON type.
 func TestTrendingChangeOfOldItems(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	ctx := context.Background()
-	old := []shariah.Trending{
+	old := []market.Trending{
 		{Symbol: "^DJI", Name: "Dow Jones Industrial Average", ChangePercent: shariah.NewNumber(decimal.RequireFromString("2")), AsOf: "2026-01-02", Source: "history"},
 		{Symbol: "MSFT", Name: "Microsoft", ChangePercent: shariah.NewNumber(decimal.RequireFromString("1.234")), AsOf: "2026-01-02", Source: "history"},
 		{Symbol: "SPUS", Name: "SP Funds S&P 500 Sharia ETF", ChangePercent: shariah.NewNumber(decimal.RequireFromString("1.1")), AsOf: "2026-01-02", Source: "history"},
@@ -298,7 +301,7 @@ func TestTrendingChangeOfOldItems(t *testing.T) {
 func TestPortfolioScanEcosystemShape(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	syms := []string{"msft", "JPM", "KO", "NOPE", "SPUS", "NVDA"}
 	m := e.do(t, "POST", "/api/portfolio/scan", map[string]any{"symbols": syms}, k).json(t)
 	res := m["results"].(map[string]any)
@@ -369,7 +372,7 @@ func TestPortfolioScanEcosystemShape(t *testing.T) {
 func TestPortfolioScanDuplicateSymbol(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	syms := []string{"KO", "ko", " Ko ", "MSFT", "NOPE", "nope"}
 	m := e.do(t, "POST", "/api/portfolio/scan", map[string]any{"symbols": syms}, k).json(t)
 	res := m["results"].(map[string]any)

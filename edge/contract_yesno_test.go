@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // TestContractYesNoFollowsPrimary reads, as the yes/no clients do (by field name and JSON type), a
@@ -21,7 +22,7 @@ import (
 func TestContractYesNoFollowsPrimary(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	ctx := context.Background()
 	set := func(f shariah.Field, share string) {
 		t.Helper()

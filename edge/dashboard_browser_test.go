@@ -19,6 +19,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // chromiumPath is Debian's Chromium; SHARIAH_CHROMIUM names another binary.
@@ -123,10 +125,10 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	seeded := sp[:3]
 	for i, sym := range seeded {
-		var pts []shariah.TrajectoryPoint
+		var pts []insights.TrajectoryPoint
 		for q := range 8 {
 			d, c, l, in := 0.18+0.015*float64(q)+0.01*float64(i), 0.05+0.002*float64(q), 0.20+0.01*float64(q), 0.01
-			pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: fmt.Sprintf("%d-%02d-28", 2024+q/4, 3*(q%4)+3), Period: fmt.Sprintf("Q%d", q%4+1),
+			pts = append(pts, insights.TrajectoryPoint{PeriodEnd: fmt.Sprintf("%d-%02d-28", 2024+q/4, 3*(q%4)+3), Period: fmt.Sprintf("Q%d", q%4+1),
 				FiscalYear: 2024 + q/4, DebtAssets: &d, CashAssets: &c, LiquidityAssets: &l, InterestRevenue: &in,
 				Source: shariah.SourceFiling, Accession: fmt.Sprintf("0000000000-%02d-%06d", 24+q/4, i*10+q)})
 		}
@@ -135,7 +137,7 @@ func TestDashboardInChromium(t *testing.T) {
 		}
 	}
 	// The operator's usage: requests through the real server, then the usage writer flushed.
-	op := e.newKey(t, shariah.PlanInternal)
+	op := e.newKey(t, account.PlanInternal)
 	get := func(path string) int {
 		req, _ := http.NewRequest("GET", base+path, nil)
 		req.Header.Set("X-API-Key", op.Key)
@@ -230,8 +232,8 @@ func TestDashboardInChromium(t *testing.T) {
 			t.Errorf("the routes table has no row for %s:\n%s", r, routes)
 		}
 	}
-	if keys := text("#op-keys"); !strings.Contains(keys, shariah.PublicPrefix(op.Key)) {
-		t.Errorf("the top keys table lacks the operator's key prefix %s:\n%s", shariah.PublicPrefix(op.Key), keys)
+	if keys := text("#op-keys"); !strings.Contains(keys, account.PublicPrefix(op.Key)) {
+		t.Errorf("the top keys table lacks the operator's key prefix %s:\n%s", account.PublicPrefix(op.Key), keys)
 	}
 	shot("dashboard-operator.png")
 

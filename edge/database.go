@@ -10,12 +10,14 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // searchQuery parses the database search parameters.
-func searchQuery(c *fiber.Ctx) (shariah.SearchQuery, error) {
+func searchQuery(c *fiber.Ctx) (catalog.SearchQuery, error) {
 	var v shariah.Validation
-	q := shariah.SearchQuery{Q: c.Query("q"), Sector: c.Query("sector"), Country: c.Query("country"), Exchange: c.Query("exchange")}
+	q := catalog.SearchQuery{Q: c.Query("q"), Sector: c.Query("sector"), Country: c.Query("country"), Exchange: c.Query("exchange")}
 	if len(q.Q) > 100 {
 		v.Add("at most 100 characters", "value_error.any_str.max_length", "query", "q")
 	}
@@ -34,7 +36,7 @@ func searchQuery(c *fiber.Ctx) (shariah.SearchQuery, error) {
 type searchPage struct {
 	Limit   int                 `json:"limit"`
 	Offset  int                 `json:"offset"`
-	Results []shariah.SearchHit `json:"results"`
+	Results []catalog.SearchHit `json:"results"`
 	Total   int                 `json:"total"`
 }
 
@@ -93,7 +95,7 @@ func appendKey(key []byte, values ...string) []byte {
 // Bounded in bytes: a full memo forgets entries at random (Go's map order) to make room.
 type catalogBodies struct {
 	mu    sync.RWMutex
-	cat   *shariah.Catalog
+	cat   *catalog.Catalog
 	m     map[string][]byte
 	bytes int
 }
@@ -102,7 +104,7 @@ type catalogBodies struct {
 const maxCatalogBodies = 16 << 20
 
 // send answers with the memoised body of key under cat, or encodes answer(), memoises and sends it.
-func (b *catalogBodies) send(c *fiber.Ctx, cat *shariah.Catalog, key []byte, answer func() any) error {
+func (b *catalogBodies) send(c *fiber.Ctx, cat *catalog.Catalog, key []byte, answer func() any) error {
 	b.mu.RLock()
 	body, ok := b.m[string(key)]
 	ok = ok && b.cat == cat
@@ -118,7 +120,7 @@ func (b *catalogBodies) send(c *fiber.Ctx, cat *shariah.Catalog, key []byte, ans
 	return c.Send(body)
 }
 
-func (b *catalogBodies) put(cat *shariah.Catalog, key string, body []byte) {
+func (b *catalogBodies) put(cat *catalog.Catalog, key string, body []byte) {
 	size := len(key) + len(body)
 	if size > maxCatalogBodies/8 {
 		return
@@ -155,7 +157,7 @@ func (s *Server) databaseStock(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rec := shariah.StockRecordOf(a, fs, rs)
+	rec := screening.StockRecordOf(a, fs, rs)
 	return sendCacheable(c, rec, time.Hour)
 }
 
@@ -210,7 +212,7 @@ func (s *Server) canonical(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]shariah.Resolution, len(inputs))
+	out := make([]catalog.Resolution, len(inputs))
 	for i, in := range inputs {
 		out[i] = cat.Canonical(in)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/datapack"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
@@ -53,7 +53,7 @@ func BenchmarkCatalogRoutes(b *testing.B) {
 			b.Fatal("the edge did not see the loaded data within 30 s")
 		}
 	}
-	k, err := e.keys.Create(ctx, "bench@example.com", shariah.PlanEnterprise)
+	k, err := e.keys.Create(ctx, "bench@example.com", account.PlanEnterprise)
 	if err != nil {
 		b.Fatal(err)
 	}

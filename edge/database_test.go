@@ -8,12 +8,14 @@ import (
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 func TestDatabaseSearchAndSuggest(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	res := e.do(t, "GET", "/api/database/search?q=AAPL", nil, k).json(t)
 	first := res["results"].([]any)[0].(map[string]any)
 	if first["symbol"] != "AAPL" || first["matched_by"] != "symbol" {
@@ -63,10 +65,10 @@ func TestSearchAndSuggestBodiesFollowTheCatalog(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	ctx := context.Background()
-	k := key(e.newKey(t, shariah.PlanPro))
-	want := func(q shariah.SearchQuery) []byte {
+	k := key(e.newKey(t, account.PlanPro))
+	want := func(q catalog.SearchQuery) []byte {
 		t.Helper()
-		cat, err := (&shariah.CatalogCache{Store: e.ref}).Get(ctx)
+		cat, err := (&catalog.Cache{Store: e.ref}).Get(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +80,7 @@ func TestSearchAndSuggestBodiesFollowTheCatalog(t *testing.T) {
 		return b
 	}
 	path := "/api/database/search?q=%20a%20&limit=3&offset=1"
-	q := shariah.SearchQuery{Q: "a", Type: shariah.Equity, Limit: 3, Offset: 1}
+	q := catalog.SearchQuery{Q: "a", Type: shariah.Equity, Limit: 3, Offset: 1}
 	first := e.do(t, "GET", path, nil, k)
 	if first.StatusCode != 200 || !bytes.Equal(first.body, want(q)) {
 		t.Fatalf("search body:\n got %s\nwant %s", first.body, want(q))

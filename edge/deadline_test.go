@@ -9,6 +9,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/redistest"
 )
 
@@ -25,7 +26,7 @@ type timedAnswer struct {
 
 // concurrently sends one GET per (path, key) at once and returns the answers, failing the test if any
 // has not answered within hangBound.
-func concurrently(t *testing.T, e *env, paths []string, keys []shariah.IssuedKey) []timedAnswer {
+func concurrently(t *testing.T, e *env, paths []string, keys []account.IssuedKey) []timedAnswer {
 	t.Helper()
 	out := make([]timedAnswer, len(paths))
 	var wg sync.WaitGroup
@@ -85,11 +86,11 @@ func TestHungRedisAnswers503(t *testing.T) {
 			srv, _ := redistest.StartWithDefaultPack(t)
 			e := setup(t, options{redisURL: srv.RedisURL(), exactMeter: exact, redisTimeout: time.Second})
 			paths := []string{"/api/quote/AAPL", "/api/auth/me", "/api/quote/MSFT", "/api/screen/AAPL"}
-			var keys []shariah.IssuedKey
+			var keys []account.IssuedKey
 			for range paths {
-				keys = append(keys, e.newKey(t, shariah.PlanPro))
+				keys = append(keys, e.newKey(t, account.PlanPro))
 			}
-			warm := e.newKey(t, shariah.PlanPro)
+			warm := e.newKey(t, account.PlanPro)
 			for _, p := range paths { // the routes' own reads are warm; the keys are not
 				if r := e.do(t, "GET", p, nil, key(warm)); r.StatusCode != 200 {
 					t.Fatalf("GET %s: %d %s", p, r.StatusCode, r.body)
@@ -135,9 +136,9 @@ func TestHungClickHouseUsageAnswers503(t *testing.T) {
 	chp, db := ownClickHouse(t, "hung")
 	e := setup(t, options{db: db})
 	paths := []string{"/api/auth/me/usage/daily", "/api/auth/me/usage/recent", "/api/auth/me/usage/routes", "/api/auth/me/usage/daily?days=7"}
-	var keys []shariah.IssuedKey
+	var keys []account.IssuedKey
 	for _, p := range paths {
-		k := e.newKey(t, shariah.PlanPro)
+		k := e.newKey(t, account.PlanPro)
 		keys = append(keys, k)
 		if r := e.do(t, "GET", p, nil, key(k)); r.StatusCode != 200 {
 			t.Fatalf("GET %s: %d %s", p, r.StatusCode, r.body)

@@ -7,6 +7,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/finance"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func (s *Server) dividends(c *fiber.Ctx) error {
@@ -25,10 +27,10 @@ func (s *Server) dividends(c *fiber.Ctx) error {
 }
 
 // purificationRateOf screens (cached) and returns the result behind a purification.
-func (s *Server) purificationResult(c *fiber.Ctx, a shariah.Asset) (shariah.Result, error) {
+func (s *Server) purificationResult(c *fiber.Ctx, a shariah.Asset) (screening.Result, error) {
 	o, err := s.screenOptions(c)
 	if err != nil {
-		return shariah.Result{}, err
+		return screening.Result{}, err
 	}
 	r, _, err := s.Screener.Screen(c.UserContext(), a.Symbol, o)
 	return r, err
@@ -86,7 +88,7 @@ func (s *Server) dividendPurification(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		periods := shariah.PurifyPeriods(fs, shares)
+		periods := finance.PurifyPeriods(fs, shares)
 		out["periods"] = periods
 		if len(periods) == 0 {
 			out["note"] = "No fiscal year on file with both interest income and shares outstanding."
@@ -97,7 +99,7 @@ func (s *Server) dividendPurification(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	pays := shariah.PurifyPayments(ds, r.PurificationFraction, shares)
+	pays := finance.PurifyPayments(ds, r.PurificationFraction, shares)
 	out["payments"] = pays
 	if r.PurificationFraction == nil {
 		out["note"] = "The purification rate is unknown (" + r.ComplianceExplanation + ")"

@@ -4,13 +4,13 @@ import (
 	"math"
 	"testing"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 func TestDividendsAndPurification(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 
 	r := e.do(t, "GET", "/api/dividends/AAPL", nil, k)
 	m := r.json(t)

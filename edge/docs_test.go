@@ -13,6 +13,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/edge"
 )
 
@@ -109,7 +110,7 @@ func TestOpenAPIDocumentAndPages(t *testing.T) {
 func TestMetricsAndHealth(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := e.newKey(t, shariah.PlanPro)
+	k := e.newKey(t, account.PlanPro)
 	e.do(t, "GET", "/api/auth/me", nil, key(k))
 	e.do(t, "GET", "/api/nowhere", nil, nil)
 	// Health answers within about 50 ms from the checks that have answered: on a busy machine the first

@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func (s *Server) glossary(c *fiber.Ctx) error {
@@ -23,7 +24,7 @@ func (s *Server) glossary(c *fiber.Ctx) error {
 }
 
 func (s *Server) methodologies(c *fiber.Ctx) error {
-	return c.JSON(fiber.Map{"methodologies": s.Education.MethodologySummaries(), "default_ruleset": shariah.DefaultRuleset,
+	return c.JSON(fiber.Map{"methodologies": s.Education.MethodologySummaries(), "default_ruleset": screening.DefaultRuleset,
 		"rulesets": s.Screener.Rulesets.Names()})
 }
 

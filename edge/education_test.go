@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 func TestDisclaimersAndEducation(t *testing.T) {
@@ -27,7 +28,7 @@ func TestDisclaimersAndEducation(t *testing.T) {
 	if r := e.do(t, "GET", "/legal/disclaimers", nil, nil); r.StatusCode != 200 || !strings.Contains(string(r.body), `id="zakat"`) {
 		t.Fatalf("legal page: %d", r.StatusCode)
 	}
-	k := key(e.newKey(t, shariah.PlanFree))
+	k := key(e.newKey(t, account.PlanFree))
 	if r := e.do(t, "GET", "/api/education/glossary", nil, nil); r.StatusCode != 401 {
 		t.Fatalf("education needs a key: %d", r.StatusCode)
 	}

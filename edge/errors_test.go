@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
@@ -16,7 +16,7 @@ import (
 func TestEveryErrorCodeOverHTTP(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 10}})
-	free := e.newKey(t, shariah.PlanFree)
+	free := e.newKey(t, account.PlanFree)
 
 	t.Run("400 HTTP_400 unparseable body", func(t *testing.T) {
 		r := e.do(t, "POST", "/api/keys/generate", `{"email": `, nil)
@@ -31,7 +31,7 @@ func TestEveryErrorCodeOverHTTP(t *testing.T) {
 		}
 	})
 	t.Run("401 INVALID_API_KEY unknown and malformed", func(t *testing.T) {
-		unknown, _ := shariah.NewAPIKey("")
+		unknown, _ := account.NewAPIKey("")
 		for _, k := range []string{unknown, "not-a-key", "shr_short"} {
 			r := e.do(t, "GET", "/api/auth/me", nil, hdr{"X-API-Key": k})
 			if r.StatusCode != 401 || r.errCode(t) != "INVALID_API_KEY" {
@@ -40,7 +40,7 @@ func TestEveryErrorCodeOverHTTP(t *testing.T) {
 		}
 	})
 	t.Run("403 API_KEY_DEACTIVATED", func(t *testing.T) {
-		k := e.newKey(t, shariah.PlanPro)
+		k := e.newKey(t, account.PlanPro)
 		if r := e.do(t, "POST", "/api/keys/revoke", map[string]any{"key_prefix": k.Record.Prefix}, key(k)); r.StatusCode != 200 {
 			t.Fatalf("revoke: %d %s", r.StatusCode, r.body)
 		}
@@ -116,7 +116,7 @@ func TestEveryErrorCodeOverHTTP(t *testing.T) {
 		}
 	})
 	t.Run("429 QUOTA_EXCEEDED with detail and Retry-After", func(t *testing.T) {
-		k := e.newKey(t, shariah.PlanFree)
+		k := e.newKey(t, account.PlanFree)
 		for i := range 5 { // 5 x 10 tokens = the Free allowance of 50
 			if r := e.do(t, "GET", "/api/keys/plans", nil, key(k)); r.StatusCode != 200 {
 				t.Fatalf("call %d: %d %s", i, r.StatusCode, r.body)
@@ -131,7 +131,7 @@ func TestEveryErrorCodeOverHTTP(t *testing.T) {
 			t.Fatalf("detail %v", d)
 		}
 		ra, err := strconv.Atoi(r.Header.Get("Retry-After"))
-		left := time.Until(shariah.PeriodOf(time.Now()).End)
+		left := time.Until(account.PeriodOf(time.Now()).End)
 		if err != nil || ra < 1 || time.Duration(ra)*time.Second > left+2*time.Second {
 			t.Fatalf("Retry-After %q, period ends in %s", r.Header.Get("Retry-After"), left)
 		}
@@ -164,7 +164,7 @@ func TestEveryErrorCodeOverHTTP(t *testing.T) {
 func TestFailedRequestIsRefunded(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{noMigrate: true, costs: map[string]int{"GET /api/auth/me/usage/daily": 7}})
-	k := e.newKey(t, shariah.PlanFree)
+	k := e.newKey(t, account.PlanFree)
 	r := e.do(t, "GET", "/api/auth/me/usage/daily", nil, key(k))
 	if r.StatusCode != 503 || r.Header.Get("X-Tokens-Charged") != "0" || r.Header.Get("X-Tokens-Remaining") != "50" {
 		t.Fatalf("%d charged=%s remaining=%s %s", r.StatusCode, r.Header.Get("X-Tokens-Charged"), r.Header.Get("X-Tokens-Remaining"), r.body)
@@ -173,7 +173,7 @@ func TestFailedRequestIsRefunded(t *testing.T) {
 	if r.StatusCode != 422 || r.Header.Get("X-Tokens-Charged") != "0" {
 		t.Fatalf("422 kept its charge: %d %s", r.StatusCode, r.Header.Get("X-Tokens-Charged"))
 	}
-	st, err := e.store.MeterState(context.Background(), k.Record.Hash, shariah.PeriodOf(time.Now()))
+	st, err := e.store.MeterState(context.Background(), k.Record.Hash, account.PeriodOf(time.Now()))
 	if err != nil || st.Used != 0 {
 		t.Fatalf("meter after refunds: %+v %v", st, err)
 	}
@@ -184,7 +184,7 @@ func TestMeterDownIs503(t *testing.T) {
 	t.Parallel()
 	own := testsvc.MustRedis(t)
 	e := setup(t, options{redisURL: own.RedisURL()})
-	k := e.newKey(t, shariah.PlanPro)
+	k := e.newKey(t, account.PlanPro)
 	own.Stop()
 	r := e.do(t, "GET", "/api/auth/me", nil, key(k))
 	if r.StatusCode != http.StatusServiceUnavailable || r.errCode(t) != "SERVICE_UNAVAILABLE" {

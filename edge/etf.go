@@ -6,7 +6,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/jobs"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // etfParam resolves {symbol} to an ETF record.
@@ -28,7 +31,7 @@ func (s *Server) etfHoldings(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(fiber.Map{"symbol": a.Symbol, "name": a.Name, "as_of": hs[0].AsOf, "source": hs[0].Source, "count": len(hs),
-		"weight_total_pct": shariah.HoldingsWeightPct(hs), "holdings": hs})
+		"weight_total_pct": etf.HoldingsWeightPct(hs), "holdings": hs})
 }
 
 func (s *Server) etfInfo(c *fiber.Ctx) error {
@@ -45,7 +48,7 @@ func (s *Server) etfInfo(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var quote *shariah.Quote
+	var quote *market.Quote
 	if ok {
 		quote = &q
 	}
@@ -55,7 +58,7 @@ func (s *Server) etfInfo(c *fiber.Ctx) error {
 	}
 	_, screenErr := s.ETFs.Cached(ctx, a.Symbol, "")
 	return c.JSON(fiber.Map{"symbol": a.Symbol, "record": a, "quote": quote, "holdings_count": len(hs), "holdings_as_of": asOf,
-		"top_holdings": shariah.TopHoldings(hs, 10), "has_screening": screenErr == nil})
+		"top_holdings": etf.TopHoldings(hs, 10), "has_screening": screenErr == nil})
 }
 
 func (s *Server) etfScreening(c *fiber.Ctx) error {
@@ -93,7 +96,7 @@ func (s *Server) etfScreen(c *fiber.Ctx) error {
 	enqueue := func(ctx context.Context) error {
 		return s.ETFQueue.EnqueueETF(ctx, jobs.ETFPayload{Symbol: a.Symbol, Ruleset: rs.Name, Force: force})
 	}
-	r, ok, err := shariah.AwaitETFScreening(ctx, enqueue, s.ETFs.Results, a.Symbol, rs.Name, s.Now().UTC(), s.ETFWait)
+	r, ok, err := etf.AwaitScreening(ctx, enqueue, s.ETFs.Results, a.Symbol, rs.Name, s.Now().UTC(), s.ETFWait)
 	if err != nil {
 		return err
 	}
@@ -108,7 +111,7 @@ func (s *Server) etfScreen(c *fiber.Ctx) error {
 
 // etfPurification answers POST /api/etf/{symbol}/purification {investment_amount, dividend_income?}.
 func (s *Server) etfPurification(c *fiber.Ctx) error {
-	var in shariah.ETFPurificationRequest
+	var in etf.PurificationRequest
 	if err := bindJSON(c, &in); err != nil {
 		return err
 	}
@@ -185,9 +188,9 @@ func (s *Server) etfDirectory(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	hits, _ := cat.Search(shariah.SearchQuery{Q: c.Query("q"), Type: shariah.ETF})
-	all := shariah.ETFDirectory(hits, with, onlyHoldings)
-	page := []shariah.ETFDirectoryEntry{}
+	hits, _ := cat.Search(catalog.SearchQuery{Q: c.Query("q"), Type: shariah.ETF})
+	all := etf.Directory(hits, with, onlyHoldings)
+	page := []etf.DirectoryEntry{}
 	if offset < len(all) {
 		page = all[offset:min(offset+limit, len(all))]
 	}

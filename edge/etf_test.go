@@ -9,14 +9,14 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/datapack"
 )
 
 func TestETFLookThroughAndRoutes(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{worker: true})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	h := e.do(t, "GET", "/api/etf/spus/holdings", nil, k).json(t)
 	if h["symbol"] != "SPUS" || h["count"] != 10.0 || h["weight_total_pct"] != "100.00" {
 		t.Fatalf("holdings: %v", h)
@@ -134,7 +134,7 @@ func TestETFLookThroughAndRoutes(t *testing.T) {
 func TestETFScreenAnswers202WithoutAWorker(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{etfWait: 200 * time.Millisecond})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	r := e.do(t, "POST", "/api/etf/HLAL/screen", nil, k)
 	if r.StatusCode != 202 || r.Header.Get("Location") != "/api/etf/HLAL/screening?ruleset=spec" || r.json(t)["status"] != "queued" {
 		t.Fatalf("no worker: %d %v %s", r.StatusCode, r.Header, r.body)
@@ -146,7 +146,7 @@ func TestSPUSRealHoldings(t *testing.T) {
 	t.Parallel()
 	dir := sharedData(t, "etf/sp-funds")
 	e := setup(t, options{worker: true})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	p, x, err := datapack.ReadAllShared(os.DirFS(dir))
 	if err != nil {
 		t.Fatal(err)

@@ -4,15 +4,17 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func (s *Server) filings(c *fiber.Ctx) error {
 	var v shariah.Validation
 	limit := intQuery(c, &v, "limit", 20, 1, 200)
 	offset := intQuery(c, &v, "offset", 0, 0, 100000)
-	ft, ok := shariah.ParseFilingType(c.Query("filing_type"))
+	ft, ok := filings.ParseFilingType(c.Query("filing_type"))
 	if !ok {
-		v.Add(shariah.FilingTypeMessage, "value_error.enum", "query", "filing_type")
+		v.Add(filings.TypeMessage, "value_error.enum", "query", "filing_type")
 	}
 	if err := v.Err(); err != nil {
 		return err
@@ -25,7 +27,7 @@ func (s *Server) filings(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, total := shariah.FilterFilings(all, ft, limit, offset)
+	out, total := filings.FilterFilings(all, ft, limit, offset)
 	res := fiber.Map{"symbol": a.Symbol, "cik": a.CIK, "filings": out, "total": total, "limit": limit, "offset": offset}
 	if len(all) == 0 {
 		res["note"] = "No filings ingested for this symbol (the SEC ingester covers US filers it is configured for)."
@@ -47,9 +49,9 @@ func (s *Server) filingEvents(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	evs := shariah.EventsOf(all, s.EventRelevance)
+	evs := filings.EventsOf(all, s.EventRelevance)
 	if evs == nil {
-		evs = []shariah.FilingEvent{}
+		evs = []filings.Event{}
 	}
 	return c.JSON(fiber.Map{"symbol": a.Symbol, "events": evs[:min(limit, len(evs))], "total": len(evs)})
 }
@@ -72,7 +74,7 @@ func (s *Server) filingFacts(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, total := shariah.FilterFacts(all, concept, limit)
+	out, total := filings.FilterFacts(all, concept, limit)
 	return c.JSON(fiber.Map{"symbol": a.Symbol, "facts": out, "total": total})
 }
 
@@ -94,9 +96,9 @@ func (s *Server) filingProvenance(c *fiber.Ctx) error {
 	if len(fs) == 0 {
 		return shariah.Errorf(shariah.ENOTFOUND, "No fundamentals on file for %s.", a.Symbol)
 	}
-	sp := shariah.PeriodsFor(fs, rs)
+	sp := screening.PeriodsFor(fs, rs)
 	p := sp.Screened
-	inputs := shariah.ScreenedInputProvenances(sp, a.CIK)
-	return c.JSON(fiber.Map{"symbol": a.Symbol, "period_end": p.PeriodEnd, "period": p.Period, "period_label": shariah.PeriodLabel(*p),
+	inputs := screening.ScreenedInputProvenances(sp, a.CIK)
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "period_end": p.PeriodEnd, "period": p.Period, "period_label": screening.PeriodLabel(*p),
 		"ruleset": rs.Name, "sources": sp.Sources(), "inputs": inputs})
 }

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/sec"
 )
@@ -27,7 +28,7 @@ func ingestEXA(t *testing.T, e *env) {
 		t.Fatalf("ingest: %d companies, %v", n, err)
 	}
 	now := time.Now().UTC()
-	if err := e.ingest.PutHealth(context.Background(), shariah.SourceHealth{Name: "sec", Status: "ok", LastRunAt: &now, LastSuccessAt: &now, Items: 1}); err != nil {
+	if err := e.ingest.PutHealth(context.Background(), filings.SourceHealth{Name: "sec", Status: "ok", LastRunAt: &now, LastSuccessAt: &now, Items: 1}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -43,7 +44,7 @@ func TestFilingsEventsFactsAndProvenance(t *testing.T) {
 		return "low", ""
 	}})
 	ingestEXA(t, e)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 
 	r := e.do(t, "GET", "/api/filings/EXA", nil, k)
 	if r.StatusCode != 200 {
@@ -131,13 +132,13 @@ func TestFilingsEventsFactsAndProvenance(t *testing.T) {
 // mixedFilings is a filing list as EDGAR lists a large filer's (newest first): insider Forms 3, 4, 5 and
 // 144 and a proxy among the periodic and current reports, a 10-K amendment and a foreign issuer's 20-F
 // and 6-K.
-func mixedFilings() []shariah.Filing {
+func mixedFilings() []filings.Filing {
 	forms := []string{"4", "144", "10-Q", "4", "8-K", "3", "10-K/A", "5", "144", "20-F", "6-K", "4", "10-K", "DEF 14A"}
-	out := make([]shariah.Filing, len(forms))
+	out := make([]filings.Filing, len(forms))
 	day := time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)
 	for i, f := range forms {
 		d := day.AddDate(0, 0, -7*i).Format("2006-01-02")
-		out[i] = shariah.Filing{Accession: fmt.Sprintf("0000320193-26-%06d", 100-i), Form: f, FilingDate: d, ReportDate: d,
+		out[i] = filings.Filing{Accession: fmt.Sprintf("0000320193-26-%06d", 100-i), Form: f, FilingDate: d, ReportDate: d,
 			URL: "https://www.sec.gov/Archives/edgar/data/320193/" + d, Source: "test"}
 	}
 	return out
@@ -149,7 +150,7 @@ func mixedFilings() []shariah.Filing {
 func TestFilingsListsReportsByDefault(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	if err := e.ingest.PutFilings(context.Background(), "AAPL", mixedFilings()); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // alternatives answers compliant equities of the symbol's sector (same country first, then closest
@@ -54,7 +56,7 @@ func (s *Server) cashflow(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res := shariah.CashflowOf(facts, a.CIK)
+	res := insights.CashflowOf(facts, a.CIK)
 	return c.JSON(fiber.Map{"symbol": a.Symbol, "cik": a.CIK, "available": res.Available, "reason": res.Reason, "years": res.Years,
 		"trend": res.Trend, "summary": res.Summary})
 }
@@ -70,9 +72,9 @@ func (s *Server) trajectory(c *fiber.Ctx) error {
 		return err
 	}
 	if pts == nil {
-		pts = []shariah.TrajectoryPoint{}
+		pts = []insights.TrajectoryPoint{}
 	}
-	return c.JSON(fiber.Map{"symbol": a.Symbol, "quarters": pts, "summary": shariah.TrajectorySummary(pts)})
+	return c.JSON(fiber.Map{"symbol": a.Symbol, "quarters": pts, "summary": insights.TrajectorySummary(pts)})
 }
 
 // staleness compares the cached screening with the filings since: a material 8-K after the screening
@@ -82,7 +84,7 @@ func (s *Server) staleness(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	r, err := s.Screener.Cached(c.UserContext(), a.Symbol, shariah.ScreenOptions{Ruleset: c.Query("ruleset")})
+	r, err := s.Screener.Cached(c.UserContext(), a.Symbol, screening.ScreenOptions{Ruleset: c.Query("ruleset")})
 	if err != nil {
 		return err
 	}
@@ -90,15 +92,15 @@ func (s *Server) staleness(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(shariah.StalenessOf(r, all, s.EventRelevance))
+	return c.JSON(screening.StalenessOf(r, all, s.EventRelevance))
 }
 
 // trajectoryScope reads the scope of the index-wide trajectory routes: index or watchlist_id (the
 // caller's own), quarters. The domain checks the scope's rules (TrajectoryAnalytics); here only that
 // quarters is an integer.
-func trajectoryScope(c *fiber.Ctx, v *shariah.Validation) shariah.TrajectoryScope {
-	sc := shariah.TrajectoryScope{Index: c.Query("index"), WatchlistID: c.Query("watchlist_id"),
-		Quarters: intQuery(c, v, "quarters", shariah.DriftQuartersDefault, math.MinInt32, math.MaxInt32)}
+func trajectoryScope(c *fiber.Ctx, v *shariah.Validation) insights.TrajectoryScope {
+	sc := insights.TrajectoryScope{Index: c.Query("index"), WatchlistID: c.Query("watchlist_id"),
+		Quarters: intQuery(c, v, "quarters", insights.DriftQuartersDefault, math.MinInt32, math.MaxInt32)}
 	if ch := chargeOf(c); ch != nil {
 		sc.UserID = ch.Key.UserID
 	}
@@ -106,10 +108,10 @@ func trajectoryScope(c *fiber.Ctx, v *shariah.Validation) shariah.TrajectoryScop
 }
 
 // drift answers the companies of an index or a watchlist whose ratios drift toward or across a
-// methodology's thresholds (shariah.TrajectoryAnalytics.Drift).
+// methodology's thresholds (insights.TrajectoryAnalytics.Drift).
 func (s *Server) drift(c *fiber.Ctx) error {
 	var v shariah.Validation
-	q := shariah.DriftQuery{TrajectoryScope: trajectoryScope(c, &v), Ruleset: c.Query("ruleset"), Methodology: c.Query("methodology")}
+	q := insights.DriftQuery{TrajectoryScope: trajectoryScope(c, &v), Ruleset: c.Query("ruleset"), Methodology: c.Query("methodology")}
 	if err := v.Err(); err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // seedDrift makes an index DRIFT of six default-pack companies over real ClickHouse and Redis: MSFT's
@@ -18,16 +20,16 @@ import (
 func seedDrift(t *testing.T, e *env) {
 	t.Helper()
 	ctx := context.Background()
-	quarters := func(source string, debtPct ...float64) []shariah.TrajectoryPoint {
-		var pts []shariah.TrajectoryPoint
+	quarters := func(source string, debtPct ...float64) []insights.TrajectoryPoint {
+		var pts []insights.TrajectoryPoint
 		for i, v := range debtPct {
 			f, c := v/100, 0.1
-			pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: fmt.Sprintf("2025-%02d-30", 3*i+3), Period: fmt.Sprintf("Q%d", i+1), FiscalYear: 2025,
+			pts = append(pts, insights.TrajectoryPoint{PeriodEnd: fmt.Sprintf("2025-%02d-30", 3*i+3), Period: fmt.Sprintf("Q%d", i+1), FiscalYear: 2025,
 				DebtAssets: &f, CashAssets: &c, Source: source, Accession: fmt.Sprintf("0000000000-25-%06d", i)})
 		}
 		return pts
 	}
-	if err := e.traj.PutTrajectories(ctx, map[string][]shariah.TrajectoryPoint{
+	if err := e.traj.PutTrajectories(ctx, map[string][]insights.TrajectoryPoint{
 		"MSFT": quarters(shariah.SourceFiling, 25, 28, 30, 32),
 		"KO":   quarters(shariah.SourceFiling, 30, 31, 32, 34),
 		"TSLA": quarters(shariah.SourceFiling, 35, 30, 28, 25),
@@ -51,7 +53,7 @@ func TestDriftOverAnIndex(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	seedDrift(t, e)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	r := e.do(t, "GET", "/api/insights/drift?index=drift&ruleset=ftse-2024&methodology=FTSE&quarters=4", nil, k)
 	if r.StatusCode != 200 || r.Header.Get("X-Tokens-Charged") != "5" {
 		t.Fatalf("drift: %d (%s tokens) %s", r.StatusCode, r.Header.Get("X-Tokens-Charged"), r.body)
@@ -118,7 +120,7 @@ func TestDriftOverAWatchlistIsTheOwnersOnly(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	seedDrift(t, e)
-	owner, other := key(e.newKey(t, shariah.PlanPro)), key(e.newKey(t, shariah.PlanPro))
+	owner, other := key(e.newKey(t, account.PlanPro)), key(e.newKey(t, account.PlanPro))
 	wl := e.do(t, "POST", "/api/watchlists", map[string]any{"name": "drifters", "symbols": []string{"KO", "TSLA", "AAPL"}}, owner).json(t)["id"].(string)
 	r := e.do(t, "GET", "/api/insights/drift?watchlist_id="+wl+"&methodology=ftse", nil, owner)
 	m := r.json(t)
@@ -144,7 +146,7 @@ func TestDriftOverAWatchlistIsTheOwnersOnly(t *testing.T) {
 func TestDriftRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	cases := []struct{ query, field, msg string }{
 		{"", "index", "give one of index and watchlist_id"},
 		{"index=SP500&watchlist_id=0190a0a0-0000-7000-8000-000000000000", "watchlist_id", "not both"},

@@ -8,7 +8,10 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/ingest/news"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // widgets builds a small sector of hand-made companies: WTGT (the one asked about, US, cap 10B, too
@@ -48,7 +51,7 @@ func widgets(t *testing.T, e *env) {
 			continue
 		}
 		mc := num(c.capB * 1_000_000_000)
-		if err := e.ref.PutQuote(ctx, shariah.Quote{Symbol: c.sym, Currency: "USD", MarketCap: &mc, AsOf: "2026-11-20", Source: shariah.SourceHistory}); err != nil {
+		if err := e.ref.PutQuote(ctx, market.Quote{Symbol: c.sym, Currency: "USD", MarketCap: &mc, AsOf: "2026-11-20", Source: shariah.SourceHistory}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -61,7 +64,7 @@ func TestAlternativesRankingOnAHandBuiltSector(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	widgets(t, e)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	var r response
 	deadline := time.Now().Add(5 * time.Second)
 	for r = e.do(t, "GET", "/api/insights/WTGT/alternatives?methodology=aaoifi&limit=10", nil, k); r.StatusCode != 200; r = e.do(t, "GET", "/api/insights/WTGT/alternatives?methodology=aaoifi&limit=10", nil, k) {
@@ -145,7 +148,7 @@ func TestTrajectoryAndStaleness(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{eventRelevance: news.RelevanceFor8K})
 	ingestEXA(t, e)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 
 	r := e.do(t, "GET", "/api/insights/EXA/trajectory", nil, k)
 	m := r.json(t)
@@ -182,7 +185,7 @@ func TestTrajectoryAndStaleness(t *testing.T) {
 	ctx := context.Background()
 	fs, _ := e.ingest.Filings(ctx, "EXA")
 	tomorrow := time.Now().UTC().AddDate(0, 0, 1).Format("2006-01-02")
-	fs = append([]shariah.Filing{{Accession: "0001234567-26-000099", Form: "8-K", FilingDate: tomorrow, ReportDate: tomorrow,
+	fs = append([]filings.Filing{{Accession: "0001234567-26-000099", Form: "8-K", FilingDate: tomorrow, ReportDate: tomorrow,
 		Items: []string{"1.03"}, URL: "https://www.sec.gov/Archives/edgar/data/1234567/000123456726000099/x.htm"}}, fs...)
 	if err := e.ingest.PutFilings(ctx, "EXA", fs); err != nil {
 		t.Fatal(err)
@@ -198,7 +201,7 @@ func TestCashflowInsight(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	ingestEXA(t, e)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	r := e.do(t, "GET", "/api/insights/EXA/cashflow", nil, k)
 	if m := r.json(t); r.StatusCode != 200 || m["available"] != false || m["reason"] == "" {
 		t.Fatalf("no cash-flow facts: %d %s", r.StatusCode, r.body)
@@ -206,7 +209,7 @@ func TestCashflowInsight(t *testing.T) {
 	ctx := context.Background()
 	facts, _ := e.ingest.Facts(ctx, "EXA")
 	add := func(concept, start, end string, v int64, acc string) {
-		facts = append(facts, shariah.XBRLFact{Concept: "us-gaap:" + concept, Unit: "USD", Start: start, End: end,
+		facts = append(facts, filings.XBRLFact{Concept: "us-gaap:" + concept, Unit: "USD", Start: start, End: end,
 			Value: shariah.NewNumber(decimal.NewFromInt(v)), Accession: acc, Form: "10-K", Filed: end[:4] + "-11-01"})
 	}
 	add("NetCashProvidedByUsedInOperatingActivities", "2023-01-01", "2023-12-31", 1000, "0001234567-24-000001")

@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // issuedKeyBody is the one response that contains a full key: it is shown once.
@@ -22,7 +23,7 @@ type issuedKeyBody struct {
 	Message     string `json:"message"`
 }
 
-func (s *Server) issuedBody(k shariah.IssuedKey, replaces string) issuedKeyBody {
+func (s *Server) issuedBody(k account.IssuedKey, replaces string) issuedKeyBody {
 	p, _ := s.plans.Lookup(k.Record.Plan)
 	return issuedKeyBody{
 		APIKey: k.Key, KeyPrefix: k.Record.Prefix, Email: k.Record.Email, Plan: k.Record.Plan,
@@ -63,16 +64,16 @@ func (s *Server) generateKey(c *fiber.Ctx) error {
 	return c.JSON(s.issuedBody(k, ""))
 }
 
-// clientAddress is the client's address (shariah.ClientAddress: X-Forwarded-For counts only from a
+// clientAddress is the client's address (account.ClientAddress: X-Forwarded-For counts only from a
 // trusted proxy).
 func (s *Server) clientAddress(c *fiber.Ctx) string {
 	addr, _ := netip.AddrFromSlice(c.Context().RemoteIP())
-	return shariah.ClientAddress(addr, c.Get(fiber.HeaderXForwardedFor), s.TrustedProxies)
+	return account.ClientAddress(addr, c.Get(fiber.HeaderXForwardedFor), s.TrustedProxies)
 }
 
 // callerKey resolves a key presented by the client to its (active) record.
-func (s *Server) callerKey(c *fiber.Ctx, full string) (*shariah.APIKey, error) {
-	k, err := shariah.ActiveKey(c.UserContext(), s.store, full)
+func (s *Server) callerKey(c *fiber.Ctx, full string) (*account.APIKey, error) {
+	k, err := account.ActiveKey(c.UserContext(), s.store, full)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,7 @@ func (s *Server) revokeKey(c *fiber.Ctx) error {
 			v.Add("field required", "value_error.missing", "body", "key_prefix")
 			return v.Err()
 		}
-		p := shariah.PublicPrefix(*in.APIKey)
+		p := account.PublicPrefix(*in.APIKey)
 		in.KeyPrefix = &p
 	}
 	presented := c.Get("X-API-Key")
@@ -132,10 +133,10 @@ type planBody struct {
 	OverageUSDPerToken *string `json:"overage_usd_per_token"` // null: no overage (hard block or unlimited)
 	HardBlock          bool    `json:"hard_block"`
 	// RateLimit is null for a plan without a request rate limit.
-	RateLimit *shariah.RateLimit `json:"rate_limit"`
+	RateLimit *account.RateLimit `json:"rate_limit"`
 }
 
-func toPlanBody(p shariah.Plan) planBody {
+func toPlanBody(p account.Plan) planBody {
 	b := planBody{ID: p.ID, Name: p.Name, TokensPerMonth: p.TokensPerMonth, Unlimited: p.Unlimited(),
 		PriceUSDMonth: p.PriceUSDMonth.StringFixed(2), HardBlock: p.HardBlock}
 	if p.RateLimit.Limited() {

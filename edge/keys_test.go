@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // keyShape is a new key as the clients check it (the research agent: ^ht_[A-Za-z0-9]+).
@@ -27,7 +27,7 @@ func TestKeyLifecycle(t *testing.T) {
 	if !keyShape.MatchString(full) || g["key_prefix"] != full[:12] || g["plan"] != "free" || g["tokens_limit"] != 50.0 || g["email"] != email {
 		t.Fatalf("issued %v", g)
 	}
-	k := shariah.IssuedKey{Key: full}
+	k := account.IssuedKey{Key: full}
 	if r := e.do(t, "GET", "/api/keys/plans", nil, key(k)); r.StatusCode != 200 || r.Header.Get("X-Tokens-Charged") != "3" || r.Header.Get("X-Tokens-Remaining") != "47" {
 		t.Fatalf("plans: %d %v", r.StatusCode, r.Header)
 	}
@@ -42,7 +42,7 @@ func TestKeyLifecycle(t *testing.T) {
 		t.Fatalf("regenerate: %d %s", rg.StatusCode, rg.body)
 	}
 	n := rg.json(t)
-	newKey := shariah.IssuedKey{Key: n["api_key"].(string)}
+	newKey := account.IssuedKey{Key: n["api_key"].(string)}
 	if newKey.Key == full || n["replaces"] != full[:12] || n["plan"] != "free" {
 		t.Fatalf("regenerated %v", n)
 	}
@@ -53,7 +53,7 @@ func TestKeyLifecycle(t *testing.T) {
 		t.Fatalf("usage not carried: %v", q)
 	}
 	// Revoke needs proof of ownership: another account's key cannot revoke it.
-	other := e.newKey(t, shariah.PlanPro)
+	other := e.newKey(t, account.PlanPro)
 	prefix := newKey.Key[:12]
 	if r := e.do(t, "POST", "/api/keys/revoke", map[string]any{"key_prefix": prefix}, key(other)); r.StatusCode != 404 {
 		t.Fatalf("revoke by a stranger: %d %s", r.StatusCode, r.body)
@@ -74,13 +74,13 @@ func TestKeyLifecycle(t *testing.T) {
 	if again.StatusCode != 200 {
 		t.Fatalf("generate after revoke: %d %s", again.StatusCode, again.body)
 	}
-	k3 := shariah.IssuedKey{Key: again.json(t)["api_key"].(string)}
+	k3 := account.IssuedKey{Key: again.json(t)["api_key"].(string)}
 	if q := e.do(t, "GET", "/api/auth/me", nil, key(k3)).json(t)["quota"].(map[string]any); q["tokens_used"] != 3.0 {
 		t.Fatalf("a re-generated free key got a fresh allowance: %v", q)
 	}
 	logs := e.logs.String()
 	for _, secret := range []string{full, newKey.Key, k3.Key} {
-		if contains(logs, secret) || contains(logs, shariah.HashKey(secret)) {
+		if contains(logs, secret) || contains(logs, account.HashKey(secret)) {
 			t.Fatal("a full key or its hash appears in the logs")
 		}
 	}
@@ -95,9 +95,9 @@ func TestKeyLifecycle(t *testing.T) {
 func TestHTAndLegacySHRKeys(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 3}})
-	legacyKeys := &shariah.Keys{Store: e.store, Plans: e.plans, Prefix: shariah.LegacyKeyPrefix} // as issued before issue 27
-	issue := func(ks *shariah.Keys) shariah.IssuedKey {
-		k, err := ks.Create(context.Background(), uniqueEmail(), shariah.PlanFree)
+	legacyKeys := &account.Keys{Store: e.store, Plans: e.plans, Prefix: account.LegacyKeyPrefix} // as issued before issue 27
+	issue := func(ks *account.Keys) account.IssuedKey {
+		k, err := ks.Create(context.Background(), uniqueEmail(), account.PlanFree)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func TestHTAndLegacySHRKeys(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, prefix string
-		k            shariah.IssuedKey
+		k            account.IssuedKey
 	}{{"ht_", "ht_", issue(e.keys)}, {"shr_", "shr_", issue(legacyKeys)}} {
 		t.Run(c.name, func(t *testing.T) {
 			k := c.k
@@ -125,7 +125,7 @@ func TestHTAndLegacySHRKeys(t *testing.T) {
 				t.Fatalf("regenerate: %d %s", rg.StatusCode, rg.body)
 			}
 			n := rg.json(t)
-			repl := shariah.IssuedKey{Key: n["api_key"].(string)}
+			repl := account.IssuedKey{Key: n["api_key"].(string)}
 			if !keyShape.MatchString(repl.Key) || n["replaces"] != k.Key[:12] || n["key_prefix"] != repl.Key[:12] {
 				t.Fatalf("regenerated: %v", n)
 			}
@@ -166,7 +166,7 @@ func TestHTAndLegacySHRKeys(t *testing.T) {
 func TestDeprecatedKeyInPathRoutes(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := e.newKey(t, shariah.PlanStarter)
+	k := e.newKey(t, account.PlanStarter)
 	cases := map[string]string{
 		"/api/keys/" + k.Key + "/usage":        "/api/auth/me",
 		"/api/keys/" + k.Key + "/usage/daily":  "/api/auth/me/usage/daily",
@@ -203,7 +203,7 @@ func TestDeprecatedKeyInPathRoutes(t *testing.T) {
 func TestPlansAndTokenCosts(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := e.newKey(t, shariah.PlanFree)
+	k := e.newKey(t, account.PlanFree)
 	plans := e.do(t, "GET", "/api/keys/plans", nil, key(k)).json(t)["plans"].([]any)
 	want := map[string][3]any{
 		"free": {50.0, "0.00", nil}, "starter": {2500.0, "19.00", "0.01"}, "pro": {15000.0, "49.00", "0.008"}, "enterprise": {-1.0, "199.00", nil},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
@@ -16,17 +17,17 @@ import (
 // the exact meter: tested here through two edges sharing one Redis.
 
 // meterOf reads a key's meter for this period straight from Redis (no edge settles first).
-func meterOf(t *testing.T, e *env, k shariah.IssuedKey) shariah.MeterState {
+func meterOf(t *testing.T, e *env, k account.IssuedKey) account.MeterState {
 	t.Helper()
-	st, err := e.store.MeterState(context.Background(), k.Record.Hash, shariah.PeriodOf(time.Now()))
+	st, err := e.store.MeterState(context.Background(), k.Record.Hash, account.PeriodOf(time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return st
 }
 
-func plansWith(id string, tokens int64) shariah.Plans {
-	plans := shariah.DefaultPlans().WithoutRateLimits()
+func plansWith(id string, tokens int64) account.Plans {
+	plans := account.DefaultPlans().WithoutRateLimits()
 	for i := range plans {
 		if plans[i].ID == id {
 			plans[i].TokensPerMonth = tokens
@@ -40,12 +41,12 @@ func plansWith(id string, tokens int64) shariah.Plans {
 // and once the edges give back what they hold, exactly the allowance is served, no token more.
 func TestLeaseFreeKeyNeverPassesItsAllowanceAcrossEdges(t *testing.T) {
 	t.Parallel()
-	plans := plansWith(shariah.PlanFree, 400)
+	plans := plansWith(account.PlanFree, 400)
 	o := options{plans: plans, benchRoutes: true}
 	a := setup(t, o)
 	o.redisURL, o.db = a.redisURL, a.db
 	b := setup(t, o)
-	k := a.newKey(t, shariah.PlanFree)
+	k := a.newKey(t, account.PlanFree)
 	edges := []*env{a, b}
 	tokens := hammer(t, edges, 600, "/bench/metered", k).tokens
 	if tokens > 400 {
@@ -78,12 +79,12 @@ func TestLeaseFreeKeyNeverPassesItsAllowanceAcrossEdges(t *testing.T) {
 // settled, within a few lease intervals, and the overage is what lies past the allowance.
 func TestLeaseStarterTokensUsedEqualsCharged(t *testing.T) {
 	t.Parallel()
-	plans := plansWith(shariah.PlanStarter, 700)
+	plans := plansWith(account.PlanStarter, 700)
 	o := options{plans: plans, benchRoutes: true, costs: map[string]int{"GET /api/keys/plans": 3}}
 	a := setup(t, o)
 	o.redisURL, o.db = a.redisURL, a.db
 	b := setup(t, o)
-	k := a.newKey(t, shariah.PlanStarter)
+	k := a.newKey(t, account.PlanStarter)
 	edges := []*env{a, b}
 	var total atomic.Int64
 	var wg sync.WaitGroup
@@ -123,7 +124,7 @@ func TestLeaseRevokeSeenByBothEdges(t *testing.T) {
 	a := setup(t, o)
 	o.redisURL, o.db = a.redisURL, a.db
 	b := setup(t, o)
-	k := a.newKey(t, shariah.PlanPro)
+	k := a.newKey(t, account.PlanPro)
 	edges := []*env{a, b}
 	hammer(t, edges, 100, "/bench/metered", k)
 	if st := meterOf(t, a, k); st.Leased == 0 {
@@ -157,7 +158,7 @@ func TestLeaseSurvivesScriptFlushAndRestart(t *testing.T) {
 	own := testsvc.MustRedis(t, "--appendonly", "yes", "--appendfsync", "always")
 	redistest.LoadDefaultPack(t, redistest.MustClient(t, own.RedisURL()))
 	e := setup(t, options{redisURL: own.RedisURL(), benchRoutes: true})
-	k := e.newKey(t, shariah.PlanPro)
+	k := e.newKey(t, account.PlanPro)
 	served := hammer(t, []*env{e}, 200, "/bench/metered", k).tokens
 	if st := meterOf(t, e, k); st.Leased == 0 {
 		t.Fatalf("no lease held: %+v", st)

@@ -6,9 +6,11 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
+	"github.com/shariah-screen/shariah/screening"
 )
 
-// quote serves the quote's body as it was stored with the quote (shariah.QuoteBodies: the quote with
+// quote serves the quote's body as it was stored with the quote (market.QuoteBodies: the quote with
 // the market_data disclaimer): a local lookup in the client-side cache and a write, no encoding. A quote
 // stored without that body (by an older binary, or with other disclaimers) is encoded by the store and
 // stored with its body for the next request.
@@ -42,7 +44,7 @@ func (s *Server) quotesBatch(c *fiber.Ctx) error {
 		count = s.Popular.Add
 	}
 	// Each quote with the disclaimers a single quote is served with.
-	out, err := shariah.BatchQuotes(c.UserContext(), s.catalogs, s.Ref, syms, count, s.quoteBodies.Disclaimers())
+	out, err := market.BatchQuotes(c.UserContext(), s.catalogs, s.Ref, syms, count, s.quoteBodies.Disclaimers())
 	if err != nil {
 		return err
 	}
@@ -55,17 +57,17 @@ type ohlcPoint struct {
 	Source string `json:"source"`
 }
 
-// ohlc answers GET /api/ohlc/{symbol}?period=1y&interval=1d (shariah.PriceHistory).
+// ohlc answers GET /api/ohlc/{symbol}?period=1y&interval=1d (market.PriceHistory).
 func (s *Server) ohlc(c *fiber.Ctx) error {
 	period, interval := c.Query("period", "1y"), c.Query("interval", "1d")
-	if err := shariah.ValidatePriceHistory(period, interval, "query"); err != nil {
+	if err := market.ValidatePriceHistory(period, interval, "query"); err != nil {
 		return err
 	}
 	a, err := s.symbolParam(c)
 	if err != nil {
 		return err
 	}
-	bars, source, err := shariah.PriceHistory(c.UserContext(), s.Ref, a.Symbol, period, interval)
+	bars, source, err := market.PriceHistory(c.UserContext(), s.Ref, a.Symbol, period, interval)
 	if err != nil {
 		return err
 	}
@@ -82,7 +84,7 @@ func (s *Server) trending(c *fiber.Ctx) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	items, err := shariah.TrendingList(c.UserContext(), s.Ref, limit)
+	items, err := market.TrendingList(c.UserContext(), s.Ref, limit)
 	if err != nil {
 		return err
 	}
@@ -100,7 +102,7 @@ func (s *Server) assetFull(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var quote *shariah.Quote
+	var quote *market.Quote
 	if ok {
 		quote = &q
 	}
@@ -134,7 +136,7 @@ func (s *Server) fx(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := shariah.CrossRates(rates, base, quote)
+	out, err := market.CrossRates(rates, base, quote)
 	if err != nil {
 		return err
 	}
@@ -156,8 +158,8 @@ func currencyCode(s string) bool {
 
 // cachedScreening returns the cached screening result of a symbol (default ruleset), or nil when it
 // was never screened.
-func (s *Server) cachedScreening(c *fiber.Ctx, symbol string) (*shariah.Result, error) {
-	r, err := s.Screener.Cached(c.UserContext(), symbol, shariah.ScreenOptions{})
+func (s *Server) cachedScreening(c *fiber.Ctx, symbol string) (*screening.Result, error) {
+	r, err := s.Screener.Cached(c.UserContext(), symbol, screening.ScreenOptions{})
 	if shariah.ErrorCode(err) == shariah.ENOTFOUND {
 		return nil, nil
 	}

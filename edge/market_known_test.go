@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/datapack"
 )
 
@@ -122,7 +123,7 @@ func num(t *testing.T, v any) shariah.Price {
 func TestCloseOnlyMarketData(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	f := newKnownFixture()
 	f.load(t, e)
 
@@ -228,7 +229,7 @@ func TestCloseOnlyMarketData(t *testing.T) {
 func TestTrendingKnownAndLimit(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	newKnownFixture().load(t, e)
 	if tr := e.do(t, "GET", "/api/trending?limit=20", nil, k).json2(t).([]any); len(tr) != 20 || tr[19].(map[string]any)["illustrative"] != false {
 		t.Fatalf("limit=20: %d items: %v", len(tr), tr)

@@ -10,13 +10,14 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 func TestRecordQuoteAndCaching(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	r := e.do(t, "GET", "/api/database/stock/%20msft%20", nil, k)
 	rec := r.json(t)
 	if r.StatusCode != 200 || rec["symbol"] != "MSFT" || rec["sector"] != "Information Technology" {
@@ -88,7 +89,7 @@ func TestRecordQuoteAndCaching(t *testing.T) {
 func TestBatchQuotes(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	r := e.do(t, "POST", "/api/quotes/batch", map[string]any{"symbols": []string{"aapl", " MSFT ", "NOPE", "BRK.B", "SPUS"}}, k)
 	m := r.json(t)
 	if r.StatusCode != 200 || m["AAPL"] == nil || m["MSFT"] == nil || m["NOPE"] != nil || m["BRK.B"] == nil || m["SPUS"] == nil || len(m) != 5 {
@@ -121,7 +122,7 @@ func TestBatchQuotes(t *testing.T) {
 func TestOHLC(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	pts := e.do(t, "GET", "/api/ohlc/AAPL?period=5d", nil, k).json2(t).([]any)
 	if len(pts) != 5 || pts[4].(map[string]any)["date"] != "2026-10-30" || pts[0].(map[string]any)["source"] != "illustrative" {
 		t.Fatalf("5d: %v", pts)
@@ -157,7 +158,7 @@ func TestOHLC(t *testing.T) {
 func TestTrendingFullFXAndCanonical(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	tr := e.do(t, "GET", "/api/trending?limit=5", nil, k).json2(t).([]any)
 	if len(tr) != 5 {
 		t.Fatalf("trending: %v", tr)
@@ -213,7 +214,7 @@ func TestTrendingFullFXAndCanonical(t *testing.T) {
 func TestQuoteRequestsAreCountedForTheRefresh(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	for _, p := range []string{"/api/quote/MSFT", "/api/quote/msft", "/api/quote/BRK.B", "/api/quote/AAPL"} {
 		if r := e.do(t, "GET", p, nil, k); r.StatusCode != 200 {
 			t.Fatalf("%s: %d", p, r.StatusCode)

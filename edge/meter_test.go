@@ -10,7 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -20,7 +20,7 @@ type tally struct{ ok, refused, overage, tokens int64 }
 
 // hammer sends n concurrent requests, alternating between the edges, and tallies the answers; any
 // other status fails the test.
-func hammer(t *testing.T, edges []*env, n int, path string, k shariah.IssuedKey) tally {
+func hammer(t *testing.T, edges []*env, n int, path string, k account.IssuedKey) tally {
 	t.Helper()
 	var wg sync.WaitGroup
 	var okN, refN, ovN, tokN atomic.Int64
@@ -59,7 +59,7 @@ func TestMeterUnderContentionAcrossTwoEdges(t *testing.T) {
 	costs := map[string]int{"GET /api/keys/plans": 2}
 	a := setup(t, options{costs: costs})
 	b := setup(t, options{costs: costs, db: a.db, redisURL: a.redisURL})
-	k := a.newKey(t, shariah.PlanFree)
+	k := a.newKey(t, account.PlanFree)
 	r := hammer(t, []*env{a, b}, 600, "/api/keys/plans", k)
 	if r.ok != 25 || r.refused != 575 {
 		t.Fatalf("ok=%d refused=%d; want exactly 25 (50 tokens / 2) and 575", r.ok, r.refused)
@@ -78,14 +78,14 @@ func TestMeterUnderContentionAcrossTwoEdges(t *testing.T) {
 // (at most what the edges hold then: a quarter of the remaining allowance per holder).
 func TestPaidPlanOverageUnderContention(t *testing.T) {
 	t.Parallel()
-	plans := plansWith(shariah.PlanStarter, 100)
+	plans := plansWith(account.PlanStarter, 100)
 	for _, exact := range []bool{true, false} {
 		t.Run(map[bool]string{true: "exact", false: "leases"}[exact], func(t *testing.T) {
 			t.Parallel()
 			costs := map[string]int{"GET /api/keys/plans": 2}
 			a := setup(t, options{costs: costs, plans: plans, exactMeter: exact})
 			b := setup(t, options{costs: costs, plans: plans, db: a.db, redisURL: a.redisURL, exactMeter: exact})
-			k := a.newKey(t, shariah.PlanStarter)
+			k := a.newKey(t, account.PlanStarter)
 			r := hammer(t, []*env{a, b}, 500, "/api/keys/plans", k)
 			ok, refused, overage := r.ok, r.refused, r.overage
 			maxFlags := int64(450)
@@ -111,7 +111,7 @@ func TestPaidPlanOverageUnderContention(t *testing.T) {
 func TestEnterpriseIsUnlimited(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 2}})
-	k := e.newKey(t, shariah.PlanEnterprise)
+	k := e.newKey(t, account.PlanEnterprise)
 	r := e.do(t, "GET", "/api/keys/plans", nil, key(k))
 	if r.StatusCode != 200 || r.Header.Get("X-Tokens-Remaining") != "-1" || r.Header.Get("X-Tokens-Charged") != "2" || r.Header.Get("X-Tokens-Overage") != "" {
 		t.Fatalf("%d %v", r.StatusCode, r.Header)
@@ -122,7 +122,7 @@ func TestEnterpriseIsUnlimited(t *testing.T) {
 func TestRevokedKeyAndScriptFlush(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 1}})
-	k := e.newKey(t, shariah.PlanPro)
+	k := e.newKey(t, account.PlanPro)
 	if r := e.do(t, "GET", "/api/keys/plans", nil, key(k)); r.StatusCode != 200 {
 		t.Fatal(r.StatusCode)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 )
 
 type metrics struct {
@@ -84,7 +84,7 @@ func (m *metrics) tokensOf(plan string) prometheus.Counter {
 
 // ingestCollector exposes the ingest sources' health, read from the store at each scrape (the
 // ingesters run in another process).
-type ingestCollector struct{ h shariah.HealthStore }
+type ingestCollector struct{ h filings.HealthStore }
 
 var (
 	ingestUp          = prometheus.NewDesc("shariah_ingest_up", "1 when the source's last run succeeded.", []string{"source"}, nil)

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // outer runs around every request, matched or not: it sets X-Request-ID (echoing a well-formed one),
@@ -45,7 +46,7 @@ func (s *Server) outer(c *fiber.Ctx) error {
 		// Refusals are recorded too (a charge exists: QUOTA_EXCEEDED, RATE_LIMITED, an inactive key),
 		// with 0 tokens: the usage analytics count them and the quota events read the error code.
 		code, _ := c.Locals(errCodeKey).(string)
-		s.Usage.Record(shariah.UsageEvent{
+		s.Usage.Record(account.UsageEvent{
 			RequestID: rid, KeyID: ch.Key.ID, UserID: ch.Key.UserID, KeyPrefix: ch.Key.Prefix,
 			Method: method, Route: route, Status: status, Tokens: ch.Tokens, Overage: ch.Overage,
 			Latency: lat, Time: start.UTC(), Plan: ch.Key.Plan, ErrorCode: code,
@@ -81,13 +82,13 @@ func (s *Server) handle(rt *route) fiber.Handler {
 		if key == "" {
 			return shariah.Errorf(shariah.EKEYREQUIRED, "An API key is required in the X-API-Key header. Get a free key with POST /api/keys/generate.")
 		}
-		if !shariah.WellFormedKey(key) {
+		if !account.WellFormedKey(key) {
 			return shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
 		}
 		items := 0
 		if rt.cost.PerItem > 0 {
 			// Batch routes cost per symbol; a body that does not parse is refused by the handler and refunded.
-			items = shariah.BatchItems(c.Body())
+			items = account.BatchItems(c.Body())
 		}
 		fresh := c.Query("force_refresh") == "true"
 		if rt.Fresh != nil {
@@ -95,7 +96,7 @@ func (s *Server) handle(rt *route) fiber.Handler {
 		}
 		cost := rt.cost.Charge(items, fresh)
 		now := s.Now()
-		ch, err := s.Meter.Charge(c.UserContext(), shariah.HashKey(key), cost, now)
+		ch, err := s.Meter.Charge(c.UserContext(), account.HashKey(key), cost, now)
 		switch shariah.ErrorCode(err) {
 		case "":
 		case shariah.EQUOTA:
@@ -135,7 +136,7 @@ func (s *Server) handle(rt *route) fiber.Handler {
 			} else {
 				ch.Used -= int64(ch.Tokens)
 				ch.Tokens, ch.Overage = 0, 0
-				ch.Remaining = shariah.RemainingOf(ch.Limit, ch.Used)
+				ch.Remaining = account.RemainingOf(ch.Limit, ch.Used)
 				s.setTokenHeaders(c, &ch)
 			}
 		}
@@ -146,7 +147,7 @@ func (s *Server) handle(rt *route) fiber.Handler {
 // setTokenHeaders writes the metering headers of an authenticated response, and the rate-limit ones
 // when the key's plan has a request rate limit. (Canonical header names, numbers formatted on the stack:
 // this runs on every metered request.)
-func (s *Server) setTokenHeaders(c *fiber.Ctx, ch *shariah.Charge) {
+func (s *Server) setTokenHeaders(c *fiber.Ctx, ch *account.Charge) {
 	h := &c.Response().Header
 	var buf [20]byte
 	if r := ch.Rate; r.Burst > 0 {

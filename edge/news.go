@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 )
 
 // NewsSourceInfo is a configured news source.
@@ -19,7 +20,7 @@ func (s *Server) news(c *fiber.Ctx) error {
 	var v shariah.Validation
 	page := intQuery(c, &v, "page", 1, 1, 100000)
 	size := intQuery(c, &v, "page_size", 20, 1, 100)
-	q := shariah.NewsQuery{Source: c.Query("source"), Category: c.Query("category"), Q: c.Query("q"), Relevance: c.Query("compliance_relevance")}
+	q := filings.NewsQuery{Source: c.Query("source"), Category: c.Query("category"), Q: c.Query("q"), Relevance: c.Query("compliance_relevance")}
 	if q.Relevance != "" && !oneOf(q.Relevance, relevanceLevels) {
 		v.Add("must be high, medium or low", "value_error.enum", "query", "compliance_relevance")
 	}
@@ -42,7 +43,7 @@ func (s *Server) news(c *fiber.Ctx) error {
 		return err
 	}
 	if list == nil {
-		list = []shariah.Article{}
+		list = []filings.Article{}
 	}
 	return c.JSON(fiber.Map{"articles": list, "total": total, "page": page, "page_size": size})
 }
@@ -67,8 +68,8 @@ func (s *Server) newsSources(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"sources": out})
 }
 
-func (s *Server) healthByName(c *fiber.Ctx) (map[string]shariah.SourceHealth, error) {
-	out := map[string]shariah.SourceHealth{}
+func (s *Server) healthByName(c *fiber.Ctx) (map[string]filings.SourceHealth, error) {
+	out := map[string]filings.SourceHealth{}
 	if s.Health == nil {
 		return out, nil
 	}
@@ -96,12 +97,12 @@ func (s *Server) symbolNews(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	list, total, err := s.News.News(c.UserContext(), shariah.NewsQuery{Symbol: a.Symbol, Relevance: rel, Limit: limit})
+	list, total, err := s.News.News(c.UserContext(), filings.NewsQuery{Symbol: a.Symbol, Relevance: rel, Limit: limit})
 	if err != nil {
 		return err
 	}
 	if list == nil {
-		list = []shariah.Article{}
+		list = []filings.Article{}
 	}
 	return c.JSON(fiber.Map{"symbol": a.Symbol, "articles": list, "total": total})
 }

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/filings"
 )
 
 func TestNewsRoutes(t *testing.T) {
@@ -14,7 +15,7 @@ func TestNewsRoutes(t *testing.T) {
 	e := setup(t, options{})
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
-	arts := []shariah.Article{
+	arts := []filings.Article{
 		{ID: "a1", Title: "Apple beats estimates", URL: "https://news.example.com/a1", Source: "example", Published: now.Add(-time.Hour),
 			Symbols: []string{"AAPL"}, Category: "earnings", ComplianceRelevance: "medium", Sentiment: 0.6, SentimentLabel: "bullish"},
 		{ID: "a2", Title: "Microsoft issues bonds", URL: "https://news.example.com/a2", Source: "example", Published: now.Add(-2 * time.Hour),
@@ -26,10 +27,10 @@ func TestNewsRoutes(t *testing.T) {
 	if _, err := e.news.PutArticles(ctx, arts); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.ingest.PutHealth(ctx, shariah.SourceHealth{Name: "news:example", Status: "ok", LastRunAt: &now, LastSuccessAt: &now, Items: 2}); err != nil {
+	if err := e.ingest.PutHealth(ctx, filings.SourceHealth{Name: "news:example", Status: "ok", LastRunAt: &now, LastSuccessAt: &now, Items: 2}); err != nil {
 		t.Fatal(err)
 	}
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 
 	r := e.do(t, "GET", "/api/news", nil, k)
 	m := r.json(t)

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/datapack"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // TestSharedTenKCompaniesOnePeriod loads the SEC filings of the shared data set and, for every company
@@ -23,12 +25,12 @@ func TestSharedTenKCompaniesOnePeriod(t *testing.T) {
 	t.Parallel()
 	dir := sharedData(t, "sec/ixbrl")
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	p := datapack.ReadSEC(os.DirFS(dir))
 	if _, err := datapack.Load(context.Background(), e.ref, p, datapack.Extras{}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.traj.PutTrajectories(context.Background(), shariah.FiledTrajectoriesOf(p.Fundamentals)); err != nil {
+	if err := e.traj.PutTrajectories(context.Background(), insights.FiledTrajectoriesOf(p.Fundamentals)); err != nil {
 		t.Fatal(err)
 	}
 	e.awaitData(t)

@@ -11,7 +11,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/svgchart"
 )
 
@@ -34,7 +36,7 @@ const (
 // methodology). A symbol unknown, never screened, or unreadable because a store is down gets the
 // neutral "not screened" badge with 200: an embedded image must not break.
 func (s *Server) badge(c *fiber.Ctx) error {
-	o := shariah.ScreenOptions{Ruleset: c.Query("ruleset"), Methodology: c.Query("methodology")}
+	o := screening.ScreenOptions{Ruleset: c.Query("ruleset"), Methodology: c.Query("methodology")}
 	rs, mid, err := s.Screener.Rulesets.Resolve(o.Ruleset, o.Methodology)
 	if err != nil {
 		return err
@@ -44,12 +46,12 @@ func (s *Server) badge(c *fiber.Ctx) error {
 	a, err := s.symbolParam(c)
 	if err == nil {
 		b.Symbol = a.Symbol
-		var r shariah.Result
+		var r screening.Result
 		if r, err = s.Screener.Cached(c.UserContext(), a.Symbol, o); err == nil {
-			b.Verdict, b.AsOf, b.Marks = r.ComplianceStatus, r.ScreenedAt.UTC().Format(time.DateOnly), shariah.MarksOf(r).Label()
+			b.Verdict, b.AsOf, b.Marks = r.ComplianceStatus, r.ScreenedAt.UTC().Format(time.DateOnly), screening.MarksOf(r).Label()
 			if m, ok := rs.Methodology(mid); ok && mid != "" {
 				b.Methodology = m.Name
-				b.Marks = shariah.MarksOf(r).For(shariah.MethodologyKey(m.Name)).Label() // the marks on its own ratios
+				b.Marks = screening.MarksOf(r).For(screening.MethodologyKey(m.Name)).Label() // the marks on its own ratios
 			}
 		}
 	}
@@ -90,8 +92,8 @@ func (s *Server) trajectorySVG(c *fiber.Ctx) error {
 		v.Add("must be chart or sparkline", "value_error.view", "query", "view")
 	}
 	ratio := c.Query("ratio")
-	if ratio != "" && !slices.Contains(shariah.TrajectoryRatios, ratio) {
-		v.Add("unknown ratio; valid: "+strings.Join(shariah.TrajectoryRatios, ", "), "value_error.ratio", "query", "ratio")
+	if ratio != "" && !slices.Contains(insights.TrajectoryRatios, ratio) {
+		v.Add("unknown ratio; valid: "+strings.Join(insights.TrajectoryRatios, ", "), "value_error.ratio", "query", "ratio")
 	}
 	if err := v.Err(); err != nil {
 		return err
@@ -108,7 +110,7 @@ func (s *Server) trajectorySVG(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	t := svgchart.Trajectory{Symbol: a.Symbol, Name: a.Name, Ruleset: rs.Name, Points: pts, Lines: rs.ThresholdLines(mid)}
+	t := svgchart.Trajectory{Symbol: a.Symbol, Name: a.Name, Ruleset: rs.Name, Points: pts, Lines: insights.ThresholdLines(rs, mid)}
 	if m, ok := rs.Methodology(mid); ok && mid != "" {
 		t.Methodology = m.Name
 	}
@@ -116,7 +118,7 @@ func (s *Server) trajectorySVG(c *fiber.Ctx) error {
 	switch {
 	case view == "sparkline":
 		if ratio == "" {
-			ratio = shariah.RatioDebtAssets
+			ratio = insights.RatioDebtAssets
 		}
 		body = t.Sparkline(ratio)
 	default:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/svgchart"
 )
@@ -54,7 +55,7 @@ func svgDoc(t *testing.T, r response) string {
 func TestBadgeRoute(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 
 	// Never screened: neutral, and the badge did not screen it.
 	r := e.do(t, "GET", "/api/badge/MSFT.svg", nil, nil)
@@ -122,7 +123,7 @@ func TestBadgeWhileTheStoreIsDown(t *testing.T) {
 	t.Parallel()
 	own, _ := redistest.StartWithDefaultPack(t)
 	e := setup(t, options{redisURL: own.RedisURL()})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	status := e.do(t, "GET", "/api/screen/MSFT", nil, k).json(t)["compliance_status"].(string)
 	screened := "MSFT: " + svgchart.VerdictText(status)
 	if title := svgDoc(t, e.do(t, "GET", "/api/badge/MSFT.svg", nil, nil)); !strings.HasPrefix(title, screened) {

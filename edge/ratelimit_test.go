@@ -10,6 +10,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
@@ -17,16 +18,16 @@ import (
 // and the X-RateLimit-* headers, is charged nothing, and the plans list documents every plan's rate.
 func TestRateLimitedRequestsAnswer429(t *testing.T) {
 	t.Parallel()
-	plans := shariah.DefaultPlans()
+	plans := account.DefaultPlans()
 	for i := range plans {
-		if plans[i].ID == shariah.PlanPro {
+		if plans[i].ID == account.PlanPro {
 			// One more every 100 s: nothing refills during the test however slowly it runs, so the
 			// remaining counts are exact.
-			plans[i].RateLimit = shariah.RateLimit{RequestsPerSecond: 0.01, Burst: 3}
+			plans[i].RateLimit = account.RateLimit{RequestsPerSecond: 0.01, Burst: 3}
 		}
 	}
 	e := setup(t, options{plans: plans, costs: map[string]int{"GET /api/keys/plans": 2}})
-	k := e.newKey(t, shariah.PlanPro)
+	k := e.newKey(t, account.PlanPro)
 	for i := range 3 {
 		r := e.do(t, "GET", "/api/keys/plans", nil, key(k))
 		if r.StatusCode != 200 || r.Header.Get("X-RateLimit-Limit") != "3" || r.Header.Get("X-RateLimit-Remaining") != strconv.Itoa(2-i) ||
@@ -46,11 +47,11 @@ func TestRateLimitedRequestsAnswer429(t *testing.T) {
 	if d["plan"] != "pro" || d["requests_per_second"] != 0.01 || d["burst"] != float64(3) {
 		t.Fatalf("detail %v", d)
 	}
-	st, err := e.store.MeterState(context.Background(), k.Record.Hash, shariah.PeriodOf(time.Now()))
+	st, err := e.store.MeterState(context.Background(), k.Record.Hash, account.PeriodOf(time.Now()))
 	if err != nil || st.Used != 6 {
 		t.Fatalf("tokens used %d after 3 served and 1 refused (2 tokens each): %v", st.Used, err)
 	}
-	pl := e.do(t, "GET", "/api/keys/plans", nil, key(e.newKey(t, shariah.PlanEnterprise))).json(t)
+	pl := e.do(t, "GET", "/api/keys/plans", nil, key(e.newKey(t, account.PlanEnterprise))).json(t)
 	for _, p := range pl["plans"].([]any) {
 		p := p.(map[string]any)
 		rl, _ := p["rate_limit"].(map[string]any)
@@ -67,7 +68,7 @@ func TestKeyGenerationIsLimitedPerAddressAndDomain(t *testing.T) {
 	gen := func(e *env, email string) response {
 		return e.do(t, "POST", "/api/keys/generate", map[string]any{"email": email}, nil)
 	}
-	e := setup(t, options{keygenLimits: shariah.IssueLimits{PerAddress: 3, PerDomain: 100, Window: time.Hour}})
+	e := setup(t, options{keygenLimits: account.IssueLimits{PerAddress: 3, PerDomain: 100, Window: time.Hour}})
 	for i := range 3 {
 		if r := gen(e, fmt.Sprintf("addr%d@example.com", i)); r.StatusCode != 200 {
 			t.Fatalf("key %d: %d %s", i, r.StatusCode, r.body)
@@ -79,7 +80,7 @@ func TestKeyGenerationIsLimitedPerAddressAndDomain(t *testing.T) {
 		t.Fatalf("fourth key from one address: %d %v %s", r.StatusCode, r.Header, r.body)
 	}
 
-	e = setup(t, options{keygenLimits: shariah.IssueLimits{PerAddress: 100, PerDomain: 2, Window: time.Hour}})
+	e = setup(t, options{keygenLimits: account.IssueLimits{PerAddress: 100, PerDomain: 2, Window: time.Hour}})
 	for _, m := range []string{"a@spam.test", "b@spam.test"} {
 		if r := gen(e, m); r.StatusCode != 200 {
 			t.Fatalf("%s: %d %s", m, r.StatusCode, r.body)
@@ -97,7 +98,7 @@ func TestKeyGenerationIsLimitedPerAddressAndDomain(t *testing.T) {
 // against the address (both limits are taken in one script, all or none).
 func TestKeyGenerationLimitsChargeOnlyWhatTheyServe(t *testing.T) {
 	t.Parallel()
-	e := setup(t, options{keygenLimits: shariah.IssueLimits{PerAddress: 2, PerDomain: 1, Window: time.Hour}})
+	e := setup(t, options{keygenLimits: account.IssueLimits{PerAddress: 2, PerDomain: 1, Window: time.Hour}})
 	gen := func(email string) response {
 		return e.do(t, "POST", "/api/keys/generate", map[string]any{"email": email}, nil)
 	}
@@ -133,7 +134,7 @@ func TestKeyGenerationAddressBehindProxies(t *testing.T) {
 		}
 		return e.do(t, "POST", "/api/keys/generate", map[string]any{"email": email}, h)
 	}
-	limits := shariah.IssueLimits{PerAddress: 2, PerDomain: 1000, Window: time.Hour}
+	limits := account.IssueLimits{PerAddress: 2, PerDomain: 1000, Window: time.Hour}
 	// No trusted proxy (the default): the header is ignored, every request is the peer's.
 	e := setup(t, options{keygenLimits: limits})
 	for i, xff := range []string{"198.51.100.1", "198.51.100.2"} {
@@ -177,7 +178,7 @@ func TestKeyGenerationAddressBehindProxies(t *testing.T) {
 func TestKeyGenerationDuringRedisOutage(t *testing.T) {
 	t.Parallel()
 	own := testsvc.MustRedis(t)
-	e := setup(t, options{redisURL: own.RedisURL(), keygenLimits: shariah.IssueLimits{PerAddress: 100, PerDomain: 100, Window: time.Hour}})
+	e := setup(t, options{redisURL: own.RedisURL(), keygenLimits: account.IssueLimits{PerAddress: 100, PerDomain: 100, Window: time.Hour}})
 	if r := e.do(t, "POST", "/api/keys/generate", map[string]any{"email": uniqueEmail()}, nil); r.StatusCode != 200 {
 		t.Fatalf("before the outage: %d %s", r.StatusCode, r.body)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
@@ -56,7 +57,7 @@ func TestHealthReadinessAndUsageUnderOutages(t *testing.T) {
 	own := testsvc.MustRedis(t)
 	chp, db := ownClickHouse(t, "outage")
 	e := setup(t, options{redisURL: own.RedisURL(), db: db})
-	k := e.newKey(t, shariah.PlanPro)
+	k := e.newKey(t, account.PlanPro)
 	metered := 0
 	get := func(path string) response {
 		metered++
@@ -103,7 +104,7 @@ func TestHealthReadinessAndUsageUnderOutages(t *testing.T) {
 			t.Fatalf("%s with ClickHouse hung: %d %v %s", p, r.StatusCode, r.Header, r.body)
 		}
 	}
-	op := e.newKey(t, shariah.PlanInternal) // the operator analytics too (another key: k's count stays exact)
+	op := e.newKey(t, account.PlanInternal) // the operator analytics too (another key: k's count stays exact)
 	for _, p := range []string{"/api/analytics/usage", "/api/analytics/routes", "/api/analytics/top-keys", "/api/analytics/quota-events"} {
 		if r := e.do(t, "GET", p, nil, key(op)); r.StatusCode != http.StatusServiceUnavailable || r.errCode(t) != shariah.EUNAVAILABLE || r.Header.Get("Retry-After") == "" {
 			t.Fatalf("%s with ClickHouse hung: %d %v %s", p, r.StatusCode, r.Header, r.body)
@@ -178,7 +179,7 @@ func TestHealthReadinessAndUsageUnderOutages(t *testing.T) {
 // dropped, counted, and health says so.
 func TestHealthShowsAFullUsageSpool(t *testing.T) {
 	e := setup(t, options{noMigrate: true, spoolMax: 400})
-	k := e.newKey(t, shariah.PlanPro)
+	k := e.newKey(t, account.PlanPro)
 	for range 10 {
 		e.do(t, "GET", "/api/auth/me", nil, key(k))
 	}

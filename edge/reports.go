@@ -8,7 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // screeningReport answers GET /api/reports/screening/{symbol}: the result with a readable account.
@@ -26,7 +26,7 @@ func (s *Server) screeningReport(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(fiber.Map{"report_type": "screening", "generated_at": s.Now().UTC().Format(time.RFC3339), "symbol": r.Symbol,
-		"name": r.Name, "summary": r.ComplianceExplanation, "sections": shariah.ReportSections(r), "result": r, "disclaimers": r.Disclaimers})
+		"name": r.Name, "summary": r.ComplianceExplanation, "sections": screening.ReportSections(r), "result": r, "disclaimers": r.Disclaimers})
 }
 
 // portfolioReport answers POST /api/reports/portfolio {symbols}.
@@ -44,7 +44,7 @@ func (s *Server) portfolioReport(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(fiber.Map{"report_type": "portfolio", "generated_at": s.Now().UTC().Format(time.RFC3339), "holdings": items,
-		"summary": shariah.SummarizePortfolio(items), "disclaimers": s.Education.DisclaimersFor("screening", "purification")})
+		"summary": screening.SummarizePortfolio(items), "disclaimers": s.Education.DisclaimersFor("screening", "purification")})
 }
 
 // exportCSV answers GET /api/reports/export/csv: every cached result of the ruleset as RFC 4180 CSV.
@@ -69,7 +69,7 @@ func (s *Server) exportCSV(c *fiber.Ctx) error {
 	head = append(head, "debt_to_total_assets", "cash_to_total_assets", "receivables_to_total_assets", "impure_revenue_to_total_revenue",
 		"purification_rate", "purification_rate_fraction", "data_sources", "as_of", "screened_at", "explanation", "marks")
 	_ = w.Write(head)
-	ratio := func(r shariah.Result, k string) string {
+	ratio := func(r screening.Result, k string) string {
 		if v := r.FinancialRatios[k]; v != nil {
 			return v.String()
 		}
@@ -91,7 +91,7 @@ func (s *Server) exportCSV(c *fiber.Ctx) error {
 		}
 		row = append(row, ratio(r, "debt_to_total_assets"), ratio(r, "cash_to_total_assets"), ratio(r, "receivables_to_total_assets"),
 			ratio(r, "impure_revenue_to_total_revenue"), pr, pf, strings.Join(r.DataQuality.Sources, " "), r.DataQuality.AsOf,
-			r.ScreenedAt.Format(time.RFC3339), r.ComplianceExplanation, shariah.MarksOf(r).Label())
+			r.ScreenedAt.Format(time.RFC3339), r.ComplianceExplanation, screening.MarksOf(r).Label())
 		for i := range row {
 			row[i] = csvSafe(row[i])
 		}

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 func TestCSVExportIsSafeRFC4180(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	// A record whose name a spreadsheet would run as a formula.
 	rc, err := sredis.Open(e.redisURL)
 	if err != nil {

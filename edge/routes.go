@@ -1,6 +1,6 @@
 package edge
 
-import shariah "github.com/shariah-screen/shariah"
+import "github.com/shariah-screen/shariah/account"
 
 // routeTable is every route the edge serves. The OpenAPI document lists exactly these paths (a test
 // holds the two equal), and every /api route has a row in the token-cost table.
@@ -150,7 +150,7 @@ func (s *Server) routeTable() []route {
 		rs = append(rs,
 			route{Method: G, Path: "/bench/constant", Handler: s.benchConstant},
 			route{Method: G, Path: "/bench/metered", Auth: authHeader, Handler: s.benchConstant,
-				cost: shariah.TokenCost{Method: G, Path: "/bench/metered", Tokens: 1, Class: shariah.CostLightweight}})
+				cost: account.TokenCost{Method: G, Path: "/bench/metered", Tokens: 1, Class: account.CostLightweight}})
 	}
 	return rs
 }

@@ -6,12 +6,13 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // screenOptions reads ruleset, methodology and force_refresh; unknown names are 422 listing the valid ones.
-func (s *Server) screenOptions(c *fiber.Ctx) (shariah.ScreenOptions, error) {
+func (s *Server) screenOptions(c *fiber.Ctx) (screening.ScreenOptions, error) {
 	var v shariah.Validation
-	o := shariah.ScreenOptions{Ruleset: c.Query("ruleset"), Methodology: c.Query("methodology"), ForceRefresh: boolQuery(c, &v, "force_refresh")}
+	o := screening.ScreenOptions{Ruleset: c.Query("ruleset"), Methodology: c.Query("methodology"), ForceRefresh: boolQuery(c, &v, "force_refresh")}
 	if err := v.Err(); err != nil {
 		return o, err
 	}
@@ -95,11 +96,11 @@ type viewMemo struct {
 	sv shariah.Served
 }
 
-// sendResult encodes a result (shariah.ServeResult, as the stored bodies are) and sends it; a
+// sendResult encodes a result (screening.ServeResult, as the stored bodies are) and sends it; a
 // methodology's view is memoised.
-func (s *Server) sendResult(c *fiber.Ctx, r shariah.Result) error {
+func (s *Server) sendResult(c *fiber.Ctx, r screening.Result) error {
 	if r.Methodology == "" {
-		sv, err := shariah.ServeResult(r)
+		sv, err := screening.ServeResult(r)
 		if err != nil {
 			return err
 		}
@@ -112,7 +113,7 @@ func (s *Server) sendResult(c *fiber.Ctx, r shariah.Result) error {
 	if ok && m.at.Equal(r.ScreenedAt) {
 		return sendServed(c, m.sv, 0)
 	}
-	sv, err := shariah.ServeResult(r)
+	sv, err := screening.ServeResult(r)
 	if err != nil {
 		return err
 	}
@@ -173,7 +174,7 @@ func (s *Server) results(c *fiber.Ctx) error {
 		all[i] = all[i].View(rs, m)
 	}
 	if all == nil {
-		all = []shariah.Result{}
+		all = []screening.Result{}
 	}
 	return c.JSON(all)
 }
@@ -216,7 +217,7 @@ func (s *Server) resultsUpdates(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := []shariah.Result{}
+	out := []screening.Result{}
 	for _, r := range list {
 		if runID == "" || r.RunID == runID {
 			out = append(out, r.View(rs, m))
@@ -255,7 +256,7 @@ func (s *Server) portfolioScan(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"results": shariah.PortfolioResults(items), "summary": shariah.SummarizePortfolio(items),
+	return c.JSON(fiber.Map{"results": screening.PortfolioResults(items), "summary": screening.SummarizePortfolio(items),
 		"force_refresh_applied": o.ForceRefresh, "disclaimers": s.Education.DisclaimersFor("screening", "purification")})
 }
 

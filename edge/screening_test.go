@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 func TestScreenRouteCachingAndCosts(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	first := e.do(t, "POST", "/api/screen/TCS.NS", nil, k)
 	r := first.json(t)
 	if first.StatusCode != 200 || r["symbol"] != "TCS.NS" || first.Header.Get("X-Cache") != "MISS" || first.Header.Get("X-Tokens-Charged") != "10" {
@@ -77,7 +77,7 @@ func TestScreenRouteCachingAndCosts(t *testing.T) {
 func TestCachedResultsAndUpdates(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	if r := e.do(t, "GET", "/api/result/6758.T", nil, k); r.StatusCode != 404 {
 		t.Fatalf("never screened: %d", r.StatusCode)
 	}
@@ -118,8 +118,8 @@ func TestCachedResultsAndUpdates(t *testing.T) {
 func TestPortfolioCompareAndReports(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	pro := key(e.newKey(t, shariah.PlanPro))
-	ent := key(e.newKey(t, shariah.PlanEnterprise))
+	pro := key(e.newKey(t, account.PlanPro))
+	ent := key(e.newKey(t, account.PlanEnterprise))
 	body := map[string]any{"symbols": []string{"MSFT", "JPM", "NOPE", "SPUS", "brk.b"}, "force_refresh": true}
 	r := e.do(t, "POST", "/api/portfolio/scan", body, pro)
 	m := r.json(t)
@@ -198,7 +198,7 @@ func TestPortfolioCompareAndReports(t *testing.T) {
 func TestEveryDefaultEquityUnderEveryRuleset(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	syms := e.do(t, "GET", "/api/database/search?asset_type=equities&limit=500", nil, k).json(t)["results"].([]any)
 	if len(syms) < 30 {
 		t.Fatalf("%d equities", len(syms))

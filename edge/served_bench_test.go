@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/valyala/fasthttp"
 
 	"github.com/shariah-screen/shariah/internal/testsvc"
@@ -107,7 +107,7 @@ func BenchmarkServedReads(b *testing.B) {
 // is never refused.
 func (e *env) benchKey(b *testing.B) string {
 	b.Helper()
-	ik, err := e.keys.Create(context.Background(), fmt.Sprintf("bench%d@example.com", time.Now().UnixNano()), shariah.PlanInternal)
+	ik, err := e.keys.Create(context.Background(), fmt.Sprintf("bench%d@example.com", time.Now().UnixNano()), account.PlanInternal)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,15 +11,18 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Quotes and cached screenings are served as they were stored when written (shariah.Served): these
 // tests hold the answers byte for byte to what the routes answered before, when they decoded the stored
 // record and encoded it per request, and hold that a changed record is never answered with its old body.
 
-func registry(t *testing.T) (*education.Registry, shariah.Rulesets) {
+func registry(t *testing.T) (*education.Registry, screening.Rulesets) {
 	t.Helper()
 	rs, err := rules.Rulesets()
 	if err != nil {
@@ -53,7 +56,7 @@ func (e *env) setRaw(t *testing.T, key string, v []byte) {
 // market_data disclaimer set, encoded.
 func encodedQuote(t *testing.T, edu *education.Registry, stored []byte) []byte {
 	t.Helper()
-	var q shariah.Quote
+	var q market.Quote
 	if err := json.Unmarshal(stored, &q); err != nil {
 		t.Fatal(err)
 	}
@@ -71,10 +74,10 @@ func encodedQuote(t *testing.T, edu *education.Registry, stored []byte) []byte {
 
 // encodedResult is what GET /api/screen and /api/result answered before for a stored result: decoded,
 // normalized, seen through the methodology (if any), encoded.
-func encodedResult(t *testing.T, rs shariah.Rulesets, stored []byte, methodology string) []byte {
+func encodedResult(t *testing.T, rs screening.Rulesets, stored []byte, methodology string) []byte {
 	t.Helper()
 	var sr struct {
-		Result shariah.Result `json:"result"`
+		Result screening.Result `json:"result"`
 	}
 	if err := json.Unmarshal(stored, &sr); err != nil {
 		t.Fatal(err)
@@ -111,7 +114,7 @@ func TestQuotesServedAsStored(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	edu, _ := registry(t)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	assets, err := e.ref.AllAssets(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +147,7 @@ func TestQuoteChangedOrStoredByAnOlderBinary(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	edu, _ := registry(t)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	ctx := context.Background()
 	qkey := "shr:quote:{AAPL}"
 	first := e.do(t, "GET", "/api/quote/AAPL", nil, k)
@@ -216,14 +219,14 @@ func TestScreeningsServedAsStored(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	_, rs := registry(t)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	for _, sym := range []string{"MSFT", "AAPL", "JPM", "7203.T", "TCS.NS", "2222.SR", "BRK-B"} {
 		computed := e.do(t, "POST", "/api/screen/"+sym, nil, k)
 		if computed.StatusCode != 200 || computed.Header.Get("X-Cache") != "MISS" {
 			t.Fatalf("%s: %d %s", sym, computed.StatusCode, computed.body)
 		}
 		stored := e.rawValue(t, "shr:result:{"+sym+"}:spec")
-		if !framedAs(stored, shariah.ResultVariant) {
+		if !framedAs(stored, screening.ResultVariant) {
 			t.Fatalf("%s: the result is not stored as served: %.120s", sym, stored)
 		}
 		want := encodedResult(t, rs, stored, "")
@@ -276,7 +279,7 @@ func TestRescreenServesTheNewBody(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	_, rs := registry(t)
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	rkey := "shr:result:{MSFT}:spec"
 	e.do(t, "POST", "/api/screen/MSFT", nil, k)
 	etag1 := e.do(t, "GET", "/api/screen/MSFT", nil, k).Header.Get("ETag")
@@ -296,7 +299,7 @@ func TestRescreenServesTheNewBody(t *testing.T) {
 	}
 	// Another edge over the same Redis re-screens.
 	other := setup(t, options{redisURL: e.redisURL, db: e.db})
-	ko := key(other.newKey(t, shariah.PlanEnterprise))
+	ko := key(other.newKey(t, account.PlanEnterprise))
 	if r := other.do(t, "POST", "/api/screen/MSFT?force_refresh=true", nil, ko); r.StatusCode != 200 || r.Header.Get("X-Cache") != "MISS" {
 		t.Fatalf("re-screen on the other edge: %d", r.StatusCode)
 	}
@@ -325,7 +328,7 @@ func TestResultStoredByAnOlderBinary(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
 	_, rs := registry(t)
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	rkey := "shr:result:{JPM}:spec"
 	first := e.do(t, "POST", "/api/screen/JPM", nil, k)
 	var stored struct {
@@ -356,7 +359,7 @@ func TestResultStoredByAnOlderBinary(t *testing.T) {
 			t.Fatalf("%s:\n got %s\nwant %s", p, got.body, want)
 		}
 	}
-	if v := e.rawValue(t, rkey); !framedAs(v, shariah.ResultVariant) || !bytes.Equal(encodedResult(t, rs, v, ""), want) {
+	if v := e.rawValue(t, rkey); !framedAs(v, screening.ResultVariant) || !bytes.Equal(encodedResult(t, rs, v, ""), want) {
 		t.Fatalf("the older result was not stored with its body: %.200s", v)
 	}
 	if r := e.do(t, "GET", "/api/screen/JPM", nil, k); r.Header.Get("X-Cache") != "HIT" || !bytes.Equal(r.body, want) {
@@ -370,7 +373,7 @@ func TestResultStoredByAnOlderBinary(t *testing.T) {
 func TestCachedScreeningSentGzipWhenAccepted(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	if r := e.do(t, "POST", "/api/screen/MSFT", nil, k); r.StatusCode != 200 {
 		t.Fatalf("screen: %d %s", r.StatusCode, r.body)
 	}

@@ -17,54 +17,63 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/billing"
+	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/filings"
+	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/jobs"
+	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/screening"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // Deps are what the edge serves from. Every field is required unless noted.
 type Deps struct {
-	Keys      *shariah.Keys // issuing, regenerating and revoking keys (holds the KeyStore and plans)
-	Meter     shariah.Meter
-	Ref       shariah.RefStore // reference and market data
-	Screener  *shariah.Screener
+	Keys      *account.Keys // issuing, regenerating and revoking keys (holds the KeyStore and plans)
+	Meter     account.Meter
+	Ref       market.RefStore // reference and market data
+	Screener  *screening.Screener
 	Education *education.Registry
-	Bulk      *shariah.Bulk
-	ETFs      *shariah.ETFs
+	Bulk      *bulk.Service
+	ETFs      *etf.Service
 	// ETFQueue runs ETF look-throughs on a worker; ETFWait bounds how long a request waits for one.
 	ETFQueue interface {
 		EnqueueETF(ctx context.Context, p jobs.ETFPayload) error
 	}
 	ETFWait time.Duration
 	// Popular counts quote requests per symbol (for the quote refresh of the most requested); optional.
-	Popular *shariah.RequestCounter
-	Filings shariah.FilingStore
+	Popular *market.RequestCounter
+	Filings filings.Store
 	// AgentLLM, when set, lets the terminal agent rewrite free-form questions (OpenAI-compatible).
 	AgentLLM *agent.LLM
 	// Billing applies payment-processor events; Processor opens checkout and portal sessions;
 	// WebhookSecret verifies webhooks. Without them the billing routes answer 503.
-	Billing       *shariah.Billing
+	Billing       *account.Billing
 	Processor     *billing.Client
 	WebhookSecret string
 	// SukukStore holds sukuk records; SukukRules dispose them (AAOIFI before and after Standard 62).
-	SukukStore shariah.SukukStore
-	SukukRules *shariah.SukukRules
+	SukukStore sukuk.Store
+	SukukRules *sukuk.Rules
 	// WatchlistStore keeps users' watchlists.
-	WatchlistStore shariah.WatchlistStore
-	News           shariah.NewsStore
-	Trajectory     shariah.TrajectoryStore
-	Health         shariah.HealthStore // ingest sources' health (optional)
+	WatchlistStore screening.WatchlistStore
+	News           filings.NewsStore
+	Trajectory     insights.TrajectoryStore
+	Health         filings.HealthStore // ingest sources' health (optional)
 	// NewsSources are the configured news sources; EventRelevance rates 8-K items (news.RelevanceFor8K).
 	NewsSources    []NewsSourceInfo
 	EventRelevance func(items []string) (level, reason string)
 	// QueueHealth adds the worker queues to /api/screen-bulk/source-health (optional).
 	QueueHealth func(context.Context) map[string]any
-	Costs       shariah.TokenCosts // nil: shariah.DefaultTokenCosts()
-	Usage       shariah.UsageRecorder
-	UsageReader shariah.UsageReader
+	Costs       account.TokenCosts // nil: account.DefaultTokenCosts()
+	Usage       account.UsageRecorder
+	UsageReader account.UsageReader
 	Log         *slog.Logger
 	AccessLog   bool
 	BaseURL     string // public base URL, for Link headers
@@ -74,7 +83,7 @@ type Deps struct {
 	// optional. /readyz answers from the Redis one.
 	Checks map[string]func(context.Context) error
 	// UsageHealth reports the usage spool in /api/health (optional).
-	UsageHealth func() shariah.UsageSpoolStats
+	UsageHealth func() account.UsageSpoolStats
 	// Limits bound every request (body size, read, write and idle timeouts); zero: config.DefaultHTTPLimits.
 	Limits config.HTTPLimits
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client (clientAddress);
@@ -86,8 +95,8 @@ type Deps struct {
 
 	// Catalogs and Insights are the process's shared ones (the MCP server's and the agent's too);
 	// nil: built over Ref.
-	Catalogs *shariah.CatalogCache
-	Insights *shariah.Insights
+	Catalogs *catalog.Cache
+	Insights *insights.Service
 }
 
 // Server is the HTTP edge.
@@ -99,14 +108,14 @@ type Server struct {
 	metrics  *metrics
 	deps     *deps
 	quiet    *quietLog
-	plans    shariah.Plans
-	store    shariah.KeyStore
-	catalogs *shariah.CatalogCache
-	insights *shariah.Insights
+	plans    account.Plans
+	store    account.KeyStore
+	catalogs *catalog.Cache
+	insights *insights.Service
 	// trajectories answers the index-wide trajectory analytics (drift, sector medians; insights.go).
-	trajectories *shariah.TrajectoryAnalytics
+	trajectories *insights.TrajectoryAnalytics
 	// quoteBodies encodes GET /api/quote's body (the quote with the registry's market_data disclaimer).
-	quoteBodies shariah.QuoteBodies
+	quoteBodies market.QuoteBodies
 	// viewMemo holds the bodies of the methodology views served last (see sendResult), bounded.
 	memoMu   sync.Mutex
 	viewMemo map[string]*viewMemo
@@ -141,13 +150,13 @@ type route struct {
 	// Fresh, when set, decides before the handler runs whether the request computes afresh (and pays
 	// the token table's fresh price); otherwise force_refresh=true does.
 	Fresh func(*fiber.Ctx) bool
-	cost  shariah.TokenCost
+	cost  account.TokenCost
 }
 
 // New builds the edge.
 func New(d Deps) (*Server, error) {
 	if d.Costs == nil {
-		d.Costs = shariah.DefaultTokenCosts()
+		d.Costs = account.DefaultTokenCosts()
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -162,17 +171,17 @@ func New(d Deps) (*Server, error) {
 		d.Registry = prometheus.NewRegistry()
 	}
 	if d.Catalogs == nil {
-		d.Catalogs = &shariah.CatalogCache{Store: d.Ref}
+		d.Catalogs = &catalog.Cache{Store: d.Ref}
 	}
 	if d.Insights == nil {
-		d.Insights = &shariah.Insights{Ref: d.Ref, Screener: d.Screener, Catalogs: d.Catalogs}
+		d.Insights = &insights.Service{Ref: d.Ref, Screener: d.Screener, Catalogs: d.Catalogs}
 	}
 	s := &Server{Deps: d, log: d.Log, plans: d.Keys.Plans, store: d.Keys.Store, catalogs: d.Catalogs, insights: d.Insights}
-	s.trajectories = &shariah.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets, Watchlists: d.WatchlistStore}
+	s.trajectories = &insights.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets, Watchlists: d.WatchlistStore}
 	s.metrics = newMetrics(d.Registry)
 	s.deps = newDeps(d.Checks, d.Log)
 	s.quiet = &quietLog{log: d.Log}
-	s.quoteBodies = shariah.NewQuoteBodies(nil)
+	s.quoteBodies = market.NewQuoteBodies(nil)
 	if d.Education != nil {
 		s.quoteBodies = d.Education.QuoteBodies()
 	}
@@ -300,8 +309,8 @@ func routeOf(c *fiber.Ctx) string {
 	return "unmatched"
 }
 
-func chargeOf(c *fiber.Ctx) *shariah.Charge {
-	ch, _ := c.Locals(chargeKey).(*shariah.Charge)
+func chargeOf(c *fiber.Ctx) *account.Charge {
+	ch, _ := c.Locals(chargeKey).(*account.Charge)
 	return ch
 }
 

@@ -26,18 +26,23 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/billing"
+	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	"github.com/shariah-screen/shariah/jobs"
+	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 var (
@@ -71,23 +76,23 @@ func TestMain(m *testing.M) {
 // env is one edge over a Redis of its own (the default pack loaded) and a ClickHouse database of its own.
 type env struct {
 	srv      *edge.Server
-	keys     *shariah.Keys
+	keys     *account.Keys
 	store    *sredis.KeyStore
 	writer   *analytics.UsageWriter
 	db       *analytics.DB
 	logs     *syncBuffer
-	plans    shariah.Plans
-	bulk     *shariah.Bulk
+	plans    account.Plans
+	bulk     *bulk.Service
 	ref      *sredis.RefStore // uncached, for tests that change the data (quotes stored as served, as the writers do)
 	served   *sredis.RefStore // the edge's own (client-side cached) store
 	ingest   *sredis.IngestStore
 	news     *sredis.NewsStore
 	traj     analytics.Trajectory
-	popular  *shariah.RequestCounter
-	billing  *shariah.Billing
+	popular  *market.RequestCounter
+	billing  *account.Billing
 	rc       rueidis.Client
 	redisURL string // the Redis the edge uses, for a second edge sharing its state
-	meter    shariah.Meter
+	meter    account.Meter
 }
 
 // testRedisTimeout is the Redis call timeout of a test's edge unless the test sets its own: the tests
@@ -98,13 +103,13 @@ const testRedisTimeout = 10 * time.Second
 
 type options struct {
 	costs          map[string]int // "METHOD path" to tokens, overriding the default table
-	plans          shariah.Plans
+	plans          account.Plans
 	redisURL       string        // use this Redis as it is (empty: a Redis of the test's own with the default pack)
 	db             *analytics.DB // share a database between edges
 	logs           *syncBuffer
 	noMigrate      bool
 	spoolMax       int64               // the usage spool's cap (0: the default)
-	keygenLimits   shariah.IssueLimits // bounds on POST /api/keys/generate (zero: none)
+	keygenLimits   account.IssueLimits // bounds on POST /api/keys/generate (zero: none)
 	worker         bool                // run an asynq worker in process (bulk runs, ETF screens)
 	etfWait        time.Duration       // how long POST /api/etf/{symbol}/screen waits (default 10s)
 	agentLLM       *agent.LLM          // the terminal agent's model (nil: rules only)
@@ -144,7 +149,7 @@ func setup(t testing.TB, o options) *env {
 		o.redisURL = srv.RedisURL()
 	}
 	if o.plans == nil {
-		o.plans = shariah.DefaultPlans().WithoutRateLimits() // rate limits have their own tests
+		o.plans = account.DefaultPlans().WithoutRateLimits() // rate limits have their own tests
 	}
 	if o.logs == nil {
 		o.logs = &syncBuffer{}
@@ -167,7 +172,7 @@ func setup(t testing.TB, o options) *env {
 			}
 		}
 	}
-	costs := shariah.DefaultTokenCosts()
+	costs := account.DefaultTokenCosts()
 	for k, v := range o.costs {
 		found := false
 		for i := range costs {
@@ -190,7 +195,7 @@ func setup(t testing.TB, o options) *env {
 	go func() { writer.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; writer.Close() })
 	store := sredis.NewKeyStore(rc)
-	keys := &shariah.Keys{Store: store, Plans: o.plans}
+	keys := &account.Keys{Store: store, Plans: o.plans}
 	if o.keygenLimits.Window > 0 {
 		keys.Counter, keys.Limits = sredis.NewWindowCounter(rc), o.keygenLimits
 	}
@@ -203,21 +208,21 @@ func setup(t testing.TB, o options) *env {
 		t.Fatal(err)
 	}
 	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
-	screener := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc).Cached(30 * time.Second), Rulesets: rsets, Disclaimers: edu.DisclaimersFor}
+	screener := &screening.Screener{Ref: ref, Results: sredis.NewResultStore(rc).Cached(30 * time.Second), Rulesets: rsets, Disclaimers: edu.DisclaimersFor}
 	queue, err := jobs.NewQueue(o.redisURL, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(queue.Close)
 	results := sredis.NewResultStore(rc)
-	bulk := &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: ref, Screener: screener, Queue: queue, Concurrency: 2}
-	etfs := &shariah.ETFs{Ref: ref, Screener: screener, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}
+	bk := &bulk.Service{Runs: sredis.NewRunStore(rc), Ref: ref, Screener: screener, Queue: queue, Concurrency: 2}
+	etfs := &etf.Service{Ref: ref, Screener: screener, Results: results, Catalogs: &catalog.Cache{Store: ref}}
 	if o.worker {
 		wsrv, mux, err := jobs.NewWorker(o.redisURL, false, 4, log)
 		if err != nil {
 			t.Fatal(err)
 		}
-		jobs.RegisterBulk(mux, bulk)
+		jobs.RegisterBulk(mux, bk)
 		jobs.RegisterETF(mux, etfs)
 		if err := wsrv.Start(mux); err != nil {
 			t.Fatal(err)
@@ -225,8 +230,8 @@ func setup(t testing.TB, o options) *env {
 		t.Cleanup(wsrv.Shutdown)
 	}
 	ingest, news, traj := sredis.NewIngestStore(rc), sredis.NewNewsStore(rc), analytics.Trajectory{DB: db}
-	popular := &shariah.RequestCounter{}
-	bill := &shariah.Billing{Keys: keys, Store: sredis.NewBillingStore(rc)}
+	popular := &market.RequestCounter{}
+	bill := &account.Billing{Keys: keys, Store: sredis.NewBillingStore(rc)}
 	var processor *billing.Client
 	if o.stripeURL != "" {
 		processor = &billing.Client{BaseURL: o.stripeURL, SecretKey: "sk_test_edge", Prices: map[string]string{"starter": "price_starter", "pro": "price_pro", "enterprise": "price_ent"}}
@@ -235,7 +240,7 @@ func setup(t testing.TB, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var meter shariah.Meter = sredis.NewMeter(rc, o.plans)
+	var meter account.Meter = sredis.NewMeter(rc, o.plans)
 	if !o.exactMeter {
 		// as the service runs: token leases, settled by the meter's loop
 		lm := sredis.NewLeaseMeter(rc, o.plans, sredis.LeaseOptions{TTL: o.leaseTTL})
@@ -252,7 +257,7 @@ func setup(t testing.TB, o options) *env {
 		SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules, Billing: bill, Processor: processor, WebhookSecret: o.webhookSecret,
 		AgentLLM: o.agentLLM, Popular: popular, WatchlistStore: sredis.NewWatchlistStore(rc), Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
 		NewsSources: []edge.NewsSourceInfo{{Name: "sec-edgar-8k", URL: "https://www.sec.gov", Kind: "sec"}, {Name: "example", URL: "http://feeds.example.com/rss", Kind: "feed"}},
-		Bulk:        bulk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
+		Bulk:        bk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
 		Keys: keys, Meter: meter, Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
 		UsageReader: analytics.UsageReader{DB: db}, Log: log, AccessLog: true, BaseURL: "http://example.com",
 		TrustedProxies: o.trustedProxies, BenchRoutes: o.benchRoutes,
@@ -266,7 +271,7 @@ func setup(t testing.TB, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bulk, ref: sredis.NewRefStore(rc).WithQuoteBodies(edu.QuoteBodies()), served: ref,
+	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bk, ref: sredis.NewRefStore(rc).WithQuoteBodies(edu.QuoteBodies()), served: ref,
 		ingest: ingest, news: news, traj: traj, popular: popular, rc: rc, billing: bill, redisURL: o.redisURL, meter: meter}
 }
 
@@ -408,7 +413,7 @@ func (e *env) awaitData(t *testing.T) {
 	}
 }
 
-func (e *env) newKey(t *testing.T, plan string) shariah.IssuedKey {
+func (e *env) newKey(t *testing.T, plan string) account.IssuedKey {
 	t.Helper()
 	k, err := e.keys.Create(context.Background(), fmt.Sprintf("u%d@example.com", time.Now().UnixNano()), plan)
 	if err != nil {
@@ -417,7 +422,7 @@ func (e *env) newKey(t *testing.T, plan string) shariah.IssuedKey {
 	return k
 }
 
-func key(k shariah.IssuedKey) hdr { return hdr{"X-API-Key": k.Key} }
+func key(k account.IssuedKey) hdr { return hdr{"X-API-Key": k.Key} }
 
 func uniqueEmail() string { return fmt.Sprintf("person%d@example.com", time.Now().UnixNano()) }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // fileFundamentals stores filed fundamentals for symbols (replacing their illustrative ones). Without
@@ -38,7 +39,7 @@ func TestDataSourcesFiledIllustrativeAndCompanies(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{worker: true})
 	ctx := context.Background()
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	if err := e.ref.PutAssets(ctx, []shariah.Asset{
 		{Symbol: "GOOG", Name: "Alphabet Inc. Class C", Type: shariah.Equity, Exchange: "NASDAQ", Country: "United States", Currency: "USD",
 			Sector: "Communication Services", CIK: "0001652044"},

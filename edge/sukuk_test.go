@@ -3,13 +3,13 @@ package edge_test
 import (
 	"testing"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 func TestSukukEndpoints(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 
 	r := e.do(t, "GET", "/api/sukuk/search", nil, k)
 	m := r.json(t)
@@ -69,7 +69,7 @@ func TestSukukEndpoints(t *testing.T) {
 func TestSukukPortfolioImpactHandComputed(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanPro))
+	k := key(e.newKey(t, account.PlanPro))
 	body := `{"holdings":[{"isin":"XS0000000017","nominal":100},{"isin":"XS0000000025","market_value":200},
 		{"isin":"XS0000000074","nominal":700},{"isin":"US0378331005","nominal":50}]}`
 	r := e.do(t, "POST", "/api/sukuk/portfolio-impact", body, k)

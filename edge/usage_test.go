@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // TestOneUsageRowPerMeteredRequest: every metered request (success, refusal, error) is one row in
@@ -16,7 +16,7 @@ import (
 func TestOneUsageRowPerMeteredRequest(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{costs: map[string]int{"GET /api/keys/plans": 10}})
-	k := e.newKey(t, shariah.PlanFree)
+	k := e.newKey(t, account.PlanFree)
 	var metered []string
 	send := func(path string, h hdr, isMetered bool) response {
 		id := fmt.Sprintf("req-%d-%d", time.Now().UnixNano(), len(metered))
@@ -39,7 +39,7 @@ func TestOneUsageRowPerMeteredRequest(t *testing.T) {
 	send("/api/auth/me", key(k), true)
 	send("/api/auth/me/usage/daily?days=0", key(k), true) // 422, refunded, still a metered request
 	send("/api/auth/me", nil, false)                      // no key
-	bogus, _ := shariah.NewAPIKey("")
+	bogus, _ := account.NewAPIKey("")
 	send("/api/auth/me", hdr{"X-API-Key": bogus}, false) // unknown key
 	send("/api/health", nil, false)
 

@@ -5,11 +5,11 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
-func (s *Server) watchlists() *shariah.Watchlists {
-	return &shariah.Watchlists{Store: s.WatchlistStore, Resolve: s.catalogs.Resolve, Now: s.Now}
+func (s *Server) watchlists() *screening.Watchlists {
+	return &screening.Watchlists{Store: s.WatchlistStore, Resolve: s.catalogs.Resolve, Now: s.Now}
 }
 
 func (s *Server) listWatchlists(c *fiber.Ctx) error {
@@ -17,7 +17,7 @@ func (s *Server) listWatchlists(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := make([]shariah.WatchlistWithStatuses, 0, len(ws))
+	out := make([]screening.WatchlistWithStatuses, 0, len(ws))
 	for _, w := range ws {
 		b, err := s.Screener.WatchlistStatuses(c.UserContext(), w)
 		if err != nil {
@@ -43,7 +43,7 @@ func (s *Server) createWatchlist(c *fiber.Ctx) error {
 	return s.sendWatchlist(c, w)
 }
 
-func (s *Server) sendWatchlist(c *fiber.Ctx, w shariah.Watchlist) error {
+func (s *Server) sendWatchlist(c *fiber.Ctx, w screening.Watchlist) error {
 	b, err := s.Screener.WatchlistStatuses(c.UserContext(), w)
 	if err != nil {
 		return err

@@ -5,15 +5,16 @@ import (
 	"sync"
 	"testing"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func TestWatchlistsOwnershipAndLifecycle(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	alice := e.newKey(t, shariah.PlanPro)
+	alice := e.newKey(t, account.PlanPro)
 	ka := key(alice)
-	kb := key(e.newKey(t, shariah.PlanPro))
+	kb := key(e.newKey(t, account.PlanPro))
 
 	r := e.do(t, "POST", "/api/watchlists", map[string]any{"name": "Tech", "symbols": []string{"msft", "BRK.B", "MSFT", "SPUS"}}, ka)
 	if r.StatusCode != 200 {
@@ -87,7 +88,7 @@ func TestWatchlistsOwnershipAndLifecycle(t *testing.T) {
 func TestWatchlistBadInputAndLimits(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := key(e.newKey(t, shariah.PlanEnterprise))
+	k := key(e.newKey(t, account.PlanEnterprise))
 	for _, c := range []struct {
 		body any
 		code int
@@ -121,8 +122,8 @@ func TestWatchlistBadInputAndLimits(t *testing.T) {
 	}
 	// Creating concurrently never passes the per-user limit.
 	var wg sync.WaitGroup
-	codes := make(chan int, shariah.MaxWatchlists+10)
-	for i := range shariah.MaxWatchlists + 9 {
+	codes := make(chan int, screening.MaxWatchlists+10)
+	for i := range screening.MaxWatchlists + 9 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -140,7 +141,7 @@ func TestWatchlistBadInputAndLimits(t *testing.T) {
 			conflict++
 		}
 	}
-	if ok != shariah.MaxWatchlists-1 || conflict != 10 {
-		t.Fatalf("created %d, refused %d (limit %d, one existed)", ok, conflict, shariah.MaxWatchlists)
+	if ok != screening.MaxWatchlists-1 || conflict != 10 {
+		t.Fatalf("created %d, refused %d (limit %d, one existed)", ok, conflict, screening.MaxWatchlists)
 	}
 }

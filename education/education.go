@@ -14,6 +14,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 //go:embed *.json
@@ -61,11 +63,11 @@ type Registry struct {
 	Criteria      json.RawMessage
 	Purification  json.RawMessage
 	Disclaimers   []shariah.Disclaimer
-	rulesets      shariah.Rulesets
+	rulesets      screening.Rulesets
 }
 
 // Load reads the embedded content and checks it against the rulesets.
-func Load(rs shariah.Rulesets) (*Registry, error) {
+func Load(rs screening.Rulesets) (*Registry, error) {
 	r := &Registry{rulesets: rs}
 	read := func(name string, v any) error {
 		b, err := files.ReadFile(name)
@@ -127,7 +129,7 @@ func (r *Registry) SearchGlossary(q string) []Term {
 }
 
 // Thresholds reads a methodology's ratio rules from a ruleset.
-func Thresholds(rs *shariah.Ruleset, id string) []Threshold {
+func Thresholds(rs *screening.Ruleset, id string) []Threshold {
 	m, ok := rs.Methodology(id)
 	if !ok {
 		return nil
@@ -241,7 +243,7 @@ func (r *Registry) MethodologyIDs() []string {
 func (r *Registry) CriteriaWithThresholds() map[string]any {
 	var c map[string]any
 	_ = json.Unmarshal(r.Criteria, &c)
-	spec := r.rulesets[shariah.DefaultRuleset]
+	spec := r.rulesets[screening.DefaultRuleset]
 	th := map[string]any{}
 	for _, m := range spec.Methodologies {
 		th[m.Name] = map[string]any{"thresholds": Thresholds(spec, m.ID), "prohibited_activities": m.Business}
@@ -253,7 +255,7 @@ func (r *Registry) CriteriaWithThresholds() map[string]any {
 		// by_methodology. max_debt_to_total_assets is the lowest debt threshold on a total-assets basis.
 		for _, m := range spec.Methodologies {
 			for _, t := range Thresholds(spec, m.ID) {
-				if t.Ratio == "debt" && t.Denominator == shariah.DenTotalAssets {
+				if t.Ratio == "debt" && t.Denominator == screening.DenTotalAssets {
 					if cur, ok := fs["max_debt_to_total_assets"].(string); !ok || t.ThresholdPct < cur {
 						fs["max_debt_to_total_assets"] = t.ThresholdPct
 					}
@@ -276,8 +278,8 @@ func (r *Registry) Disclaimer(id string) (shariah.Disclaimer, bool) {
 
 // QuoteBodies encodes the body GET /api/quote serves: the quote with the market_data disclaimer. The
 // edge serves these bodies and the quote writers (load, ingest) store them, so both take them from here.
-func (r *Registry) QuoteBodies() shariah.QuoteBodies {
-	return shariah.NewQuoteBodies(r.DisclaimersFor("market_data"))
+func (r *Registry) QuoteBodies() market.QuoteBodies {
+	return market.NewQuoteBodies(r.DisclaimersFor("market_data"))
 }
 
 // DisclaimersFor returns the disclaimers with the ids, in registry order (the Screener attaches them).

@@ -16,7 +16,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 )
 
 // Source is one ingester.
@@ -33,7 +33,7 @@ type Source struct {
 // Scheduler runs sources on their schedules.
 type Scheduler struct {
 	cron    *cron.Cron
-	health  shariah.HealthStore
+	health  filings.HealthStore
 	log     *slog.Logger
 	Backoff time.Duration // first retry delay; 0: 2 s
 	mu      sync.Mutex
@@ -44,7 +44,7 @@ type Scheduler struct {
 var parser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // NewScheduler returns an empty scheduler.
-func NewScheduler(health shariah.HealthStore, log *slog.Logger) *Scheduler {
+func NewScheduler(health filings.HealthStore, log *slog.Logger) *Scheduler {
 	return &Scheduler{cron: cron.New(cron.WithParser(parser), cron.WithLocation(time.UTC)), health: health, log: log,
 		running: map[string]bool{}, sources: map[string]Source{}}
 }
@@ -74,7 +74,7 @@ func (s *Scheduler) Add(src Source) error {
 }
 
 // current reads a source's stored health (or a fresh record).
-func (s *Scheduler) current(ctx context.Context, src Source) shariah.SourceHealth {
+func (s *Scheduler) current(ctx context.Context, src Source) filings.SourceHealth {
 	all, _ := s.health.Health(ctx)
 	for _, h := range all {
 		if h.Name == src.Name {
@@ -82,7 +82,7 @@ func (s *Scheduler) current(ctx context.Context, src Source) shariah.SourceHealt
 			return h
 		}
 	}
-	return shariah.SourceHealth{Name: src.Name, Schedule: src.Schedule}
+	return filings.SourceHealth{Name: src.Name, Schedule: src.Schedule}
 }
 
 // ErrBusy is returned when the source is already running here or in another process.

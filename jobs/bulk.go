@@ -14,6 +14,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/bulk"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -28,7 +29,7 @@ type RunPayload struct {
 	RunID string `json:"run_id"`
 }
 
-// Queue implements shariah.RunQueue (and the ETF queue) with an asynq client and inspector.
+// Queue implements bulk.Queue (and the ETF queue) with an asynq client and inspector.
 type Queue struct {
 	Client    *asynq.Client
 	Inspector *asynq.Inspector
@@ -53,11 +54,11 @@ func (q *Queue) Close() {
 	q.Inspector.Close()
 }
 
-var _ shariah.RunQueue = (*Queue)(nil)
+var _ bulk.Queue = (*Queue)(nil)
 
 // EnqueueRun queues a run as one task whose id is the run id, so the same run cannot be queued twice.
 // A run survives its worker: killed mid-run, another worker's reclaim loop resumes it when the run's
-// lease expires (shariah.Bulk.Reclaim; asynq's own recovery, after its 30 s lease, finds it taken).
+// lease expires (bulk.Service.Reclaim; asynq's own recovery, after its 30 s lease, finds it taken).
 // A finished task is not retained: a deleted run leaves no key behind, its task included.
 // An enqueue for a request takes at most the request's Redis call timeout (redis.WithCallTimeout).
 func (q *Queue) EnqueueRun(ctx context.Context, runID string) error {
@@ -100,7 +101,7 @@ func RetryDelay(n int, err error, t *asynq.Task) time.Duration {
 }
 
 // RegisterBulk registers the index:screen handler.
-func RegisterBulk(mux *asynq.ServeMux, b *shariah.Bulk) {
+func RegisterBulk(mux *asynq.ServeMux, b *bulk.Service) {
 	mux.HandleFunc(TypeIndexScreen, func(ctx context.Context, t *asynq.Task) error {
 		var p RunPayload
 		if err := json.Unmarshal(t.Payload(), &p); err != nil || p.RunID == "" {
@@ -111,8 +112,8 @@ func RegisterBulk(mux *asynq.ServeMux, b *shariah.Bulk) {
 			retried, _ := asynq.GetRetryCount(ctx)
 			maxRetry, _ := asynq.GetMaxRetry(ctx)
 			if retried >= maxRetry { // asynq gives up after this attempt: the run has failed
-				_, _ = b.Runs.SetStatus(context.WithoutCancel(ctx), p.RunID, shariah.RunFailed,
-					[]string{shariah.RunQueued, shariah.RunRunning}, time.Now().UTC(), "gave up after "+strconv.Itoa(retried+1)+" attempts: "+err.Error())
+				_, _ = b.Runs.SetStatus(context.WithoutCancel(ctx), p.RunID, bulk.Failed,
+					[]string{bulk.Queued, bulk.Running}, time.Now().UTC(), "gave up after "+strconv.Itoa(retried+1)+" attempts: "+err.Error())
 				r, _, _ := b.Runs.Run(context.WithoutCancel(ctx), p.RunID)
 				_ = b.Runs.ReleaseIndex(context.WithoutCancel(ctx), r.IndexName, p.RunID)
 			}
@@ -153,7 +154,7 @@ func ParseSchedules(s string) (map[string]string, error) {
 var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // NewRescreens schedules the rescreens (UTC).
-func NewRescreens(b *shariah.Bulk, schedules map[string]string, log *slog.Logger) (*Rescreens, error) {
+func NewRescreens(b *bulk.Service, schedules map[string]string, log *slog.Logger) (*Rescreens, error) {
 	c := cron.New(cron.WithParser(cronParser), cron.WithLocation(time.UTC))
 	for index, spec := range schedules {
 		index := index

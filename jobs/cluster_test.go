@@ -12,11 +12,15 @@ import (
 	"github.com/hibiken/asynq"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestRedisOpt: the service's URL form, read as rueidis reads it; on a cluster every address seeds
@@ -68,13 +72,13 @@ func TestQueueAndWorkerOnRedisCluster(t *testing.T) {
 	t.Cleanup(q.Close)
 	rs, _ := rules.Rulesets()
 	ref, results := sredis.NewRefStore(rc), sredis.NewResultStore(rc)
-	sc := &shariah.Screener{Ref: ref, Results: results, Rulesets: rs}
+	sc := &screening.Screener{Ref: ref, Results: results, Rulesets: rs}
 	runs := sredis.NewRunStore(rc)
-	bulk := &shariah.Bulk{Runs: runs, Ref: ref, Queue: q, Screener: sc, Concurrency: 2}
-	etfs := &shariah.ETFs{Ref: ref, Screener: sc, Results: results, Catalogs: &shariah.CatalogCache{Store: ref}}
+	bk := &bulk.Service{Runs: runs, Ref: ref, Queue: q, Screener: sc, Concurrency: 2}
+	etfs := &etf.Service{Ref: ref, Screener: sc, Results: results, Catalogs: &catalog.Cache{Store: ref}}
 
 	// A run queued before any worker runs: a second enqueue is refused, and a waiting task can be dropped.
-	waiting, err := bulk.StartRun(ctx, shariah.ServiceCaller, "DJIA", 0, false, "", "api")
+	waiting, err := bk.StartRun(ctx, shariah.ServiceCaller, "DJIA", 0, false, "", "api")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +91,7 @@ func TestQueueAndWorkerOnRedisCluster(t *testing.T) {
 	if _, err := q.Inspector.GetTaskInfo("bulk", waiting.ID); err == nil {
 		t.Fatal("the dropped task is still queued")
 	}
-	if _, err := bulk.Cancel(ctx, shariah.ServiceCaller, waiting.ID); err != nil {
+	if _, err := bk.Cancel(ctx, shariah.ServiceCaller, waiting.ID); err != nil {
 		t.Fatal(err)
 	}
 
@@ -95,19 +99,19 @@ func TestQueueAndWorkerOnRedisCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs.RegisterBulk(mux, bulk)
+	jobs.RegisterBulk(mux, bk)
 	jobs.RegisterETF(mux, etfs)
 	if err := srv.Start(mux); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Shutdown)
 
-	run, err := bulk.StartRun(ctx, shariah.ServiceCaller, "SP500", 0, true, "", "api")
+	run, err := bk.StartRun(ctx, shariah.ServiceCaller, "SP500", 0, true, "", "api")
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	r, ok, err := shariah.AwaitETFScreening(ctx, func(ctx context.Context) error {
+	r, ok, err := etf.AwaitScreening(ctx, func(ctx context.Context) error {
 		return q.EnqueueETF(ctx, jobs.ETFPayload{Symbol: "SPUS", Ruleset: "spec"})
 	}, results, "SPUS", "spec", start, 30*time.Second)
 	if err != nil || !ok || len(r.Holdings) == 0 {
@@ -119,7 +123,7 @@ func TestQueueAndWorkerOnRedisCluster(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Status == shariah.RunCompleted {
+		if got.Status == bulk.Completed {
 			items, err := runs.Items(ctx, run.ID)
 			if err != nil || len(items) != run.Total || got.Processed != run.Total {
 				t.Fatalf("completed with %d items, processed %d, of %d: %v", len(items), got.Processed, run.Total, err)

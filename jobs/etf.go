@@ -10,6 +10,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/etf"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -35,7 +36,7 @@ func (q *Queue) EnqueueETF(ctx context.Context, p ETFPayload) error {
 }
 
 // RegisterETF registers the etf:screen handler.
-func RegisterETF(mux *asynq.ServeMux, e *shariah.ETFs) {
+func RegisterETF(mux *asynq.ServeMux, e *etf.Service) {
 	mux.HandleFunc(TypeETFScreen, func(ctx context.Context, t *asynq.Task) error {
 		var p ETFPayload
 		if err := json.Unmarshal(t.Payload(), &p); err != nil || p.Symbol == "" {

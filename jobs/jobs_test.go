@@ -8,10 +8,12 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func TestParseSchedules(t *testing.T) {
@@ -41,16 +43,16 @@ func TestRescreensNeverOverlap(t *testing.T) {
 	}
 	t.Cleanup(q.Close)
 	runs := sredis.NewRunStore(rc)
-	bulk := &shariah.Bulk{Runs: runs, Ref: ref, Queue: q, Screener: &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs}}
-	resc, err := jobs.NewRescreens(bulk, map[string]string{"DJIA": "@every 1s"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	bk := &bulk.Service{Runs: runs, Ref: ref, Queue: q, Screener: &screening.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs}}
+	resc, err := jobs.NewRescreens(bk, map[string]string{"DJIA": "@every 1s"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rctx, cancel := context.WithTimeout(ctx, 3500*time.Millisecond)
 	defer cancel()
 	_ = resc.Run(rctx)
-	list, total, err := runs.Runs(ctx, shariah.RunFilter{IndexName: "DJIA"}, 0, 10)
-	if err != nil || total != 1 || list[0].Trigger != "schedule" || list[0].Status != shariah.RunQueued {
+	list, total, err := runs.Runs(ctx, bulk.Filter{IndexName: "DJIA"}, 0, 10)
+	if err != nil || total != 1 || list[0].Trigger != "schedule" || list[0].Status != bulk.Queued {
 		t.Fatalf("runs after three triggers: %d %+v %v", total, list, err)
 	}
 	// The task is in asynq under the run's id: a second enqueue of the same run is refused.

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/config"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
@@ -32,9 +33,9 @@ type Auth struct {
 	KeylessLimits  config.KeylessLimits
 	Origins        config.Origins
 	TrustedProxies []netip.Prefix
-	Keys           shariah.KeyStore
-	Meter          shariah.Meter
-	Costs          shariah.TokenCosts
+	Keys           account.KeyStore
+	Meter          account.Meter
+	Costs          account.TokenCosts
 }
 
 // toolRoutes maps each tool to the REST route whose token cost it carries.
@@ -60,7 +61,7 @@ func (a *Auth) cost(req mcp.CallToolRequest) int {
 		route = "POST /api/screen-bulk"
 	}
 	body, _ := json.Marshal(args)
-	items := shariah.BatchItems(body)
+	items := account.BatchItems(body)
 	fresh, _ := args["force_refresh"].(bool)
 	for _, c := range a.Costs {
 		if c.Method+" "+c.Path == route {
@@ -99,10 +100,10 @@ func (a *Auth) guard(redisTimeout time.Duration, next http.Handler) http.Handler
 			next.ServeHTTP(w, r.WithContext(ctx))
 			return
 		}
-		var k shariah.APIKey
+		var k account.APIKey
 		err := errors.New("no key store")
 		if a.Keys != nil {
-			k, err = shariah.ActiveKey(ctx, a.Keys, full)
+			k, err = account.ActiveKey(ctx, a.Keys, full)
 		}
 		if err != nil {
 			code, msg := shariah.ErrorCode(err), err.Error()

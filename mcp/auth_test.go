@@ -12,6 +12,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/mcp"
@@ -25,11 +27,11 @@ func TestHTTPKeyRequirementAndMetering(t *testing.T) {
 	t.Parallel()
 	h := start(t)
 	rc := h.rc
-	plans := shariah.DefaultPlans()
+	plans := account.DefaultPlans()
 	store := sredis.NewKeyStore(rc)
-	keys := &shariah.Keys{Store: store, Plans: plans}
+	keys := &account.Keys{Store: store, Plans: plans}
 	d := h.d
-	d.Auth = &mcp.Auth{Required: true, Keys: store, Meter: sredis.NewMeter(rc, plans), Costs: shariah.DefaultTokenCosts()}
+	d.Auth = &mcp.Auth{Required: true, Keys: store, Meter: sredis.NewMeter(rc, plans), Costs: account.DefaultTokenCosts()}
 	srv := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth, config.HTTPLimits{}))
 	defer srv.Close()
 
@@ -51,7 +53,7 @@ func TestHTTPKeyRequirementAndMetering(t *testing.T) {
 	ctx := context.Background()
 	mcptest.Connect(t, c)
 	used := func() int64 {
-		st, err := store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(timeNow()))
+		st, err := store.MeterState(ctx, k.Record.Hash, account.PeriodOf(timeNow()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,11 +125,11 @@ func TestHTTPKeylessIsReadOnlyAndKeysMeter(t *testing.T) {
 	t.Parallel()
 	h := start(t)
 	ctx := context.Background()
-	plans := shariah.DefaultPlans()
+	plans := account.DefaultPlans()
 	store := sredis.NewKeyStore(h.rc)
-	keys := &shariah.Keys{Store: store, Plans: plans}
+	keys := &account.Keys{Store: store, Plans: plans}
 	d := h.d
-	d.Auth = &mcp.Auth{Keyless: config.KeylessReadOnly, Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: shariah.DefaultTokenCosts()}
+	d.Auth = &mcp.Auth{Keyless: config.KeylessReadOnly, Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: account.DefaultTokenCosts()}
 	srv := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth, config.HTTPLimits{}))
 	t.Cleanup(srv.Close) // after the clients' cleanups (LIFO): their streams end first
 
@@ -157,7 +159,7 @@ func TestHTTPKeylessIsReadOnlyAndKeysMeter(t *testing.T) {
 			}
 		}
 	}
-	if runs, _, err := d.Bulk.Runs.Runs(ctx, shariah.RunFilter{}, 0, 10); err != nil || len(runs) != 0 {
+	if runs, _, err := d.Bulk.Runs.Runs(ctx, bulk.Filter{}, 0, 10); err != nil || len(runs) != 0 {
 		t.Fatalf("a keyless caller started a run: %v %v", runs, err)
 	}
 	if lists, err := d.Watchlists.Store.Watchlists(ctx, mcp.LocalUser); err != nil || len(lists) != 0 {
@@ -170,7 +172,7 @@ func TestHTTPKeylessIsReadOnlyAndKeysMeter(t *testing.T) {
 		t.Fatal(err)
 	}
 	used := func() int64 {
-		st, err := store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(timeNow()))
+		st, err := store.MeterState(ctx, k.Record.Hash, account.PeriodOf(timeNow()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +210,7 @@ func TestHTTPKeylessIsReadOnlyAndKeysMeter(t *testing.T) {
 		}
 	}
 	// New keys are ht_; a shr_ key issued before the prefix changed still identifies its caller.
-	legacy, err := (&shariah.Keys{Store: store, Plans: plans, Prefix: shariah.LegacyKeyPrefix}).Create(ctx, "legacy-mcp@example.com", shariah.PlanFree)
+	legacy, err := (&account.Keys{Store: store, Plans: plans, Prefix: account.LegacyKeyPrefix}).Create(ctx, "legacy-mcp@example.com", account.PlanFree)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +221,7 @@ func TestHTTPKeylessIsReadOnlyAndKeysMeter(t *testing.T) {
 	if res := callTool(t, lc, "get_quote", map[string]any{"symbol": "AAPL"}); res.IsError {
 		t.Fatalf("get_quote with a shr_ key: %s", text(res))
 	}
-	if st, err := store.MeterState(ctx, legacy.Record.Hash, shariah.PeriodOf(timeNow())); err != nil || st.Used != 2 {
+	if st, err := store.MeterState(ctx, legacy.Record.Hash, account.PeriodOf(timeNow())); err != nil || st.Used != 2 {
 		t.Fatalf("the shr_ key's meter: %+v %v, want 2 used", st, err)
 	}
 	if _, err := keys.Revoke(ctx, k.Record.Prefix, &k.Record); err != nil {
@@ -230,7 +232,7 @@ func TestHTTPKeylessIsReadOnlyAndKeysMeter(t *testing.T) {
 	}
 
 	// Keyless full: state changes run, watchlists still need a key.
-	d.Auth = &mcp.Auth{Keyless: config.KeylessFull, Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: shariah.DefaultTokenCosts()}
+	d.Auth = &mcp.Auth{Keyless: config.KeylessFull, Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: account.DefaultTokenCosts()}
 	full := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth, config.HTTPLimits{}))
 	t.Cleanup(full.Close)
 	c = httpClient(t, full.URL, false, nil)

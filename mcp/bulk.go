@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 )
 
 func (d Deps) bulkTools() []tool {
@@ -65,12 +68,12 @@ func (d Deps) bulkScreen(ctx context.Context, in bulkArgs) (any, string, error) 
 }
 
 // run is the run the call names (for status without run_id: the current run).
-func (d Deps) run(ctx context.Context, c bulkCall) (shariah.Run, error) {
+func (d Deps) run(ctx context.Context, c bulkCall) (bulk.Run, error) {
 	if c.in.RunID == "" {
 		if c.in.Action == "status" {
 			return d.Bulk.Current(ctx, c.by)
 		}
-		return shariah.Run{}, invalid("run_id is required for "+c.in.Action, "run_id")
+		return bulk.Run{}, invalid("run_id is required for "+c.in.Action, "run_id")
 	}
 	return d.Bulk.Get(ctx, c.by, c.in.RunID)
 }
@@ -116,7 +119,7 @@ func (d Deps) bulkStatus(ctx context.Context, c bulkCall) (string, error) {
 }
 
 func (d Deps) bulkRuns(ctx context.Context, c bulkCall) (string, error) {
-	rs, total, err := d.Bulk.History(ctx, c.by, shariah.RunFilter{IndexName: strings.ToUpper(c.in.IndexName)}, 0, c.in.PageSize)
+	rs, total, err := d.Bulk.History(ctx, c.by, bulk.Filter{IndexName: strings.ToUpper(c.in.IndexName)}, 0, c.in.PageSize)
 	if err != nil {
 		return "", err
 	}
@@ -136,18 +139,18 @@ func (d Deps) bulkResults(ctx context.Context, c bulkCall) (string, error) {
 	}
 	c.out["run"] = r
 	if c.in.Action == "summary" {
-		var cat *shariah.Catalog
+		var cat *catalog.Catalog
 		if d.Catalogs != nil {
 			if cat, err = d.Catalogs.Get(ctx); err != nil {
 				return "", err
 			}
 		}
-		s := shariah.Summarize(items, cat)
+		s := bulk.Summarize(items, cat)
 		c.out["summary"] = s
 		b, _ := json.Marshal(s)
 		return string(b), nil
 	}
-	rows, total := shariah.QueryItems(items, shariah.ItemQuery{Compliant: c.in.Compliant, Methodology: c.in.Methodology, Sector: c.in.Sector,
+	rows, total := bulk.QueryItems(items, bulk.ItemQuery{Compliant: c.in.Compliant, Methodology: c.in.Methodology, Sector: c.in.Sector,
 		SortBy: "symbol", Page: 1, PageSize: c.in.PageSize})
 	c.out["results"], c.out["total"] = rows, total
 	var lines []string
@@ -171,7 +174,7 @@ func (d Deps) bulkCompare(ctx context.Context, c bulkCall) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cmp := shariah.CompareRuns(a, b, ia, ib)
+	cmp := bulk.CompareRuns(a, b, ia, ib)
 	c.out["comparison"] = cmp
 	return fmt.Sprintf("%d status changes between the runs.", len(cmp.Changed)), nil
 }
@@ -185,7 +188,7 @@ func (d Deps) bulkCaller(ctx context.Context) (shariah.Caller, error) {
 		if err != nil {
 			return shariah.Caller{}, err
 		}
-		by = shariah.CallerOf(rec)
+		by = account.CallerOf(rec)
 	}
 	return by, nil
 }

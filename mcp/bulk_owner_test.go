@@ -12,6 +12,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/mcp"
@@ -27,21 +29,21 @@ func TestBulkToolRunOwnership(t *testing.T) {
 	t.Parallel()
 	h := start(t)
 	ctx := context.Background()
-	plans := shariah.DefaultPlans()
+	plans := account.DefaultPlans()
 	store := sredis.NewKeyStore(h.rc)
-	keys := &shariah.Keys{Store: store, Plans: plans}
+	keys := &account.Keys{Store: store, Plans: plans}
 	d := h.d
-	d.Auth = &mcp.Auth{Required: true, Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: shariah.DefaultTokenCosts()}
+	d.Auth = &mcp.Auth{Required: true, Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: account.DefaultTokenCosts()}
 	srv := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth, config.HTTPLimits{}))
 	defer srv.Close()
 	session := func(plan string) func(args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
 		return bulkSession(t, ctx, srv.URL, keys, plan)
 	}
-	a, b, op := session(shariah.PlanEnterprise), session(shariah.PlanPro), session(shariah.PlanInternal)
+	a, b, op := session(account.PlanEnterprise), session(account.PlanPro), session(account.PlanInternal)
 	local := func(args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
 		return h.call(t, "bulk_screen", args)
 	}
-	for _, ix := range []shariah.IndexInfo{{Name: "MCPA", Symbols: []string{"MSFT", "JPM"}}, {Name: "MCPS", Symbols: []string{"NVDA"}}} {
+	for _, ix := range []catalog.IndexInfo{{Name: "MCPA", Symbols: []string{"MSFT", "JPM"}}, {Name: "MCPS", Symbols: []string{"NVDA"}}} {
 		if err := sredis.NewRefStore(h.rc).PutIndex(ctx, ix); err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +102,7 @@ func TestBulkToolRunOwnership(t *testing.T) {
 }
 
 // bulkSession is a Streamable HTTP session with a new key of the plan, calling bulk_screen.
-func bulkSession(t *testing.T, ctx context.Context, url string, keys *shariah.Keys, plan string) func(args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
+func bulkSession(t *testing.T, ctx context.Context, url string, keys *account.Keys, plan string) func(args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
 	k, err := keys.Create(ctx, plan+"-owner@example.com", plan)
 	if err != nil {
 		t.Fatal(err)

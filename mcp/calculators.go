@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/finance"
 )
 
 func (d Deps) calculatorTools() []tool {
@@ -45,11 +46,11 @@ func (d Deps) calculateZakat(ctx context.Context, in calculatorArgs) (any, strin
 		v.Add("must be zakat or purification", "value_error.enum", "arguments", "calculation_type")
 		return nil, "", v.Err()
 	}
-	req := shariah.ZakatRequest{Cash: in.Cash, Receivables: in.Receivables, Debts: in.Debts, GoldPricePerGram: in.GoldPricePerGram, NisabMetal: in.NisabMetal}
+	req := finance.ZakatRequest{Cash: in.Cash, Receivables: in.Receivables, Debts: in.Debts, GoldPricePerGram: in.GoldPricePerGram, NisabMetal: in.NisabMetal}
 	for _, h := range in.Holdings {
-		req.Holdings = append(req.Holdings, shariah.ZakatHolding{Symbol: h.Symbol, MarketValue: h.MarketValue, Shares: h.Shares})
+		req.Holdings = append(req.Holdings, finance.ZakatHolding{Symbol: h.Symbol, MarketValue: h.MarketValue, Shares: h.Shares})
 	}
-	res, err := (&shariah.Zakat{Ref: d.Ref, Disclaimers: disc}).Calculate(ctx, req)
+	res, err := (&finance.Zakat{Ref: d.Ref, Disclaimers: disc}).Calculate(ctx, req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -61,11 +62,11 @@ func (d Deps) calculateZakat(ctx context.Context, in calculatorArgs) (any, strin
 }
 
 func (d Deps) purify(ctx context.Context, in calculatorArgs, disc func(ids ...string) []shariah.Disclaimer) (any, string, error) {
-	req := shariah.PurificationRequest{}
+	req := finance.PurificationRequest{}
 	for _, h := range in.Holdings {
-		req.Holdings = append(req.Holdings, shariah.PurificationHolding{Symbol: h.Symbol, DividendIncome: h.DividendIncome, Shares: h.Shares})
+		req.Holdings = append(req.Holdings, finance.PurificationHolding{Symbol: h.Symbol, DividendIncome: h.DividendIncome, Shares: h.Shares})
 	}
-	res, err := (&shariah.Purifier{Ref: d.Ref, Screener: d.Screener, Disclaimers: disc}).Calculate(ctx, req)
+	res, err := (&finance.Purifier{Ref: d.Ref, Screener: d.Screener, Disclaimers: disc}).Calculate(ctx, req)
 	if err != nil {
 		return nil, "", err
 	}

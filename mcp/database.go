@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func (d Deps) searchTools() []tool {
@@ -33,7 +35,7 @@ func (d Deps) searchStocks(ctx context.Context, in searchArgs) (any, string, err
 		v.Add(shariah.AssetFilterMessage, "value_error.enum", "arguments", "asset_type")
 		return nil, "", v.Err()
 	}
-	q := shariah.SearchQuery{Q: in.Query, Type: typ, Sector: in.Sector, Country: in.Country, Exchange: in.Exchange, Limit: in.Limit}
+	q := catalog.SearchQuery{Q: in.Query, Type: typ, Sector: in.Sector, Country: in.Country, Exchange: in.Exchange, Limit: in.Limit}
 	cat, err := d.Catalogs.Get(ctx)
 	if err != nil {
 		return nil, "", err
@@ -63,13 +65,13 @@ func (d Deps) getStockInfo(ctx context.Context, in stockInfoArgs) (any, string, 
 	out := map[string]any{"record": a, "fundamentals": fs}
 	text := fmt.Sprintf("%s %s (%s, %s, %s): %d reporting periods on file.", a.Symbol, a.Name, a.Type, a.Country, a.Sector, len(fs))
 	// The inputs a screening uses, each with its period (as /api/filings/{symbol}/provenance).
-	var rs *shariah.Ruleset
+	var rs *screening.Ruleset
 	if d.Screener != nil {
 		rs, _, _ = d.Screener.Rulesets.Resolve("", "")
 	}
-	if sp := shariah.PeriodsFor(fs, rs); sp.Screened != nil {
-		out["period_label"], out["inputs"] = shariah.PeriodLabel(*sp.Screened), shariah.ScreenedInputProvenances(sp, a.CIK)
-		text += fmt.Sprintf(" A screening stands on %s (period ending %s).", shariah.PeriodLabel(*sp.Screened), sp.Screened.PeriodEnd)
+	if sp := screening.PeriodsFor(fs, rs); sp.Screened != nil {
+		out["period_label"], out["inputs"] = screening.PeriodLabel(*sp.Screened), screening.ScreenedInputProvenances(sp, a.CIK)
+		text += fmt.Sprintf(" A screening stands on %s (period ending %s).", screening.PeriodLabel(*sp.Screened), sp.Screened.PeriodEnd)
 	}
 	if !in.Full {
 		return out, text, nil
@@ -81,7 +83,7 @@ func (d Deps) getStockInfo(ctx context.Context, in stockInfoArgs) (any, string, 
 		text += fmt.Sprintf(" Price %s %s as of %s.", q.Price.String(), q.Currency, q.AsOf)
 	}
 	if a.Type == shariah.Equity && d.Screener != nil {
-		r, _, err := d.Screener.Screen(ctx, a.Symbol, shariah.ScreenOptions{})
+		r, _, err := d.Screener.Screen(ctx, a.Symbol, screening.ScreenOptions{})
 		if err != nil {
 			return nil, "", err
 		}

@@ -1,27 +1,35 @@
 package mcp
 
 import (
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/filings"
+	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/market"
+	"github.com/shariah-screen/shariah/screening"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // Deps are the domain services the MCP tools and resources use (the REST API's own).
 type Deps struct {
 	Education  *education.Registry
-	Plans      shariah.Plans
-	Costs      shariah.TokenCosts
-	Bulk       *shariah.Bulk
-	ETFs       *shariah.ETFs
-	Screener   *shariah.Screener
-	Ref        shariah.RefStore
-	Catalogs   *shariah.CatalogCache
-	Insights   *shariah.Insights
-	Watchlists *shariah.Watchlists
-	News       shariah.NewsStore
-	Filings    shariah.FilingStore
-	Trajectory shariah.TrajectoryStore
-	SukukStore shariah.SukukStore
-	SukukRules *shariah.SukukRules
+	Plans      account.Plans
+	Costs      account.TokenCosts
+	Bulk       *bulk.Service
+	ETFs       *etf.Service
+	Screener   *screening.Screener
+	Ref        market.RefStore
+	Catalogs   *catalog.Cache
+	Insights   *insights.Service
+	Watchlists *screening.Watchlists
+	News       filings.NewsStore
+	Filings    filings.Store
+	Trajectory insights.TrajectoryStore
+	SukukStore sukuk.Store
+	SukukRules *sukuk.Rules
 	Auth       *Auth // HTTP key requirement and metering (nil: none)
 	// EventRelevance rates 8-K items (news.RelevanceFor8K), for staleness.
 	EventRelevance func(items []string) (string, string)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/finance"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func (d Deps) dividendTools() []tool {
@@ -34,13 +36,13 @@ func (d Deps) getDividends(ctx context.Context, in dividendsArgs) (any, string, 
 	if !in.IncludePurification || d.Screener == nil {
 		return out, text, nil
 	}
-	r, _, err := d.Screener.Screen(ctx, a.Symbol, shariah.ScreenOptions{})
+	r, _, err := d.Screener.Screen(ctx, a.Symbol, screening.ScreenOptions{})
 	if err != nil {
 		return nil, "", err
 	}
 	out["purification_rate"] = r.PurificationRate // percent
 	out["purification_rate_fraction"] = r.PurificationFraction
-	out["purification"] = shariah.PurifyPayments(ds, r.PurificationFraction, nil)
+	out["purification"] = finance.PurifyPayments(ds, r.PurificationFraction, nil)
 	if r.PurificationRate != nil {
 		text += fmt.Sprintf(" Purification rate %s%% (%s).", r.PurificationRate.Decimal.String(), r.Ruleset.Name)
 	} else {

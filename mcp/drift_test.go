@@ -9,6 +9,8 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
@@ -30,22 +32,22 @@ func TestGetIndexDriftIsTheRoutesAnswer(t *testing.T) {
 	}
 	traj := analytics.Trajectory{DB: db}
 	h := start(t, func(d *mcp.Deps) { d.Trajectory = traj })
-	quarters := func(source string, debtPct ...float64) []shariah.TrajectoryPoint {
-		var pts []shariah.TrajectoryPoint
+	quarters := func(source string, debtPct ...float64) []insights.TrajectoryPoint {
+		var pts []insights.TrajectoryPoint
 		for i, v := range debtPct {
 			f := v / 100
-			pts = append(pts, shariah.TrajectoryPoint{PeriodEnd: fmt.Sprintf("2025-%02d-30", 3*i+3), Period: fmt.Sprintf("Q%d", i+1), DebtAssets: &f, Source: source})
+			pts = append(pts, insights.TrajectoryPoint{PeriodEnd: fmt.Sprintf("2025-%02d-30", 3*i+3), Period: fmt.Sprintf("Q%d", i+1), DebtAssets: &f, Source: source})
 		}
 		return pts
 	}
-	if err := traj.PutTrajectories(ctx, map[string][]shariah.TrajectoryPoint{
+	if err := traj.PutTrajectories(ctx, map[string][]insights.TrajectoryPoint{
 		"MSFT": quarters(shariah.SourceFiling, 25, 28, 30, 32), "KO": quarters(shariah.SourceFiling, 30, 31, 32, 34),
 		"TSLA": quarters(shariah.SourceFiling, 35, 30, 28, 25), "NVDA": quarters(shariah.SourceIllustrative, 20, 30, 40, 50),
 	}); err != nil {
 		t.Fatal(err)
 	}
 	ref := sredis.NewRefStore(h.rc)
-	if err := ref.PutIndex(ctx, shariah.IndexInfo{Name: "DRIFT", Symbols: []string{"MSFT", "KO", "TSLA", "NVDA", "AAPL"}, Source: "test"}); err != nil {
+	if err := ref.PutIndex(ctx, catalog.IndexInfo{Name: "DRIFT", Symbols: []string{"MSFT", "KO", "TSLA", "NVDA", "AAPL"}, Source: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	args := map[string]any{"index": "DRIFT", "ruleset": "ftse-2024", "methodology": "ftse", "quarters": 4}
@@ -53,8 +55,8 @@ func TestGetIndexDriftIsTheRoutesAnswer(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("get_index_drift: %s", text(res))
 	}
-	ta := &shariah.TrajectoryAnalytics{Ref: h.d.Ref, Trajectory: traj, Rulesets: h.d.Screener.Rulesets}
-	direct, err := ta.Drift(ctx, shariah.DriftQuery{TrajectoryScope: shariah.TrajectoryScope{Index: "DRIFT", Quarters: 4}, Ruleset: "ftse-2024", Methodology: "ftse"})
+	ta := &insights.TrajectoryAnalytics{Ref: h.d.Ref, Trajectory: traj, Rulesets: h.d.Screener.Rulesets}
+	direct, err := ta.Drift(ctx, insights.DriftQuery{TrajectoryScope: insights.TrajectoryScope{Index: "DRIFT", Quarters: 4}, Ruleset: "ftse-2024", Methodology: "ftse"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/etf"
 )
 
 func (d Deps) etfTools() []tool {
@@ -30,7 +31,7 @@ func (d Deps) screenETF(ctx context.Context, in screenETFArgs) (any, string, err
 	if err != nil {
 		return nil, "", err
 	}
-	var r shariah.ETFResult
+	var r etf.Result
 	if !in.ForceRefresh {
 		r, err = d.ETFs.Cached(ctx, a.Symbol, in.Ruleset)
 	}
@@ -78,7 +79,7 @@ type etfPurificationArgs struct {
 }
 
 func (d Deps) etfPurification(ctx context.Context, in etfPurificationArgs) (any, string, error) {
-	req := shariah.ETFPurificationRequest{Investment: in.Investment, Dividend: in.Dividend}
+	req := etf.PurificationRequest{Investment: in.Investment, Dividend: in.Dividend}
 	if err := req.Validate("arguments"); err != nil {
 		return nil, "", err
 	}

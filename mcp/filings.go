@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 )
 
 func (d Deps) filingsTools() []tool {
@@ -33,23 +33,23 @@ func (d Deps) getSECFilings(ctx context.Context, in filingsArgs) (any, string, e
 	if in.Offset < 0 || in.Offset > 100000 {
 		return nil, "", invalid("must be 0 to 100000", "offset")
 	}
-	ft, ok := shariah.ParseFilingType(in.FilingType)
+	ft, ok := filings.ParseFilingType(in.FilingType)
 	if !ok {
-		return nil, "", invalid(shariah.FilingTypeMessage, "filing_type")
+		return nil, "", invalid(filings.TypeMessage, "filing_type")
 	}
 	if in.DataType == "facts" {
 		all, err := d.Filings.Facts(ctx, a.Symbol)
 		if err != nil {
 			return nil, "", err
 		}
-		facts, total := shariah.FilterFacts(all, in.Concept, in.Limit)
+		facts, total := filings.FilterFacts(all, in.Concept, in.Limit)
 		return map[string]any{"symbol": a.Symbol, "facts": facts, "total": total}, fmt.Sprintf("%d XBRL facts on file for %s.", total, a.Symbol), nil
 	}
 	all, err := d.Filings.Filings(ctx, a.Symbol)
 	if err != nil {
 		return nil, "", err
 	}
-	out, total := shariah.FilterFilings(all, ft, in.Limit, in.Offset)
+	out, total := filings.FilterFilings(all, ft, in.Limit, in.Offset)
 	lines := []string{fmt.Sprintf("%d of %d matching filings.", len(out), total)}
 	for _, f := range out {
 		lines = append(lines, fmt.Sprintf("%s %s %s", f.FilingDate, f.Form, f.URL))

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func (d Deps) insightsTools() []tool {
@@ -30,13 +32,13 @@ type driftArgs struct {
 	Quarters    int    `json:"quarters" jsonschema:"How many of each company's latest filed quarters are read." schema:"minimum=2,maximum=8,default=8"`
 }
 
-// getIndexDrift answers what GET /api/insights/drift answers (shariah.TrajectoryAnalytics.Drift).
+// getIndexDrift answers what GET /api/insights/drift answers (insights.TrajectoryAnalytics.Drift).
 func (d Deps) getIndexDrift(ctx context.Context, in driftArgs) (any, string, error) {
-	ta := &shariah.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets}
+	ta := &insights.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets}
 	if d.Watchlists != nil {
 		ta.Watchlists = d.Watchlists.Store
 	}
-	r, err := ta.Drift(ctx, shariah.DriftQuery{TrajectoryScope: shariah.TrajectoryScope{Index: in.Index, WatchlistID: in.WatchlistID,
+	r, err := ta.Drift(ctx, insights.DriftQuery{TrajectoryScope: insights.TrajectoryScope{Index: in.Index, WatchlistID: in.WatchlistID,
 		UserID: userOf(ctx), Quarters: in.Quarters}, Ruleset: in.Ruleset, Methodology: in.Methodology})
 	if err != nil {
 		return nil, "", err
@@ -68,7 +70,7 @@ func (d Deps) getComplianceInsights(ctx context.Context, in insightsArgs) (any, 
 	var res any
 	switch in.Kind {
 	case "alternatives":
-		res, err = d.Insights.Alternatives(ctx, a.Symbol, shariah.ScreenOptions{}, max(1, min(in.Limit, 50)))
+		res, err = d.Insights.Alternatives(ctx, a.Symbol, screening.ScreenOptions{}, max(1, min(in.Limit, 50)))
 	case "peer_percentiles":
 		res, err = d.Insights.PeerPercentiles(ctx, a.Symbol)
 	case "cashflow":
@@ -76,7 +78,7 @@ func (d Deps) getComplianceInsights(ctx context.Context, in insightsArgs) (any, 
 			return nil, "", shariah.Errorf(shariah.EUNAVAILABLE, "Filings are not available here.")
 		}
 		facts, ferr := d.Filings.Facts(ctx, a.Symbol)
-		res, err = shariah.CashflowOf(facts, a.CIK), ferr
+		res, err = insights.CashflowOf(facts, a.CIK), ferr
 	case "trajectory":
 		res, err = d.trajectory(ctx, a.Symbol)
 	case "staleness":
@@ -97,19 +99,19 @@ func (d Deps) trajectory(ctx context.Context, symbol string) (any, error) {
 	}
 	pts, err := d.Trajectory.Trajectory(ctx, symbol, 8)
 	if pts == nil {
-		pts = []shariah.TrajectoryPoint{}
+		pts = []insights.TrajectoryPoint{}
 	}
-	return map[string]any{"quarters": pts, "summary": shariah.TrajectorySummary(pts)}, err
+	return map[string]any{"quarters": pts, "summary": insights.TrajectorySummary(pts)}, err
 }
 
 func (d Deps) staleness(ctx context.Context, symbol string) (any, error) {
 	if d.Filings == nil {
 		return nil, shariah.Errorf(shariah.EUNAVAILABLE, "Filings are not available here.")
 	}
-	r, err := d.Screener.Cached(ctx, symbol, shariah.ScreenOptions{})
+	r, err := d.Screener.Cached(ctx, symbol, screening.ScreenOptions{})
 	if err != nil {
 		return nil, err
 	}
 	fs, err := d.Filings.Filings(ctx, symbol)
-	return shariah.StalenessOf(r, fs, d.EventRelevance), err
+	return screening.StalenessOf(r, fs, d.EventRelevance), err
 }

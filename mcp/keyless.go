@@ -17,11 +17,12 @@ import (
 	"golang.org/x/time/rate"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/config"
 )
 
 // keyless bounds the HTTP callers without a key (config.KeylessLimits), by client address
-// (shariah.ClientAddress, then shariah.AddressBucket): a token bucket of requests per address, and
+// (account.ClientAddress, then account.AddressBucket): a token bucket of requests per address, and
 // counts of open streams (GET /sse, GET /mcp) per address and in all. Over a bound a request is 429
 // RATE_LIMITED in the error envelope with Retry-After; a call refused inside an open SSE session is
 // also answered on its stream with a JSON-RPC error saying so. Callers with a key pass (their plan's
@@ -89,7 +90,7 @@ func (k *keyless) address(r *http.Request) string {
 	if err != nil {
 		return r.RemoteAddr
 	}
-	return shariah.AddressBucket(shariah.ClientAddress(ap.Addr(), r.Header.Get("X-Forwarded-For"), k.proxies))
+	return account.AddressBucket(account.ClientAddress(ap.Addr(), r.Header.Get("X-Forwarded-For"), k.proxies))
 }
 
 // take spends one request of addr's bucket; when it is empty it returns the time until it holds one.

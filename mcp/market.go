@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
 func (d Deps) marketTools() []tool {
@@ -35,7 +36,7 @@ func (d Deps) getQuote(ctx context.Context, in quoteArgs) (any, string, error) {
 	if d.Education != nil {
 		ds = d.Education.DisclaimersFor("market_data")
 	}
-	out, err := shariah.BatchQuotes(ctx, d.Catalogs, d.Ref, in.Symbols, nil, ds)
+	out, err := market.BatchQuotes(ctx, d.Catalogs, d.Ref, in.Symbols, nil, ds)
 	if err != nil {
 		return nil, "", err
 	}
@@ -74,7 +75,7 @@ func (d Deps) getTrendingStocks(ctx context.Context, in trendingArgs) (any, stri
 		v.Add("must be 1 to 16", "value_error.number", "arguments", "limit")
 		return nil, "", v.Err()
 	}
-	list, err := shariah.TrendingList(ctx, d.Ref, in.Limit)
+	list, err := market.TrendingList(ctx, d.Ref, in.Limit)
 	if err != nil {
 		return nil, "", err
 	}
@@ -96,14 +97,14 @@ type priceHistoryArgs struct {
 }
 
 func (d Deps) getPriceHistory(ctx context.Context, in priceHistoryArgs) (any, string, error) {
-	if err := shariah.ValidatePriceHistory(in.Period, in.Interval, "arguments"); err != nil {
+	if err := market.ValidatePriceHistory(in.Period, in.Interval, "arguments"); err != nil {
 		return nil, "", err
 	}
 	a, err := d.resolve(ctx, in.Symbol)
 	if err != nil {
 		return nil, "", err
 	}
-	bars, source, err := shariah.PriceHistory(ctx, d.Ref, a.Symbol, in.Period, in.Interval)
+	bars, source, err := market.PriceHistory(ctx, d.Ref, a.Symbol, in.Period, in.Interval)
 	if err != nil {
 		return nil, "", err
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 )
 
 func (d Deps) newsTools() []tool {
@@ -27,7 +27,7 @@ func (d Deps) getNews(ctx context.Context, in newsArgs) (any, string, error) {
 	if in.Limit < 1 || in.Limit > 100 || in.Page < 1 {
 		return nil, "", invalid("page must be at least 1 and limit 1 to 100", "limit")
 	}
-	q := shariah.NewsQuery{Source: in.Source, Category: in.Category, Q: in.Query, Relevance: in.Relevance, Offset: (in.Page - 1) * in.Limit, Limit: in.Limit}
+	q := filings.NewsQuery{Source: in.Source, Category: in.Category, Q: in.Query, Relevance: in.Relevance, Offset: (in.Page - 1) * in.Limit, Limit: in.Limit}
 	if in.Symbol != "" {
 		a, err := d.resolve(ctx, in.Symbol)
 		if err != nil {
@@ -40,7 +40,7 @@ func (d Deps) getNews(ctx context.Context, in newsArgs) (any, string, error) {
 		return nil, "", err
 	}
 	if list == nil {
-		list = []shariah.Article{}
+		list = []filings.Article{}
 	}
 	var lines []string
 	for _, a := range list {

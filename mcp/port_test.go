@@ -17,6 +17,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
@@ -330,14 +331,14 @@ func TestOriginChecked(t *testing.T) {
 // trusted proxies.
 func keyedAuth(t *testing.T, h *harness, l config.KeylessLimits, proxies []netip.Prefix) (*mcp.Auth, string) {
 	t.Helper()
-	plans := shariah.DefaultPlans()
+	plans := account.DefaultPlans()
 	store := sredis.NewKeyStore(h.rc)
-	keys := &shariah.Keys{Store: store, Plans: plans}
-	k, err := keys.Create(context.Background(), "mcp-port-"+strconv.FormatInt(time.Now().UnixNano(), 36)+"@example.com", shariah.PlanPro)
+	keys := &account.Keys{Store: store, Plans: plans}
+	k, err := keys.Create(context.Background(), "mcp-port-"+strconv.FormatInt(time.Now().UnixNano(), 36)+"@example.com", account.PlanPro)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &mcp.Auth{Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: shariah.DefaultTokenCosts(), KeylessLimits: l, TrustedProxies: proxies}, k.Key
+	return &mcp.Auth{Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: account.DefaultTokenCosts(), KeylessLimits: l, TrustedProxies: proxies}, k.Key
 }
 
 // TestKeylessRateLimitPerAddress: a caller without a key gets Burst requests (the rate refills too

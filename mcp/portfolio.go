@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func (d Deps) portfolioTools() []tool {
@@ -23,7 +23,7 @@ func (d Deps) scanPortfolio(ctx context.Context, in portfolioArgs) (any, string,
 	if err != nil {
 		return nil, "", err
 	}
-	out := map[string]any{"results": shariah.PortfolioResults(items), "summary": sum, "force_refresh_applied": false}
+	out := map[string]any{"results": screening.PortfolioResults(items), "summary": sum, "force_refresh_applied": false}
 	if d.Education != nil {
 		out["disclaimers"] = d.Education.DisclaimersFor("screening", "purification")
 	}
@@ -32,20 +32,20 @@ func (d Deps) scanPortfolio(ctx context.Context, in portfolioArgs) (any, string,
 
 // scan screens 1 to 100 symbols. force_refresh is honoured, as on REST, only for enterprise and internal
 // keys: never over MCP.
-func (d Deps) scan(ctx context.Context, syms []string) ([]shariah.PortfolioItem, shariah.PortfolioSummary, error) {
+func (d Deps) scan(ctx context.Context, syms []string) ([]screening.PortfolioItem, screening.PortfolioSummary, error) {
 	if len(syms) == 0 || len(syms) > 100 {
-		return nil, shariah.PortfolioSummary{}, invalid("give 1 to 100 symbols", "symbols")
+		return nil, screening.PortfolioSummary{}, invalid("give 1 to 100 symbols", "symbols")
 	}
-	items, err := d.Screener.ScanPortfolio(ctx, d.Catalogs, syms, shariah.ScreenOptions{})
-	return items, shariah.SummarizePortfolio(items), err
+	items, err := d.Screener.ScanPortfolio(ctx, d.Catalogs, syms, screening.ScreenOptions{})
+	return items, screening.SummarizePortfolio(items), err
 }
 
-func renderPortfolio(items []shariah.PortfolioItem, s shariah.PortfolioSummary) string {
+func renderPortfolio(items []screening.PortfolioItem, s screening.PortfolioSummary) string {
 	var lines []string
 	for _, it := range items {
 		line := it.Symbol + ": " + it.Status
 		if it.Result != nil {
-			line += shariah.MarksOf(*it.Result).Suffix()
+			line += screening.MarksOf(*it.Result).Suffix()
 		}
 		if it.ErrorMessage != "" {
 			line += " (" + it.ErrorMessage + ")"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func (d Deps) reportTools() []tool {
@@ -27,11 +27,11 @@ func (d Deps) generateReport(ctx context.Context, in reportArgs) (any, string, e
 		if err != nil {
 			return nil, "", err
 		}
-		r, _, err := d.Screener.Screen(ctx, a.Symbol, shariah.ScreenOptions{})
+		r, _, err := d.Screener.Screen(ctx, a.Symbol, screening.ScreenOptions{})
 		if err != nil {
 			return nil, "", err
 		}
-		sections := shariah.ReportSections(r)
+		sections := screening.ReportSections(r)
 		var lines []string
 		for _, s := range sections {
 			lines = append(lines, s.Title+": "+s.Body)

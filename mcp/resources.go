@@ -9,7 +9,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // resource is one fixed resource: its URI, name, description and content.
@@ -26,7 +27,7 @@ func (d Deps) resources() []resource {
 			}},
 		{"shariah://education/methodologies", "Methodologies", "The screening methodologies (AAOIFI, DJIM, FTSE, MSCI, S&P, SC Malaysia) with their thresholds.",
 			func(context.Context) (any, error) {
-				return map[string]any{"methodologies": d.Education.MethodologySummaries(), "default_ruleset": shariah.DefaultRuleset}, nil
+				return map[string]any{"methodologies": d.Education.MethodologySummaries(), "default_ruleset": screening.DefaultRuleset}, nil
 			}},
 		{"shariah://education/screening-criteria", "Screening criteria", "Business and financial screening criteria.",
 			func(context.Context) (any, error) { return d.Education.CriteriaWithThresholds(), nil }},
@@ -36,7 +37,7 @@ func (d Deps) resources() []resource {
 			func(context.Context) (any, error) { return map[string]any{"disclaimers": d.Education.Disclaimers}, nil }},
 		{"shariah://plans/token-costs", "Plans and token costs", "The plans and the token cost of every REST route.",
 			func(context.Context) (any, error) {
-				var plans []shariah.Plan
+				var plans []account.Plan
 				for _, p := range d.Plans {
 					if p.Public {
 						plans = append(plans, p)

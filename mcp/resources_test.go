@@ -11,13 +11,18 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // harness is an MCP server over a real Redis with the default universe, and an in-process client.
@@ -45,17 +50,17 @@ func start(t *testing.T, opts ...func(*mcp.Deps)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cats := &shariah.CatalogCache{Store: ref}
+	cats := &catalog.Cache{Store: ref}
 	queue, err := jobs.NewQueue(r.RedisURL(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(queue.Close)
-	sc := &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs, Disclaimers: edu.DisclaimersFor}
-	d := mcp.Deps{Education: edu, Plans: shariah.DefaultPlans(), Costs: shariah.DefaultTokenCosts(),
-		Bulk: &shariah.Bulk{Ref: ref, Runs: sredis.NewRunStore(rc), Screener: sc, Queue: queue, Concurrency: 2}, Screener: sc,
-		ETFs: &shariah.ETFs{Ref: ref, Screener: sc, Results: sredis.NewResultStore(rc), Catalogs: cats}, Ref: ref, Catalogs: cats,
-		Insights: &shariah.Insights{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &shariah.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
+	sc := &screening.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs, Disclaimers: edu.DisclaimersFor}
+	d := mcp.Deps{Education: edu, Plans: account.DefaultPlans(), Costs: account.DefaultTokenCosts(),
+		Bulk: &bulk.Service{Ref: ref, Runs: sredis.NewRunStore(rc), Screener: sc, Queue: queue, Concurrency: 2}, Screener: sc,
+		ETFs: &etf.Service{Ref: ref, Screener: sc, Results: sredis.NewResultStore(rc), Catalogs: cats}, Ref: ref, Catalogs: cats,
+		Insights: &insights.Service{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &screening.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
 		News: sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sk}
 	for _, o := range opts {
 		o(&d)
@@ -115,7 +120,7 @@ func TestResourcesOverTheInProcessClient(t *testing.T) {
 	if ix := read("shariah://screening/indices"); ix["count"].(float64) == 0 {
 		t.Fatalf("indices: %v", ix)
 	}
-	if costs := read("shariah://plans/token-costs")["costs"].([]any); len(costs) != len(shariah.DefaultTokenCosts()) {
+	if costs := read("shariah://plans/token-costs")["costs"].([]any); len(costs) != len(account.DefaultTokenCosts()) {
 		t.Fatalf("token costs: %d", len(costs))
 	}
 	for _, u := range []string{"shariah://education/methodologies", "shariah://education/screening-criteria", "shariah://education/purification-guide"} {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // symbolArg is the symbol argument most tools take.
@@ -43,7 +44,7 @@ func (d Deps) screenStock(ctx context.Context, in screenStockArgs) (any, string,
 	if err != nil {
 		return nil, "", err
 	}
-	r, _, err := d.Screener.Screen(ctx, a.Symbol, shariah.ScreenOptions{Ruleset: in.Ruleset, ForceRefresh: in.ForceRefresh})
+	r, _, err := d.Screener.Screen(ctx, a.Symbol, screening.ScreenOptions{Ruleset: in.Ruleset, ForceRefresh: in.ForceRefresh})
 	if err != nil {
 		return nil, "", err
 	}
@@ -60,7 +61,7 @@ func (d Deps) getScreeningResult(ctx context.Context, in screeningResultArgs) (a
 	if err != nil {
 		return nil, "", err
 	}
-	r, err := d.Screener.Cached(ctx, a.Symbol, shariah.ScreenOptions{Ruleset: in.Ruleset})
+	r, err := d.Screener.Cached(ctx, a.Symbol, screening.ScreenOptions{Ruleset: in.Ruleset})
 	if err != nil {
 		return nil, "", err
 	}
@@ -78,14 +79,14 @@ func (d Deps) compareStocks(ctx context.Context, in symbolsArgs) (any, string, e
 		v.Add("give 2 to 5 symbols", "value_error.list", "arguments", "symbols")
 		return nil, "", v.Err()
 	}
-	var items []shariah.Result
+	var items []screening.Result
 	var lines []string
 	for _, s := range in.Symbols {
 		a, err := d.resolve(ctx, s)
 		if err != nil {
 			return nil, "", err
 		}
-		r, _, err := d.Screener.Screen(ctx, a.Symbol, shariah.ScreenOptions{})
+		r, _, err := d.Screener.Screen(ctx, a.Symbol, screening.ScreenOptions{})
 		if err != nil {
 			return nil, "", err
 		}
@@ -116,11 +117,11 @@ func (d Deps) getAllScreeningResults(ctx context.Context, in allResultsArgs) (an
 	total := len(all)
 	all = all[:min(in.Limit, total)]
 	if all == nil {
-		all = []shariah.Result{}
+		all = []screening.Result{}
 	}
 	var lines []string
 	for _, r := range all {
-		lines = append(lines, r.Symbol+": "+r.ComplianceStatus+shariah.MarksOf(r).Suffix())
+		lines = append(lines, r.Symbol+": "+r.ComplianceStatus+screening.MarksOf(r).Suffix())
 	}
 	return map[string]any{"results": all, "total": total}, fmt.Sprintf("%d cached screenings under %s.\n%s", total, rs.Name, strings.Join(lines, "\n")), nil
 }

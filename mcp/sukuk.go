@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 func (d Deps) sukukTools() []tool {
@@ -34,7 +35,7 @@ func (d Deps) screenSukuk(ctx context.Context, in sukukArgs) (any, string, error
 	if err != nil {
 		return nil, "", err
 	}
-	out := []shariah.SukukView{}
+	out := []sukuk.View{}
 	var lines []string
 	for _, s := range list {
 		v := d.SukukRules.View(s)
@@ -44,8 +45,8 @@ func (d Deps) screenSukuk(ctx context.Context, in sukukArgs) (any, string, error
 	return map[string]any{"instruments": out, "total": len(out)}, strings.Join(lines, "\n"), nil
 }
 
-func (d Deps) sukukByISIN(ctx context.Context, in sukukArgs) ([]shariah.Sukuk, error) {
-	isin, ok := shariah.NormalizeISIN(in.ISIN)
+func (d Deps) sukukByISIN(ctx context.Context, in sukukArgs) ([]sukuk.Sukuk, error) {
+	isin, ok := sukuk.NormalizeISIN(in.ISIN)
 	if !ok {
 		return nil, invalid("not an ISIN (check digit)", "isin")
 	}
@@ -56,20 +57,20 @@ func (d Deps) sukukByISIN(ctx context.Context, in sukukArgs) ([]shariah.Sukuk, e
 	if !found {
 		return nil, shariah.Errorf(shariah.ENOTFOUND, "No sukuk with ISIN %s in the database.", isin)
 	}
-	return []shariah.Sukuk{s}, nil
+	return []sukuk.Sukuk{s}, nil
 }
 
-func (d Deps) searchSukuk(ctx context.Context, in sukukArgs) ([]shariah.Sukuk, error) {
+func (d Deps) searchSukuk(ctx context.Context, in sukukArgs) ([]sukuk.Sukuk, error) {
 	all, err := d.SukukStore.AllSukuk(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if in.IssuerLEI != "" {
-		lei, ok := shariah.NormalizeLEI(in.IssuerLEI)
+		lei, ok := sukuk.NormalizeLEI(in.IssuerLEI)
 		if !ok {
 			return nil, invalid("not an LEI (check digits)", "issuer_lei")
 		}
-		var mine []shariah.Sukuk
+		var mine []sukuk.Sukuk
 		for _, s := range all {
 			if s.IssuerLEI == lei {
 				mine = append(mine, s)
@@ -77,11 +78,11 @@ func (d Deps) searchSukuk(ctx context.Context, in sukukArgs) ([]shariah.Sukuk, e
 		}
 		all = mine
 	}
-	q := shariah.SukukQuery{Issuer: in.Issuer, Country: in.Country, Structure: in.Structure, Currency: in.Currency,
+	q := sukuk.Query{Issuer: in.Issuer, Country: in.Country, Structure: in.Structure, Currency: in.Currency,
 		MaturityFrom: in.MaturityFrom, MaturityTo: in.MaturityTo, Limit: in.Limit}
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	list, _ := shariah.SearchSukuk(all, q)
+	list, _ := sukuk.Search(all, q)
 	return list, nil
 }

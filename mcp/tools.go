@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // LocalUser owns the watchlists of an assistant on stdio (over HTTP watchlists need a key).
@@ -181,8 +182,8 @@ func (d Deps) resolve(ctx context.Context, raw string) (shariah.Asset, error) {
 }
 
 // verdict is the verdict sentence of a screening with the disclaimer every screening answer carries.
-func verdict(r shariah.Result) string {
-	return shariah.VerdictSentence(r) + " Automated analysis of public data, not a religious ruling."
+func verdict(r screening.Result) string {
+	return screening.VerdictSentence(r) + " Automated analysis of public data, not a religious ruling."
 }
 
 // invalid is a validation error of one argument.

@@ -10,6 +10,9 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/filings"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 func (h *harness) call(t *testing.T, name string, args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
@@ -84,7 +87,7 @@ func TestToolsCallTheSameDomainCode(t *testing.T) {
 	t.Parallel()
 	h := start(t)
 	res, m := h.call(t, "screen_stock", map[string]any{"symbol": "msft"})
-	direct, _, err := h.d.Screener.Screen(h.ctx, "MSFT", shariah.ScreenOptions{})
+	direct, _, err := h.d.Screener.Screen(h.ctx, "MSFT", screening.ScreenOptions{})
 	if err != nil || res.IsError || m["compliance_status"] != direct.ComplianceStatus || m["symbol"] != "MSFT" || !strings.Contains(text(res), "not a religious ruling") {
 		t.Fatalf("screen_stock: %v %v / %s", err, m, text(res))
 	}
@@ -214,9 +217,9 @@ func TestBulkScreenRunAndFollow(t *testing.T) {
 func TestSecFilingsTool(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	var stored []shariah.Filing
+	var stored []filings.Filing
 	for i, f := range []string{"4", "144", "10-Q", "4", "8-K", "3", "10-K/A", "5", "144", "20-F", "6-K", "4", "10-K"} {
-		stored = append(stored, shariah.Filing{Accession: fmt.Sprintf("0000320193-26-%06d", 100-i), Form: f, FilingDate: fmt.Sprintf("2026-03-%02d", 30-i)})
+		stored = append(stored, filings.Filing{Accession: fmt.Sprintf("0000320193-26-%06d", 100-i), Form: f, FilingDate: fmt.Sprintf("2026-03-%02d", 30-i)})
 	}
 	if err := h.d.Filings.PutFilings(h.ctx, "AAPL", stored); err != nil {
 		t.Fatal(err)
@@ -292,7 +295,7 @@ func TestToolsCountDataSources(t *testing.T) {
 		t.Fatalf("scan_portfolio: %v\n%s", sum, text(res))
 	}
 
-	if err := h.d.Ref.PutIndex(h.ctx, shariah.IndexInfo{Name: "SRC4", Description: "test", Country: "Test", Symbols: []string{"MSFT", "GOOGL", "GOOG", "KO"}, Source: "test"}); err != nil {
+	if err := h.d.Ref.PutIndex(h.ctx, catalog.IndexInfo{Name: "SRC4", Description: "test", Country: "Test", Symbols: []string{"MSFT", "GOOGL", "GOOG", "KO"}, Source: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	res, m = h.call(t, "bulk_screen", map[string]any{"action": "trigger", "index_name": "SRC4"})

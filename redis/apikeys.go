@@ -9,9 +9,10 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
-// KeyStore implements shariah.KeyStore.
+// KeyStore implements account.KeyStore.
 type KeyStore struct {
 	c        rueidis.Client
 	onChange func(hash string) // told after a key record changed (see OnChange)
@@ -29,7 +30,7 @@ func (s *KeyStore) changed(hash string, err error) error {
 	return err
 }
 
-var _ shariah.KeyStore = (*KeyStore)(nil)
+var _ account.KeyStore = (*KeyStore)(nil)
 
 // NewKeyStore returns a key store over the client.
 func NewKeyStore(c rueidis.Client) *KeyStore { return &KeyStore{c: c} }
@@ -37,7 +38,7 @@ func NewKeyStore(c rueidis.Client) *KeyStore { return &KeyStore{c: c} }
 // CreateKey writes the prefix index first (NX: a colliding prefix is refused), then the user index, then
 // the record: a failure part-way leaves at most an index entry pointing at nothing, never a live key
 // that cannot be revoked.
-func (s *KeyStore) CreateKey(ctx context.Context, k shariah.APIKey, carryFromHash string, now time.Time) error {
+func (s *KeyStore) CreateKey(ctx context.Context, k account.APIKey, carryFromHash string, now time.Time) error {
 	c := s.c
 	ok, err := c.Do(ctx, c.B().Set().Key(prefixKey(k.Prefix)).Value(k.Hash).Nx().Build()).AsBool()
 	if err != nil && !rueidis.IsRedisNil(err) {
@@ -51,7 +52,7 @@ func (s *KeyStore) CreateKey(ctx context.Context, k shariah.APIKey, carryFromHas
 		return err
 	}
 	if carryFromHash != "" {
-		p := shariah.PeriodOf(now)
+		p := account.PeriodOf(now)
 		st, err := s.MeterState(ctx, carryFromHash, p)
 		if err != nil {
 			return err
@@ -82,15 +83,15 @@ func (s *KeyStore) CreateKey(ctx context.Context, k shariah.APIKey, carryFromHas
 }
 
 // KeyByHash returns the record of a key, or ENOTFOUND.
-func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (shariah.APIKey, error) {
+func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (account.APIKey, error) {
 	m, err := s.c.Do(ctx, s.c.B().Hgetall().Key(keyRecordKey(hash)).Build()).AsStrMap()
 	if err != nil {
-		return shariah.APIKey{}, err
+		return account.APIKey{}, err
 	}
 	if len(m) == 0 || m["id"] == "" {
-		return shariah.APIKey{}, shariah.Errorf(shariah.ENOTFOUND, "Key not found.")
+		return account.APIKey{}, shariah.Errorf(shariah.ENOTFOUND, "Key not found.")
 	}
-	k := shariah.APIKey{
+	k := account.APIKey{
 		ID: m["id"], Hash: hash, Prefix: m["prefix"], UserID: m["user_id"], Email: m["email"],
 		Plan: m["plan"], Active: m["active"] == "1", ReplacedBy: m["replaced_by"],
 		CreatedAt: msTime(m["created_at"]),
@@ -103,24 +104,24 @@ func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (shariah.APIKey, 
 }
 
 // KeyByPrefix returns the record of the key with the public prefix, or ENOTFOUND.
-func (s *KeyStore) KeyByPrefix(ctx context.Context, prefix string) (shariah.APIKey, error) {
+func (s *KeyStore) KeyByPrefix(ctx context.Context, prefix string) (account.APIKey, error) {
 	hash, err := s.c.Do(ctx, s.c.B().Get().Key(prefixKey(prefix)).Build()).ToString()
 	if rueidis.IsRedisNil(err) {
-		return shariah.APIKey{}, shariah.Errorf(shariah.ENOTFOUND, "No key with this prefix.")
+		return account.APIKey{}, shariah.Errorf(shariah.ENOTFOUND, "No key with this prefix.")
 	}
 	if err != nil {
-		return shariah.APIKey{}, err
+		return account.APIKey{}, err
 	}
 	return s.KeyByHash(ctx, hash)
 }
 
 // KeysOfUser returns the user's keys, oldest first.
-func (s *KeyStore) KeysOfUser(ctx context.Context, userID string) ([]shariah.APIKey, error) {
+func (s *KeyStore) KeysOfUser(ctx context.Context, userID string) ([]account.APIKey, error) {
 	hashes, err := s.c.Do(ctx, s.c.B().Zrange().Key(userKeysKey(userID)).Min("0").Max("-1").Build()).AsStrSlice()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]shariah.APIKey, 0, len(hashes))
+	out := make([]account.APIKey, 0, len(hashes))
 	for _, h := range hashes {
 		k, err := s.KeyByHash(ctx, h)
 		if shariah.ErrorCode(err) == shariah.ENOTFOUND {
@@ -171,12 +172,12 @@ func (s *KeyStore) UserForEmail(ctx context.Context, email, newID string) (strin
 }
 
 // MeterState reads a key's meter for a period.
-func (s *KeyStore) MeterState(ctx context.Context, hash string, p shariah.Period) (shariah.MeterState, error) {
+func (s *KeyStore) MeterState(ctx context.Context, hash string, p account.Period) (account.MeterState, error) {
 	vals, err := s.c.Do(ctx, s.c.B().Hmget().Key(meterKey(hash, p.ID())).Field("used", "overage", "leased").Build()).ToArray()
 	if err != nil {
-		return shariah.MeterState{}, err
+		return account.MeterState{}, err
 	}
-	var st shariah.MeterState
+	var st account.MeterState
 	if len(vals) == 3 {
 		st.Used, _ = vals[0].AsInt64()
 		st.Overage, _ = vals[1].AsInt64()

@@ -8,16 +8,16 @@ import (
 
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // eventTTL keeps processed event ids well past the processor's retry window (Stripe: 3 days).
 const eventTTL = 30 * 24 * time.Hour
 
-// BillingStore implements shariah.BillingStore.
+// BillingStore implements account.BillingStore.
 type BillingStore struct{ c rueidis.Client }
 
-var _ shariah.BillingStore = (*BillingStore)(nil)
+var _ account.BillingStore = (*BillingStore)(nil)
 
 // NewBillingStore returns the store over the client.
 func NewBillingStore(c rueidis.Client) *BillingStore { return &BillingStore{c: c} }
@@ -37,15 +37,15 @@ func (s *BillingStore) UnmarkEvent(ctx context.Context, id string) error {
 }
 
 // Subscription reads a user's subscription.
-func (s *BillingStore) Subscription(ctx context.Context, user string) (shariah.Subscription, bool, error) {
+func (s *BillingStore) Subscription(ctx context.Context, user string) (account.Subscription, bool, error) {
 	b, err := s.c.Do(ctx, s.c.B().Get().Key(billingSubKey(user)).Build()).AsBytes()
 	if rueidis.IsRedisNil(err) {
-		return shariah.Subscription{}, false, nil
+		return account.Subscription{}, false, nil
 	}
 	if err != nil {
-		return shariah.Subscription{}, false, err
+		return account.Subscription{}, false, err
 	}
-	var sub shariah.Subscription
+	var sub account.Subscription
 	return sub, true, json.Unmarshal(b, &sub)
 }
 
@@ -62,7 +62,7 @@ func (s *BillingStore) UserOfCustomer(ctx context.Context, customer string) (str
 }
 
 // PutSubscription stores a subscription, its customer mapping and its pending downgrade.
-func (s *BillingStore) PutSubscription(ctx context.Context, sub shariah.Subscription) error {
+func (s *BillingStore) PutSubscription(ctx context.Context, sub account.Subscription) error {
 	b, err := json.Marshal(sub)
 	if err != nil {
 		return err

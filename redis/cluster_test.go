@@ -12,8 +12,12 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestEveryScriptOnRedisCluster runs every Lua script of redis/lua and every store path that sends a
@@ -51,9 +55,9 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		lm2 := sredis.NewLeaseMeter(setup(t, cl.URL()).client, b.plans, sredis.LeaseOptions{})
 		runLeases(t, lm1)
 		runLeases(t, lm2)
-		var keys []shariah.IssuedKey
+		var keys []account.IssuedKey
 		for range 6 {
-			keys = append(keys, b.newKey(t, shariah.PlanPro))
+			keys = append(keys, b.newKey(t, account.PlanPro))
 		}
 		var wg sync.WaitGroup
 		for i, lm := range []*sredis.LeaseMeter{lm1, lm2} {
@@ -75,13 +79,13 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			st, err := b.keys.Store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(time.Now()))
+			st, err := b.keys.Store.MeterState(ctx, k.Record.Hash, account.PeriodOf(time.Now()))
 			if err != nil || st.Used != 400 {
 				t.Fatalf("key %s: %+v %v, want 400 used (2 x 100 charges x 2 edges)", k.Record.Prefix, st, err)
 			}
 		}
 		// A Free key: exact charges to its allowance.
-		k := b.newKey(t, shariah.PlanFree)
+		k := b.newKey(t, account.PlanFree)
 		var ok atomic.Int64
 		for range 60 {
 			if _, err := lm1.Charge(ctx, k.Record.Hash, 1, time.Now()); err == nil {
@@ -94,7 +98,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 	})
 
 	check("meter_refund.lua", func(t *testing.T) {
-		k := b.newKey(t, shariah.PlanStarter)
+		k := b.newKey(t, account.PlanStarter)
 		ch, err := b.meter.Charge(ctx, k.Record.Hash, 10, time.Now())
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +106,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		if err := b.meter.Refund(ctx, ch); err != nil {
 			t.Fatal(err)
 		}
-		if st, _ := b.keys.Store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(time.Now())); st.Used != 0 {
+		if st, _ := b.keys.Store.MeterState(ctx, k.Record.Hash, account.PeriodOf(time.Now())); st.Used != 0 {
 			t.Fatalf("after the refund: %+v", st)
 		}
 		// A regenerated key carries the month's usage to its new meter.
@@ -113,7 +117,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st, _ := b.keys.Store.MeterState(ctx, nk.Record.Hash, shariah.PeriodOf(time.Now())); st.Used != 7 {
+		if st, _ := b.keys.Store.MeterState(ctx, nk.Record.Hash, account.PeriodOf(time.Now())); st.Used != 7 {
 			t.Fatalf("regenerated key's meter: %+v", st)
 		}
 	})
@@ -122,7 +126,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 	check("run_status.lua, run_progress.lua, run_put_item.lua, run_lease.lua, release_index.lua", func(t *testing.T) {
 		id := "01900000-0000-7000-8000-00000000c1u5"
 		now := time.Now().UTC()
-		r := shariah.Run{ID: id, IndexName: "SP500", Status: shariah.RunQueued, Ruleset: "spec", CreatedAt: now, Owner: "u1"}
+		r := bulk.Run{ID: id, IndexName: "SP500", Status: bulk.Queued, Ruleset: "spec", CreatedAt: now, Owner: "u1"}
 		if err := runs.CreateRun(ctx, r, []string{"AAPL", "MSFT"}); err != nil {
 			t.Fatal(err)
 		}
@@ -138,11 +142,11 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		if ok, err := runs.RenewLease(ctx, id, "w1", 10*time.Second); err != nil || !ok {
 			t.Fatalf("renew: %v %v", ok, err)
 		}
-		if ok, err := runs.SetStatus(ctx, id, shariah.RunRunning, []string{shariah.RunQueued}, now, ""); err != nil || !ok {
+		if ok, err := runs.SetStatus(ctx, id, bulk.Running, []string{bulk.Queued}, now, ""); err != nil || !ok {
 			t.Fatalf("status: %v %v", ok, err)
 		}
 		for i, sym := range []string{"AAPL", "AAPL", "MSFT"} {
-			wrote, err := runs.PutItem(ctx, id, shariah.RunItem{Symbol: sym, Status: "COMPLIANT"})
+			wrote, err := runs.PutItem(ctx, id, bulk.Item{Symbol: sym, Status: "COMPLIANT"})
 			if err != nil || wrote != (i != 1) {
 				t.Fatalf("item %d %s: wrote %v, %v", i, sym, wrote, err)
 			}
@@ -151,7 +155,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, ok, err := runs.Run(ctx, id)
-		if err != nil || !ok || got.Processed != 2 || got.Status != shariah.RunRunning || got.LeaseLeft <= 0 {
+		if err != nil || !ok || got.Processed != 2 || got.Status != bulk.Running || got.LeaseLeft <= 0 {
 			t.Fatalf("run: %+v %v %v", got, ok, err)
 		}
 		if err := runs.ReleaseLease(ctx, id, "w1"); err != nil {
@@ -167,7 +171,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		if err := runs.DeleteRun(ctx, id); err != nil {
 			t.Fatal(err)
 		}
-		if wrote, err := runs.PutItem(ctx, id, shariah.RunItem{Symbol: "KO"}); err != nil || wrote {
+		if wrote, err := runs.PutItem(ctx, id, bulk.Item{Symbol: "KO"}); err != nil || wrote {
 			t.Fatalf("item after delete: %v %v", wrote, err)
 		}
 		if ok, _ := runs.AcquireLease(ctx, id, "w3", time.Second); ok {
@@ -200,14 +204,14 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		st := sredis.NewWatchlistStore(b.client)
 		// Users whose keys land on different masters.
 		for _, user := range []string{"u-a", "u-b", "u-c", "u-d"} {
-			w := shariah.Watchlist{ID: "0190-" + user, Name: "n", Symbols: []string{"MSFT"}, CreatedAt: time.Now().UTC()}
+			w := screening.Watchlist{ID: "0190-" + user, Name: "n", Symbols: []string{"MSFT"}, CreatedAt: time.Now().UTC()}
 			if err := st.CreateWatchlist(ctx, user, w, 2); err != nil {
 				t.Fatal(err)
 			}
 			if err := st.AddSymbol(ctx, user, w.ID, "KO", 2); err != nil {
 				t.Fatal(err)
 			}
-			if err := st.AddSymbol(ctx, user, w.ID, "JNJ", 2); !errors.Is(err, shariah.ErrWatchlistFull) {
+			if err := st.AddSymbol(ctx, user, w.ID, "JNJ", 2); !errors.Is(err, screening.ErrWatchlistFull) {
 				t.Fatalf("past the limit: %v", err)
 			}
 			if ok, err := st.RemoveSymbol(ctx, user, w.ID, "MSFT"); err != nil || !ok {
@@ -224,7 +228,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 
 	check("window_take.lua", func(t *testing.T) {
 		wc := sredis.NewWindowCounter(b.client)
-		limits := []shariah.WindowLimit{{Bucket: "address:10.0.0.1", Limit: 2}, {Bucket: "email_domain:example.com", Limit: 3}}
+		limits := []account.WindowLimit{{Bucket: "address:10.0.0.1", Limit: 2}, {Bucket: "email_domain:example.com", Limit: 3}}
 		for i, want := range []int{-1, -1, 0} {
 			refused, _, err := wc.Take(ctx, "keygen", time.Minute, limits...)
 			if err != nil || refused != want {
@@ -237,11 +241,11 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		// A quote stored without its body (as an older binary stores it) is served and backfilled with
 		// it (compare-and-set); TestServedReadsOnRedisCluster covers the rest of the served reads.
 		for _, sym := range []string{"AAPL", "MSFT", "7203.T", "KO"} {
-			q := shariah.Quote{Symbol: sym, Name: sym, Currency: "USD", Price: 1_000_000, AsOf: "2026-10-30", Source: shariah.SourceIllustrative}
+			q := market.Quote{Symbol: sym, Name: sym, Currency: "USD", Price: 1_000_000, AsOf: "2026-10-30", Source: shariah.SourceIllustrative}
 			if err := sredis.NewRefStore(b.client).PutQuote(ctx, q); err != nil {
 				t.Fatal(err)
 			}
-			bodies := shariah.NewQuoteBodies(nil)
+			bodies := market.NewQuoteBodies(nil)
 			if _, ok, err := sredis.NewRefStore(b.client).ServedQuote(ctx, sym, bodies); err != nil || !ok {
 				t.Fatalf("%s: %v %v", sym, ok, err)
 			}
@@ -256,7 +260,7 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 	t.Run("billing, popularity", func(t *testing.T) {
 		bs := sredis.NewBillingStore(b.client)
 		at := time.Now().Add(-time.Minute).UTC()
-		if err := bs.PutSubscription(ctx, shariah.Subscription{UserID: "u1", Customer: "cus_1", Plan: "pro", DowngradeAt: &at}); err != nil {
+		if err := bs.PutSubscription(ctx, account.Subscription{UserID: "u1", Customer: "cus_1", Plan: "pro", DowngradeAt: &at}); err != nil {
 			t.Fatal(err)
 		}
 		if due, err := bs.DueDowngrades(ctx, time.Now()); err != nil || !slices.Contains(due, "u1") {

@@ -9,15 +9,15 @@ import (
 	"github.com/google/uuid"
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 )
 
-// IngestStore implements shariah.FilingStore and shariah.HealthStore.
+// IngestStore implements filings.Store and filings.HealthStore.
 type IngestStore struct{ c rueidis.Client }
 
 var (
-	_ shariah.FilingStore = (*IngestStore)(nil)
-	_ shariah.HealthStore = (*IngestStore)(nil)
+	_ filings.Store       = (*IngestStore)(nil)
+	_ filings.HealthStore = (*IngestStore)(nil)
 )
 
 // NewIngestStore returns the store over the client.
@@ -43,30 +43,30 @@ func (s *IngestStore) getJSON(ctx context.Context, key string, v any) error {
 }
 
 // PutFilings replaces a symbol's filings list (newest first).
-func (s *IngestStore) PutFilings(ctx context.Context, sym string, fs []shariah.Filing) error {
+func (s *IngestStore) PutFilings(ctx context.Context, sym string, fs []filings.Filing) error {
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].FilingDate > fs[j].FilingDate })
 	return s.putJSON(ctx, filingsKey(sym), fs)
 }
 
 // Filings reads a symbol's filings, newest first.
-func (s *IngestStore) Filings(ctx context.Context, sym string) ([]shariah.Filing, error) {
-	var out []shariah.Filing
+func (s *IngestStore) Filings(ctx context.Context, sym string) ([]filings.Filing, error) {
+	var out []filings.Filing
 	return out, s.getJSON(ctx, filingsKey(sym), &out)
 }
 
 // PutFacts replaces a symbol's XBRL facts.
-func (s *IngestStore) PutFacts(ctx context.Context, sym string, fs []shariah.XBRLFact) error {
+func (s *IngestStore) PutFacts(ctx context.Context, sym string, fs []filings.XBRLFact) error {
 	return s.putJSON(ctx, factsKey(sym), fs)
 }
 
 // Facts reads a symbol's XBRL facts.
-func (s *IngestStore) Facts(ctx context.Context, sym string) ([]shariah.XBRLFact, error) {
-	var out []shariah.XBRLFact
+func (s *IngestStore) Facts(ctx context.Context, sym string) ([]filings.XBRLFact, error) {
+	var out []filings.XBRLFact
 	return out, s.getJSON(ctx, factsKey(sym), &out)
 }
 
 // PutHealth writes a source's health.
-func (s *IngestStore) PutHealth(ctx context.Context, h shariah.SourceHealth) error {
+func (s *IngestStore) PutHealth(ctx context.Context, h filings.SourceHealth) error {
 	b, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -82,15 +82,15 @@ func (s *IngestStore) PutHealth(ctx context.Context, h shariah.SourceHealth) err
 }
 
 // Health reads every source's health, with the lag computed now.
-func (s *IngestStore) Health(ctx context.Context) ([]shariah.SourceHealth, error) {
+func (s *IngestStore) Health(ctx context.Context) ([]filings.SourceHealth, error) {
 	names, err := s.c.Do(ctx, s.c.B().Smembers().Key(healthSetKey()).Build()).AsStrSlice()
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
-	var out []shariah.SourceHealth
+	var out []filings.SourceHealth
 	for _, n := range names {
-		var h shariah.SourceHealth
+		var h filings.SourceHealth
 		if err := s.getJSON(ctx, healthKey(n), &h); err != nil {
 			return nil, err
 		}

@@ -12,9 +12,10 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
-// LeaseMeter implements shariah.Meter with token leases, so that most metered requests cost no Redis
+// LeaseMeter implements account.Meter with token leases, so that most metered requests cost no Redis
 // round trip. Redis and the charge script stay the single source of truth: the script grants an edge a
 // block of a key's tokens (and, on a rate-limited plan, of its request rate) atomically, never more than
 // the plan allows; the edge spends the block in memory, settles what it spent every Interval (and on
@@ -109,16 +110,16 @@ func (m *LeaseMeter) Forget(keyHash string) {
 }
 
 type namedPeriod struct {
-	shariah.Period
+	account.Period
 	id string
 }
 
-// periodOf is shariah.PeriodOf(now) with its ID, formatted once a month rather than per request.
+// periodOf is account.PeriodOf(now) with its ID, formatted once a month rather than per request.
 func (m *LeaseMeter) periodOf(now time.Time) *namedPeriod {
 	if p := m.period.Load(); p != nil && !now.Before(p.Start) && now.Before(p.End) {
 		return p
 	}
-	p := shariah.PeriodOf(now)
+	p := account.PeriodOf(now)
 	np := &namedPeriod{Period: p, id: p.ID()}
 	m.period.Store(np)
 	return np
@@ -158,10 +159,10 @@ func (o LeaseOptions) withDefaults() LeaseOptions {
 	return o
 }
 
-var _ shariah.Meter = (*LeaseMeter)(nil)
+var _ account.Meter = (*LeaseMeter)(nil)
 
 // NewLeaseMeter returns a leasing meter; Run settles its leases and must run while it serves.
-func NewLeaseMeter(c rueidis.Client, plans shariah.Plans, opt LeaseOptions) *LeaseMeter {
+func NewLeaseMeter(c rueidis.Client, plans account.Plans, opt LeaseOptions) *LeaseMeter {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return &LeaseMeter{Meter: NewMeter(c, plans), opt: opt.withDefaults(), edge: hex.EncodeToString(b),
@@ -175,7 +176,7 @@ type leaseKey struct{ hash, period string }
 type lease struct {
 	mu     sync.Mutex
 	key    leaseKey
-	period shariah.Period
+	period account.Period
 	plan   atomic.Pointer[string] // the plan it was granted under; nil before the first grant
 	dead   bool                   // given back and removed from the map (under mu)
 
@@ -266,22 +267,22 @@ func (m *LeaseMeter) lease(hash string, p *namedPeriod) *lease {
 	return l
 }
 
-// Charge implements shariah.Meter: from the edge's lease when it holds enough, else one script call
+// Charge implements account.Meter: from the edge's lease when it holds enough, else one script call
 // that charges the request exactly, settles the lease and asks for a new block.
-func (m *LeaseMeter) Charge(ctx context.Context, keyHash string, cost int, now time.Time) (shariah.Charge, error) {
+func (m *LeaseMeter) Charge(ctx context.Context, keyHash string, cost int, now time.Time) (account.Charge, error) {
 	if cost < 0 {
-		return shariah.Charge{}, fmt.Errorf("negative cost %d", cost)
+		return account.Charge{}, fmt.Errorf("negative cost %d", cost)
 	}
 	np := m.periodOf(now)
 	p := np.Period
 	rec, l, err := m.recordOf(ctx, keyHash, np)
 	if err != nil {
-		return shariah.Charge{}, fmt.Errorf("meter: %w", err)
+		return account.Charge{}, fmt.Errorf("meter: %w", err)
 	}
 	if !rec.found {
-		return shariah.Charge{}, shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
+		return account.Charge{}, shariah.Errorf(shariah.EBADKEY, "Invalid API key.")
 	}
-	key := shariah.APIKey{ID: rec.id, Hash: keyHash, Prefix: rec.prefix, UserID: rec.user, Plan: rec.plan, Active: rec.active}
+	key := account.APIKey{ID: rec.id, Hash: keyHash, Prefix: rec.prefix, UserID: rec.user, Plan: rec.plan, Active: rec.active}
 	plan, known := m.plans.Lookup(rec.plan)
 	if !rec.active || !known {
 		// a revoked key's leases are given back at the next tick
@@ -289,7 +290,7 @@ func (m *LeaseMeter) Charge(ctx context.Context, keyHash string, cost int, now t
 			l.drop.Store(true)
 		}
 		if !rec.active {
-			return shariah.Charge{Key: key, Period: p}, shariah.Errorf(shariah.EKEYINACTIVE, "This API key has been deactivated.")
+			return account.Charge{Key: key, Period: p}, shariah.Errorf(shariah.EKEYINACTIVE, "This API key has been deactivated.")
 		}
 		return m.Meter.Charge(ctx, keyHash, cost, now) // the script names the unknown plan
 	}
@@ -349,10 +350,10 @@ func (m *LeaseMeter) existing(hash, periodID string) *lease {
 }
 
 // spend takes a request's credit and tokens from the lease, or reports that it cannot.
-func (l *lease) spend(cost int, plan shariah.Plan) (shariah.Charge, bool) {
+func (l *lease) spend(cost int, plan account.Plan) (account.Charge, bool) {
 	limited := !l.unlimitedRate.Load()
 	if limited && !take(&l.credits, 1) {
-		return shariah.Charge{}, false
+		return account.Charge{}, false
 	}
 	c := int64(cost)
 	overage := false
@@ -373,7 +374,7 @@ func (l *lease) spend(cost int, plan shariah.Plan) (shariah.Charge, bool) {
 			if limited {
 				l.credits.Add(1)
 			}
-			return shariah.Charge{}, false
+			return account.Charge{}, false
 		}
 		if l.between != nil {
 			l.between()
@@ -383,15 +384,15 @@ func (l *lease) spend(cost int, plan shariah.Plan) (shariah.Charge, bool) {
 		l.tickTokens.Add(c)
 	}
 	l.tickReqs.Add(1)
-	ch := shariah.Charge{Limit: l.limit.Load(), Tokens: cost, Lease: true}
+	ch := account.Charge{Limit: l.limit.Load(), Tokens: cost, Lease: true}
 	if overage {
 		ch.Overage = cost
 	}
 	ch.Used = l.base.Load() - l.allow.Load() - l.over.Load()
-	ch.Remaining = shariah.RemainingOf(ch.Limit, ch.Used)
+	ch.Remaining = account.RemainingOf(ch.Limit, ch.Used)
 	if r := plan.RateLimit; r.Limited() {
 		left := min(l.credits.Load()+l.rateElsewhere.Load(), int64(r.Burst))
-		ch.Rate = shariah.RateState{Burst: r.Burst, Remaining: int(left),
+		ch.Rate = account.RateState{Burst: r.Burst, Remaining: int(left),
 			ResetMS: int64(float64(int64(r.Burst)-left) * 1000 / r.RequestsPerSecond)}
 	}
 	return ch, true
@@ -426,7 +427,7 @@ func takeUpTo(v *atomic.Int64, n int64) int64 {
 
 // refill charges the request exactly in the script call that settles the lease and asks for a new block.
 // retry is set when the lease was given back meanwhile: the caller starts again with a fresh one.
-func (m *LeaseMeter) refill(ctx context.Context, l *lease, key shariah.APIKey, plan shariah.Plan, cost int) (ch shariah.Charge, err error, retry bool) {
+func (m *LeaseMeter) refill(ctx context.Context, l *lease, key account.APIKey, plan account.Plan, cost int) (ch account.Charge, err error, retry bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.dead {
@@ -461,7 +462,7 @@ func (m *LeaseMeter) refill(ctx context.Context, l *lease, key shariah.APIKey, p
 		l.tickTokens.Add(int64(cost)) // served: part of the key's rate on this edge
 	}
 	ch = r.ch
-	ch.Remaining = shariah.RemainingOf(ch.Limit, l.base.Load()-l.allow.Load()-l.over.Load())
+	ch.Remaining = account.RemainingOf(ch.Limit, l.base.Load()-l.allow.Load()-l.over.Load())
 	return ch, m.statusErr(r.status, &ch), false
 }
 
@@ -530,9 +531,9 @@ func (m *LeaseMeter) apply(l *lease, call meterCall, r meterReply, err error) {
 	l.plan.Store(&plan)
 }
 
-// Refund implements shariah.Meter: a charge served from a lease goes back to the lease (and is settled
+// Refund implements account.Meter: a charge served from a lease goes back to the lease (and is settled
 // as negative spending); an exact charge is refunded by the script.
-func (m *LeaseMeter) Refund(ctx context.Context, c shariah.Charge) error {
+func (m *LeaseMeter) Refund(ctx context.Context, c account.Charge) error {
 	if c.Tokens == 0 {
 		return nil
 	}
@@ -615,7 +616,7 @@ func (m *LeaseMeter) tick(ctx context.Context, final bool) error {
 	}
 	m.mu.RUnlock()
 	now := time.Now()
-	period := shariah.PeriodOf(now).ID()
+	period := account.PeriodOf(now).ID()
 	var held []*lease
 	var calls []meterCall
 	var releases []bool

@@ -7,15 +7,15 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // meterState reads the key's meter of this month.
-func meterState(t *testing.T, b *bundle, hash string) shariah.MeterState {
+func meterState(t *testing.T, b *bundle, hash string) account.MeterState {
 	t.Helper()
-	st, err := b.keys.Store.MeterState(context.Background(), hash, shariah.PeriodOf(time.Now()))
+	st, err := b.keys.Store.MeterState(context.Background(), hash, account.PeriodOf(time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func meterState(t *testing.T, b *bundle, hash string) shariah.MeterState {
 
 // meterKeyOf is the key's meter hash of this month (shr:meter:{<sha256>}:<YYYYMM>).
 func meterKeyOf(hash string) string {
-	return "shr:meter:{" + hash + "}:" + shariah.PeriodOf(time.Now()).ID()
+	return "shr:meter:{" + hash + "}:" + account.PeriodOf(time.Now()).ID()
 }
 
 // TestLeaseRevivedAfterLapse: a lease that lapsed while its edge lived (its settles stopped for longer
@@ -34,7 +34,7 @@ func meterKeyOf(hash string) string {
 func TestLeaseRevivedAfterLapse(t *testing.T) {
 	t.Parallel()
 	b := setup(t, testsvc.MustRedis(t).RedisURL())
-	k := b.newKey(t, shariah.PlanEnterprise)
+	k := b.newKey(t, account.PlanEnterprise)
 	hash := k.Record.Hash
 	ctx := context.Background()
 	m := sredis.NewLeaseMeter(b.client, b.plans, sredis.LeaseOptions{Interval: time.Hour, TTL: 200 * time.Millisecond})
@@ -80,7 +80,7 @@ func TestLeaseRevivedAfterLapse(t *testing.T) {
 func TestLeaseReportCountedWithoutRecord(t *testing.T) {
 	t.Parallel()
 	b := setup(t, testsvc.MustRedis(t).RedisURL())
-	k := b.newKey(t, shariah.PlanEnterprise)
+	k := b.newKey(t, account.PlanEnterprise)
 	hash := k.Record.Hash
 	ctx := context.Background()
 	m := sredis.NewLeaseMeter(b.client, b.plans, sredis.LeaseOptions{Interval: time.Hour})
@@ -120,7 +120,7 @@ func TestLeaseReportCountedWithoutRecord(t *testing.T) {
 func TestLeaseHeldWithinOneSecondOfRate(t *testing.T) {
 	t.Parallel()
 	b := setup(t, testsvc.MustRedis(t).RedisURL())
-	k := b.newKey(t, shariah.PlanPro)
+	k := b.newKey(t, account.PlanPro)
 	hash := k.Record.Hash
 	ctx := context.Background()
 	if _, err := b.meter.Charge(ctx, hash, 15000, time.Now()); err != nil { // the allowance, used

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
@@ -35,7 +36,7 @@ func TestLeaseMetersProperty(t *testing.T) {
 		}
 	}
 	b := setup(t, testsvc.MustRedis(t).RedisURL())
-	k := b.newKey(t, shariah.PlanPro)
+	k := b.newKey(t, account.PlanPro)
 	hash := k.Record.Hash
 	ctx := context.Background()
 	opt := sredis.LeaseOptions{Interval: 10 * time.Millisecond, TTL: 60 * time.Millisecond}
@@ -137,7 +138,7 @@ func TestLeaseMetersProperty(t *testing.T) {
 	}
 
 	r := rand.New(rand.NewPCG(7, uint64(time.Now().UnixNano())))
-	allPlans := []string{shariah.PlanPro, shariah.PlanStarter, shariah.PlanEnterprise, shariah.PlanFree, shariah.PlanPro}
+	allPlans := []string{account.PlanPro, account.PlanStarter, account.PlanEnterprise, account.PlanFree, account.PlanPro}
 	started, lastCheck := time.Now(), time.Now()
 	for time.Since(started) < run {
 		time.Sleep(time.Duration(5+r.IntN(25)) * time.Millisecond) // pacing of the events, not a wait for a state

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
@@ -27,7 +27,7 @@ func runLeases(tb testing.TB, m *sredis.LeaseMeter) {
 func TestLeaseChargesFewScriptCalls(t *testing.T) {
 	t.Parallel()
 	b := setup(t, testsvc.MustRedis(t).RedisURL())
-	k := b.newKey(t, shariah.PlanEnterprise)
+	k := b.newKey(t, account.PlanEnterprise)
 	m := sredis.NewLeaseMeter(b.client, b.plans, sredis.LeaseOptions{})
 	runLeases(t, m)
 	ctx := context.Background()
@@ -50,7 +50,7 @@ func TestLeaseChargesFewScriptCalls(t *testing.T) {
 	if err := m.Flush(ctx, k.Record.Hash); err != nil {
 		t.Fatal(err)
 	}
-	st, err := b.keys.Store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(time.Now()))
+	st, err := b.keys.Store.MeterState(ctx, k.Record.Hash, account.PeriodOf(time.Now()))
 	if err != nil || st.Used != 5000 {
 		t.Fatalf("meter %+v %v, want 5000 used", st, err)
 	}
@@ -89,7 +89,7 @@ func scriptCalls(t *testing.T, b *bundle) int64 {
 func TestLeaseLapsesIntoUsed(t *testing.T) {
 	t.Parallel()
 	b := setup(t, testsvc.MustRedis(t).RedisURL())
-	k := b.newKey(t, shariah.PlanPro)
+	k := b.newKey(t, account.PlanPro)
 	ctx := context.Background()
 	dead := sredis.NewLeaseMeter(b.client, b.plans, sredis.LeaseOptions{TTL: 300 * time.Millisecond}) // never runs: never settles
 	served := int64(0)
@@ -99,7 +99,7 @@ func TestLeaseLapsesIntoUsed(t *testing.T) {
 		}
 		served++
 	}
-	st, err := b.keys.Store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(time.Now()))
+	st, err := b.keys.Store.MeterState(ctx, k.Record.Hash, account.PeriodOf(time.Now()))
 	if err != nil || st.Leased == 0 {
 		t.Fatalf("no lease held: %+v %v", st, err)
 	}
@@ -113,7 +113,7 @@ func TestLeaseLapsesIntoUsed(t *testing.T) {
 		if _, err := b.meter.Charge(ctx, k.Record.Hash, 0, time.Now()); err != nil {
 			t.Fatal(err)
 		}
-		st, err = b.keys.Store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(time.Now()))
+		st, err = b.keys.Store.MeterState(ctx, k.Record.Hash, account.PeriodOf(time.Now()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,9 +142,9 @@ func BenchmarkLeaseCharge(b *testing.B) {
 func TestLeaseRateRemainingIsTheKeys(t *testing.T) {
 	t.Parallel()
 	b := setup(t, testsvc.MustRedis(t).RedisURL())
-	k := b.newKey(t, shariah.PlanEnterprise)
-	plans := shariah.DefaultPlans()
-	ent, _ := plans.Lookup(shariah.PlanEnterprise) // 1,000 req/s, burst 2,000
+	k := b.newKey(t, account.PlanEnterprise)
+	plans := account.DefaultPlans()
+	ent, _ := plans.Lookup(account.PlanEnterprise) // 1,000 req/s, burst 2,000
 	m := sredis.NewLeaseMeter(b.client, plans, sredis.LeaseOptions{})
 	runLeases(t, m)
 	ctx := context.Background()
@@ -173,13 +173,13 @@ func TestLeaseRateRemainingIsTheKeys(t *testing.T) {
 func TestLeaseExactChargesUseTheHeldCredits(t *testing.T) {
 	t.Parallel()
 	b := setup(t, testsvc.MustRedis(t).RedisURL())
-	plans := shariah.DefaultPlans()
-	free, _ := plans.Lookup(shariah.PlanFree) // 5 req/s, burst 20, 50 tokens
+	plans := account.DefaultPlans()
+	free, _ := plans.Lookup(account.PlanFree) // 5 req/s, burst 20, 50 tokens
 	m := sredis.NewLeaseMeter(b.client, plans, sredis.LeaseOptions{})
 	runLeases(t, m)
 	ctx := context.Background()
 	for round := range 5 {
-		k := b.newKey(t, shariah.PlanFree)
+		k := b.newKey(t, account.PlanFree)
 		costs := []int{0, 0, 1, 2, 0, 2, 1, 0, 2, 2, 0, 1, 2, 0, 2, 1, 0, 2, 2} // 19 requests, 20 tokens
 		if len(costs) >= free.RateLimit.Burst {
 			t.Fatal("the test must stay within the burst")
@@ -212,7 +212,7 @@ func TestLeaseSpendInterleavings(t *testing.T) {
 	for _, before := range []int{16, 5} { // lease charges before A: all 16 of the first block, or some
 		for _, op := range ops {
 			t.Run(fmt.Sprintf("%s after %d", op, before), func(t *testing.T) {
-				k := b.newKey(t, shariah.PlanEnterprise)
+				k := b.newKey(t, account.PlanEnterprise)
 				hash := k.Record.Hash
 				ctx := context.Background()
 				// no ticks: only the calls below settle (Run is there for its final give-back)
@@ -237,7 +237,7 @@ func TestLeaseSpendInterleavings(t *testing.T) {
 				defer func() { stop(); <-stopped }()
 
 				served, refunded := 0, 0
-				charge := func() shariah.Charge {
+				charge := func() account.Charge {
 					ch, err := m.Charge(ctx, hash, 1, time.Now())
 					if err != nil || ch.Tokens != 1 {
 						t.Errorf("charge: %+v %v", ch, err)
@@ -247,7 +247,7 @@ func TestLeaseSpendInterleavings(t *testing.T) {
 					return ch
 				}
 				charge() // exact, and the first block of 16
-				var first shariah.Charge
+				var first account.Charge
 				for i := range before {
 					if ch := charge(); i == 0 {
 						first = ch
@@ -257,7 +257,7 @@ func TestLeaseSpendInterleavings(t *testing.T) {
 					t.Fatalf("charge %+v was not served from a lease", first)
 				}
 				armed.Store(true)
-				done := make(chan shariah.Charge, 1)
+				done := make(chan account.Charge, 1)
 				go func() {
 					ch, err := m.Charge(ctx, hash, 1, time.Now())
 					if err != nil || ch.Tokens != 1 {
@@ -301,7 +301,7 @@ func TestLeaseSpendInterleavings(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := int64(served - refunded)
-				st, err := b.keys.Store.MeterState(ctx, hash, shariah.PeriodOf(time.Now()))
+				st, err := b.keys.Store.MeterState(ctx, hash, account.PeriodOf(time.Now()))
 				if err != nil || st.Used != want {
 					t.Fatalf("after a flush: %+v %v, want %d used (%d served, %d refunded)", st, err, want, served, refunded)
 				}
@@ -318,7 +318,7 @@ func TestLeaseSpendInterleavings(t *testing.T) {
 
 // waitNoLeases sweeps the key's lapsed leases (another edge's exact charge of nothing) until Redis holds
 // none, and returns the meter then.
-func waitNoLeases(t *testing.T, b *bundle, hash string) shariah.MeterState {
+func waitNoLeases(t *testing.T, b *bundle, hash string) account.MeterState {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(10 * time.Second)
@@ -329,7 +329,7 @@ func waitNoLeases(t *testing.T, b *bundle, hash string) shariah.MeterState {
 		if _, err := b.meter.Charge(ctx, hash, 0, time.Now()); err != nil && !isQuota(err) {
 			t.Fatal(err)
 		}
-		st, err := b.keys.Store.MeterState(ctx, hash, shariah.PeriodOf(time.Now()))
+		st, err := b.keys.Store.MeterState(ctx, hash, account.PeriodOf(time.Now()))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 //go:embed lua/meter_charge.lua
@@ -26,17 +27,17 @@ var (
 	refundScript = rueidis.NewLuaScript(refundSrc)
 )
 
-// Meter implements shariah.Meter with one Lua script per charge: one round trip per request.
+// Meter implements account.Meter with one Lua script per charge: one round trip per request.
 type Meter struct {
 	c         rueidis.Client
-	plans     shariah.Plans
+	plans     account.Plans
 	planTable []string // ARGV[3..] of the charge script, built once
 }
 
-var _ shariah.Meter = (*Meter)(nil)
+var _ account.Meter = (*Meter)(nil)
 
 // NewMeter returns a meter charging against the plans.
-func NewMeter(c rueidis.Client, plans shariah.Plans) *Meter {
+func NewMeter(c rueidis.Client, plans account.Plans) *Meter {
 	m := &Meter{c: c, plans: plans}
 	for _, p := range plans {
 		hard := "0"
@@ -49,16 +50,16 @@ func NewMeter(c rueidis.Client, plans shariah.Plans) *Meter {
 	return m
 }
 
-// Charge implements shariah.Meter: one script call per request, no lease.
-func (m *Meter) Charge(ctx context.Context, keyHash string, cost int, now time.Time) (shariah.Charge, error) {
+// Charge implements account.Meter: one script call per request, no lease.
+func (m *Meter) Charge(ctx context.Context, keyHash string, cost int, now time.Time) (account.Charge, error) {
 	if cost < 0 {
-		return shariah.Charge{}, fmt.Errorf("negative cost %d", cost)
+		return account.Charge{}, fmt.Errorf("negative cost %d", cost)
 	}
-	r, err := m.run(ctx, keyHash, shariah.PeriodOf(now), now, meterCall{charge: true, cost: cost})
+	r, err := m.run(ctx, keyHash, account.PeriodOf(now), now, meterCall{charge: true, cost: cost})
 	if err != nil {
-		return shariah.Charge{}, err
+		return account.Charge{}, err
 	}
-	r.ch.Remaining = shariah.RemainingOf(r.ch.Limit, r.ch.Used+r.leased)
+	r.ch.Remaining = account.RemainingOf(r.ch.Limit, r.ch.Used+r.leased)
 	return r.ch, m.statusErr(r.status, &r.ch)
 }
 
@@ -81,7 +82,7 @@ type meterCall struct {
 // meterReply is what the script answered.
 type meterReply struct {
 	status  int64
-	ch      shariah.Charge // Key, Period, Limit, Used, Tokens, Overage and Rate filled; Remaining is not
+	ch      account.Charge // Key, Period, Limit, Used, Tokens, Overage and Rate filled; Remaining is not
 	grant   int64          // lease tokens granted
 	overage bool           // the granted tokens lie past the allowance
 	credits int64          // request credits granted; -1 when the plan has no rate limit
@@ -89,7 +90,7 @@ type meterReply struct {
 	lost    bool           // Redis held no lease of the edge's (writes lost): the edge drops what it holds
 }
 
-func (c meterCall) args(p shariah.Period, now time.Time, planTable []string) []string {
+func (c meterCall) args(p account.Period, now time.Time, planTable []string) []string {
 	mode := "0"
 	if c.charge {
 		mode = "1"
@@ -102,7 +103,7 @@ func (c meterCall) args(p shariah.Period, now time.Time, planTable []string) []s
 }
 
 // run executes the script once (retrying a transport failure, as below) and reads its reply.
-func (m *Meter) run(ctx context.Context, keyHash string, p shariah.Period, now time.Time, call meterCall) (meterReply, error) {
+func (m *Meter) run(ctx context.Context, keyHash string, p account.Period, now time.Time, call meterCall) (meterReply, error) {
 	keys := []string{keyRecordKey(keyHash), meterKey(keyHash, p.ID()), rateKey(keyHash)}
 	args := call.args(p, now, m.planTable)
 	vals, err := chargeScript.Exec(ctx, m.c, keys, args).ToArray()
@@ -118,7 +119,7 @@ func (m *Meter) run(ctx context.Context, keyHash string, p shariah.Period, now t
 	return readReply(vals, keyHash, p)
 }
 
-func readReply(vals []rueidis.RedisMessage, keyHash string, p shariah.Period) (meterReply, error) {
+func readReply(vals []rueidis.RedisMessage, keyHash string, p account.Period) (meterReply, error) {
 	var r meterReply
 	var err error
 	if len(vals) == 0 {
@@ -137,7 +138,7 @@ func readReply(vals []rueidis.RedisMessage, keyHash string, p shariah.Period) (m
 	for i := 5; i < len(vals); i++ {
 		n[i], _ = vals[i].AsInt64()
 	}
-	ch := shariah.Charge{Period: p}
+	ch := account.Charge{Period: p}
 	ch.Key.Hash = keyHash
 	ch.Key.ID, _ = vals[1].ToString()
 	ch.Key.Prefix, _ = vals[2].ToString()
@@ -145,14 +146,14 @@ func readReply(vals []rueidis.RedisMessage, keyHash string, p shariah.Period) (m
 	ch.Key.Plan, _ = vals[4].ToString()
 	ch.Key.Active = r.status != 2
 	ch.Limit, ch.Used, ch.Tokens, ch.Overage = n[5], n[6], int(n[7]), int(n[8])
-	ch.Rate = shariah.RateState{Burst: int(n[9]), Remaining: int(max(n[10], 0)), ResetMS: n[11], RetryAfter: n[12]}
+	ch.Rate = account.RateState{Burst: int(n[9]), Remaining: int(max(n[10], 0)), ResetMS: n[11], RetryAfter: n[12]}
 	r.ch = ch
 	r.grant, r.overage, r.credits, r.leased, r.lost = n[13], n[14] == 1, n[15], n[16], n[17] == 1
 	return r, nil
 }
 
 // statusErr is the error of a script status (nil for a charge).
-func (m *Meter) statusErr(status int64, ch *shariah.Charge) error {
+func (m *Meter) statusErr(status int64, ch *account.Charge) error {
 	switch status {
 	case 0:
 		return nil
@@ -186,8 +187,8 @@ func isConnErr(err error) bool {
 	return !errors.As(err, &re) && !rueidis.IsRedisNil(err)
 }
 
-// Refund implements shariah.Meter.
-func (m *Meter) Refund(ctx context.Context, c shariah.Charge) error {
+// Refund implements account.Meter.
+func (m *Meter) Refund(ctx context.Context, c account.Charge) error {
 	if c.Tokens == 0 {
 		return nil
 	}

@@ -8,26 +8,26 @@ import (
 
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 )
 
-// NewsStore implements shariah.NewsStore.
+// NewsStore implements filings.NewsStore.
 type NewsStore struct{ c rueidis.Client }
 
-var _ shariah.NewsStore = (*NewsStore)(nil)
+var _ filings.NewsStore = (*NewsStore)(nil)
 
 // NewNewsStore returns the news store over the client.
 func NewNewsStore(c rueidis.Client) *NewsStore { return &NewsStore{c: c} }
 
-func (s *NewsStore) get(ctx context.Context, id string) (shariah.Article, bool, error) {
+func (s *NewsStore) get(ctx context.Context, id string) (filings.Article, bool, error) {
 	b, err := s.c.Do(ctx, s.c.B().Get().Key(articleKey(id)).Build()).AsBytes()
 	if rueidis.IsRedisNil(err) {
-		return shariah.Article{}, false, nil
+		return filings.Article{}, false, nil
 	}
 	if err != nil {
-		return shariah.Article{}, false, err
+		return filings.Article{}, false, err
 	}
-	var a shariah.Article
+	var a filings.Article
 	return a, true, json.Unmarshal(b, &a)
 }
 
@@ -46,7 +46,7 @@ func union(a, b []string) []string {
 
 // PutArticles stores articles; one already stored under the same id (normalised URL) or title key is
 // merged into it: its sources and symbols grow, the earliest publication date stays.
-func (s *NewsStore) PutArticles(ctx context.Context, as []shariah.Article) (int, error) {
+func (s *NewsStore) PutArticles(ctx context.Context, as []filings.Article) (int, error) {
 	added := 0
 	for _, a := range as {
 		id := a.ID
@@ -101,7 +101,7 @@ func (s *NewsStore) PutArticles(ctx context.Context, as []shariah.Article) (int,
 
 // News lists articles newest first with the total. Without content filters (source, category, q,
 // relevance) only the page is read; with them the latest 5,000 are considered.
-func (s *NewsStore) News(ctx context.Context, q shariah.NewsQuery) ([]shariah.Article, int, error) {
+func (s *NewsStore) News(ctx context.Context, q filings.NewsQuery) ([]filings.Article, int, error) {
 	key := newsAllKey()
 	if q.Symbol != "" {
 		key = newsSymKey(q.Symbol)
@@ -119,7 +119,7 @@ func (s *NewsStore) News(ctx context.Context, q shariah.NewsQuery) ([]shariah.Ar
 		}
 		page, err := s.articles(ctx, ids, nil)
 		if page == nil {
-			page = []shariah.Article{}
+			page = []filings.Article{}
 		}
 		return page, int(total), err
 	}
@@ -128,7 +128,7 @@ func (s *NewsStore) News(ctx context.Context, q shariah.NewsQuery) ([]shariah.Ar
 		return nil, 0, err
 	}
 	needle := strings.ToLower(strings.TrimSpace(q.Q))
-	out, err := s.articles(ctx, ids, func(a shariah.Article) bool {
+	out, err := s.articles(ctx, ids, func(a filings.Article) bool {
 		return (q.Source == "" || contains(a.Sources, q.Source)) &&
 			(q.Category == "" || strings.EqualFold(a.Category, q.Category)) &&
 			(q.Relevance == "" || a.ComplianceRelevance == q.Relevance) &&
@@ -139,14 +139,14 @@ func (s *NewsStore) News(ctx context.Context, q shariah.NewsQuery) ([]shariah.Ar
 	}
 	total := len(out)
 	if q.Offset >= total {
-		return []shariah.Article{}, total, nil
+		return []filings.Article{}, total, nil
 	}
 	return out[q.Offset:min(q.Offset+q.Limit, total)], total, nil
 }
 
 // articles reads articles by id in order (in chunks), keeping those keep accepts (all when nil).
-func (s *NewsStore) articles(ctx context.Context, ids []string, keep func(shariah.Article) bool) ([]shariah.Article, error) {
-	var out []shariah.Article
+func (s *NewsStore) articles(ctx context.Context, ids []string, keep func(filings.Article) bool) ([]filings.Article, error) {
+	var out []filings.Article
 	for start := 0; start < len(ids); start += chunk {
 		part := ids[start:min(start+chunk, len(ids))]
 		cmds := make(rueidis.Commands, len(part))
@@ -161,7 +161,7 @@ func (s *NewsStore) articles(ctx context.Context, ids []string, keep func(sharia
 			if err != nil {
 				return nil, err
 			}
-			var a shariah.Article
+			var a filings.Article
 			if err := json.Unmarshal(b, &a); err != nil {
 				return nil, err
 			}

@@ -7,13 +7,13 @@ import (
 
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
-// PopularityStore implements shariah.Popularity.
+// PopularityStore implements market.Popularity.
 type PopularityStore struct{ c rueidis.Client }
 
-var _ shariah.Popularity = (*PopularityStore)(nil)
+var _ market.Popularity = (*PopularityStore)(nil)
 
 // NewPopularityStore returns the store over the client.
 func NewPopularityStore(c rueidis.Client) *PopularityStore { return &PopularityStore{c: c} }

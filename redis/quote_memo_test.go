@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // The memo answers only for the very bytes it parsed: equal bytes elsewhere, another length, another
@@ -65,7 +66,7 @@ func TestServedQuoteFromTheCacheIsRememberedUntilItChanges(t *testing.T) {
 	t.Parallel()
 	c := testClient(t)
 	ctx := context.Background()
-	bodies := shariah.NewQuoteBodies(testDisclaimers)
+	bodies := market.NewQuoteBodies(testDisclaimers)
 	writer := NewRefStore(c).WithQuoteBodies(bodies)
 	edge := NewRefStore(c).Cached(time.Minute)
 	q := testQuote("MEMO", 100_000_000)

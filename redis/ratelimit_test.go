@@ -9,13 +9,14 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // withRate returns the plans with one plan's rate limit replaced.
-func withRate(ps shariah.Plans, plan string, r shariah.RateLimit) shariah.Plans {
-	out := append(shariah.Plans(nil), ps...)
+func withRate(ps account.Plans, plan string, r account.RateLimit) account.Plans {
+	out := append(account.Plans(nil), ps...)
 	for i := range out {
 		if out[i].ID == plan {
 			out[i].RateLimit = r
@@ -29,10 +30,10 @@ func withRate(ps shariah.Plans, plan string, r shariah.RateLimit) shariah.Plans 
 // refused request charges nothing and says when to retry, and after that wait the key is served again.
 func TestRateLimitHoldsAcrossEdges(t *testing.T) {
 	ctx := context.Background()
-	plans := withRate(shariah.DefaultPlans().WithoutRateLimits(), shariah.PlanPro, shariah.RateLimit{RequestsPerSecond: 5, Burst: 10})
+	plans := withRate(account.DefaultPlans().WithoutRateLimits(), account.PlanPro, account.RateLimit{RequestsPerSecond: 5, Burst: 10})
 	url := testsvc.MustRedis(t).RedisURL()
 	var meters []*sredis.Meter
-	var keys *shariah.Keys
+	var keys *account.Keys
 	for range 3 {
 		c, err := sredis.Open(url)
 		if err != nil {
@@ -40,9 +41,9 @@ func TestRateLimitHoldsAcrossEdges(t *testing.T) {
 		}
 		t.Cleanup(c.Close)
 		meters = append(meters, sredis.NewMeter(c, plans))
-		keys = &shariah.Keys{Store: sredis.NewKeyStore(c), Plans: plans}
+		keys = &account.Keys{Store: sredis.NewKeyStore(c), Plans: plans}
 	}
-	k, err := keys.Create(ctx, fmt.Sprintf("rate-%d@example.com", time.Now().UnixNano()), shariah.PlanPro)
+	k, err := keys.Create(ctx, fmt.Sprintf("rate-%d@example.com", time.Now().UnixNano()), account.PlanPro)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestRateLimitHoldsAcrossEdges(t *testing.T) {
 	if ok.Load() < 10 || ok.Load() > 10+refill || ok.Load()+limited.Load() != 300 {
 		t.Fatalf("served %d, limited %d of 300 (burst 10, up to %d refilled)", ok.Load(), limited.Load(), refill)
 	}
-	st, err := keys.Store.MeterState(ctx, k.Record.Hash, shariah.PeriodOf(time.Now()))
+	st, err := keys.Store.MeterState(ctx, k.Record.Hash, account.PeriodOf(time.Now()))
 	if err != nil || st.Used != ok.Load() {
 		t.Fatalf("tokens used %d, served %d: a refused request was charged (%v)", st.Used, ok.Load(), err)
 	}
@@ -86,7 +87,7 @@ func TestRateLimitHoldsAcrossEdges(t *testing.T) {
 		t.Fatalf("after Retry-After: %v", err)
 	}
 	// A plan without a rate limit reports none.
-	e, err := keys.Create(ctx, fmt.Sprintf("rate-e-%d@example.com", time.Now().UnixNano()), shariah.PlanEnterprise)
+	e, err := keys.Create(ctx, fmt.Sprintf("rate-e-%d@example.com", time.Now().UnixNano()), account.PlanEnterprise)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
@@ -18,9 +19,9 @@ import (
 // bundle is what a meter test needs: a client, the stores and a key of a chosen plan.
 type bundle struct {
 	client rueidis.Client
-	keys   *shariah.Keys
+	keys   *account.Keys
 	meter  *sredis.Meter
-	plans  shariah.Plans
+	plans  account.Plans
 }
 
 func setup(t *testing.T, url string) *bundle {
@@ -30,13 +31,13 @@ func setup(t *testing.T, url string) *bundle {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	plans := shariah.DefaultPlans().WithoutRateLimits()
+	plans := account.DefaultPlans().WithoutRateLimits()
 	ks := sredis.NewKeyStore(c)
 	return &bundle{client: c, plans: plans, meter: sredis.NewMeter(c, plans),
-		keys: &shariah.Keys{Store: ks, Plans: plans}}
+		keys: &account.Keys{Store: ks, Plans: plans}}
 }
 
-func (b *bundle) newKey(t *testing.T, plan string) shariah.IssuedKey {
+func (b *bundle) newKey(t *testing.T, plan string) account.IssuedKey {
 	t.Helper()
 	k, err := b.keys.Create(context.Background(), fmt.Sprintf("user-%d@example.com", time.Now().UnixNano()), plan)
 	if err != nil {
@@ -53,7 +54,7 @@ func TestMeterFreePlanNeverOvershootsUnderContention(t *testing.T) {
 	clients := []*bundle{setup(t, url), setup(t, url), setup(t, url)}
 	for _, cost := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("cost%d", cost), func(t *testing.T) {
-			k := clients[0].newKey(t, shariah.PlanFree)
+			k := clients[0].newKey(t, account.PlanFree)
 			var ok, refused atomic.Int64
 			var wg sync.WaitGroup
 			for i := range 600 {
@@ -76,7 +77,7 @@ func TestMeterFreePlanNeverOvershootsUnderContention(t *testing.T) {
 			if ok.Load() != want {
 				t.Fatalf("successes = %d, want exactly %d", ok.Load(), want)
 			}
-			st, err := sredis.NewKeyStore(clients[0].client).MeterState(ctx, k.Record.Hash, shariah.PeriodOf(time.Now()))
+			st, err := sredis.NewKeyStore(clients[0].client).MeterState(ctx, k.Record.Hash, account.PeriodOf(time.Now()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +95,7 @@ func TestMeterPaidPlanCountsOverage(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t, testsvc.MustRedis(t).RedisURL())
-	k := b.newKey(t, shariah.PlanStarter)
+	k := b.newKey(t, account.PlanStarter)
 	// Bring the key to 2 tokens under its 2,500 allowance.
 	if _, err := b.meter.Charge(ctx, k.Record.Hash, 2498, time.Now()); err != nil {
 		t.Fatal(err)
@@ -114,7 +115,7 @@ func TestMeterPaidPlanCountsOverage(t *testing.T) {
 	if err := b.meter.Refund(ctx, ch2); err != nil {
 		t.Fatal(err)
 	}
-	st, _ := sredis.NewKeyStore(b.client).MeterState(ctx, k.Record.Hash, shariah.PeriodOf(time.Now()))
+	st, _ := sredis.NewKeyStore(b.client).MeterState(ctx, k.Record.Hash, account.PeriodOf(time.Now()))
 	if st.Used != 2503 || st.Overage != 3 {
 		t.Fatalf("after refund: %+v, want used 2503 overage 3", st)
 	}
@@ -123,7 +124,7 @@ func TestMeterPaidPlanCountsOverage(t *testing.T) {
 func TestMeterEnterpriseUnlimited(t *testing.T) {
 	t.Parallel()
 	b := setup(t, testsvc.MustRedis(t).RedisURL())
-	k := b.newKey(t, shariah.PlanEnterprise)
+	k := b.newKey(t, account.PlanEnterprise)
 	ch, err := b.meter.Charge(context.Background(), k.Record.Hash, 1_000_000, time.Now())
 	if err != nil || ch.Remaining != -1 || ch.Overage != 0 || ch.Limit != -1 {
 		t.Fatalf("enterprise charge = %+v, %v; want remaining -1, no overage", ch, err)
@@ -134,10 +135,10 @@ func TestMeterRefusesUnknownAndDeactivatedKeys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t, testsvc.MustRedis(t).RedisURL())
-	if _, err := b.meter.Charge(ctx, shariah.HashKey("shr_nope"), 1, time.Now()); shariah.ErrorCode(err) != shariah.EBADKEY {
+	if _, err := b.meter.Charge(ctx, account.HashKey("shr_nope"), 1, time.Now()); shariah.ErrorCode(err) != shariah.EBADKEY {
 		t.Fatalf("unknown key: %v, want %s", err, shariah.EBADKEY)
 	}
-	k := b.newKey(t, shariah.PlanPro)
+	k := b.newKey(t, account.PlanPro)
 	if _, err := b.meter.Charge(ctx, k.Record.Hash, 1, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestMeterSurvivesScriptFlushAndRestart(t *testing.T) {
 	ctx := context.Background()
 	own := testsvc.MustRedis(t)
 	b := setup(t, own.RedisURL())
-	k := b.newKey(t, shariah.PlanPro)
+	k := b.newKey(t, account.PlanPro)
 	if _, err := b.meter.Charge(ctx, k.Record.Hash, 1, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestMeterSurvivesScriptFlushAndRestart(t *testing.T) {
 	}
 	// Key creation is not retried by the store; a fresh client stands for the operator's next command.
 	b2 := setup(t, own.RedisURL())
-	k2 := b2.newKey(t, shariah.PlanPro)
+	k2 := b2.newKey(t, account.PlanPro)
 	if _, err := b.meter.Charge(ctx, k2.Record.Hash, 1, time.Now()); err != nil {
 		t.Fatalf("new key after restart: %v", err)
 	}
@@ -184,7 +185,7 @@ func TestRegenerateCarriesTheMonthsUsage(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t, testsvc.MustRedis(t).RedisURL())
-	k := b.newKey(t, shariah.PlanFree)
+	k := b.newKey(t, account.PlanFree)
 	if _, err := b.meter.Charge(ctx, k.Record.Hash, 30, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestRegenerateCarriesTheMonthsUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if nk.Record.UserID != k.Record.UserID || nk.Record.Plan != shariah.PlanFree {
+	if nk.Record.UserID != k.Record.UserID || nk.Record.Plan != account.PlanFree {
 		t.Fatalf("replacement %+v does not keep user and plan of %+v", nk.Record, k.Record)
 	}
 	if _, err := b.meter.Charge(ctx, k.Record.Hash, 1, time.Now()); shariah.ErrorCode(err) != shariah.EKEYINACTIVE {
@@ -216,9 +217,9 @@ func TestMeterOnRedisCluster(t *testing.T) {
 	ctx := context.Background()
 	b := setup(t, cl.URL())
 	// Several keys land on different slots; each must be charged exactly to its allowance.
-	var keys []shariah.IssuedKey
+	var keys []account.IssuedKey
 	for range 5 {
-		keys = append(keys, b.newKey(t, shariah.PlanFree))
+		keys = append(keys, b.newKey(t, account.PlanFree))
 	}
 	var ok atomic.Int64
 	var wg sync.WaitGroup
@@ -242,7 +243,7 @@ func TestMeterOnRedisCluster(t *testing.T) {
 	if err != nil || ch.Used != 50 {
 		t.Fatalf("zero-cost charge at the limit: %+v %v", ch, err)
 	}
-	if err := b.meter.Refund(ctx, shariah.Charge{Key: keys[0].Record, Period: shariah.PeriodOf(time.Now()), Tokens: 5}); err != nil {
+	if err := b.meter.Refund(ctx, account.Charge{Key: keys[0].Record, Period: account.PeriodOf(time.Now()), Tokens: 5}); err != nil {
 		t.Fatalf("refund on cluster: %v", err)
 	}
 }
@@ -254,15 +255,15 @@ func BenchmarkMeterCharge(b *testing.B) {
 
 // benchKey opens a client on a Redis of the benchmark's own and creates an enterprise key whose rate
 // limit runs in every charge (credits are leased too) but never refuses.
-func benchKey(b *testing.B) (rueidis.Client, shariah.Plans, string) {
+func benchKey(b *testing.B) (rueidis.Client, account.Plans, string) {
 	c, err := sredis.Open(testsvc.MustRedis(b).RedisURL())
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(c.Close)
-	plans := withRate(shariah.DefaultPlans(), shariah.PlanEnterprise, shariah.RateLimit{RequestsPerSecond: 1e6, Burst: 1e6})
-	keys := &shariah.Keys{Store: sredis.NewKeyStore(c), Plans: plans}
-	k, err := keys.Create(context.Background(), "bench@example.com", shariah.PlanEnterprise)
+	plans := withRate(account.DefaultPlans(), account.PlanEnterprise, account.RateLimit{RequestsPerSecond: 1e6, Burst: 1e6})
+	keys := &account.Keys{Store: sredis.NewKeyStore(c), Plans: plans}
+	k, err := keys.Create(context.Background(), "bench@example.com", account.PlanEnterprise)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -270,7 +271,7 @@ func benchKey(b *testing.B) (rueidis.Client, shariah.Plans, string) {
 }
 
 // benchCharges charges one token at a time, from one goroutine and from several.
-func benchCharges(b *testing.B, m shariah.Meter, hash string) {
+func benchCharges(b *testing.B, m account.Meter, hash string) {
 	ctx := context.Background()
 	b.Run("serial", func(b *testing.B) {
 		for b.Loop() {
@@ -294,14 +295,14 @@ func TestMeterKeyExpiresAfterItsPeriod(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setup(t, testsvc.MustRedis(t).RedisURL())
-	k := b.newKey(t, shariah.PlanPro)
+	k := b.newKey(t, account.PlanPro)
 	now := time.Now()
 	for range 3 {
 		if _, err := b.meter.Charge(ctx, k.Record.Hash, 2, now); err != nil {
 			t.Fatal(err)
 		}
 	}
-	p := shariah.PeriodOf(now)
+	p := account.PeriodOf(now)
 	ttl, err := b.client.Do(ctx, b.client.B().Ttl().Key("shr:meter:{"+k.Record.Hash+"}:"+p.ID()).Build()).AsInt64()
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // srcField is the bars hash field naming the source of an interval's candles.
@@ -19,7 +21,7 @@ func srcField(interval string) string { return "src:" + interval }
 // dataSources are the sources a screening result is counted under (shariah.DataSourceOf).
 var dataSources = []string{shariah.DataFiled, shariah.DataIllustrative, shariah.DataNoFundamentals}
 
-// RefStore implements shariah.RefStore.
+// RefStore implements market.RefStore.
 type RefStore struct {
 	c rueidis.Client
 	// cacheTTL, when set, serves hot reads (records, quotes, candles) from rueidis's client-side cache
@@ -28,7 +30,7 @@ type RefStore struct {
 	// own writes.
 	cacheTTL time.Duration
 	// quotes, when set, makes PutQuote store each quote as the body GET /api/quote serves (served.go).
-	quotes *shariah.QuoteBodies
+	quotes *market.QuoteBodies
 	// memo, in a cached store, remembers the quotes served from the cache's values (quote_memo.go).
 	memo *quoteMemo
 	// version, in a cached store, is the last version read and when (Version).
@@ -47,7 +49,7 @@ type versionRead struct {
 // invalidation arrives, and at most this much later.
 const versionRecheck = time.Millisecond
 
-var _ shariah.RefStore = (*RefStore)(nil)
+var _ market.RefStore = (*RefStore)(nil)
 
 // NewRefStore returns an uncached reference store over the client (for writers).
 func NewRefStore(c rueidis.Client) *RefStore { return &RefStore{c: c} }
@@ -66,7 +68,7 @@ func (s *RefStore) Cached(ttl time.Duration) *RefStore {
 // WithQuoteBodies returns a copy of the store whose PutQuote stores each quote as the body GET
 // /api/quote serves, encoded by bodies (the writers get the service's market_data disclaimer). Without
 // it the quote is stored alone, and the edge encodes its body on the first read.
-func (s *RefStore) WithQuoteBodies(bodies shariah.QuoteBodies) *RefStore {
+func (s *RefStore) WithQuoteBodies(bodies market.QuoteBodies) *RefStore {
 	c := *s
 	c.quotes = &bodies
 	return &c
@@ -449,12 +451,12 @@ func (s *RefStore) Dividends(ctx context.Context, symbol string) ([]shariah.Divi
 
 // indexRecord is an index as stored (IndexInfo hides its symbols from JSON).
 type indexRecord struct {
-	Info    shariah.IndexInfo `json:"info"`
+	Info    catalog.IndexInfo `json:"info"`
 	Symbols []string          `json:"symbols"`
 }
 
 // PutIndex replaces an index, except that an illustrative list never replaces a real one.
-func (s *RefStore) PutIndex(ctx context.Context, ix shariah.IndexInfo) error {
+func (s *RefStore) PutIndex(ctx context.Context, ix catalog.IndexInfo) error {
 	if ix.Source == shariah.SourceIllustrative {
 		var old indexRecord
 		if ok, err := s.getJSON(ctx, indexKey(ix.Name), &old, false); err != nil {
@@ -471,7 +473,7 @@ func (s *RefStore) PutIndex(ctx context.Context, ix shariah.IndexInfo) error {
 }
 
 // Indices reads every index with its constituents, by name.
-func (s *RefStore) Indices(ctx context.Context) ([]shariah.IndexInfo, error) {
+func (s *RefStore) Indices(ctx context.Context) ([]catalog.IndexInfo, error) {
 	names, err := s.c.Do(ctx, s.c.B().Smembers().Key(indexSetKey()).Build()).AsStrSlice()
 	if err != nil {
 		return nil, err
@@ -481,7 +483,7 @@ func (s *RefStore) Indices(ctx context.Context) ([]shariah.IndexInfo, error) {
 	for i, n := range names {
 		keys[i] = indexKey(n)
 	}
-	var out []shariah.IndexInfo
+	var out []catalog.IndexInfo
 	err = s.getJSONMany(ctx, keys, func(_ int, b []byte) error {
 		var r indexRecord
 		if err := json.Unmarshal(b, &r); err != nil {
@@ -529,12 +531,12 @@ func (s *RefStore) Holdings(ctx context.Context, etf string) ([]shariah.Holding,
 }
 
 // PutFX merges rates by currency (a newer date wins).
-func (s *RefStore) PutFX(ctx context.Context, rates []shariah.FXRate) error {
+func (s *RefStore) PutFX(ctx context.Context, rates []market.FXRate) error {
 	old, err := s.FX(ctx)
 	if err != nil {
 		return err
 	}
-	by := map[string]shariah.FXRate{}
+	by := map[string]market.FXRate{}
 	for _, r := range old {
 		by[r.Currency] = r
 	}
@@ -543,7 +545,7 @@ func (s *RefStore) PutFX(ctx context.Context, rates []shariah.FXRate) error {
 			by[r.Currency] = r
 		}
 	}
-	out := make([]shariah.FXRate, 0, len(by))
+	out := make([]market.FXRate, 0, len(by))
 	for _, r := range by {
 		out = append(out, r)
 	}
@@ -556,15 +558,15 @@ func (s *RefStore) PutFX(ctx context.Context, rates []shariah.FXRate) error {
 }
 
 // FX reads every rate, by currency.
-func (s *RefStore) FX(ctx context.Context) ([]shariah.FXRate, error) {
-	var out []shariah.FXRate
+func (s *RefStore) FX(ctx context.Context) ([]market.FXRate, error) {
+	var out []market.FXRate
 	_, err := s.getJSON(ctx, fxKey(), &out, true)
 	return out, err
 }
 
 // PutMetals merges prices by metal and date.
-func (s *RefStore) PutMetals(ctx context.Context, prices []shariah.MetalPrice) error {
-	by := map[string][]shariah.MetalPrice{}
+func (s *RefStore) PutMetals(ctx context.Context, prices []market.MetalPrice) error {
+	by := map[string][]market.MetalPrice{}
 	for _, p := range prices {
 		by[p.Metal] = append(by[p.Metal], p)
 	}
@@ -573,14 +575,14 @@ func (s *RefStore) PutMetals(ctx context.Context, prices []shariah.MetalPrice) e
 		if err != nil {
 			return err
 		}
-		dated := map[string]shariah.MetalPrice{}
+		dated := map[string]market.MetalPrice{}
 		for _, p := range old {
 			dated[p.AsOf] = p
 		}
 		for _, p := range ps {
 			dated[p.AsOf] = p
 		}
-		out := make([]shariah.MetalPrice, 0, len(dated))
+		out := make([]market.MetalPrice, 0, len(dated))
 		for _, p := range dated {
 			out = append(out, p)
 		}
@@ -597,14 +599,14 @@ func (s *RefStore) PutMetals(ctx context.Context, prices []shariah.MetalPrice) e
 }
 
 // Metals reads a metal's prices, oldest first.
-func (s *RefStore) Metals(ctx context.Context, metal string) ([]shariah.MetalPrice, error) {
-	var out []shariah.MetalPrice
+func (s *RefStore) Metals(ctx context.Context, metal string) ([]market.MetalPrice, error) {
+	var out []market.MetalPrice
 	_, err := s.getJSON(ctx, metalKey(metal), &out, true)
 	return out, err
 }
 
 // PutQuote stores a symbol's latest quote: as its served body when the store has the quote bodies.
-func (s *RefStore) PutQuote(ctx context.Context, q shariah.Quote) error {
+func (s *RefStore) PutQuote(ctx context.Context, q market.Quote) error {
 	var b []byte
 	if s.quotes != nil {
 		sv, err := s.quotes.Serve(q)
@@ -635,18 +637,18 @@ func quoteValue(variant string, sv shariah.Served, asOf string) []byte {
 
 // decodeQuote reads a stored quote, served body or not: the disclaimers of a served body are the
 // route's, not the quote's.
-func decodeQuote(b []byte) (shariah.Quote, error) {
-	var q shariah.Quote
+func decodeQuote(b []byte) (market.Quote, error) {
+	var q market.Quote
 	err := json.Unmarshal(b, &q)
 	q.Disclaimers = nil
 	return q, err
 }
 
 // Quote reads a symbol's latest quote (client-side cached; Redis invalidates on change).
-func (s *RefStore) Quote(ctx context.Context, symbol string) (shariah.Quote, bool, error) {
+func (s *RefStore) Quote(ctx context.Context, symbol string) (market.Quote, bool, error) {
 	b, ok, err := getValue(ctx, s.c, quoteKey(symbol), s.cacheTTL)
 	if err != nil || !ok {
-		return shariah.Quote{}, false, err
+		return market.Quote{}, false, err
 	}
 	q, err := decodeQuote(b)
 	return q, err == nil, err
@@ -655,7 +657,7 @@ func (s *RefStore) Quote(ctx context.Context, symbol string) (shariah.Quote, boo
 // ServedQuote reads a symbol's quote as the body GET /api/quote serves (client-side cached on a cached
 // store): the stored body when its variant is bodies', else the body encoded from the stored quote,
 // which then replaces the value read (if it is still the stored one).
-func (s *RefStore) ServedQuote(ctx context.Context, symbol string, bodies shariah.QuoteBodies) (shariah.StoredQuote, bool, error) {
+func (s *RefStore) ServedQuote(ctx context.Context, symbol string, bodies market.QuoteBodies) (shariah.StoredQuote, bool, error) {
 	key := quoteKey(symbol)
 	b, ok, err := getValue(ctx, s.c, key, s.cacheTTL)
 	if err != nil || !ok {
@@ -692,8 +694,8 @@ func (s *RefStore) ServedQuote(ctx context.Context, symbol string, bodies sharia
 }
 
 // Quotes reads several quotes; absent ones are missing from the map.
-func (s *RefStore) Quotes(ctx context.Context, symbols []string) (map[string]shariah.Quote, error) {
-	out := make(map[string]shariah.Quote, len(symbols))
+func (s *RefStore) Quotes(ctx context.Context, symbols []string) (map[string]market.Quote, error) {
+	out := make(map[string]market.Quote, len(symbols))
 	var res []rueidis.RedisResult
 	if s.cacheTTL > 0 {
 		cmds := make([]rueidis.CacheableTTL, len(symbols))
@@ -726,7 +728,7 @@ func (s *RefStore) Quotes(ctx context.Context, symbols []string) (map[string]sha
 }
 
 // PutTrending replaces the trending list.
-func (s *RefStore) PutTrending(ctx context.Context, items []shariah.Trending) error {
+func (s *RefStore) PutTrending(ctx context.Context, items []market.Trending) error {
 	c, err := s.setJSON(trendingKey(), items)
 	if err != nil {
 		return err
@@ -735,8 +737,8 @@ func (s *RefStore) PutTrending(ctx context.Context, items []shariah.Trending) er
 }
 
 // Trending reads the trending list.
-func (s *RefStore) Trending(ctx context.Context) ([]shariah.Trending, error) {
-	var out []shariah.Trending
+func (s *RefStore) Trending(ctx context.Context) ([]market.Trending, error) {
+	var out []market.Trending
 	_, err := s.getJSON(ctx, trendingKey(), &out, true)
 	return out, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
@@ -209,8 +210,8 @@ func TestRefStoreMergesAndReadsBack(t *testing.T) {
 		t.Fatalf("holdings %+v", hs)
 	}
 	// Illustrative index lists and holdings never replace real ones.
-	_ = st.PutIndex(ctx, shariah.IndexInfo{Name: "SP500", Source: "sp500-datasets", Symbols: []string{"AAPL", "MSFT", "NVDA"}})
-	_ = st.PutIndex(ctx, shariah.IndexInfo{Name: "SP500", Source: shariah.SourceIllustrative, Symbols: []string{"AAPL"}})
+	_ = st.PutIndex(ctx, catalog.IndexInfo{Name: "SP500", Source: "sp500-datasets", Symbols: []string{"AAPL", "MSFT", "NVDA"}})
+	_ = st.PutIndex(ctx, catalog.IndexInfo{Name: "SP500", Source: shariah.SourceIllustrative, Symbols: []string{"AAPL"}})
 	if ixs, _ := st.Indices(ctx); len(ixs) != 1 || len(ixs[0].Symbols) != 3 {
 		t.Fatalf("illustrative index replaced a real one: %+v", ixs)
 	}

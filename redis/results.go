@@ -10,16 +10,18 @@ import (
 	"github.com/redis/rueidis"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/screening"
 )
 
-// ResultStore implements shariah.ResultStore.
+// ResultStore implements screening.ResultStore.
 type ResultStore struct {
 	c rueidis.Client
 	// cacheTTL, when set, serves ServedResult from rueidis's client-side cache (see RefStore).
 	cacheTTL time.Duration
 }
 
-var _ shariah.ResultStore = (*ResultStore)(nil)
+var _ screening.ResultStore = (*ResultStore)(nil)
 
 // NewResultStore returns the result store over the client.
 func NewResultStore(c rueidis.Client) *ResultStore { return &ResultStore{c: c} }
@@ -34,14 +36,14 @@ func (s *ResultStore) Cached(ttl time.Duration) *ResultStore {
 
 // storedResult is how a result decodes from its key (the served header, when present, is skipped).
 type storedResult struct {
-	Version int64          `json:"version"`
-	Result  shariah.Result `json:"result"`
+	Version int64            `json:"version"`
+	Result  screening.Result `json:"result"`
 }
 
 // resultValue is a result stored as its served body (served.go): the header, the data version and the
 // body as the result.
 func resultValue(sv shariah.Served, version int64, screenedAt time.Time) []byte {
-	b := framed(shariah.ResultVariant, sv.ETag, strconv.FormatInt(max(screenedAt.UnixNano(), 0), 10), len(sv.Body)+32)
+	b := framed(screening.ResultVariant, sv.ETag, strconv.FormatInt(max(screenedAt.UnixNano(), 0), 10), len(sv.Body)+32)
 	b = append(b, `"version":`...)
 	b = strconv.AppendInt(b, version, 10)
 	b = append(b, `,"result":`...)
@@ -50,8 +52,8 @@ func resultValue(sv shariah.Served, version int64, screenedAt time.Time) []byte 
 }
 
 // PutResult writes a result, as its served body, and indexes it by time.
-func (s *ResultStore) PutResult(ctx context.Context, r shariah.Result, version int64) error {
-	sv, err := shariah.ServeResult(r)
+func (s *ResultStore) PutResult(ctx context.Context, r screening.Result, version int64) error {
+	sv, err := screening.ServeResult(r)
 	if err != nil {
 		return err
 	}
@@ -64,7 +66,7 @@ func (s *ResultStore) PutResult(ctx context.Context, r shariah.Result, version i
 		s.c.B().Zadd().Key(updatedKey(r.Ruleset.Name)).ScoreMember().ScoreMember(ms, r.Symbol).Build(),
 	}
 	// The result is in exactly one of the per-source sets (for the database stats).
-	src := shariah.DataSourceOf(r)
+	src := screening.DataSourceOf(r)
 	for _, other := range dataSources {
 		if other == src {
 			cmds = append(cmds, s.c.B().Sadd().Key(resultSourceKey(other)).Member(member).Build())
@@ -81,7 +83,7 @@ func (s *ResultStore) PutResult(ctx context.Context, r shariah.Result, version i
 }
 
 // ServedResult reads a symbol's cached result of a ruleset as its served body (client-side cached on a
-// cached store): the stored body when its variant is shariah.ResultVariant, else the body encoded from
+// cached store): the stored body when its variant is screening.ResultVariant, else the body encoded from
 // the stored result, which then replaces the value read if an older binary wrote it without a body (and
 // it is still the stored one).
 func (s *ResultStore) ServedResult(ctx context.Context, symbol, ruleset string) (shariah.StoredResult, bool, error) {
@@ -98,7 +100,7 @@ func (s *ResultStore) ServedResult(ctx context.Context, symbol, ruleset string) 
 		return shariah.StoredResult{}, false, err
 	}
 	sr.Result.Normalize()
-	sv, err := shariah.ServeResult(sr.Result)
+	sv, err := screening.ServeResult(sr.Result)
 	if err != nil {
 		return shariah.StoredResult{}, false, err
 	}
@@ -112,7 +114,7 @@ func (s *ResultStore) ServedResult(ctx context.Context, symbol, ruleset string) 
 // parseResultValue reads a result stored as its served body of the current variant, by position.
 func parseResultValue(b []byte) (shariah.StoredResult, bool) {
 	variant, etag, at, rest, ok := parseServed(b)
-	if !ok || string(variant) != shariah.ResultVariant {
+	if !ok || string(variant) != screening.ResultVariant {
 		return shariah.StoredResult{}, false
 	}
 	ns, ok := digits(at)
@@ -135,21 +137,21 @@ func parseResultValue(b []byte) (shariah.StoredResult, bool) {
 }
 
 // Result reads a symbol's cached result of a ruleset with the data version it was computed from.
-func (s *ResultStore) Result(ctx context.Context, symbol, ruleset string) (shariah.Result, int64, bool, error) {
+func (s *ResultStore) Result(ctx context.Context, symbol, ruleset string) (screening.Result, int64, bool, error) {
 	b, ok, err := getValue(ctx, s.c, resultKey(symbol, ruleset), 0)
 	if !ok || err != nil {
-		return shariah.Result{}, 0, false, err
+		return screening.Result{}, 0, false, err
 	}
 	var sr storedResult
 	if err := json.Unmarshal(b, &sr); err != nil {
-		return shariah.Result{}, 0, false, err
+		return screening.Result{}, 0, false, err
 	}
 	sr.Result.Normalize() // written before the client-ecosystem fields: by_methodology keys, percent
 	return sr.Result, sr.Version, true, nil
 }
 
-func (s *ResultStore) fetch(ctx context.Context, ruleset string, syms []string) ([]shariah.Result, error) {
-	out := make([]shariah.Result, 0, len(syms))
+func (s *ResultStore) fetch(ctx context.Context, ruleset string, syms []string) ([]screening.Result, error) {
+	out := make([]screening.Result, 0, len(syms))
 	for start := 0; start < len(syms); start += chunk {
 		part := syms[start:min(start+chunk, len(syms))]
 		cmds := make(rueidis.Commands, len(part))
@@ -176,7 +178,7 @@ func (s *ResultStore) fetch(ctx context.Context, ruleset string, syms []string) 
 }
 
 // Results lists every cached result of a ruleset, oldest write first.
-func (s *ResultStore) Results(ctx context.Context, ruleset string) ([]shariah.Result, error) {
+func (s *ResultStore) Results(ctx context.Context, ruleset string) ([]screening.Result, error) {
 	syms, err := s.c.Do(ctx, s.c.B().Zrange().Key(updatedKey(ruleset)).Min("0").Max("-1").Build()).AsStrSlice()
 	if err != nil {
 		return nil, err
@@ -185,7 +187,7 @@ func (s *ResultStore) Results(ctx context.Context, ruleset string) ([]shariah.Re
 }
 
 // UpdatedSince lists results written strictly after since, oldest first.
-func (s *ResultStore) UpdatedSince(ctx context.Context, since time.Time, ruleset string) ([]shariah.Result, error) {
+func (s *ResultStore) UpdatedSince(ctx context.Context, since time.Time, ruleset string) ([]screening.Result, error) {
 	min := "(" + strconv.FormatInt(since.UnixMilli(), 10)
 	syms, err := s.c.Do(ctx, s.c.B().Zrangebyscore().Key(updatedKey(ruleset)).Min(min).Max("+inf").Build()).AsStrSlice()
 	if err != nil {
@@ -194,10 +196,10 @@ func (s *ResultStore) UpdatedSince(ctx context.Context, since time.Time, ruleset
 	return s.fetch(ctx, ruleset, syms)
 }
 
-var _ shariah.ETFResultStore = (*ResultStore)(nil)
+var _ etf.ResultStore = (*ResultStore)(nil)
 
 // PutETFResult stores an ETF look-through.
-func (s *ResultStore) PutETFResult(ctx context.Context, r shariah.ETFResult) error {
+func (s *ResultStore) PutETFResult(ctx context.Context, r etf.Result) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -206,17 +208,17 @@ func (s *ResultStore) PutETFResult(ctx context.Context, r shariah.ETFResult) err
 }
 
 // ETFResult reads an ETF look-through.
-func (s *ResultStore) ETFResult(ctx context.Context, symbol, ruleset string) (shariah.ETFResult, bool, error) {
+func (s *ResultStore) ETFResult(ctx context.Context, symbol, ruleset string) (etf.Result, bool, error) {
 	b, err := s.c.Do(ctx, s.c.B().Get().Key(etfResultKey(symbol, ruleset)).Build()).AsBytes()
 	if rueidis.IsRedisNil(err) {
-		return shariah.ETFResult{}, false, nil
+		return etf.Result{}, false, nil
 	}
 	if err != nil {
-		return shariah.ETFResult{}, false, err
+		return etf.Result{}, false, err
 	}
-	var r shariah.ETFResult
+	var r etf.Result
 	if err := json.Unmarshal(b, &r); err != nil {
-		return shariah.ETFResult{}, false, err
+		return etf.Result{}, false, err
 	}
 	r.Normalize() // a look-through stored with the purification rate as a fraction
 	return r, true, nil

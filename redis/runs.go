@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/bulk"
 )
 
 //go:embed lua/run_status.lua
@@ -36,10 +36,10 @@ var (
 	runLeaseScript     = rueidis.NewLuaScript(runLeaseSrc)
 )
 
-// RunStore implements shariah.RunStore.
+// RunStore implements bulk.Store.
 type RunStore struct{ c rueidis.Client }
 
-var _ shariah.RunStore = (*RunStore)(nil)
+var _ bulk.Store = (*RunStore)(nil)
 
 // NewRunStore returns the run store over the client.
 func NewRunStore(c rueidis.Client) *RunStore { return &RunStore{c: c} }
@@ -58,7 +58,7 @@ func tparse(s string) *time.Time {
 }
 
 // CreateRun writes the record, the constituent snapshot and the history entry.
-func (s *RunStore) CreateRun(ctx context.Context, r shariah.Run, symbols []string) error {
+func (s *RunStore) CreateRun(ctx context.Context, r bulk.Run, symbols []string) error {
 	cmds := rueidis.Commands{
 		s.c.B().Hset().Key(runKey(r.ID)).FieldValue().
 			FieldValue("run_id", r.ID).FieldValue("index_name", r.IndexName).FieldValue("status", r.Status).
@@ -84,9 +84,9 @@ func (s *RunStore) doAll(ctx context.Context, cmds rueidis.Commands) error {
 	return nil
 }
 
-func runFromMap(m map[string]string) shariah.Run {
+func runFromMap(m map[string]string) bulk.Run {
 	atoi := func(k string) int { n, _ := strconv.Atoi(m[k]); return n }
-	r := shariah.Run{ID: m["run_id"], IndexName: m["index_name"], Status: m["status"], Ruleset: m["ruleset"], Limit: atoi("limit"),
+	r := bulk.Run{ID: m["run_id"], IndexName: m["index_name"], Status: m["status"], Ruleset: m["ruleset"], Limit: atoi("limit"),
 		ForceRefresh: m["force_refresh"] == "true", Trigger: m["trigger"], Total: atoi("total"), Processed: atoi("processed"),
 		Errors: atoi("errors"), CurrentSymbol: m["current_symbol"], StartedAt: tparse(m["started_at"]), FinishedAt: tparse(m["finished_at"]),
 		Error: m["error"], PreviousRunID: m["previous_run_id"], Owner: m["owner"]}
@@ -100,23 +100,23 @@ func runFromMap(m map[string]string) shariah.Run {
 }
 
 // Run reads a run and what is left of its lease (one round trip).
-func (s *RunStore) Run(ctx context.Context, id string) (shariah.Run, bool, error) {
+func (s *RunStore) Run(ctx context.Context, id string) (bulk.Run, bool, error) {
 	res := s.c.DoMulti(ctx, s.c.B().Hgetall().Key(runKey(id)).Build(), s.c.B().Pttl().Key(runLeaseKey(id)).Build())
 	return runOf(res[0], res[1])
 }
 
 // runOf reads a run from its HGETALL and its lease's PTTL.
-func runOf(rec, pttl rueidis.RedisResult) (shariah.Run, bool, error) {
+func runOf(rec, pttl rueidis.RedisResult) (bulk.Run, bool, error) {
 	m, err := rec.AsStrMap()
 	if err != nil {
-		return shariah.Run{}, false, err
+		return bulk.Run{}, false, err
 	}
 	if m["run_id"] == "" {
-		return shariah.Run{}, false, nil
+		return bulk.Run{}, false, nil
 	}
 	ms, err := pttl.AsInt64()
 	if err != nil {
-		return shariah.Run{}, false, err
+		return bulk.Run{}, false, err
 	}
 	r := runFromMap(m)
 	r.LeaseLeft = -1
@@ -126,7 +126,7 @@ func runOf(rec, pttl rueidis.RedisResult) (shariah.Run, bool, error) {
 	return r, true, nil
 }
 
-// SetStatus implements shariah.RunStore with the run_status script.
+// SetStatus implements bulk.Store with the run_status script.
 func (s *RunStore) SetStatus(ctx context.Context, id, status string, from []string, at time.Time, errMsg string) (bool, error) {
 	args := append([]string{status, tstr(at), errMsg}, from...)
 	n, err := runStatusScript.Exec(ctx, s.c, []string{runKey(id)}, args).AsInt64()
@@ -145,7 +145,7 @@ func (s *RunStore) RunSymbols(ctx context.Context, id string) ([]string, error) 
 
 // PutItem stores a symbol's outcome once (HSETNX) while the run exists: a resumed run never writes a
 // symbol twice, and a worker finishing after the run was deleted writes nothing.
-func (s *RunStore) PutItem(ctx context.Context, id string, it shariah.RunItem) (bool, error) {
+func (s *RunStore) PutItem(ctx context.Context, id string, it bulk.Item) (bool, error) {
 	b, err := json.Marshal(it)
 	if err != nil {
 		return false, err
@@ -155,14 +155,14 @@ func (s *RunStore) PutItem(ctx context.Context, id string, it shariah.RunItem) (
 }
 
 // Items reads every outcome of a run, by symbol.
-func (s *RunStore) Items(ctx context.Context, id string) ([]shariah.RunItem, error) {
+func (s *RunStore) Items(ctx context.Context, id string) ([]bulk.Item, error) {
 	m, err := s.c.Do(ctx, s.c.B().Hgetall().Key(runItemsKey(id)).Build()).AsStrMap()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]shariah.RunItem, 0, len(m))
+	out := make([]bulk.Item, 0, len(m))
 	for _, v := range m {
-		var it shariah.RunItem
+		var it bulk.Item
 		if err := json.Unmarshal([]byte(v), &it); err != nil {
 			return nil, err
 		}
@@ -190,7 +190,7 @@ func (s *RunStore) DoneSymbols(ctx context.Context, id string) (map[string]bool,
 
 // Runs lists runs newest first with filters; runs are few (one per index per schedule), so the
 // filtering reads every record.
-func (s *RunStore) Runs(ctx context.Context, f shariah.RunFilter, offset, limit int) ([]shariah.Run, int, error) {
+func (s *RunStore) Runs(ctx context.Context, f bulk.Filter, offset, limit int) ([]bulk.Run, int, error) {
 	since := "-inf"
 	if !f.Since.IsZero() {
 		since = strconv.FormatInt(f.Since.UnixMilli(), 10)
@@ -199,7 +199,7 @@ func (s *RunStore) Runs(ctx context.Context, f shariah.RunFilter, offset, limit 
 	if err != nil {
 		return nil, 0, err
 	}
-	var all []shariah.Run
+	var all []bulk.Run
 	for start := 0; start < len(ids); start += chunk {
 		part := ids[start:min(start+chunk, len(ids))]
 		cmds := make(rueidis.Commands, 0, 2*len(part))
@@ -222,7 +222,7 @@ func (s *RunStore) Runs(ctx context.Context, f shariah.RunFilter, offset, limit 
 	}
 	total := len(all)
 	if offset >= total {
-		return []shariah.Run{}, total, nil
+		return []bulk.Run{}, total, nil
 	}
 	if limit < total-offset {
 		return all[offset : offset+limit], total, nil
@@ -261,12 +261,12 @@ func (s *RunStore) ReleaseIndex(ctx context.Context, index, runID string) error 
 	return releaseIndexScript.Exec(ctx, s.c, []string{indexActiveKey(index)}, []string{runID}).Error()
 }
 
-// AcquireLease implements shariah.RunStore with the run_lease script.
+// AcquireLease implements bulk.Store with the run_lease script.
 func (s *RunStore) AcquireLease(ctx context.Context, id, token string, ttl time.Duration) (bool, error) {
 	return s.lease(ctx, id, token, ttl, "acquire")
 }
 
-// RenewLease implements shariah.RunStore with the run_lease script.
+// RenewLease implements bulk.Store with the run_lease script.
 func (s *RunStore) RenewLease(ctx context.Context, id, token string, ttl time.Duration) (bool, error) {
 	return s.lease(ctx, id, token, ttl, "renew")
 }

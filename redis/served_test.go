@@ -13,29 +13,31 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/internal/testsvc"
+	"github.com/shariah-screen/shariah/market"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 var testDisclaimers = []shariah.Disclaimer{{ID: "market_data", Version: "1", Lang: "en", Severity: "data", Text: "Delayed, not advice.", URL: "https://example.com/d"}}
 
-func testQuote(sym string, price shariah.Price) shariah.Quote {
+func testQuote(sym string, price shariah.Price) market.Quote {
 	pct := shariah.NewNumber(decimal.RequireFromString("1.25"))
 	prev := price - 100
 	vol := int64(1000)
-	return shariah.Quote{Symbol: sym, Name: sym + " Inc.", Currency: "USD", Price: price, PreviousClose: &prev, ChangePercent: &pct,
+	return market.Quote{Symbol: sym, Name: sym + " Inc.", Currency: "USD", Price: price, PreviousClose: &prev, ChangePercent: &pct,
 		Open: &price, DayHigh: &price, DayLow: &price, Volume: &vol, AsOf: "2026-10-30", Source: shariah.SourceIllustrative, Delayed: true}
 }
 
-func testResult(sym string, at time.Time) shariah.Result {
+func testResult(sym string, at time.Time) screening.Result {
 	yes := true
-	return shariah.Result{Symbol: sym, Name: sym + " Inc.", IsCompliant: &yes, ComplianceStatus: "COMPLIANT", OverallStatus: "COMPLIANT",
-		Ruleset: shariah.RulesetRef{Name: "spec"}, ScreenedAt: at, Disclaimers: testDisclaimers}
+	return screening.Result{Symbol: sym, Name: sym + " Inc.", IsCompliant: &yes, ComplianceStatus: "COMPLIANT", OverallStatus: "COMPLIANT",
+		Ruleset: screening.RulesetRef{Name: "spec"}, ScreenedAt: at, Disclaimers: testDisclaimers}
 }
 
 // The stored value is the record as JSON (readers that know nothing of the header decode it as before)
 // and the served body by position; anything not laid out as written is not served as stored.
 func TestServedValueLayout(t *testing.T) {
 	t.Parallel()
-	bodies := shariah.NewQuoteBodies(testDisclaimers)
+	bodies := market.NewQuoteBodies(testDisclaimers)
 	q := testQuote("AAPL", 150_000_000)
 	sv, err := bodies.Serve(q)
 	if err != nil {
@@ -59,7 +61,7 @@ func TestServedValueLayout(t *testing.T) {
 	}
 
 	r := testResult("MSFT", time.Date(2026, 11, 2, 10, 4, 5, 123456789, time.UTC))
-	rsv, err := shariah.ServeResult(r)
+	rsv, err := screening.ServeResult(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +76,8 @@ func TestServedValueLayout(t *testing.T) {
 	}
 
 	plain, _ := json.Marshal(storedResult{Version: 42, Result: r})
-	other := bytes.Replace(rv, []byte(shariah.ResultVariant), []byte("r0-old"), 1)
-	reordered, _ := json.Marshal(map[string]any{"_served": shariah.ResultVariant, "_etag": rsv.ETag, "_at": 1, "version": 42, "result": r})
+	other := bytes.Replace(rv, []byte(screening.ResultVariant), []byte("r0-old"), 1)
+	reordered, _ := json.Marshal(map[string]any{"_served": screening.ResultVariant, "_etag": rsv.ETag, "_at": 1, "version": 42, "result": r})
 	for name, bad := range map[string][]byte{
 		"plain record (older binary)": plain,
 		"another variant":             other,
@@ -132,7 +134,7 @@ func TestServedReadsOnRedisCluster(t *testing.T) {
 func checkServedStores(t *testing.T, c rueidis.Client) {
 	t.Helper()
 	ctx := context.Background()
-	bodies := shariah.NewQuoteBodies(testDisclaimers)
+	bodies := market.NewQuoteBodies(testDisclaimers)
 	writer := NewRefStore(c).WithQuoteBodies(bodies)
 	raw := func(key string) []byte {
 		t.Helper()
@@ -179,7 +181,7 @@ func checkServedStores(t *testing.T, c rueidis.Client) {
 	}
 	// Under another variant (other disclaimers, as another binary during a rolling deploy): the reader's
 	// own body, and the stored value left as it is (two binaries must not overwrite each other on reads).
-	others := shariah.NewQuoteBodies(nil)
+	others := market.NewQuoteBodies(nil)
 	if others.Variant() == bodies.Variant() {
 		t.Fatal("the disclaimers do not enter the variant")
 	}
@@ -209,7 +211,7 @@ func checkServedStores(t *testing.T, c rueidis.Client) {
 		if err := results.PutResult(ctx, r, 7); err != nil {
 			t.Fatal(err)
 		}
-		want, _ := shariah.ServeResult(r)
+		want, _ := screening.ServeResult(r)
 		st, ok, err := results.ServedResult(ctx, sym, "spec")
 		if err != nil || !ok || !bytes.Equal(st.Body, want.Body) || st.ETag != want.ETag || st.Version != 7 || !st.ScreenedAt.Equal(r.ScreenedAt) {
 			t.Fatalf("%s: %v %v %+v", sym, ok, err, st)
@@ -229,7 +231,7 @@ func checkServedStores(t *testing.T, c rueidis.Client) {
 		t.Fatal(err)
 	}
 	norm, _, _, _ := results.Result(ctx, "JPM", "spec")
-	wantR, _ := shariah.ServeResult(norm)
+	wantR, _ := screening.ServeResult(norm)
 	st, ok, err := results.ServedResult(ctx, "JPM", "spec")
 	if err != nil || !ok || !bytes.Equal(st.Body, wantR.Body) || st.Version != 3 || !st.ScreenedAt.Equal(at) {
 		t.Fatalf("older result served %s (%v), want %s", st.Body, err, wantR.Body)

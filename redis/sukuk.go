@@ -6,24 +6,24 @@ import (
 
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
-// SukukStore implements shariah.SukukStore: one hash of ISIN to record.
+// SukukStore implements sukuk.Store: one hash of ISIN to record.
 type SukukStore struct{ c rueidis.Client }
 
-var _ shariah.SukukStore = (*SukukStore)(nil)
+var _ sukuk.Store = (*SukukStore)(nil)
 
 // NewSukukStore returns the store over the client.
 func NewSukukStore(c rueidis.Client) *SukukStore { return &SukukStore{c: c} }
 
 // PutSukuk stores records; real data replaces an illustrative record of the same ISIN, and an
 // illustrative record never replaces real data.
-func (s *SukukStore) PutSukuk(ctx context.Context, list []shariah.Sukuk) error {
+func (s *SukukStore) PutSukuk(ctx context.Context, list []sukuk.Sukuk) error {
 	if len(list) == 0 {
 		return nil
 	}
-	var keep []shariah.Sukuk
+	var keep []sukuk.Sukuk
 	for _, sk := range list {
 		if sk.Illustrative {
 			old, ok, err := s.Sukuk(ctx, sk.ISIN)
@@ -51,27 +51,27 @@ func (s *SukukStore) PutSukuk(ctx context.Context, list []shariah.Sukuk) error {
 }
 
 // Sukuk reads one record.
-func (s *SukukStore) Sukuk(ctx context.Context, isin string) (shariah.Sukuk, bool, error) {
+func (s *SukukStore) Sukuk(ctx context.Context, isin string) (sukuk.Sukuk, bool, error) {
 	b, err := s.c.Do(ctx, s.c.B().Hget().Key(sukukKey()).Field(isin).Build()).AsBytes()
 	if rueidis.IsRedisNil(err) {
-		return shariah.Sukuk{}, false, nil
+		return sukuk.Sukuk{}, false, nil
 	}
 	if err != nil {
-		return shariah.Sukuk{}, false, err
+		return sukuk.Sukuk{}, false, err
 	}
-	var sk shariah.Sukuk
+	var sk sukuk.Sukuk
 	return sk, true, json.Unmarshal(b, &sk)
 }
 
 // AllSukuk reads every record.
-func (s *SukukStore) AllSukuk(ctx context.Context) ([]shariah.Sukuk, error) {
+func (s *SukukStore) AllSukuk(ctx context.Context) ([]sukuk.Sukuk, error) {
 	vals, err := s.c.Do(ctx, s.c.B().Hvals().Key(sukukKey()).Build()).AsStrSlice()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]shariah.Sukuk, 0, len(vals))
+	out := make([]sukuk.Sukuk, 0, len(vals))
 	for _, v := range vals {
-		var sk shariah.Sukuk
+		var sk sukuk.Sukuk
 		if err := json.Unmarshal([]byte(v), &sk); err != nil {
 			return nil, err
 		}

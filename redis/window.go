@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 //go:embed lua/window_take.lua
@@ -16,18 +16,18 @@ var windowTakeSrc string
 
 var windowTakeScript = rueidis.NewLuaScript(windowTakeSrc)
 
-// WindowCounter implements shariah.WindowCounter: the buckets of one take are checked and counted in one
+// WindowCounter implements account.WindowCounter: the buckets of one take are checked and counted in one
 // script, so a refusal by one bucket charges none. The counters of a group share a hash tag ({group}),
 // so a take touches one slot (valid on a cluster too).
 type WindowCounter struct{ c rueidis.Client }
 
-var _ shariah.WindowCounter = WindowCounter{}
+var _ account.WindowCounter = WindowCounter{}
 
 // NewWindowCounter returns a counter over the client.
 func NewWindowCounter(c rueidis.Client) WindowCounter { return WindowCounter{c: c} }
 
-// Take implements shariah.WindowCounter.
-func (w WindowCounter) Take(ctx context.Context, group string, window time.Duration, limits ...shariah.WindowLimit) (int, time.Duration, error) {
+// Take implements account.WindowCounter.
+func (w WindowCounter) Take(ctx context.Context, group string, window time.Duration, limits ...account.WindowLimit) (int, time.Duration, error) {
 	keys := make([]string, len(limits))
 	args := []string{strconv.FormatInt(window.Milliseconds(), 10)}
 	for i, l := range limits {

@@ -11,7 +11,8 @@ import (
 	"io/fs"
 	"sort"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // FS holds every rules file, under screening/ and sukuk/.
@@ -32,19 +33,19 @@ func mustSub(dir string) fs.FS {
 
 // Rulesets parses every screening ruleset, by name; each file is named after its ruleset, and the
 // default ruleset must be there.
-func Rulesets() (map[string]*shariah.Ruleset, error) {
+func Rulesets() (map[string]*screening.Ruleset, error) {
 	names, err := fs.Glob(FS, "screening/*.json")
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
-	out := make(map[string]*shariah.Ruleset, len(names))
+	out := make(map[string]*screening.Ruleset, len(names))
 	for _, n := range names {
 		b, err := FS.ReadFile(n)
 		if err != nil {
 			return nil, err
 		}
-		rs, err := shariah.ParseRuleset(b)
+		rs, err := screening.ParseRuleset(b)
 		if err != nil {
 			return nil, fmt.Errorf("ruleset %s: %w", n, err)
 		}
@@ -53,11 +54,11 @@ func Rulesets() (map[string]*shariah.Ruleset, error) {
 		}
 		out[rs.Name] = rs
 	}
-	if _, ok := out[shariah.DefaultRuleset]; !ok {
-		return nil, fmt.Errorf("the default ruleset %q is missing", shariah.DefaultRuleset)
+	if _, ok := out[screening.DefaultRuleset]; !ok {
+		return nil, fmt.Errorf("the default ruleset %q is missing", screening.DefaultRuleset)
 	}
 	return out, nil
 }
 
-// Sukuk reads and validates the sukuk disposition rules (shariah.LoadSukukRules).
-func Sukuk() (*shariah.SukukRules, error) { return shariah.LoadSukukRules(SukukFS) }
+// Sukuk reads and validates the sukuk disposition rules (sukuk.LoadRules).
+func Sukuk() (*sukuk.Rules, error) { return sukuk.LoadRules(SukukFS) }

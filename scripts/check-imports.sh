@@ -3,34 +3,51 @@
 # imports only packages of lower layers (never its own layer, never a higher one); a package in no layer
 # fails the check, so a new package must be placed here. Test files are not checked.
 #
-#   0 domain      .                          the rules and services, in the domain's words
-#   1 data        rules education datapack/defaultpack ingest/httpx internal/testsvc internal/tools/*
+#   0 kernel      .                          the shared vocabulary of the domain (issue 28)
+#   1 contexts    sukuk account filings      bounded contexts that need only the kernel (account: keys,
+#                 catalog                    plans, token costs, the meter, billing events, usage;
+#                                            filings: filings, 8-K events, news; catalog: the catalog,
+#                                            its cache and search, the index listing)
+#   2             market                     quotes and their bodies, trending, price history, FX, metals,
+#                                            popularity, splits; the reference store contract (refstore.go)
+#   3             screening                  rulesets, engine, explanations, results, screener, portfolio,
+#                                            compare, watchlists (with their statuses)
+#   4             finance insights bulk      contexts built on screening (finance: zakat, purification;
+#                                            bulk: runs of an index, takeover, summaries, run access;
+#                                            insights: trajectories, drift, peers, cash flow)
+#   5             etf                        ETF look-through (purifies with finance)
+#   6 data        rules education datapack/defaultpack ingest/httpx internal/testsvc internal/tools/*
 #                 svgchart                   embedded data and leaf helpers (svgchart: pictures drawn
 #                                            from domain values): the domain at most
-#   2 readers     ingest ingest/*            fetch and parse outside sources into domain types
-#   3 adapters    redis analytics billing datapack
+#   7 readers     ingest ingest/*            fetch and parse outside sources into domain types
+#   8 adapters    redis analytics billing datapack
 #                                            stores, payment and the data-pack loader (which may use
 #                                            the readers' parsers)
-#   4 config      config                     the environment read into settings (may check values with
+#   9 config      config                     the environment read into settings (may check values with
 #                                            an adapter's parser)
 #                 internal/redistest         test support: a Redis with the default pack (adapters)
-#   5 services    jobs agent                 long-running work on the domain's services
-#   6 interfaces  edge mcp                   HTTP and MCP
-#   7 binary      cmd/*                      composes everything
+#  10 services    jobs agent                 long-running work on the domain's services
+#  11 interfaces  edge mcp                   HTTP and MCP
+#  12 binary      cmd/*                      composes everything
 set -euo pipefail
 mod=$(go list -m)
 
 layer_of() {
   case "$1" in
     "") echo 0 ;;
-    internal/redistest) echo 4 ;;
-    rules|education|datapack/defaultpack|ingest/httpx|svgchart|internal/*) echo 1 ;;
-    ingest|ingest/*) echo 2 ;;
-    redis|analytics|billing|datapack) echo 3 ;;
-    config) echo 4 ;;
-    jobs|agent) echo 5 ;;
-    edge|mcp) echo 6 ;;
-    cmd/*) echo 7 ;;
+    sukuk|account|filings|catalog) echo 1 ;;
+    market) echo 2 ;;
+    screening) echo 3 ;;
+    finance|bulk|insights) echo 4 ;;
+    etf) echo 5 ;;
+    internal/redistest) echo 9 ;;
+    rules|education|datapack/defaultpack|ingest/httpx|svgchart|internal/*) echo 6 ;;
+    ingest|ingest/*) echo 7 ;;
+    redis|analytics|billing|datapack) echo 8 ;;
+    config) echo 9 ;;
+    jobs|agent) echo 10 ;;
+    edge|mcp) echo 11 ;;
+    cmd/*) echo 12 ;;
     *) echo "" ;;
   esac
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/svgchart"
 )
 
@@ -119,8 +121,8 @@ func assertNoOverlap(t *testing.T, name string, out []byte) node {
 func fp(v float64) *float64 { return &v }
 
 // point is a filed quarter with every ratio at v.
-func point(period string, fy int, end string, v float64) shariah.TrajectoryPoint {
-	return shariah.TrajectoryPoint{PeriodEnd: end, Period: period, FiscalYear: fy, DebtAssets: fp(v), CashAssets: fp(v / 2),
+func point(period string, fy int, end string, v float64) insights.TrajectoryPoint {
+	return insights.TrajectoryPoint{PeriodEnd: end, Period: period, FiscalYear: fy, DebtAssets: fp(v), CashAssets: fp(v / 2),
 		LiquidityAssets: fp(v * 1.5), InterestRevenue: fp(v / 10), Source: shariah.SourceFiling}
 }
 
@@ -128,9 +130,9 @@ func point(period string, fy int, end string, v float64) shariah.TrajectoryPoint
 // missing quarters are shaded and named in the legend, and no ratio line crosses the gap.
 func TestTrajectoryChartGaps(t *testing.T) {
 	rs := ruleset(t, "spec")
-	pts := []shariah.TrajectoryPoint{point("Q3", 2024, "2024-09-30", 0.2), point("Q4", 2024, "2024-12-31", 0.21),
+	pts := []insights.TrajectoryPoint{point("Q3", 2024, "2024-09-30", 0.2), point("Q4", 2024, "2024-12-31", 0.21),
 		point("Q3", 2025, "2025-09-30", 0.22), point("Q4", 2025, "2025-12-31", 0.23)}
-	n := assertNoOverlap(t, "gaps", svgchart.Trajectory{Symbol: "EXA", Name: "Example Corp", Ruleset: "spec", Points: pts, Lines: rs.ThresholdLines("")}.Chart())
+	n := assertNoOverlap(t, "gaps", svgchart.Trajectory{Symbol: "EXA", Name: "Example Corp", Ruleset: "spec", Points: pts, Lines: insights.ThresholdLines(rs, "")}.Chart())
 	gaps := n.find(func(m node) bool { return m.XMLName.Local == "rect" && m.attr("class") == "gap" })
 	if len(gaps) != 2 || gaps[0].attr("data-quarter") != "Q1 2025" || gaps[1].attr("data-quarter") != "Q2 2025" {
 		t.Fatalf("gap slots %+v", gaps)
@@ -167,7 +169,7 @@ func TestTrajectoryChartGaps(t *testing.T) {
 		}
 	}
 	// the sparkline breaks at the gap too
-	spark := parse(t, svgchart.Trajectory{Symbol: "EXA", Ruleset: "spec", Points: pts}.Sparkline(shariah.RatioDebtAssets))
+	spark := parse(t, svgchart.Trajectory{Symbol: "EXA", Ruleset: "spec", Points: pts}.Sparkline(insights.RatioDebtAssets))
 	if p := spark.find(func(m node) bool { return m.XMLName.Local == "path" }); len(p) != 1 || strings.Count(p[0].attr("d"), "M") != 2 {
 		t.Errorf("sparkline across the gap: %+v", p)
 	}
@@ -181,7 +183,7 @@ func TestTrajectoryChartGaps(t *testing.T) {
 // TestTrajectoryChartMarksIllustrativeQuarters: a quarter whose figures are illustrative has a hollow
 // dot, and the legend and the title name it.
 func TestTrajectoryChartMarksIllustrativeQuarters(t *testing.T) {
-	pts := []shariah.TrajectoryPoint{point("Q1", 2025, "2025-03-31", 0.2), point("Q2", 2025, "2025-06-30", 0.21)}
+	pts := []insights.TrajectoryPoint{point("Q1", 2025, "2025-03-31", 0.2), point("Q2", 2025, "2025-06-30", 0.21)}
 	pts[1].Source = shariah.SourceIllustrative
 	n := parse(t, svgchart.Trajectory{Symbol: "EXA", Ruleset: "spec", Points: pts}.Chart())
 	note := n.find(func(m node) bool { return m.attr("class") == "mark-note" })
@@ -210,7 +212,7 @@ func TestTrajectoryChartMarksIllustrativeQuarters(t *testing.T) {
 // quarters scattered over years (many gaps to name).
 func TestTrajectoryChartLabelsNeverOverlap(t *testing.T) {
 	long := strings.Repeat("Very Long Company Name Holdings International ", 5)
-	var twenty, dated, scattered []shariah.TrajectoryPoint
+	var twenty, dated, scattered []insights.TrajectoryPoint
 	for i := range 20 {
 		twenty = append(twenty, point("Q"+strconv.Itoa(i%4+1), 2020+i/4, fmt.Sprintf("%d-%02d-28", 2020+i/4, 3*(i%4)+3), 0.1+0.01*float64(i)))
 	}
@@ -219,9 +221,9 @@ func TestTrajectoryChartLabelsNeverOverlap(t *testing.T) {
 		dated = append(dated, p)
 		scattered = append(scattered, point("Q"+strconv.Itoa(i%4+1), 2010+2*i, "", 0.2))
 	}
-	huge := []shariah.TrajectoryPoint{point("Q1", 2025, "2025-03-31", 0.3), point("Q2", 2025, "2025-06-30", 6.0)}
+	huge := []insights.TrajectoryPoint{point("Q1", 2025, "2025-03-31", 0.3), point("Q2", 2025, "2025-06-30", 6.0)}
 	huge[1].Source = shariah.SourceIllustrative
-	cases := map[string][]shariah.TrajectoryPoint{"twenty": twenty, "dated": dated, "scattered": scattered, "huge": huge}
+	cases := map[string][]insights.TrajectoryPoint{"twenty": twenty, "dated": dated, "scattered": scattered, "huge": huge}
 	n := 0
 	for rsName, rs := range allRulesets(t) {
 		methodologies := []string{""}
@@ -230,7 +232,7 @@ func TestTrajectoryChartLabelsNeverOverlap(t *testing.T) {
 		}
 		for _, m := range methodologies {
 			for cname, pts := range cases {
-				tr := svgchart.Trajectory{Symbol: "VERYLONGSYMBOL.XX", Name: long, Ruleset: rsName, Methodology: m, Points: pts, Lines: rs.ThresholdLines(m)}
+				tr := svgchart.Trajectory{Symbol: "VERYLONGSYMBOL.XX", Name: long, Ruleset: rsName, Methodology: m, Points: pts, Lines: insights.ThresholdLines(rs, m)}
 				assertNoOverlap(t, rsName+"/"+m+"/"+cname, tr.Chart())
 				n++
 			}
@@ -238,7 +240,7 @@ func TestTrajectoryChartLabelsNeverOverlap(t *testing.T) {
 	}
 	// the threshold labels of the spec ruleset are many and squeezed to the bottom by the 600% ratio
 	rs := ruleset(t, "spec")
-	out := svgchart.Trajectory{Symbol: "EXA", Ruleset: "spec", Points: huge, Lines: rs.ThresholdLines("")}.Chart()
+	out := svgchart.Trajectory{Symbol: "EXA", Ruleset: "spec", Points: huge, Lines: insights.ThresholdLines(rs, "")}.Chart()
 	labels := parse(t, out).find(func(m node) bool { return m.attr("class") == "threshold-label" })
 	if len(labels) < 6 {
 		t.Fatalf("%d threshold labels: the case does not test crowding", len(labels))
@@ -251,9 +253,9 @@ func TestTrajectoryChartLabelsNeverOverlap(t *testing.T) {
 	t.Logf("%d charts checked", n)
 }
 
-func allRulesets(t *testing.T) shariah.Rulesets {
+func allRulesets(t *testing.T) screening.Rulesets {
 	t.Helper()
-	rs := shariah.Rulesets{}
+	rs := screening.Rulesets{}
 	for _, name := range []string{"spec", "aaoifi-ss21", "djim-2026", "ftse-2024", "msci-2025", "msci-mseries", "sc-malaysia", "sp-2014", "sp-2023"} {
 		rs[name] = ruleset(t, name)
 	}

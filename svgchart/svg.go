@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // ratioStyle is how one trajectory ratio is drawn: its label and its colour (Okabe-Ito, told apart by
@@ -19,12 +19,12 @@ type ratioStyle struct {
 	ID, Label, Color string
 }
 
-// trajectoryRatios are the four ratios of shariah.TrajectoryPoint, in the order they are drawn.
+// trajectoryRatios are the four ratios of insights.TrajectoryPoint, in the order they are drawn.
 var trajectoryRatios = []ratioStyle{
-	{shariah.RatioDebtAssets, "Debt / assets", "#0072B2"},
-	{shariah.RatioCashAssets, "Cash / assets", "#009E73"},
-	{shariah.RatioLiquidityAssets, "Liquidity / assets", "#D55E00"},
-	{shariah.RatioInterestRevenue, "Interest / revenue", "#CC79A7"},
+	{insights.RatioDebtAssets, "Debt / assets", "#0072B2"},
+	{insights.RatioCashAssets, "Cash / assets", "#009E73"},
+	{insights.RatioLiquidityAssets, "Liquidity / assets", "#D55E00"},
+	{insights.RatioInterestRevenue, "Interest / revenue", "#CC79A7"},
 }
 
 func styleOf(name string) (ratioStyle, bool) {

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/svgchart"
 )
 
@@ -148,7 +149,7 @@ func TestHostileNamesAreEscaped(t *testing.T) {
 		"badge":     svgchart.Badge{Symbol: evil, Verdict: "COMPLIANT", Methodology: evil, Ruleset: "spec"}.SVG(),
 		"chart":     svgchart.Trajectory{Symbol: evil, Name: evil, Ruleset: "spec", Points: pts}.Chart(),
 		"empty":     svgchart.Trajectory{Symbol: evil, Name: evil, Ruleset: "spec"}.Chart(),
-		"sparkline": svgchart.Trajectory{Symbol: evil, Ruleset: "spec", Points: pts}.Sparkline(shariah.RatioDebtAssets),
+		"sparkline": svgchart.Trajectory{Symbol: evil, Ruleset: "spec", Points: pts}.Sparkline(insights.RatioDebtAssets),
 	} {
 		n := parse(t, out)
 		if !strings.Contains(n.Children[0].Text, evil) {
@@ -162,12 +163,12 @@ func TestHostileNamesAreEscaped(t *testing.T) {
 
 // quarters builds a trajectory whose debt/assets takes the values given; cash/assets is a tenth of it,
 // liquidity/assets twice, interest/revenue missing in the second quarter.
-func quarters(debt ...float64) []shariah.TrajectoryPoint {
-	var out []shariah.TrajectoryPoint
+func quarters(debt ...float64) []insights.TrajectoryPoint {
+	var out []insights.TrajectoryPoint
 	for i, d := range debt {
 		d := d
 		c, l, in := d/10, d*2, 0.01*float64(i+1)
-		p := shariah.TrajectoryPoint{PeriodEnd: "2024-0" + strconv.Itoa(i+1) + "-28", Period: "Q" + strconv.Itoa(i%4+1), FiscalYear: 2024 + i/4,
+		p := insights.TrajectoryPoint{PeriodEnd: "2024-0" + strconv.Itoa(i+1) + "-28", Period: "Q" + strconv.Itoa(i%4+1), FiscalYear: 2024 + i/4,
 			DebtAssets: &d, CashAssets: &c, LiquidityAssets: &l, InterestRevenue: &in, Source: "filing"}
 		if i == 1 {
 			p.InterestRevenue = nil
@@ -177,7 +178,7 @@ func quarters(debt ...float64) []shariah.TrajectoryPoint {
 	return out
 }
 
-func ruleset(t *testing.T, name string) *shariah.Ruleset {
+func ruleset(t *testing.T, name string) *screening.Ruleset {
 	t.Helper()
 	rs, err := rules.Rulesets()
 	if err != nil {
@@ -211,7 +212,7 @@ func axis(t *testing.T, n node) (lo, hi float64) {
 func TestTrajectoryChartThresholdLines(t *testing.T) {
 	rs := ruleset(t, "ftse-2024")
 	tr := svgchart.Trajectory{Symbol: "EXA", Name: "Example Corp", Ruleset: rs.Name, Methodology: "FTSE",
-		Points: quarters(0.21, 0.24, 0.27, 0.30), Lines: rs.ThresholdLines("ftse")}
+		Points: quarters(0.21, 0.24, 0.27, 0.30), Lines: insights.ThresholdLines(rs, "ftse")}
 	out := tr.Chart()
 	n := parse(t, out)
 	if !bytes.Equal(out, tr.Chart()) {
@@ -233,8 +234,8 @@ func TestTrajectoryChartThresholdLines(t *testing.T) {
 		bp      float64
 		partial bool
 	}{
-		shariah.RatioDebtAssets: {3333.3, false}, shariah.RatioCashAssets: {3333.3, false},
-		shariah.RatioLiquidityAssets: {5000, false}, shariah.RatioInterestRevenue: {500, true},
+		insights.RatioDebtAssets: {3333.3, false}, insights.RatioCashAssets: {3333.3, false},
+		insights.RatioLiquidityAssets: {5000, false}, insights.RatioInterestRevenue: {500, true},
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d threshold lines, want %d", len(lines), len(want))
@@ -264,14 +265,14 @@ func TestTrajectoryChartThresholdLines(t *testing.T) {
 	}
 	for _, p := range paths {
 		// debt/assets is 0.30 in the last quarter: its last point is at the axis's position for 0.30
-		if p.attr("data-ratio") == shariah.RatioDebtAssets {
+		if p.attr("data-ratio") == insights.RatioDebtAssets {
 			f := strings.Fields(p.attr("d"))
 			y, _ := strconv.ParseFloat(f[len(f)-1], 64)
 			if expect := svgchart.PlotBottom - (0.30-lo)/(hi-lo)*(svgchart.PlotBottom-svgchart.PlotTop); math.Abs(y-expect) > 0.01 {
 				t.Errorf("debt/assets last point y=%v, want %.2f", y, expect)
 			}
 		}
-		if p.attr("data-ratio") == shariah.RatioInterestRevenue && strings.Count(p.attr("d"), "M") != 2 {
+		if p.attr("data-ratio") == insights.RatioInterestRevenue && strings.Count(p.attr("d"), "M") != 2 {
 			t.Errorf("interest/revenue with a missing quarter: %q, want two segments", p.attr("d"))
 		}
 	}
@@ -286,9 +287,9 @@ func TestTrajectoryChartThresholdLines(t *testing.T) {
 // line whose label names them all.
 func TestTrajectoryChartEveryMethodology(t *testing.T) {
 	rs := ruleset(t, "spec")
-	n := parse(t, svgchart.Trajectory{Symbol: "EXA", Ruleset: "spec", Points: quarters(0.1, 0.12), Lines: rs.ThresholdLines("")}.Chart())
+	n := parse(t, svgchart.Trajectory{Symbol: "EXA", Ruleset: "spec", Points: quarters(0.1, 0.12), Lines: insights.ThresholdLines(rs, "")}.Chart())
 	revenue := n.find(func(m node) bool {
-		return m.XMLName.Local == "line" && m.attr("class") == "threshold" && m.attr("data-ratio") == shariah.RatioInterestRevenue
+		return m.XMLName.Local == "line" && m.attr("class") == "threshold" && m.attr("data-ratio") == insights.RatioInterestRevenue
 	})
 	if len(revenue) != 1 {
 		t.Fatalf("%d interest/revenue lines, want the five methodologies' 5%% merged into one", len(revenue))
@@ -310,8 +311,8 @@ func TestTrajectoryChartNoQuarters(t *testing.T) {
 // TestSparkline: one ratio and its threshold, the title carrying the first and latest values.
 func TestSparkline(t *testing.T) {
 	rs := ruleset(t, "ftse-2024")
-	tr := svgchart.Trajectory{Symbol: "EXA", Ruleset: rs.Name, Methodology: "FTSE", Points: quarters(0.21, 0.24, 0.27, 0.30), Lines: rs.ThresholdLines("ftse")}
-	out := tr.Sparkline(shariah.RatioDebtAssets)
+	tr := svgchart.Trajectory{Symbol: "EXA", Ruleset: rs.Name, Methodology: "FTSE", Points: quarters(0.21, 0.24, 0.27, 0.30), Lines: insights.ThresholdLines(rs, "ftse")}
+	out := tr.Sparkline(insights.RatioDebtAssets)
 	n := parse(t, out)
 	if n.attr("width") != strconv.Itoa(svgchart.SparkWidth) || n.attr("height") != strconv.Itoa(svgchart.SparkHeight) {
 		t.Fatalf("size %sx%s", n.attr("width"), n.attr("height"))
@@ -321,7 +322,7 @@ func TestSparkline(t *testing.T) {
 	}
 	th := n.find(func(m node) bool { return m.attr("class") == "threshold" })
 	paths := n.find(func(m node) bool { return m.XMLName.Local == "path" })
-	if len(th) != 1 || th[0].attr("data-threshold-bp") != "3333.3" || len(paths) != 1 || paths[0].attr("data-ratio") != shariah.RatioDebtAssets {
+	if len(th) != 1 || th[0].attr("data-threshold-bp") != "3333.3" || len(paths) != 1 || paths[0].attr("data-ratio") != insights.RatioDebtAssets {
 		t.Errorf("thresholds %+v paths %+v", th, paths)
 	}
 	// the threshold is above the line: a smaller y in SVG's downward coordinates
@@ -331,10 +332,10 @@ func TestSparkline(t *testing.T) {
 	if ty >= ly {
 		t.Errorf("threshold y %v not above the latest value's y %v", ty, ly)
 	}
-	if !bytes.Equal(out, tr.Sparkline(shariah.RatioDebtAssets)) {
+	if !bytes.Equal(out, tr.Sparkline(insights.RatioDebtAssets)) {
 		t.Error("two renderings differ")
 	}
-	if e := parse(t, svgchart.Trajectory{Symbol: "EXA"}.Sparkline(shariah.RatioCashAssets)); !strings.Contains(e.Children[0].Text, "no filed quarters") {
+	if e := parse(t, svgchart.Trajectory{Symbol: "EXA"}.Sparkline(insights.RatioCashAssets)); !strings.Contains(e.Children[0].Text, "no filed quarters") {
 		t.Errorf("empty sparkline title %q", e.Children[0].Text)
 	}
 }

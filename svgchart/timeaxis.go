@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // timeAxis places a trajectory's quarters on a time axis: one slot per quarter from the first to the
@@ -20,7 +20,7 @@ type timeAxis struct {
 }
 
 // fiscalOrdinal is the ordinal of a point's fiscal quarter, false when it names none.
-func fiscalOrdinal(p shariah.TrajectoryPoint) (int, bool) {
+func fiscalOrdinal(p insights.TrajectoryPoint) (int, bool) {
 	if p.FiscalYear == 0 || len(p.Period) != 2 || p.Period[0] != 'Q' || p.Period[1] < '1' || p.Period[1] > '4' {
 		return 0, false
 	}
@@ -29,7 +29,7 @@ func fiscalOrdinal(p shariah.TrajectoryPoint) (int, bool) {
 
 // calendarOrdinal is the ordinal of the calendar quarter a point's period ends in, false when the date
 // does not parse.
-func calendarOrdinal(p shariah.TrajectoryPoint) (int, bool) {
+func calendarOrdinal(p insights.TrajectoryPoint) (int, bool) {
 	if len(p.PeriodEnd) < 7 {
 		return 0, false
 	}
@@ -41,7 +41,7 @@ func calendarOrdinal(p shariah.TrajectoryPoint) (int, bool) {
 	return y*4 + (m-1)/3, true
 }
 
-func newTimeAxis(pts []shariah.TrajectoryPoint) timeAxis {
+func newTimeAxis(pts []insights.TrajectoryPoint) timeAxis {
 	a := timeAxis{fiscal: true, ord: make([]int, len(pts))}
 	for i, p := range pts {
 		o, ok := fiscalOrdinal(p)

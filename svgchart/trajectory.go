@@ -10,7 +10,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Trajectory is a company's filed quarters with the threshold lines to draw against them.
@@ -21,9 +22,9 @@ type Trajectory struct {
 	// methodology of the ruleset).
 	Ruleset     string
 	Methodology string
-	Points      []shariah.TrajectoryPoint // oldest first
-	// Lines are the thresholds, from (*shariah.Ruleset).ThresholdLines.
-	Lines []shariah.ThresholdLine
+	Points      []insights.TrajectoryPoint // oldest first
+	// Lines are the thresholds, from (*screening.Ruleset).ThresholdLines.
+	Lines []insights.ThresholdLine
 	// Ratios limits the chart to these ratios (nil: all four).
 	Ratios []string
 }
@@ -72,13 +73,13 @@ func niceScale(values []float64) scale {
 }
 
 // bpFraction is a threshold in basis points as a fraction.
-func bpFraction(l shariah.ThresholdLine) float64 {
+func bpFraction(l insights.ThresholdLine) float64 {
 	f, _ := l.ThresholdBP.Div(bpPerUnit).Float64()
 	return f
 }
 
 // bpPct formats basis points as a percentage ("33.333%").
-func bpPct(l shariah.ThresholdLine) string {
+func bpPct(l insights.ThresholdLine) string {
 	return l.ThresholdBP.Div(bpPerPct).String() + "%"
 }
 
@@ -101,7 +102,7 @@ func (t Trajectory) ratios() []ratioStyle {
 // lineGroup is the threshold lines of several methodologies at the same place: one line, every name.
 type lineGroup struct {
 	ratio   ratioStyle
-	line    shariah.ThresholdLine
+	line    insights.ThresholdLine
 	names   []string
 	partial bool
 }
@@ -140,7 +141,7 @@ func containsStyle(ss []ratioStyle, id string) bool {
 }
 
 // quarterLabel names a quarter on the x axis: "Q3 2025".
-func quarterLabel(p shariah.TrajectoryPoint) string {
+func quarterLabel(p insights.TrajectoryPoint) string {
 	if p.Period == "" || p.FiscalYear == 0 {
 		return p.PeriodEnd
 	}
@@ -208,7 +209,7 @@ func (t Trajectory) Chart() []byte {
 	gaps := ax.gapRuns()
 	var marked []string // the quarters with a mark (illustrative)
 	for _, p := range t.Points {
-		if len(shariah.PointMarks(p)) > 0 {
+		if len(insights.PointMarks(p)) > 0 {
 			marked = append(marked, quarterLabel(p))
 		}
 	}
@@ -221,7 +222,7 @@ func (t Trajectory) Chart() []byte {
 		title += "; no filing: " + strings.Join(gaps, ", ")
 	}
 	if len(marked) > 0 {
-		title += "; " + shariah.MarkLabel(shariah.MarkIllustrative) + ": " + strings.Join(marked, ", ")
+		title += "; " + screening.MarkLabel(screening.MarkIllustrative) + ": " + strings.Join(marked, ", ")
 	}
 
 	var body bytes.Buffer
@@ -334,8 +335,8 @@ func (t Trajectory) Chart() []byte {
 			d.WriteString(pen + num(x) + " " + num(sc.y(*v)) + " ")
 			pen, prev = "L", ax.ord[i]
 			fill, what := r.Color, ""
-			if len(shariah.PointMarks(p)) > 0 {
-				fill, what = "#ffffff", " ("+shariah.MarkLabel(shariah.MarkIllustrative)+")"
+			if len(insights.PointMarks(p)) > 0 {
+				fill, what = "#ffffff", " ("+screening.MarkLabel(screening.MarkIllustrative)+")"
 			}
 			dots.WriteString(`<circle cx="` + num(x) + `" cy="` + num(sc.y(*v)) + `" r="2.5" fill="` + fill + `" stroke="` + r.Color + `" stroke-width="1"><title>` +
 				esc(r.Label+", "+quarterLabel(p)+": "+pct(*v)+what) + `</title></circle>`)
@@ -390,12 +391,12 @@ func (t Trajectory) Chart() []byte {
 	}
 	if len(marked) > 0 {
 		entry("mark-note", `<circle cx="`+num(PlotLeft+11)+`" cy="`+num(yy-4)+`" r="3" fill="#ffffff" stroke="#24292f"/>`,
-			"Hollow dot: "+shariah.MarkLabel(shariah.MarkIllustrative)+" figures, not from a filing: "+strings.Join(marked, ", "))
+			"Hollow dot: "+screening.MarkLabel(screening.MarkIllustrative)+" figures, not from a filing: "+strings.Join(marked, ", "))
 	}
 	body.WriteString(`</g></g></svg>`)
 
 	height := math.Max(ChartHeight, math.Ceil(yy-legendLine+10))
-	doc(&b, ChartWidth, height, title, shariah.TrajectorySummary(t.Points))
+	doc(&b, ChartWidth, height, title, insights.TrajectorySummary(t.Points))
 	b.WriteString(`<rect width="` + num(ChartWidth) + `" height="` + num(height) + `" fill="#ffffff"/>`)
 	b.Write(body.Bytes())
 	return b.Bytes()

@@ -8,14 +8,21 @@ import (
 
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/billing"
+	"github.com/shariah-screen/shariah/bulk"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/jobs"
+	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // services are every service and store of one process, built once by compose and handed to whatever
@@ -30,20 +37,20 @@ type services struct {
 	raw *sredis.RefStore
 	// ref caches reads for 30 s: the store every served answer reads.
 	ref        *sredis.RefStore
-	catalogs   *shariah.CatalogCache
-	screener   *shariah.Screener
+	catalogs   *catalog.Cache
+	screener   *screening.Screener
 	edu        *education.Registry
-	bulk       *shariah.Bulk
-	etfs       *shariah.ETFs
-	insights   *shariah.Insights
-	watchlists *shariah.Watchlists
-	sukukRules *shariah.SukukRules
+	bulk       *bulk.Service
+	etfs       *etf.Service
+	insights   *insights.Service
+	watchlists *screening.Watchlists
+	sukukRules *sukuk.Rules
 
-	keys     *shariah.Keys
-	meter    shariah.Meter
-	billing  *shariah.Billing
+	keys     *account.Keys
+	meter    account.Meter
+	billing  *account.Billing
 	payments *billing.Client
-	popular  *shariah.RequestCounter
+	popular  *market.RequestCounter
 	llm      *agent.LLM // nil: the terminal agent runs its rules only
 
 	ingest     *sredis.IngestStore // filings, sources' health and checkpoints
@@ -150,23 +157,23 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 	s := &services{rc: rc, db: db, queue: q, edu: edu, sukukRules: sukukRules,
 		raw: sredis.NewRefStore(rc).WithQuoteBodies(edu.QuoteBodies()), ingest: sredis.NewIngestStore(rc), news: sredis.NewNewsStore(rc),
 		sukuk: sredis.NewSukukStore(rc), lists: sredis.NewWatchlistStore(rc), popularity: sredis.NewPopularityStore(rc),
-		trajectory: analytics.Trajectory{DB: db}, usageRead: analytics.UsageReader{DB: db}, popular: &shariah.RequestCounter{}}
+		trajectory: analytics.Trajectory{DB: db}, usageRead: analytics.UsageReader{DB: db}, popular: &market.RequestCounter{}}
 	s.ref = s.raw.Cached(30 * time.Second)
-	s.catalogs = &shariah.CatalogCache{Store: s.ref}
+	s.catalogs = &catalog.Cache{Store: s.ref}
 	results := sredis.NewResultStore(rc).Cached(30 * time.Second)
-	s.screener = &shariah.Screener{Ref: s.ref, Results: results, Rulesets: rs, Disclaimers: edu.DisclaimersFor}
-	s.bulk = &shariah.Bulk{Runs: sredis.NewRunStore(rc), Ref: s.ref, Screener: s.screener, Queue: q,
+	s.screener = &screening.Screener{Ref: s.ref, Results: results, Rulesets: rs, Disclaimers: edu.DisclaimersFor}
+	s.bulk = &bulk.Service{Runs: sredis.NewRunStore(rc), Ref: s.ref, Screener: s.screener, Queue: q,
 		Concurrency: e.cfg.BulkConcurrency, Pause: e.cfg.BulkPause, Unavailable: sredis.Unavailable}
-	s.etfs = &shariah.ETFs{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
-	s.insights = &shariah.Insights{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
-	s.watchlists = &shariah.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
-	s.keys = &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),
-		Limits: shariah.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour},
+	s.etfs = &etf.Service{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
+	s.insights = &insights.Service{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
+	s.watchlists = &screening.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
+	s.keys = &account.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),
+		Limits: account.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour},
 		Prefix: e.cfg.Plan.KeyPrefix}
 	s.meter = sredis.NewMeter(rc, e.plans)
-	s.billing = &shariah.Billing{Keys: s.keys, Store: sredis.NewBillingStore(rc)}
+	s.billing = &account.Billing{Keys: s.keys, Store: sredis.NewBillingStore(rc)}
 	s.payments = &billing.Client{BaseURL: e.cfg.StripeAPIURL, SecretKey: e.cfg.StripeSecretKey, Prices: map[string]string{
-		shariah.PlanStarter: e.cfg.StripePriceStarter, shariah.PlanPro: e.cfg.StripePricePro, shariah.PlanEnterprise: e.cfg.StripePriceEnterprise}}
+		account.PlanStarter: e.cfg.StripePriceStarter, account.PlanPro: e.cfg.StripePricePro, account.PlanEnterprise: e.cfg.StripePriceEnterprise}}
 	if e.cfg.AgentLLMURL != "" {
 		s.llm = &agent.LLM{BaseURL: e.cfg.AgentLLMURL, Model: e.cfg.AgentLLMModel, APIKey: e.cfg.AgentLLMAPIKey}
 	}

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestRunResumesAfterWorkerKilled: a worker process is killed with SIGKILL mid-run while a second
@@ -24,9 +26,9 @@ func TestRunResumesAfterWorkerKilled(t *testing.T) {
 		t.Fatalf("load: %v %s", err, out)
 	}
 	ctx := context.Background()
-	bulk, runs, q := bulkOf(t, s)
+	bk, runs, q := bulkOf(t, s)
 	owner := shariah.Caller{UserID: "crash-test"}
-	run, err := bulk.StartRun(ctx, owner, "SP500", 0, true, "", "api")
+	run, err := bk.StartRun(ctx, owner, "SP500", 0, true, "", "api")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +69,7 @@ func TestRunResumesAfterWorkerKilled(t *testing.T) {
 	if len(before) < 3 || len(before) >= run.Total {
 		t.Fatalf("%d of %d written before the kill", len(before), run.Total)
 	}
-	final, stalledAt, resumedAt := watchTakeover(t, bulk, owner, run.ID)
+	final, stalledAt, resumedAt := watchTakeover(t, bk, owner, run.ID)
 	t.Logf("killed worker: run stalled after %v, taken over after %v, completed after %v",
 		stalledAt.Sub(killed).Round(10*time.Millisecond), resumedAt.Sub(killed).Round(10*time.Millisecond), time.Since(killed).Round(10*time.Millisecond))
 	after, err := runs.Items(ctx, run.ID)
@@ -77,7 +79,7 @@ func TestRunResumesAfterWorkerKilled(t *testing.T) {
 	if len(after) != run.Total || final.Processed != run.Total {
 		t.Fatalf("completed with %d items (processed %d), want %d", len(after), final.Processed, run.Total)
 	}
-	was := map[string]shariah.RunItem{}
+	was := map[string]bulk.Item{}
 	for _, it := range before {
 		was[it.Symbol] = it
 	}
@@ -91,21 +93,21 @@ func TestRunResumesAfterWorkerKilled(t *testing.T) {
 
 // watchTakeover follows a run whose worker was killed until it completes: it must read stalled, then
 // running again (taken over by another worker), then completed, within 60 s.
-func watchTakeover(t *testing.T, bulk *shariah.Bulk, owner shariah.Caller, id string) (final shariah.Run, stalledAt, resumedAt time.Time) {
+func watchTakeover(t *testing.T, bk *bulk.Service, owner shariah.Caller, id string) (final bulk.Run, stalledAt, resumedAt time.Time) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	for final.Status != shariah.RunCompleted {
+	for final.Status != bulk.Completed {
 		var err error
-		if final, err = bulk.Get(context.Background(), owner, id); err != nil {
+		if final, err = bk.Get(context.Background(), owner, id); err != nil {
 			t.Fatal(err)
 		}
 		switch {
-		case final.Status == shariah.RunStalled && stalledAt.IsZero():
+		case final.Status == bulk.Stalled && stalledAt.IsZero():
 			stalledAt = time.Now()
-		case final.Status != shariah.RunStalled && !stalledAt.IsZero() && resumedAt.IsZero():
+		case final.Status != bulk.Stalled && !stalledAt.IsZero() && resumedAt.IsZero():
 			resumedAt = time.Now()
 		}
-		if final.Status != shariah.RunCompleted && time.Now().After(deadline) {
+		if final.Status != bulk.Completed && time.Now().After(deadline) {
 			t.Fatalf("the run did not complete within 60 s of the kill: %+v (stalled seen: %v)", final, !stalledAt.IsZero())
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -117,7 +119,7 @@ func watchTakeover(t *testing.T, bulk *shariah.Bulk, owner shariah.Caller, id st
 }
 
 // bulkOf is the bulk runner over the test Redis, with its run store and queue (closed by the test's end).
-func bulkOf(t *testing.T, s *testEnv) (*shariah.Bulk, *sredis.RunStore, *jobs.Queue) {
+func bulkOf(t *testing.T, s *testEnv) (*bulk.Service, *sredis.RunStore, *jobs.Queue) {
 	t.Helper()
 	rc, err := sredis.Open(s.redis.RedisURL())
 	if err != nil {
@@ -134,6 +136,6 @@ func bulkOf(t *testing.T, s *testEnv) (*shariah.Bulk, *sredis.RunStore, *jobs.Qu
 	}
 	t.Cleanup(func() { q.Close() })
 	ref, runs := sredis.NewRefStore(rc), sredis.NewRunStore(rc)
-	return &shariah.Bulk{Runs: runs, Ref: ref, Queue: q,
-		Screener: &shariah.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs}}, runs, q
+	return &bulk.Service{Runs: runs, Ref: ref, Queue: q,
+		Screener: &screening.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs}}, runs, q
 }

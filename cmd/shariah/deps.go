@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/jobs"
@@ -52,7 +52,7 @@ func registry(w *analytics.UsageWriter) *prometheus.Registry {
 // mcpDeps hands the composed services to the MCP server, with the key requirement and metering of its
 // HTTP transport.
 func mcpDeps(e *env, s *services) mcp.Deps {
-	costs := shariah.DefaultTokenCosts()
+	costs := account.DefaultTokenCosts()
 	proxies, _ := e.cfg.TrustedProxyList() // validated by Load
 	origins, _ := e.cfg.MCPOrigins()       // validated by Load
 	auth := &mcp.Auth{Required: e.cfg.MCPRequireKey, Keyless: e.cfg.MCPKeyless, KeylessLimits: e.cfg.MCPKeylessLimits, Origins: origins,

@@ -16,13 +16,15 @@ import (
 	"github.com/oklog/run"
 	"golang.org/x/time/rate"
 
-	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/config"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/ingest"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/nport"
 	"github.com/shariah-screen/shariah/ingest/prices"
 	"github.com/shariah-screen/shariah/ingest/sec"
+	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -94,8 +96,8 @@ func (e *env) addIngest(g *run.Group, svc *services) error {
 // companyfacts, the ticker map, companyfacts.zip and N-PORT filings (SEC allows 10 a second, counted
 // per client address, not per ingester). Filing documents the SEC ingester reads later go through the
 // same client.
-func secSources(ic config.Ingest, ref shariah.RefStore, store *sredis.IngestStore, traj shariah.TrajectoryStore,
-	news shariah.NewsStore, log *slog.Logger) (*sec.Source, *nport.Source) {
+func secSources(ic config.Ingest, ref market.RefStore, store *sredis.IngestStore, traj insights.TrajectoryStore,
+	news filings.NewsStore, log *slog.Logger) (*sec.Source, *nport.Source) {
 	secHTTP := &httpx.Client{HTTP: &http.Client{Timeout: 60 * time.Second}, UserAgent: ic.SECUserAgent,
 		Limiter: rate.NewLimiter(rate.Limit(ic.SECRate), 1)}
 	syms, indices := ic.SECCoverage()

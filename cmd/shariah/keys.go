@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -25,14 +25,14 @@ func runKeys(args []string) error {
 		return err
 	}
 	defer rc.Close()
-	keys := &shariah.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Prefix: e.cfg.Plan.KeyPrefix}
+	keys := &account.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Prefix: e.cfg.Plan.KeyPrefix}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	switch args[0] {
 	case "create":
 		fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
 		email := fs.String("email", "", "owner's email")
-		plan := fs.String("plan", shariah.PlanFree, "plan: free, starter, pro, enterprise or internal")
+		plan := fs.String("plan", account.PlanFree, "plan: free, starter, pro, enterprise or internal")
 		if err := fs.Parse(args[1:]); err != nil {
 			return usageError{err.Error()}
 		}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
@@ -131,10 +131,10 @@ func (l *leaseLoad) servedBefore(i int, at time.Time, span time.Duration) int64 
 
 // leaseMeterOf reads the key's meter of this month from Redis.
 func leaseMeterOf(t *testing.T, rc interface {
-	MeterState(context.Context, string, shariah.Period) (shariah.MeterState, error)
-}, hash string) shariah.MeterState {
+	MeterState(context.Context, string, account.Period) (account.MeterState, error)
+}, hash string) account.MeterState {
 	t.Helper()
-	st, err := rc.MeterState(context.Background(), hash, shariah.PeriodOf(time.Now()))
+	st, err := rc.MeterState(context.Background(), hash, account.PeriodOf(time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,13 +150,13 @@ func pastAllowance(t *testing.T, s *testEnv, email string) (apiKey, hash string)
 		t.Fatal(err)
 	}
 	apiKey = strings.TrimSpace(string(out))
-	hash = shariah.HashKey(apiKey)
+	hash = account.HashKey(apiKey)
 	rc, err := sredis.Open(s.redisURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	mk := "shr:meter:{" + hash + "}:" + shariah.PeriodOf(time.Now()).ID()
+	mk := "shr:meter:{" + hash + "}:" + account.PeriodOf(time.Now()).ID()
 	if err := rc.Do(context.Background(), rc.B().Hset().Key(mk).FieldValue().FieldValue("used", "15000").Build()).Error(); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestLeaseRedisRestartUnderLoad(t *testing.T) {
 	ks := sredis.NewKeyStore(rc)
 	// The idle edges give their leases back; what a cut-off call left in Redis lapses, and a script
 	// call on the key (an exact charge of nothing) counts it.
-	sweep := sredis.NewMeter(rc, shariah.DefaultPlans().WithoutRateLimits())
+	sweep := sredis.NewMeter(rc, account.DefaultPlans().WithoutRateLimits())
 	waitFor(t, "every lease given back or lapsed", func() bool {
 		if _, err := sweep.Charge(context.Background(), hash, 0, time.Now()); err != nil {
 			t.Fatal(err)

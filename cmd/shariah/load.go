@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/datapack"
 	"github.com/shariah-screen/shariah/datapack/defaultpack"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/insights"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
 )
@@ -130,7 +130,7 @@ func (l *loader) load(ctx context.Context, what string, read func() (*datapack.P
 // series the trajectory routes and analytics read). ClickHouse is optional for a load: when it cannot
 // take them, a line says so and the load goes on (the SEC ingest writes them later).
 func (l *loader) trajectories(ctx context.Context, what string, p *datapack.Pack) {
-	byS := shariah.FiledTrajectoriesOf(p.Fundamentals)
+	byS := insights.FiledTrajectoriesOf(p.Fundamentals)
 	if len(byS) == 0 {
 		return
 	}

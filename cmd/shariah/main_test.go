@@ -16,7 +16,7 @@ import (
 
 	yaml "github.com/oasdiff/yaml3"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
@@ -118,10 +118,10 @@ func TestKeysCommands(t *testing.T) {
 		t.Fatalf("%v: %s", err, stderr.String())
 	}
 	full := strings.TrimSpace(stdout.String())
-	if !shariah.WellFormedKey(full) || strings.Contains(stderr.String(), full) {
+	if !account.WellFormedKey(full) || strings.Contains(stderr.String(), full) {
 		t.Fatalf("stdout %q (the key, once), stderr %q (no key)", full, stderr.String())
 	}
-	prefix := shariah.PublicPrefix(full)
+	prefix := account.PublicPrefix(full)
 	rc, err := sredis.Open(s.redis.RedisURL())
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestKeysCommands(t *testing.T) {
 	defer rc.Close()
 	store := sredis.NewKeyStore(rc)
 	ctx := context.Background()
-	k, err := store.KeyByHash(ctx, shariah.HashKey(full))
+	k, err := store.KeyByHash(ctx, account.HashKey(full))
 	if err != nil || k.Plan != "enterprise" || !k.Active {
 		t.Fatalf("stored %+v %v", k, err)
 	}
@@ -142,7 +142,7 @@ func TestKeysCommands(t *testing.T) {
 	if out, err := s.command([]string{"keys", "revoke", prefix}).CombinedOutput(); err != nil {
 		t.Fatalf("revoke: %v %s", err, out)
 	}
-	k, _ = store.KeyByHash(ctx, shariah.HashKey(full))
+	k, _ = store.KeyByHash(ctx, account.HashKey(full))
 	if k.Plan != "pro" || k.Active {
 		t.Fatalf("after set-plan and revoke: %+v", k)
 	}

@@ -15,8 +15,9 @@ import (
 	"github.com/oklog/run"
 	"github.com/redis/rueidis"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/jobs"
@@ -28,7 +29,7 @@ import (
 type env struct {
 	cfg   config.Config
 	log   *slog.Logger
-	plans shariah.Plans
+	plans account.Plans
 }
 
 func load() (*env, error) {
@@ -137,7 +138,7 @@ func (e *env) addEdge(g *run.Group, svc *services) error {
 // warmCatalog builds the catalog and its search index (0.5-0.7 s for the shared data set) before the
 // port opens: otherwise the first requests after a start wait for it, every one that needs the catalog.
 // A store that does not answer within 10 s leaves the build to the first request, as before.
-func warmCatalog(e *env, catalogs *shariah.CatalogCache) {
+func warmCatalog(e *env, catalogs *catalog.Cache) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -294,7 +295,7 @@ func runMigrate() error {
 func redisFor(e *env) (rueidis.Client, error) { return openRedis(e) }
 
 // downgrades returns to Free, every minute, the users whose cancelled subscription's period has ended.
-func downgrades(ctx context.Context, b *shariah.Billing, log *slog.Logger) {
+func downgrades(ctx context.Context, b *account.Billing, log *slog.Logger) {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
 	for {

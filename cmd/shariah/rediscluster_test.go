@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/billing"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
@@ -272,7 +272,7 @@ func TestServiceOnRedisCluster(t *testing.T) {
 	now := time.Now()
 	event := fmt.Sprintf(`{"id":"evt_cluster_1","object":"event","type":"checkout.session.completed","created":%d,"data":{"object":{"id":"cs_1",
 		"object":"checkout.session","client_reference_id":%q,"customer":"cus_cluster","subscription":"sub_1","metadata":{"plan":"starter"}}}}`,
-		now.Unix(), shariah.PublicPrefix(free))
+		now.Unix(), account.PublicPrefix(free))
 	sig := billing.Sign([]byte(event), whsec, now)
 	if r := a.must(200, "POST", "/api/billing/webhook", "", event, "Stripe-Signature", sig).json(t); r["outcome"] != "plan starter" {
 		t.Fatalf("webhook: %v", r)
@@ -374,14 +374,14 @@ func TestRedisClusterFailoverUnderLoad(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if k := strings.TrimSpace(string(out)); onVictim(shariah.HashKey(k)) {
+			if k := strings.TrimSpace(string(out)); onVictim(account.HashKey(k)) {
 				return k
 			}
 		}
 		t.Fatalf("no %s key landed on the master to kill", plan)
 		return ""
 	}
-	free, pro := newKey(shariah.PlanFree), newKey(shariah.PlanPro)
+	free, pro := newKey(account.PlanFree), newKey(account.PlanPro)
 	// and a key elsewhere, whose reads are refused (CLUSTERDOWN) only while the cluster is failing
 	var other string
 	for i := 0; other == ""; i++ {
@@ -389,7 +389,7 @@ func TestRedisClusterFailoverUnderLoad(t *testing.T) {
 		if err != nil || i > 50 {
 			t.Fatalf("no key off the master to kill: %v", err)
 		}
-		if k := strings.TrimSpace(string(out)); !onVictim(shariah.HashKey(k)) {
+		if k := strings.TrimSpace(string(out)); !onVictim(account.HashKey(k)) {
 			other = k
 		}
 	}
@@ -601,14 +601,14 @@ func TestRedisClusterDownAtStartAndAtRunTime(t *testing.T) {
 			t.Fatalf("keys create: %v", err)
 		}
 		k := strings.TrimSpace(string(out))
-		home, err := cl.MasterOf(shariah.HashKey(k))
+		home, err := cl.MasterOf(account.HashKey(k))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return k, home
 	}
-	free, freeHome := key(shariah.PlanFree)
-	ops, opsHome := key(shariah.PlanEnterprise)
+	free, freeHome := key(account.PlanFree)
+	ops, opsHome := key(account.PlanEnterprise)
 	var victim *testsvc.Proc
 	for _, n := range cl.Nodes {
 		if n != freeHome && n != opsHome {

@@ -3,7 +3,7 @@ package news
 import (
 	"sort"
 
-	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 )
 
 // Enrich fills the derived fields of an article: TitleKey when empty; Symbols, those the tagger finds
@@ -11,7 +11,7 @@ import (
 // are); Sentiment and SentimentLabel of title and summary; ComplianceRelevance and RelevanceReason;
 // and Category from the relevance group when the feed gave none ("debt", "m&a", "material_event",
 // "dividends", "earnings", "guidance", "analyst_rating", "buyback", "management"; "" when low).
-func Enrich(a *shariah.Article, t *Tagger) {
+func Enrich(a *filings.Article, t *Tagger) {
 	if a == nil {
 		return
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/mmcdole/gofeed"
 
-	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 )
 
 // MaxSummary bounds an article summary, in characters (runes).
@@ -34,7 +34,7 @@ const MaxSummary = 500
 //
 // A document that is empty, is not a feed or is not well-formed returns an error saying why, for the
 // caller to record in the source's health.
-func ParseFeed(b []byte, source string) ([]shariah.Article, error) {
+func ParseFeed(b []byte, source string) ([]filings.Article, error) {
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return nil, errors.New("empty feed document")
 	}
@@ -54,7 +54,7 @@ func ParseFeed(b []byte, source string) ([]shariah.Article, error) {
 	if feed.FeedType == "json" && feed.FeedVersion == "" {
 		return nil, errors.New("not an RSS or Atom feed: JSON without a JSON Feed version")
 	}
-	out := make([]shariah.Article, 0, len(feed.Items))
+	out := make([]filings.Article, 0, len(feed.Items))
 	seen := map[string]bool{}
 	for _, it := range feed.Items {
 		if it == nil {
@@ -74,7 +74,7 @@ func ParseFeed(b []byte, source string) ([]shariah.Article, error) {
 		if summary == "" {
 			summary = cleanText(it.Content)
 		}
-		a := shariah.Article{
+		a := filings.Article{
 			ID:        id,
 			Title:     title,
 			URL:       link,

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 )
 
 // ---------------------------------------------------------------------------------------------------
@@ -27,7 +28,7 @@ func fixture(t *testing.T, name string) []byte {
 	return b
 }
 
-func parseFixture(t *testing.T, name string) []shariah.Article {
+func parseFixture(t *testing.T, name string) []filings.Article {
 	t.Helper()
 	as, err := ParseFeed(fixture(t, name), name)
 	if err != nil {
@@ -36,7 +37,7 @@ func parseFixture(t *testing.T, name string) []shariah.Article {
 	return as
 }
 
-func byTitle(t *testing.T, as []shariah.Article, prefix string) shariah.Article {
+func byTitle(t *testing.T, as []filings.Article, prefix string) filings.Article {
 	t.Helper()
 	for _, a := range as {
 		if strings.HasPrefix(a.Title, prefix) {
@@ -44,7 +45,7 @@ func byTitle(t *testing.T, as []shariah.Article, prefix string) shariah.Article 
 		}
 	}
 	t.Fatalf("no article titled %q...", prefix)
-	return shariah.Article{}
+	return filings.Article{}
 }
 
 // testAssets is a small reference database: equities with names that exercise the suffix rules and
@@ -763,13 +764,13 @@ func TestEnrichFixtures(t *testing.T) {
 		t.Errorf("matched %d fixture articles, want %d", seen, len(cases))
 	}
 	// Symbols the article already carries (a per-symbol feed) are kept.
-	a := shariah.Article{Title: "Microsoft rallies", Symbols: []string{"ZZZ"}}
+	a := filings.Article{Title: "Microsoft rallies", Symbols: []string{"ZZZ"}}
 	Enrich(&a, tg)
 	if !reflect.DeepEqual(a.Symbols, []string{"MSFT", "ZZZ"}) || a.TitleKey != "microsoft rallies" {
 		t.Errorf("symbols %v title key %q", a.Symbols, a.TitleKey)
 	}
 	Enrich(nil, tg) // no panic
-	b := shariah.Article{Title: "Acme borrows"}
+	b := filings.Article{Title: "Acme borrows"}
 	Enrich(&b, nil)
 	if b.Symbols != nil || b.ComplianceRelevance != "high" || b.Category != "debt" {
 		t.Errorf("nil tagger: %+v", b)

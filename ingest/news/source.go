@@ -6,8 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/ingest/httpx"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // Feed ingests one RSS or Atom feed: each run fetches it (conditionally: an unchanged feed costs a 304),
@@ -19,7 +20,7 @@ import (
 type Feed struct {
 	Name, URL string
 	HTTP      *httpx.Client
-	News      shariah.NewsStore
+	News      filings.NewsStore
 	Tags      *TaggerCache
 	Now       func() time.Time // nil: time.Now
 }
@@ -59,7 +60,7 @@ func (f *Feed) Run(ctx context.Context) (int, error) {
 // TaggerCache builds the symbol tagger from the assets in the reference store and rebuilds it when
 // it is older than TTL (0: 15 minutes), so feeds running together share one.
 type TaggerCache struct {
-	Ref shariah.RefStore
+	Ref market.RefStore
 	TTL time.Duration
 
 	mu    sync.Mutex

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/ingest"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/news"
@@ -53,11 +53,11 @@ func TestFeedRunOnRealRedis(t *testing.T) {
 	if err := sched.RunOnce(ctx, "news:example"); err != nil {
 		t.Fatal(err)
 	}
-	arts, total, err := store.News(ctx, shariah.NewsQuery{Limit: 100})
+	arts, total, err := store.News(ctx, filings.NewsQuery{Limit: 100})
 	if err != nil || total < 3 {
 		t.Fatalf("stored %d articles: %v", total, err)
 	}
-	var apple *shariah.Article
+	var apple *filings.Article
 	for i := range arts {
 		a := &arts[i]
 		if a.Published.After(fixed) || a.ComplianceRelevance == "" || a.SentimentLabel == "" {
@@ -73,7 +73,7 @@ func TestFeedRunOnRealRedis(t *testing.T) {
 	if err := sched.RunOnce(ctx, "news:example"); err != nil {
 		t.Fatal(err)
 	}
-	if _, total2, _ := store.News(ctx, shariah.NewsQuery{Limit: 100}); total2 != total {
+	if _, total2, _ := store.News(ctx, filings.NewsQuery{Limit: 100}); total2 != total {
 		t.Fatalf("second run of the same feed: %d articles, was %d", total2, total)
 	}
 	broken.Store(true)
@@ -81,7 +81,7 @@ func TestFeedRunOnRealRedis(t *testing.T) {
 		t.Fatal("a malformed feed ran without error")
 	}
 	hs, _ := health.Health(ctx)
-	var h shariah.SourceHealth
+	var h filings.SourceHealth
 	for _, x := range hs {
 		if x.Name == "news:example" {
 			h = x
@@ -90,7 +90,7 @@ func TestFeedRunOnRealRedis(t *testing.T) {
 	if h.Status != "failing" || !strings.Contains(h.LastError, "malformed") || h.Runs != 3 || h.LastSuccessAt == nil {
 		t.Fatalf("health after a malformed feed: %+v", h)
 	}
-	if _, total3, _ := store.News(ctx, shariah.NewsQuery{Limit: 100}); total3 != total {
+	if _, total3, _ := store.News(ctx, filings.NewsQuery{Limit: 100}); total3 != total {
 		t.Fatalf("a malformed feed changed the store: %d articles, was %d", total3, total)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // CuratedHeader is the column set of a curated sukuk-programme file, in the canonical order. Columns
@@ -125,7 +126,7 @@ func programme(get func(string) string) (Programme, error) {
 	switch {
 	case !shariah.ValidISIN(p.ISIN):
 		return p, fmt.Errorf("isin %q is not a valid ISIN", p.ISIN)
-	case p.IssuerLEI != "" && !shariah.ValidLEI(p.IssuerLEI):
+	case p.IssuerLEI != "" && !sukuk.ValidLEI(p.IssuerLEI):
 		return p, fmt.Errorf("issuer_lei %q is not a valid LEI", p.IssuerLEI)
 	case !slices.Contains(structures, p.Structure):
 		return p, fmt.Errorf("structure %q not one of %s", p.Structure, strings.Join(structures, "|"))

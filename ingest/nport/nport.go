@@ -18,6 +18,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // Holding is one invstOrSec entry of an N-PORT filing. Identifiers that fail their check digit are
@@ -128,7 +129,7 @@ func Parse(b []byte) (Filing, error) {
 		ReportDate:     firstOf(date(g.RepPdDate), date(g.RepPdEnd)),
 		Holdings:       make([]Holding, 0, len(doc.Form.Secs.Items)),
 	}
-	f.RegistrantLEI = f.checked(strings.ToUpper(clean(g.RegLEI)), shariah.ValidLEI)
+	f.RegistrantLEI = f.checked(strings.ToUpper(clean(g.RegLEI)), sukuk.ValidLEI)
 	for i, s := range doc.Form.Secs.Items {
 		h, err := f.holding(s)
 		if err != nil {
@@ -151,7 +152,7 @@ func (f *Filing) holding(s xmlSec) (Holding, error) {
 		Units:          clean(s.Units),
 		IsDebt:         s.Debt != nil || strings.EqualFold(clean(s.AssetCat), "DBT"),
 	}
-	h.LEI = f.checked(strings.ToUpper(clean(s.LEI)), shariah.ValidLEI)
+	h.LEI = f.checked(strings.ToUpper(clean(s.LEI)), sukuk.ValidLEI)
 	isin := clean(s.Identifiers.ISIN.Value)
 	if isin == "" { // some filers put the ISIN in <other otherDesc="ISIN">
 		for _, o := range s.Identifiers.Other {

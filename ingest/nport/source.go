@@ -8,6 +8,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/ingest/httpx"
+	"github.com/shariah-screen/shariah/sukuk"
 )
 
 // Source is the sukuk ingester: it reads the curated programme file, fetches each configured N-PORT
@@ -19,7 +20,7 @@ type Source struct {
 	HTTP    *httpx.Client
 	Filings []string // N-PORT XML URLs (https or file)
 	Curated string   // URL of the curated programme CSV (https or file)
-	Store   shariah.SukukStore
+	Store   sukuk.Store
 }
 
 // Run ingests; it returns how many instruments were stored.
@@ -52,7 +53,7 @@ func (s *Source) Run(ctx context.Context) (int, error) {
 			errs = append(errs, u+": "+err.Error())
 			continue
 		}
-		var list []shariah.Sukuk
+		var list []sukuk.Sukuk
 		for _, h := range SukukCandidates(f) {
 			p, ok := byISIN[h.ISIN]
 			if !ok {
@@ -75,8 +76,8 @@ func (s *Source) Run(ctx context.Context) (int, error) {
 }
 
 // Instrument joins a filing's holding with its curated programme.
-func Instrument(h Holding, p Programme, f Filing) shariah.Sukuk {
-	s := shariah.Sukuk{ISIN: h.ISIN, Name: firstOf(h.Title, h.Name), Issuer: h.Name, IssuerLEI: firstOf(h.LEI, p.IssuerLEI),
+func Instrument(h Holding, p Programme, f Filing) sukuk.Sukuk {
+	s := sukuk.Sukuk{ISIN: h.ISIN, Name: firstOf(h.Title, h.Name), Issuer: h.Name, IssuerLEI: firstOf(h.LEI, p.IssuerLEI),
 		Country: h.Country, Structure: p.Structure, DocumentationBasis: p.DocumentationBasis, Currency: h.Currency,
 		MaturityDate: h.Maturity, TitleType: p.TitleType, PurchaseUndertaking: p.PurchaseUndertaking, Guarantee: p.Guarantee,
 		ReturnType: p.ReturnType, Illustrative: p.Illustrative,

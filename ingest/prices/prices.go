@@ -16,6 +16,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/ingest/httpx"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // ParseCSV reads a daily price CSV with a header naming Date, Open, High, Low, Close and (optionally)
@@ -99,7 +100,7 @@ type Source struct {
 	HTTP        *httpx.Client
 	URLTemplate string // {symbol} is replaced by the Stooq symbol, {canonical} by the canonical one
 	Symbols     []string
-	Ref         shariah.RefStore
+	Ref         market.RefStore
 }
 
 // Run updates the candles and quotes of every symbol; a symbol whose document does not parse is
@@ -127,7 +128,7 @@ func (s *Source) Run(ctx context.Context) (int, error) {
 		}
 		updated = append(updated, sym)
 	}
-	if _, err := shariah.RefreshQuotes(ctx, s.Ref, updated); err != nil {
+	if _, err := market.RefreshQuotes(ctx, s.Ref, updated); err != nil {
 		return len(updated), err
 	}
 	if len(updated) > 0 {
@@ -146,7 +147,7 @@ func (s *Source) Run(ctx context.Context) (int, error) {
 // document are reported like any other.
 type MostRequested struct {
 	Prices     *Source // fetcher, URL template and store; its own symbol list is not used
-	Popularity shariah.Popularity
+	Popularity market.Popularity
 	N          int // 0: 50
 	Now        func() time.Time
 }

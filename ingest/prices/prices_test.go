@@ -13,6 +13,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/internal/redistest"
+	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -106,7 +107,7 @@ func TestMostRequestedRefreshesTheSymbolsAskedFor(t *testing.T) {
 	ctx := context.Background()
 	pop := sredis.NewPopularityStore(rc)
 	now := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
-	var c shariah.RequestCounter
+	var c market.RequestCounter
 	for sym, n := range map[string]int{"AAPL": 5, "MSFT": 3, "KO": 1} {
 		for range n {
 			c.Add(sym)

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/insights"
 )
 
 // CompanyFactsZipURL is SEC's nightly archive of every filer's companyfacts (one CIK##########.json a
@@ -29,7 +29,7 @@ const MaxZipMember = 256 << 20
 // (analytics.Trajectory): ClickHouse makes a part per insert, and one insert a company made the bulk
 // path wait on ClickHouse most of its time.
 type TrajectoryBatcher interface {
-	PutTrajectories(ctx context.Context, bySymbol map[string][]shariah.TrajectoryPoint) error
+	PutTrajectories(ctx context.Context, bySymbol map[string][]insights.TrajectoryPoint) error
 }
 
 // trajectoryBatch is the number of symbols whose quarters the bulk path writes in one insert.
@@ -87,7 +87,7 @@ func (s *Source) IngestZip(ctx context.Context, src string) (BulkReport, error) 
 	}
 	var buf bytes.Buffer
 	batcher, _ := s.Trajectory.(TrajectoryBatcher)
-	var batch map[string][]shariah.TrajectoryPoint
+	var batch map[string][]insights.TrajectoryPoint
 	flush := func(ctx context.Context) {
 		if len(batch) == 0 {
 			return
@@ -95,10 +95,10 @@ func (s *Source) IngestZip(ctx context.Context, src string) (BulkReport, error) 
 		if err := batcher.PutTrajectories(ctx, batch); err != nil {
 			rep.Failed = append(rep.Failed, fmt.Sprintf("trajectory of %d symbols: %v", len(batch), err))
 		}
-		batch = map[string][]shariah.TrajectoryPoint{}
+		batch = map[string][]insights.TrajectoryPoint{}
 	}
 	if batcher != nil {
-		batch = map[string][]shariah.TrajectoryPoint{}
+		batch = map[string][]insights.TrajectoryPoint{}
 	}
 	for _, f := range zr.File {
 		if ctx.Err() != nil {
@@ -157,7 +157,7 @@ func memberCIK(name string) (string, bool) {
 }
 
 // zipMember reads, maps and stores one filer. Everything is parsed before anything is written.
-func (s *Source) zipMember(ctx context.Context, f *zip.File, cik string, syms []string, buf *bytes.Buffer, batch map[string][]shariah.TrajectoryPoint) error {
+func (s *Source) zipMember(ctx context.Context, f *zip.File, cik string, syms []string, buf *bytes.Buffer, batch map[string][]insights.TrajectoryPoint) error {
 	if f.UncompressedSize64 > MaxZipMember {
 		return fmt.Errorf("%d bytes uncompressed, over the %d limit", f.UncompressedSize64, MaxZipMember)
 	}

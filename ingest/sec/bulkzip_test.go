@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/sec"
 )
@@ -94,7 +94,7 @@ func TestIngestCompanyFactsZip(t *testing.T) {
 
 	st := startStores(t)
 	ctx := context.Background()
-	if err := st.ref.PutIndex(ctx, shariah.IndexInfo{Name: "TEST", Country: "United States", Source: "test", Symbols: []string{"NVDA", "GOOG"}}); err != nil {
+	if err := st.ref.PutIndex(ctx, catalog.IndexInfo{Name: "TEST", Country: "United States", Source: "test", Symbols: []string{"NVDA", "GOOG"}}); err != nil {
 		t.Fatal(err)
 	}
 	lim := countingLimiter()

@@ -6,9 +6,11 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
+	"github.com/shariah-screen/shariah/insights"
 )
 
-// TestRealAAPLCashflow runs ScreeningFacts then shariah.CashflowOf on Apple's companyfacts. The figures
+// TestRealAAPLCashflow runs ScreeningFacts then insights.CashflowOf on Apple's companyfacts. The figures
 // were read in the JSON before being asserted (us-gaap NetCashProvidedByUsedInOperatingActivities and
 // PaymentsToAcquirePropertyPlantAndEquipment, USD, annual durations of 10-K filings, latest filed) and
 // agree with Apple's FY2024 10-K (0000320193-24-000123, filed 2024-11-01): operating cash flow
@@ -20,7 +22,7 @@ func TestRealAAPLCashflow(t *testing.T) {
 		t.Fatal(err)
 	}
 	facts := ScreeningFacts(cf)
-	in := shariah.CashflowOf(facts, string(cf.CIK))
+	in := insights.CashflowOf(facts, string(cf.CIK))
 	if !in.Available || len(in.Years) != 5 {
 		t.Fatalf("%+v", in)
 	}
@@ -55,20 +57,20 @@ func TestRealAAPLCashflow(t *testing.T) {
 		t.Errorf("FY2024 source %+v", s)
 	}
 	// FCF FY2022 111,443M -> FY2024 108,807M: -2.4%, within the ±5% band.
-	if in.Trend != shariah.TrendStable || in.Summary != "Free cash flow fell from 111.44B (FY2022) to 108.81B (FY2024): stable." {
+	if in.Trend != insights.TrendStable || in.Summary != "Free cash flow fell from 111.44B (FY2022) to 108.81B (FY2024): stable." {
 		t.Errorf("trend %q %q", in.Trend, in.Summary)
 	}
 
 	// A real restatement: the FY2017 10-K (0000320193-17-000070) reported FY2017 operating cash flow of
 	// 63,598 million; the FY2018 10-K (0000320193-18-000145) and FY2019 10-K restated it to 64,225 million.
 	// Facts up to fiscal 2018 put FY2017 in the window; the latest filing wins.
-	var upTo2018 []shariah.XBRLFact
+	var upTo2018 []filings.XBRLFact
 	for _, f := range facts {
 		if f.End <= "2018-09-29" {
 			upTo2018 = append(upTo2018, f)
 		}
 	}
-	old := shariah.CashflowOf(upTo2018, string(cf.CIK))
+	old := insights.CashflowOf(upTo2018, string(cf.CIK))
 	if len(old.Years) != 5 || old.Years[3].FiscalYear != 2017 {
 		t.Fatalf("%+v", old.Years)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // Table tests of the concept rules (cash and interest-bearing securities, interest-bearing debt,
@@ -324,7 +325,7 @@ func TestConceptComponentsJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	fy := entry(t, index(t, fs), conceptEnd+" FY")
-	b, err := json.Marshal(shariah.InputProvenances(fy, "42")[shariah.CashAndSecurities])
+	b, err := json.Marshal(screening.InputProvenances(fy, "42")[shariah.CashAndSecurities])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/sec"
 )
@@ -110,7 +110,7 @@ func TestIndexCoverageAndUnchangedCompanies(t *testing.T) {
 	t.Parallel()
 	st := startStores(t)
 	ctx := context.Background()
-	for _, ix := range []shariah.IndexInfo{
+	for _, ix := range []catalog.IndexInfo{
 		{Name: "SP500", Country: "United States", Source: "test", Symbols: []string{"EXA", "BRK.B", "GOOGL", "ZZZZ"}},
 		{Name: "NASDAQ100", Country: "United States", Source: "test", Symbols: []string{"GOOG", "EXA"}},
 		{Name: "DAX40", Country: "Germany", Source: "test", Symbols: []string{"SAP.DE", "EXA.DE"}},
@@ -238,7 +238,7 @@ func TestCoverageOnRealIndices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix := shariah.IndexInfo{Name: name, Country: "United States", Source: "yfiua/" + file}
+		ix := catalog.IndexInfo{Name: name, Country: "United States", Source: "yfiua/" + file}
 		if name == "DAX40" {
 			ix.Country = "Germany"
 		}

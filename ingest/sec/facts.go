@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
 )
 
 // dpsTags are the dividends-per-share tags, in order of preference.
@@ -21,7 +22,7 @@ var cashflowTags = []string{"NetCashProvidedByUsedInOperatingActivities", "NetCa
 // ScreeningFacts lists the reported values of every tag the screening inputs are built from (the
 // tag table, the related tags, shares outstanding and dividends per share) and of the cash-flow tags,
 // for GET /api/filings/{symbol}/facts and the cash-flow insight, newest first.
-func ScreeningFacts(cf CompanyFacts) []shariah.XBRLFact {
+func ScreeningFacts(cf CompanyFacts) []filings.XBRLFact {
 	tags := map[string]string{SharesTag: "dei"}
 	for _, t := range usedTags() {
 		tags[t] = "us-gaap"
@@ -32,7 +33,7 @@ func ScreeningFacts(cf CompanyFacts) []shariah.XBRLFact {
 	for _, t := range cashflowTags {
 		tags[t] = "us-gaap"
 	}
-	var out []shariah.XBRLFact
+	var out []filings.XBRLFact
 	for tag, tax := range tags {
 		name := strings.TrimPrefix(tag, "dei:")
 		c, ok := cf.Facts[tax][name]
@@ -45,7 +46,7 @@ func ScreeningFacts(cf CompanyFacts) []shariah.XBRLFact {
 				if err != nil {
 					continue
 				}
-				out = append(out, shariah.XBRLFact{Concept: tax + ":" + name, Unit: unit, Start: f.Start, End: f.End,
+				out = append(out, filings.XBRLFact{Concept: tax + ":" + name, Unit: unit, Start: f.Start, End: f.End,
 					Value: shariah.NewNumber(v), Accession: f.Accn, Form: f.Form, Filed: f.Filed, FY: f.FY, FP: f.FP, Frame: f.Frame})
 			}
 		}

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/filings"
+	"github.com/shariah-screen/shariah/insights"
+	"github.com/shariah-screen/shariah/market"
 )
 
 // Source is the SEC EDGAR ingester: for each company it fetches submissions (filings, 8-K events, SIC
@@ -26,10 +29,10 @@ import (
 // changes submissions, so a company is refreshed exactly when it filed.
 type Source struct {
 	Client     *Client
-	Ref        shariah.RefStore
-	Filings    shariah.FilingStore
-	Trajectory shariah.TrajectoryStore
-	News       shariah.NewsStore // optional: 8-K events become dated articles
+	Ref        market.RefStore
+	Filings    filings.Store
+	Trajectory insights.TrajectoryStore
+	News       filings.NewsStore // optional: 8-K events become dated articles
 	// Symbols lists the companies to ingest. When it is empty, Indices picks them: true, every
 	// constituent of the indices stored in Ref that the ticker map knows (SHARIAH_SEC_SYMBOLS=indices,
 	// the production default: the US-listed part of whatever indices the data packs loaded); false,
@@ -252,7 +255,7 @@ func (s *Source) company(ctx context.Context, t Target) (bool, error) {
 	if len(updates) > 0 {
 		err = s.storeFacts(ctx, updates, nil)
 	} else {
-		_, err = shariah.RefreshQuotes(ctx, s.Ref, t.Symbols)
+		_, err = market.RefreshQuotes(ctx, s.Ref, t.Symbols)
 	}
 	if err != nil {
 		return false, err
@@ -381,7 +384,7 @@ type factsUpdate struct {
 	sym          string
 	fundamentals []shariah.Fundamentals
 	history      []shariah.Fundamentals // companyfacts' periods: the trajectory
-	facts        []shariah.XBRLFact
+	facts        []filings.XBRLFact
 	dividends    []shariah.Dividend
 }
 
@@ -418,7 +421,7 @@ func parseFacts(cf CompanyFacts, hasFacts bool, doc *CompanyFacts, sym string) (
 // XBRL facts and dividends per share, then the quotes (market cap follows the new shares
 // outstanding). The per-company path and the companyfacts.zip path both store through it; the latter
 // passes a batch, which collects the trajectory for one insert of many companies (TrajectoryBatcher).
-func (s *Source) storeFacts(ctx context.Context, updates []factsUpdate, batch map[string][]shariah.TrajectoryPoint) error {
+func (s *Source) storeFacts(ctx context.Context, updates []factsUpdate, batch map[string][]insights.TrajectoryPoint) error {
 	for _, u := range updates {
 		for _, c := range Contradictions(u.fundamentals) {
 			s.log().Warn("sec filing contradicts itself: input left unmeasured", "problem", c)
@@ -433,9 +436,9 @@ func (s *Source) storeFacts(ctx context.Context, updates []factsUpdate, batch ma
 			}
 			switch {
 			case batch != nil:
-				batch[u.sym] = shariah.TrajectoryOf(u.history)
+				batch[u.sym] = insights.TrajectoryOf(u.history)
 			case s.Trajectory != nil:
-				if err := s.Trajectory.PutTrajectory(ctx, u.sym, shariah.TrajectoryOf(u.history)); err != nil {
+				if err := s.Trajectory.PutTrajectory(ctx, u.sym, insights.TrajectoryOf(u.history)); err != nil {
 					return fmt.Errorf("trajectory: %w", err)
 				}
 			}
@@ -449,20 +452,20 @@ func (s *Source) storeFacts(ctx context.Context, updates []factsUpdate, batch ma
 			}
 		}
 	}
-	_, err := shariah.RefreshQuotes(ctx, s.Ref, syms)
+	_, err := market.RefreshQuotes(ctx, s.Ref, syms)
 	return err
 }
 
 // filings turns submissions into filing records with their EDGAR URLs.
-func (s *Source) filings(subs Submissions) []shariah.Filing {
-	var out []shariah.Filing
+func (s *Source) filings(subs Submissions) []filings.Filing {
+	var out []filings.Filing
 	cik := strings.TrimLeft(string(subs.CIK), "0")
 	for _, f := range subs.Filings() {
 		doc := fmt.Sprintf("https://www.sec.gov/Archives/edgar/data/%s/%s/%s", cik, strings.ReplaceAll(f.Accession, "-", ""), f.PrimaryDocument)
 		if f.PrimaryDocument == "" {
 			doc = fmt.Sprintf("https://www.sec.gov/Archives/edgar/data/%s/%s/", cik, strings.ReplaceAll(f.Accession, "-", ""))
 		}
-		out = append(out, shariah.Filing{Accession: f.Accession, Form: f.Form, FilingDate: f.FilingDate, ReportDate: f.ReportDate,
+		out = append(out, filings.Filing{Accession: f.Accession, Form: f.Form, FilingDate: f.FilingDate, ReportDate: f.ReportDate,
 			Items: f.Items, PrimaryDocument: f.PrimaryDocument, URL: doc, Source: "sec-edgar"})
 	}
 	return out
@@ -471,9 +474,9 @@ func (s *Source) filings(subs Submissions) []shariah.Filing {
 // eventArticles makes dated news articles of the 8-K filings of the two years before the company's
 // latest filing (real dates and sources; the window follows the data, so a mirror yields its news),
 // each tagged with every symbol of the company.
-func (s *Source) eventArticles(syms []string, name string, filings []shariah.Filing) []shariah.Article {
+func (s *Source) eventArticles(syms []string, name string, fls []filings.Filing) []filings.Article {
 	latest := ""
-	for _, f := range filings {
+	for _, f := range fls {
 		if f.FilingDate > latest {
 			latest = f.FilingDate
 		}
@@ -483,8 +486,8 @@ func (s *Source) eventArticles(syms []string, name string, filings []shariah.Fil
 		return nil
 	}
 	cut := t.AddDate(-2, 0, 0).Format("2006-01-02")
-	var out []shariah.Article
-	for _, ev := range shariah.EventsOf(filings, s.EventRelevance) {
+	var out []filings.Article
+	for _, ev := range filings.EventsOf(fls, s.EventRelevance) {
 		if ev.Date < cut {
 			continue
 		}
@@ -499,7 +502,7 @@ func (s *Source) eventArticles(syms []string, name string, filings []shariah.Fil
 			title += ": " + strings.Join(descs, "; ")
 		}
 		published, _ := time.Parse("2006-01-02", ev.Date)
-		out = append(out, shariah.Article{ID: "sec-" + ev.Accession, Title: title, URL: ev.URL, Published: published,
+		out = append(out, filings.Article{ID: "sec-" + ev.Accession, Title: title, URL: ev.URL, Published: published,
 			Summary: "SEC filing " + ev.Accession + " (" + ev.Form + "), items " + itemCodes(ev.Items) + ".", Source: "sec-edgar-8k",
 			Sources: []string{"sec-edgar-8k"}, Category: "filing", Symbols: slices.Clone(syms), SentimentLabel: "neutral",
 			ComplianceRelevance: ev.Relevance, RelevanceReason: ev.Reason})
@@ -507,7 +510,7 @@ func (s *Source) eventArticles(syms []string, name string, filings []shariah.Fil
 	return out
 }
 
-func itemCodes(items []shariah.EventItem) string {
+func itemCodes(items []filings.EventItem) string {
 	codes := make([]string, len(items))
 	for i, it := range items {
 		codes[i] = it.Code

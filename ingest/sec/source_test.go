@@ -17,6 +17,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/sec"
 	"github.com/shariah-screen/shariah/internal/redistest"
@@ -154,12 +155,12 @@ func TestSourceOnSharedSECFiles(t *testing.T) {
 		}
 	}
 	for _, sym := range []string{"AAPL", "NVDA"} { // submissions exist for these two (and TSLA)
-		filings, _ := st.ing.Filings(ctx, sym)
-		if len(filings) == 0 || len(shariah.EventsOf(filings, nil)) == 0 {
+		fls, _ := st.ing.Filings(ctx, sym)
+		if len(fls) == 0 || len(filings.EventsOf(fls, nil)) == 0 {
 			t.Fatalf("%s filings/events missing", sym)
 		}
 	}
-	arts, total, err := st.news.News(ctx, shariah.NewsQuery{Symbol: "AAPL", Limit: 5})
+	arts, total, err := st.news.News(ctx, filings.NewsQuery{Symbol: "AAPL", Limit: 5})
 	if err != nil || total == 0 || arts[0].Source != "sec-edgar-8k" || arts[0].Published.IsZero() {
 		t.Fatalf("8-K articles: %d %v %+v", total, err, arts)
 	}
@@ -167,7 +168,7 @@ func TestSourceOnSharedSECFiles(t *testing.T) {
 	if _, err := st.source(c, nil).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, total2, _ := st.news.News(ctx, shariah.NewsQuery{Symbol: "AAPL", Limit: 5})
+	_, total2, _ := st.news.News(ctx, filings.NewsQuery{Symbol: "AAPL", Limit: 5})
 	traj2, _ := st.traj.Trajectory(ctx, "AAPL", 8)
 	if total2 != total || len(traj2) != 8 {
 		t.Fatalf("rerun: %d articles (was %d), %d quarters", total2, total, len(traj2))
