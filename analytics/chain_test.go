@@ -13,6 +13,7 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
@@ -178,7 +179,7 @@ func recordMixed(w *analytics.UsageWriter, seed uint64, n int) {
 		default:
 			lat = time.Duration(30000+r.IntN(10000)) * time.Millisecond
 		}
-		w.Record(shariah.UsageEvent{RequestID: fmt.Sprintf("r%d-%d", seed, i), KeyID: k, UserID: fmt.Sprintf("u%d", u), KeyPrefix: "shr_" + k,
+		w.Record(account.UsageEvent{RequestID: fmt.Sprintf("r%d-%d", seed, i), KeyID: k, UserID: fmt.Sprintf("u%d", u), KeyPrefix: "shr_" + k,
 			Method: method, Route: route, Status: status, Tokens: tokens, Overage: over, Latency: lat, Plan: plan, ErrorCode: code,
 			Time: start.Add(time.Duration(i) * 48 * time.Hour / time.Duration(n))})
 	}
@@ -292,7 +293,7 @@ func TestChainResumesAfterACrashBetweenSteps(t *testing.T) {
 			default:
 			}
 			for k := range 50 {
-				w.Record(shariah.UsageEvent{RequestID: "live", KeyID: "k" + strconv.Itoa(k%4), UserID: "u" + strconv.Itoa(k%5), KeyPrefix: "shr_k",
+				w.Record(account.UsageEvent{RequestID: "live", KeyID: "k" + strconv.Itoa(k%4), UserID: "u" + strconv.Itoa(k%5), KeyPrefix: "shr_k",
 					Method: "GET", Route: "/api/quote/{symbol}", Status: 200 + 200*(k%7/6), Tokens: k % 3, Latency: time.Duration(i*k) * time.Millisecond,
 					Plan: "pro", Time: time.Now()})
 			}
@@ -315,7 +316,7 @@ func TestChainResumesAfterACrashBetweenSteps(t *testing.T) {
 			if err := db.Conn.Exec(ctx, "INSERT INTO "+db.Name+".usage_events (request_id, user_id, ts) SELECT 'x', 'u', now()"); err == nil {
 				t.Error("an insert succeeded while paused")
 			}
-			rep, err := r.UsageSeries(ctx, shariah.UsageQuery{Range: shariah.UsageRange{From: time.Now().Add(-time.Hour), To: time.Now().Add(time.Hour)}, Granularity: "hour", GroupBy: "none"})
+			rep, err := r.UsageSeries(ctx, account.UsageQuery{Range: account.UsageRange{From: time.Now().Add(-time.Hour), To: time.Now().Add(time.Hour)}, Granularity: "hour", GroupBy: "none"})
 			if err != nil || rep.Totals.Requests == 0 {
 				t.Errorf("the analytics read %+v, %v while inserts were paused: want the aggregates", rep.Totals, err)
 			}
@@ -374,7 +375,7 @@ func TestChainOnACluster(t *testing.T) {
 	recorded := 0
 	rec := func(k int) {
 		for i := range k {
-			w.Record(shariah.UsageEvent{RequestID: "same", KeyID: "k", UserID: "u" + strconv.Itoa(i%3), KeyPrefix: "shr_k", Method: "GET",
+			w.Record(account.UsageEvent{RequestID: "same", KeyID: "k", UserID: "u" + strconv.Itoa(i%3), KeyPrefix: "shr_k", Method: "GET",
 				Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Plan: "pro", Latency: time.Millisecond, Time: hour.Add(time.Duration(recorded) * time.Second)})
 			recorded++
 		}

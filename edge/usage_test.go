@@ -100,8 +100,8 @@ func TestOneUsageRowPerMeteredRequest(t *testing.T) {
 func TestUsageWhileInsertsArePaused(t *testing.T) {
 	t.Parallel()
 	e := setup(t, options{})
-	k := e.newKey(t, shariah.PlanFree)
-	op := e.newKey(t, shariah.PlanInternal)
+	k := e.newKey(t, account.PlanFree)
+	op := e.newKey(t, account.PlanInternal)
 	ctx := context.Background()
 	for range 3 {
 		if r := e.do(t, "GET", "/api/auth/me", nil, key(k)); r.StatusCode != 200 {
