@@ -1,4 +1,4 @@
-package shariah_test
+package screening_test
 
 import (
 	"os"
@@ -136,7 +136,7 @@ func TestSplitAdjustedSharesNamed(t *testing.T) {
 func TestSharedNFLXAndMSFT(t *testing.T) {
 	dir := os.Getenv("SHARIAH_DATA_DIR")
 	if dir == "" {
-		dir = "../shared/data"
+		dir = "../../shared/data"
 	}
 	if _, err := os.Stat(dir + "/sec/companyfacts-derived"); err != nil {
 		t.Skipf("shared data not found at %s (set SHARIAH_DATA_DIR): %v", dir, err)

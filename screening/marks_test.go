@@ -1,4 +1,4 @@
-package shariah_test
+package screening_test
 
 import (
 	"slices"

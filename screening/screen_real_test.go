@@ -1,4 +1,4 @@
-package shariah_test
+package screening_test
 
 import (
 	"os"
@@ -20,7 +20,7 @@ func TestScreenRealFilings(t *testing.T) {
 	t.Parallel()
 	dir := os.Getenv("SHARIAH_DATA_DIR")
 	if dir == "" {
-		dir = "../shared/data"
+		dir = "../../shared/data"
 	}
 	if _, err := os.Stat(dir + "/sec"); err != nil {
 		t.Skipf("shared data not found at %s (set SHARIAH_DATA_DIR): %v", dir, err)

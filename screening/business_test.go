@@ -1,4 +1,4 @@
-package shariah_test
+package screening_test
 
 import (
 	"fmt"
@@ -305,7 +305,7 @@ func BenchmarkClassifyActivities(b *testing.B) {
 // industry name of ActivityRules, so the table and its documentation cannot drift apart silently.
 func TestActivityRulesDocumented(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("docs", "business-classification.md"))
+	b, err := os.ReadFile(filepath.Join("..", "docs", "business-classification.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

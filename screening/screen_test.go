@@ -1,4 +1,4 @@
-package shariah_test
+package screening_test
 
 import (
 	"encoding/json"
@@ -396,7 +396,7 @@ func TestGoldenScenarios(t *testing.T) {
 		in, rsName, m := mk()
 		res := screening.Screen(in, rs[rsName], m)
 		got, _ := json.MarshalIndent(res, "", "  ")
-		path := filepath.Join("testdata", "golden", name+".json")
+		path := filepath.Join("..", "testdata", "golden", name+".json")
 		if *update {
 			os.MkdirAll(filepath.Dir(path), 0o755)
 			if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
