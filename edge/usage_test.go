@@ -69,12 +69,18 @@ func TestOneUsageRowPerMeteredRequest(t *testing.T) {
 			t.Fatalf("request %s has %d rows, want 1", id, got[id])
 		}
 	}
-	// The endpoints read the same history (the reads themselves are logged after they answer).
-	d := e.do(t, "GET", "/api/auth/me/usage/daily", nil, key(k)).json(t)
+	// The endpoints read the same history (each read is logged after it answers; the daily read's own
+	// row is shipped before the recent read, so the newest rows are known whatever the shipping interval
+	// does: before, it was shipped or not by the writer's own tick, and the test failed once under load).
+	dailyID := fmt.Sprintf("req-daily-%d", time.Now().UnixNano())
+	d := e.do(t, "GET", "/api/auth/me/usage/daily", nil, hdr{"X-API-Key": k.Key, "X-Request-ID": dailyID}).json(t)
 	usage := d["usage"].([]any)
 	today := usage[len(usage)-1].(map[string]any)
 	if today["date"] != time.Now().UTC().Format("2006-01-02") || today["requests"] != float64(len(metered)) || today["tokens"] != 50.0 || today["errors"] != 2.0 {
 		t.Fatalf("daily usage %v; want %d requests, 50 tokens, 2 errors (429 and 422)", today, len(metered))
+	}
+	if err := e.writer.Flush(ctx); err != nil {
+		t.Fatal(err)
 	}
 	rec := e.do(t, "GET", "/api/auth/me/usage/recent?limit=3", nil, key(k)).json(t)["requests"].([]any)
 	if len(rec) != 3 {
@@ -88,8 +94,8 @@ func TestOneUsageRowPerMeteredRequest(t *testing.T) {
 			t.Fatalf("recent row %v", r)
 		}
 	}
-	if fmt.Sprint(ids) != fmt.Sprint([]string{metered[len(metered)-1], metered[len(metered)-2], metered[len(metered)-3]}) {
-		t.Fatalf("recent ids %v, want newest first %v", ids, metered[len(metered)-3:])
+	if want := []string{dailyID, metered[len(metered)-1], metered[len(metered)-2]}; fmt.Sprint(ids) != fmt.Sprint(want) {
+		t.Fatalf("recent ids %v, want newest first %v", ids, want)
 	}
 }
 
