@@ -18,22 +18,7 @@ import (
 // (the S&P 500 close matrices), as the service does with the shared data loaded.
 func TestScreenRealFilings(t *testing.T) {
 	t.Parallel()
-	dir := os.Getenv("SHARIAH_DATA_DIR")
-	if dir == "" {
-		dir = "../../shared/data"
-	}
-	if _, err := os.Stat(dir + "/sec"); err != nil {
-		t.Skipf("shared data not found at %s (set SHARIAH_DATA_DIR): %v", dir, err)
-	}
-	fsys := os.DirFS(dir)
-	sec := datapack.ReadSEC(fsys)
-	prices, err := datapack.ReadCloseMatrices(fsys, []string{
-		"prices/janzen-alpha/SP500_constituents_close_2010to2025/SP500_constituents_close_2023.csv",
-		"prices/janzen-alpha/SP500_constituents_close_2010to2025/SP500_constituents_close_2024.csv",
-		"prices/janzen-alpha/SP500_constituents_close_2010to2025/SP500_constituents_close_2025.csv"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sec, prices := realFilings(t)
 	spec := allRulesets(t)["spec"]
 	assets := map[string]shariah.Asset{}
 	for _, a := range sec.Assets {
@@ -189,4 +174,27 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// realFilings reads the shared data's SEC filings (companyfacts and inline XBRL, as load --shared) and
+// the S&P 500 monthly close matrices of 2023-2025; the test is skipped without the shared data.
+func realFilings(t *testing.T) (sec, prices *datapack.Pack) {
+	t.Helper()
+	dir := os.Getenv("SHARIAH_DATA_DIR")
+	if dir == "" {
+		dir = "../../shared/data"
+	}
+	if _, err := os.Stat(dir + "/sec"); err != nil {
+		t.Skipf("shared data not found at %s (set SHARIAH_DATA_DIR): %v", dir, err)
+	}
+	fsys := os.DirFS(dir)
+	sec = datapack.ReadSEC(fsys)
+	prices, err := datapack.ReadCloseMatrices(fsys, []string{
+		"prices/janzen-alpha/SP500_constituents_close_2010to2025/SP500_constituents_close_2023.csv",
+		"prices/janzen-alpha/SP500_constituents_close_2010to2025/SP500_constituents_close_2024.csv",
+		"prices/janzen-alpha/SP500_constituents_close_2010to2025/SP500_constituents_close_2025.csv"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sec, prices
 }

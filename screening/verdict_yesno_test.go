@@ -2,14 +2,12 @@ package screening_test
 
 import (
 	"encoding/json"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/datapack"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -112,22 +110,7 @@ func TestYesNoOfStoredResult(t *testing.T) {
 // on financial_screen_pass false says what is true. The figures are logged for the notes.
 func TestYesNoRealFilings(t *testing.T) {
 	t.Parallel()
-	dir := os.Getenv("SHARIAH_DATA_DIR")
-	if dir == "" {
-		dir = "../../shared/data"
-	}
-	if _, err := os.Stat(dir + "/sec"); err != nil {
-		t.Skipf("shared data not found at %s (set SHARIAH_DATA_DIR): %v", dir, err)
-	}
-	fsys := os.DirFS(dir)
-	sec := datapack.ReadSEC(fsys)
-	prices, err := datapack.ReadCloseMatrices(fsys, []string{
-		"prices/janzen-alpha/SP500_constituents_close_2010to2025/SP500_constituents_close_2023.csv",
-		"prices/janzen-alpha/SP500_constituents_close_2010to2025/SP500_constituents_close_2024.csv",
-		"prices/janzen-alpha/SP500_constituents_close_2010to2025/SP500_constituents_close_2025.csv"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sec, prices := realFilings(t)
 	rs := allRulesets(t)
 	for _, sym := range []string{"AAPL", "NVDA", "KO"} {
 		in := screening.ScreenInputs{PriceSource: shariah.SourceHistory, Now: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)}
