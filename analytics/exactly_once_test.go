@@ -25,9 +25,19 @@ import (
 // waitFor polls cond until it holds (failing the test after a minute: a condition that never comes).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
+	waitForOr(t, what, cond, nil)
+}
+
+// waitForOr is waitFor whose failure adds what explain says of the state (for a wait that failed once
+// and was not reproduced).
+func waitForOr(t *testing.T, what string, cond func() bool, explain func() string) {
+	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
+			if explain != nil {
+				what += ": " + explain()
+			}
 			t.Fatalf("never: %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -354,7 +364,20 @@ func TestUsageRowsExactlyOnceWhileClickHouseIsKilled(t *testing.T) {
 				return ok && n == 0
 			})
 			proxy.armed.Store(true)
-			waitFor(t, fmt.Sprintf("kill %d: a batch committed, its reply held", kill), func() bool { return committedPast(before) })
+			waitForOr(t, fmt.Sprintf("kill %d: a batch committed, its reply held", kill), func() bool { return committedPast(before) }, func() string {
+				now, ok := counts()
+				var running []string
+				if rows, err := watch.Conn.Query(context.Background(), "SELECT query_id, toString(elapsed), substring(query, 1, 60) FROM system.processes"); err == nil {
+					for rows.Next() {
+						var id, el, q string
+						if rows.Scan(&id, &el, &q) == nil {
+							running = append(running, id+" "+el+"s "+q)
+						}
+					}
+					rows.Close()
+				}
+				return fmt.Sprintf("counts before %v, now %v (read %v); writer %+v; running %q", before, now, ok, w.Stats(), running)
+			})
 		}
 		ch.Kill()
 		proxy.armed.Store(false)
