@@ -20,7 +20,7 @@
 #                 svgchart                   embedded data and leaf helpers (svgchart: pictures drawn
 #                                            from domain values): the domain at most
 #   7 readers     ingest ingest/*            fetch and parse outside sources into domain types
-#   8 adapters    redis analytics billing datapack
+#   8 adapters    redis analytics stripe datapack
 #                                            stores, payment and the data-pack loader (which may use
 #                                            the readers' parsers)
 #   9 config      config                     the environment read into settings (may check values with
@@ -43,7 +43,7 @@ layer_of() {
     internal/redistest) echo 9 ;;
     rules|education|datapack/defaultpack|ingest/httpx|svgchart|internal/*) echo 6 ;;
     ingest|ingest/*) echo 7 ;;
-    redis|analytics|billing|datapack) echo 8 ;;
+    redis|analytics|stripe|datapack) echo 8 ;;
     config) echo 9 ;;
     jobs|agent) echo 10 ;;
     edge|mcp) echo 11 ;;
