@@ -62,7 +62,7 @@ type Deps struct {
 	SukukStore sukuk.Store
 	SukukRules *sukuk.Rules
 	// WatchlistStore keeps users' watchlists.
-	WatchlistStore screening.WatchlistStore
+	WatchlistStore account.WatchlistStore
 	News           filings.NewsStore
 	Trajectory     insights.TrajectoryStore
 	Health         filings.HealthStore // ingest sources' health (optional)

@@ -5,13 +5,14 @@
 #
 #   0 kernel      .                          the shared vocabulary of the domain (issue 28)
 #   1 contexts    sukuk account filings      bounded contexts that need only the kernel (account: keys,
-#                 catalog                    plans, token costs, the meter, billing events, usage;
+#                 catalog                    plans, token costs, the meter, billing events, usage,
+#                                            watchlists;
 #                                            filings: filings, 8-K events, news; catalog: the catalog,
 #                                            its cache and search, the index listing)
 #   2             market                     quotes and their bodies, trending, price history, FX, metals,
 #                                            popularity, splits; the reference store contract (refstore.go)
 #   3             screening                  rulesets, engine, explanations, results, screener, portfolio,
-#                                            compare, watchlists (with their statuses)
+#                                            compare, watchlist statuses
 #   4             finance insights bulk      contexts built on screening (finance: zakat, purification;
 #                                            bulk: runs of an index, takeover, summaries, run access;
 #                                            insights: trajectories, drift, peers, cash flow)

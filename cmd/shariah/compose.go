@@ -43,7 +43,7 @@ type services struct {
 	bulk       *bulk.Service
 	etfs       *etf.Service
 	insights   *insights.Service
-	watchlists *screening.Watchlists
+	watchlists *account.Watchlists
 	sukukRules *sukuk.Rules
 
 	keys     *account.Keys
@@ -166,7 +166,7 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 		Concurrency: e.cfg.BulkConcurrency, Pause: e.cfg.BulkPause, Unavailable: sredis.Unavailable}
 	s.etfs = &etf.Service{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
 	s.insights = &insights.Service{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
-	s.watchlists = &screening.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
+	s.watchlists = &account.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
 	s.keys = &account.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),
 		Limits: account.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour},
 		Prefix: e.cfg.Plan.KeyPrefix}
