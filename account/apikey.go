@@ -1,8 +1,8 @@
 // Package account holds what belongs to a customer's account: API keys (apikey.go, keys.go), plans and
 // their rights (plan.go, plan_rights.go), the token cost of each route and its pricing (cost.go), the
-// Meter contract (meter.go), billing events (billing.go) and usage (usage.go, usage_analytics.go). It
-// imports the kernel only. Watchlists could belong here too; they are in screening/ for now, beside
-// their statuses, which are screened (screening/watchlist_status.go).
+// Meter contract (meter.go), billing events (billing.go), usage (usage.go, usage_analytics.go) and
+// watchlists (watchlist.go; their statuses, which are screened, are the screening's). It imports the
+// kernel only.
 package account
 
 import (

@@ -8,7 +8,7 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
-	"github.com/shariah-screen/shariah/billing"
+	"github.com/shariah-screen/shariah/stripe"
 )
 
 // webhookTolerance bounds the age (and the lead) of a webhook's signed timestamp.
@@ -124,17 +124,17 @@ func (s *Server) webhook(c *fiber.Ctx) error {
 		return err
 	}
 	payload := c.Body()
-	if err := billing.Verify(payload, c.Get("Stripe-Signature"), s.WebhookSecret, s.Now(), webhookTolerance); err != nil {
+	if err := stripe.Verify(payload, c.Get("Stripe-Signature"), s.WebhookSecret, s.Now(), webhookTolerance); err != nil {
 		msg := "Invalid signature."
 		switch {
-		case errors.Is(err, billing.ErrStale):
+		case errors.Is(err, stripe.ErrStale):
 			msg = "Signature timestamp outside the 5-minute tolerance."
-		case errors.Is(err, billing.ErrNoSignature):
+		case errors.Is(err, stripe.ErrNoSignature):
 			msg = "Missing or malformed Stripe-Signature header."
 		}
 		return shariah.Errorf(shariah.EINVALID, "%s", msg)
 	}
-	ev, handled, err := billing.ParseEvent(payload)
+	ev, handled, err := stripe.ParseEvent(payload)
 	if err != nil {
 		return shariah.Errorf(shariah.EINVALID, "The payload is not a Stripe event.")
 	}

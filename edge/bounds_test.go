@@ -7,7 +7,6 @@ import (
 
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/finance"
-	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/sukuk"
 )
 
@@ -112,7 +111,7 @@ func TestItemCountsOverHTTP(t *testing.T) {
 		{"/api/reports/portfolio", `{"symbols":[` + repeat(101, `"AAPL"`) + `]}`, "body.symbols", 100},
 		{"/api/etf/screen-bulk", `{"symbols":[` + repeat(101, `"SPUS"`) + `]}`, "body.symbols", 100},
 		{"/api/quotes/batch", `{"symbols":[` + repeat(51, `"AAPL"`) + `]}`, "body.symbols", 50},
-		{"/api/watchlists", `{"name":"big","symbols":[` + repeat(screening.MaxWatchlistSymbols+1, `"AAPL"`) + `]}`, "body.symbols", 200},
+		{"/api/watchlists", `{"name":"big","symbols":[` + repeat(account.MaxWatchlistSymbols+1, `"AAPL"`) + `]}`, "body.symbols", 200},
 	} {
 		r := e.do(t, "POST", c.path, c.body, k)
 		if r.StatusCode != 422 || r.fieldError(t, c.loc) == "" {

@@ -19,7 +19,6 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/agent"
-	"github.com/shariah-screen/shariah/billing"
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/config"
@@ -31,6 +30,7 @@ import (
 	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/screening"
+	"github.com/shariah-screen/shariah/stripe"
 	"github.com/shariah-screen/shariah/sukuk"
 )
 
@@ -56,13 +56,13 @@ type Deps struct {
 	// Billing applies payment-processor events; Processor opens checkout and portal sessions;
 	// WebhookSecret verifies webhooks. Without them the billing routes answer 503.
 	Billing       *account.Billing
-	Processor     *billing.Client
+	Processor     *stripe.Client
 	WebhookSecret string
 	// SukukStore holds sukuk records; SukukRules dispose them (AAOIFI before and after Standard 62).
 	SukukStore sukuk.Store
 	SukukRules *sukuk.Rules
 	// WatchlistStore keeps users' watchlists.
-	WatchlistStore screening.WatchlistStore
+	WatchlistStore account.WatchlistStore
 	News           filings.NewsStore
 	Trajectory     insights.TrajectoryStore
 	Health         filings.HealthStore // ingest sources' health (optional)

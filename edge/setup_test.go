@@ -29,7 +29,6 @@ import (
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
-	"github.com/shariah-screen/shariah/billing"
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/config"
@@ -43,6 +42,7 @@ import (
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
 	"github.com/shariah-screen/shariah/screening"
+	"github.com/shariah-screen/shariah/stripe"
 )
 
 var (
@@ -232,9 +232,9 @@ func setup(t testing.TB, o options) *env {
 	ingest, news, traj := sredis.NewIngestStore(rc), sredis.NewNewsStore(rc), analytics.Trajectory{DB: db}
 	popular := &market.RequestCounter{}
 	bill := &account.Billing{Keys: keys, Store: sredis.NewBillingStore(rc)}
-	var processor *billing.Client
+	var processor *stripe.Client
 	if o.stripeURL != "" {
-		processor = &billing.Client{BaseURL: o.stripeURL, SecretKey: "sk_test_edge", Prices: map[string]string{"starter": "price_starter", "pro": "price_pro", "enterprise": "price_ent"}}
+		processor = &stripe.Client{BaseURL: o.stripeURL, SecretKey: "sk_test_edge", Prices: map[string]string{"starter": "price_starter", "pro": "price_pro", "enterprise": "price_ent"}}
 	}
 	sukukRules, err := rules.Sukuk()
 	if err != nil {

@@ -5,11 +5,12 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/screening"
 )
 
-func (s *Server) watchlists() *screening.Watchlists {
-	return &screening.Watchlists{Store: s.WatchlistStore, Resolve: s.catalogs.Resolve, Now: s.Now}
+func (s *Server) watchlists() *account.Watchlists {
+	return &account.Watchlists{Store: s.WatchlistStore, Resolve: s.catalogs.Resolve, Now: s.Now}
 }
 
 func (s *Server) listWatchlists(c *fiber.Ctx) error {
@@ -43,7 +44,7 @@ func (s *Server) createWatchlist(c *fiber.Ctx) error {
 	return s.sendWatchlist(c, w)
 }
 
-func (s *Server) sendWatchlist(c *fiber.Ctx, w screening.Watchlist) error {
+func (s *Server) sendWatchlist(c *fiber.Ctx, w account.Watchlist) error {
 	b, err := s.Screener.WatchlistStatuses(c.UserContext(), w)
 	if err != nil {
 		return err

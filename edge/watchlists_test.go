@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/shariah-screen/shariah/account"
-	"github.com/shariah-screen/shariah/screening"
 )
 
 func TestWatchlistsOwnershipAndLifecycle(t *testing.T) {
@@ -122,8 +121,8 @@ func TestWatchlistBadInputAndLimits(t *testing.T) {
 	}
 	// Creating concurrently never passes the per-user limit.
 	var wg sync.WaitGroup
-	codes := make(chan int, screening.MaxWatchlists+10)
-	for i := range screening.MaxWatchlists + 9 {
+	codes := make(chan int, account.MaxWatchlists+10)
+	for i := range account.MaxWatchlists + 9 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -141,7 +140,7 @@ func TestWatchlistBadInputAndLimits(t *testing.T) {
 			conflict++
 		}
 	}
-	if ok != screening.MaxWatchlists-1 || conflict != 10 {
-		t.Fatalf("created %d, refused %d (limit %d, one existed)", ok, conflict, screening.MaxWatchlists)
+	if ok != account.MaxWatchlists-1 || conflict != 10 {
+		t.Fatalf("created %d, refused %d (limit %d, one existed)", ok, conflict, account.MaxWatchlists)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
@@ -24,7 +25,7 @@ type TrajectoryAnalytics struct {
 	Ref        market.RefReader
 	Trajectory TrajectoryStore // nil: EUNAVAILABLE
 	Rulesets   screening.Rulesets
-	Watchlists screening.WatchlistStore // nil: a watchlist scope is EUNAVAILABLE
+	Watchlists account.WatchlistStore // nil: a watchlist scope is EUNAVAILABLE
 }
 
 // TrajectoryScope is the set of companies asked about: exactly one of Index and WatchlistID (the
@@ -138,7 +139,7 @@ func (t *TrajectoryAnalytics) read(ctx context.Context, s TrajectoryScope) (comp
 		if t.Watchlists == nil {
 			return c, shariah.Errorf(shariah.EUNAVAILABLE, "Watchlists are not available here.")
 		}
-		wl, err := (&screening.Watchlists{Store: t.Watchlists}).Get(ctx, s.UserID, s.WatchlistID)
+		wl, err := (&account.Watchlists{Store: t.Watchlists}).Get(ctx, s.UserID, s.WatchlistID)
 		if err != nil {
 			return c, err
 		}

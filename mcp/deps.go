@@ -24,7 +24,7 @@ type Deps struct {
 	Ref        market.RefStore
 	Catalogs   *catalog.Cache
 	Insights   *insights.Service
-	Watchlists *screening.Watchlists
+	Watchlists *account.Watchlists
 	News       filings.NewsStore
 	Filings    filings.Store
 	Trajectory insights.TrajectoryStore

@@ -60,7 +60,7 @@ func start(t *testing.T, opts ...func(*mcp.Deps)) *harness {
 	d := mcp.Deps{Education: edu, Plans: account.DefaultPlans(), Costs: account.DefaultTokenCosts(),
 		Bulk: &bulk.Service{Ref: ref, Runs: sredis.NewRunStore(rc), Screener: sc, Queue: queue, Concurrency: 2}, Screener: sc,
 		ETFs: &etf.Service{Ref: ref, Screener: sc, Results: sredis.NewResultStore(rc), Catalogs: cats}, Ref: ref, Catalogs: cats,
-		Insights: &insights.Service{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &screening.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
+		Insights: &insights.Service{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &account.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
 		News: sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sk}
 	for _, o := range opts {
 		o(&d)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shariah-screen/shariah/screening"
+	"github.com/shariah-screen/shariah/account"
 )
 
 func (d Deps) watchlistTools() []tool {
@@ -24,7 +24,7 @@ type watchlistArgs struct {
 func (d Deps) manageWatchlist(ctx context.Context, in watchlistArgs) (any, string, error) {
 	w, user := d.Watchlists, userOf(ctx)
 	out := map[string]any{"action": in.Action}
-	var wl screening.Watchlist
+	var wl account.Watchlist
 	var err error
 	switch in.Action {
 	case "list":

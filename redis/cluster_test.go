@@ -17,7 +17,6 @@ import (
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
-	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestEveryScriptOnRedisCluster runs every Lua script of redis/lua and every store path that sends a
@@ -204,14 +203,14 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		st := sredis.NewWatchlistStore(b.client)
 		// Users whose keys land on different masters.
 		for _, user := range []string{"u-a", "u-b", "u-c", "u-d"} {
-			w := screening.Watchlist{ID: "0190-" + user, Name: "n", Symbols: []string{"MSFT"}, CreatedAt: time.Now().UTC()}
+			w := account.Watchlist{ID: "0190-" + user, Name: "n", Symbols: []string{"MSFT"}, CreatedAt: time.Now().UTC()}
 			if err := st.CreateWatchlist(ctx, user, w, 2); err != nil {
 				t.Fatal(err)
 			}
 			if err := st.AddSymbol(ctx, user, w.ID, "KO", 2); err != nil {
 				t.Fatal(err)
 			}
-			if err := st.AddSymbol(ctx, user, w.ID, "JNJ", 2); !errors.Is(err, screening.ErrWatchlistFull) {
+			if err := st.AddSymbol(ctx, user, w.ID, "JNJ", 2); !errors.Is(err, account.ErrWatchlistFull) {
 				t.Fatalf("past the limit: %v", err)
 			}
 			if ok, err := st.RemoveSymbol(ctx, user, w.ID, "MSFT"); err != nil || !ok {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/shariah-screen/shariah/screening"
+	"github.com/shariah-screen/shariah/account"
 )
 
 var (
@@ -24,16 +24,16 @@ var (
 	wlRemove = rueidis.NewLuaScript(wlRemoveSrc)
 )
 
-// WatchlistStore implements screening.WatchlistStore.
+// WatchlistStore implements account.WatchlistStore.
 type WatchlistStore struct{ c rueidis.Client }
 
-var _ screening.WatchlistStore = (*WatchlistStore)(nil)
+var _ account.WatchlistStore = (*WatchlistStore)(nil)
 
 // NewWatchlistStore returns the store over the client.
 func NewWatchlistStore(c rueidis.Client) *WatchlistStore { return &WatchlistStore{c: c} }
 
 // CreateWatchlist stores w unless the user has max watchlists.
-func (s *WatchlistStore) CreateWatchlist(ctx context.Context, user string, w screening.Watchlist, max int) error {
+func (s *WatchlistStore) CreateWatchlist(ctx context.Context, user string, w account.Watchlist, max int) error {
 	args := []string{strconv.Itoa(max), w.ID, strconv.FormatInt(w.CreatedAt.UnixMilli(), 10), w.Name, w.CreatedAt.UTC().Format(time.RFC3339Nano)}
 	args = append(args, w.Symbols...)
 	n, err := wlCreate.Exec(ctx, s.c, []string{wlListKey(user), wlRecKey(user, w.ID), wlSymsKey(user, w.ID)}, args).AsInt64()
@@ -41,18 +41,18 @@ func (s *WatchlistStore) CreateWatchlist(ctx context.Context, user string, w scr
 		return err
 	}
 	if n < 0 {
-		return screening.ErrWatchlistLimit
+		return account.ErrWatchlistLimit
 	}
 	return nil
 }
 
 // Watchlists reads the user's watchlists, oldest first.
-func (s *WatchlistStore) Watchlists(ctx context.Context, user string) ([]screening.Watchlist, error) {
+func (s *WatchlistStore) Watchlists(ctx context.Context, user string) ([]account.Watchlist, error) {
 	ids, err := s.c.Do(ctx, s.c.B().Zrange().Key(wlListKey(user)).Min("0").Max("-1").Build()).AsStrSlice()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]screening.Watchlist, 0, len(ids))
+	out := make([]account.Watchlist, 0, len(ids))
 	for _, id := range ids {
 		w, ok, err := s.Watchlist(ctx, user, id)
 		if err != nil {
@@ -66,26 +66,26 @@ func (s *WatchlistStore) Watchlists(ctx context.Context, user string) ([]screeni
 }
 
 // Watchlist reads one watchlist of the user.
-func (s *WatchlistStore) Watchlist(ctx context.Context, user, id string) (screening.Watchlist, bool, error) {
+func (s *WatchlistStore) Watchlist(ctx context.Context, user, id string) (account.Watchlist, bool, error) {
 	res := s.c.DoMulti(ctx,
 		s.c.B().Zscore().Key(wlListKey(user)).Member(id).Build(),
 		s.c.B().Hgetall().Key(wlRecKey(user, id)).Build(),
 		s.c.B().Zrange().Key(wlSymsKey(user, id)).Min("0").Max("-1").Build())
 	if err := res[0].Error(); rueidis.IsRedisNil(err) {
-		return screening.Watchlist{}, false, nil
+		return account.Watchlist{}, false, nil
 	} else if err != nil {
-		return screening.Watchlist{}, false, err
+		return account.Watchlist{}, false, err
 	}
 	rec, err := res[1].AsStrMap()
 	if err != nil {
-		return screening.Watchlist{}, false, err
+		return account.Watchlist{}, false, err
 	}
 	syms, err := res[2].AsStrSlice()
 	if err != nil {
-		return screening.Watchlist{}, false, err
+		return account.Watchlist{}, false, err
 	}
 	created, _ := time.Parse(time.RFC3339Nano, rec["created_at"])
-	return screening.Watchlist{ID: id, Name: rec["name"], Symbols: syms, CreatedAt: created.UTC()}, true, nil
+	return account.Watchlist{ID: id, Name: rec["name"], Symbols: syms, CreatedAt: created.UTC()}, true, nil
 }
 
 // DeleteWatchlist removes a watchlist of the user.
@@ -109,9 +109,9 @@ func (s *WatchlistStore) AddSymbol(ctx context.Context, user, id, sym string, ma
 	case err != nil:
 		return err
 	case n == -2:
-		return screening.ErrNoWatchlist
+		return account.ErrNoWatchlist
 	case n == -1:
-		return screening.ErrWatchlistFull
+		return account.ErrWatchlistFull
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func (s *WatchlistStore) RemoveSymbol(ctx context.Context, user, id, sym string)
 		return false, err
 	}
 	if n == -2 {
-		return false, screening.ErrNoWatchlist
+		return false, account.ErrNoWatchlist
 	}
 	return n == 1, nil
 }

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
-	"github.com/shariah-screen/shariah/screening"
 )
 
 func TestWatchlistStoreLimitsAndOrder(t *testing.T) {
@@ -17,13 +17,13 @@ func TestWatchlistStoreLimitsAndOrder(t *testing.T) {
 	st := sredis.NewWatchlistStore(b.client)
 	ctx := context.Background()
 	user := "u-" + time.Now().Format("150405.000000000")
-	w := screening.Watchlist{ID: "11111111-1111-7111-8111-111111111111", Name: "a", Symbols: []string{"MSFT", "AAPL"}, CreatedAt: time.Now().UTC()}
+	w := account.Watchlist{ID: "11111111-1111-7111-8111-111111111111", Name: "a", Symbols: []string{"MSFT", "AAPL"}, CreatedAt: time.Now().UTC()}
 	if err := st.CreateWatchlist(ctx, user, w, 1); err != nil {
 		t.Fatal(err)
 	}
 	w2 := w
 	w2.ID = "22222222-2222-7222-8222-222222222222"
-	if err := st.CreateWatchlist(ctx, user, w2, 1); !errors.Is(err, screening.ErrWatchlistLimit) {
+	if err := st.CreateWatchlist(ctx, user, w2, 1); !errors.Is(err, account.ErrWatchlistLimit) {
 		t.Fatalf("second watchlist past a limit of 1: %v", err)
 	}
 	if err := st.AddSymbol(ctx, user, w.ID, "KO", 3); err != nil {
@@ -32,10 +32,10 @@ func TestWatchlistStoreLimitsAndOrder(t *testing.T) {
 	if err := st.AddSymbol(ctx, user, w.ID, "KO", 3); err != nil {
 		t.Fatalf("adding twice: %v", err)
 	}
-	if err := st.AddSymbol(ctx, user, w.ID, "JNJ", 3); !errors.Is(err, screening.ErrWatchlistFull) {
+	if err := st.AddSymbol(ctx, user, w.ID, "JNJ", 3); !errors.Is(err, account.ErrWatchlistFull) {
 		t.Fatalf("fourth symbol past 3: %v", err)
 	}
-	if err := st.AddSymbol(ctx, user, w2.ID, "KO", 3); !errors.Is(err, screening.ErrNoWatchlist) {
+	if err := st.AddSymbol(ctx, user, w2.ID, "KO", 3); !errors.Is(err, account.ErrNoWatchlist) {
 		t.Fatalf("adding to a watchlist that does not exist: %v", err)
 	}
 	if _, err := st.RemoveSymbol(ctx, user, w.ID, "AAPL"); err != nil {

@@ -3,7 +3,7 @@
 // marks.go, verdict_sentence.go), the result and its stored-body encoding (result.go, clientfields.go),
 // the screener with its result store contract (screener.go), the portfolio and stock comparison
 // (portfolio.go, stock_compare.go, stock_record.go, report.go), staleness against later filings
-// (staleness.go) and watchlists with their statuses (watchlist.go, watchlist_status.go). It imports the
+// (staleness.go) and the statuses of a watchlist's symbols (watchlist_status.go). It imports the
 // kernel, filings, the catalog and the market.
 package screening
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/account"
 )
 
 // WatchlistItem is a symbol of a watchlist with its latest compliance status.
@@ -20,23 +21,23 @@ type WatchlistItem struct {
 
 // WatchlistWithStatuses is a watchlist with each symbol's latest compliance status.
 type WatchlistWithStatuses struct {
-	Watchlist
+	account.Watchlist
 	Items []WatchlistItem `json:"items"`
 }
 
 // MarshalJSON writes the watchlist's fields (count included) and its items; without it the embedded
-// Watchlist's MarshalJSON would write the watchlist alone.
+// account.Watchlist's MarshalJSON would write the watchlist alone.
 func (w WatchlistWithStatuses) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		watchlistJSON
+		account.WatchlistJSON
 		Items []WatchlistItem `json:"items"`
-	}{w.Watchlist.served(), w.Items})
+	}{w.Watchlist.Served(), w.Items})
 }
 
 // WatchlistStatuses adds each symbol's latest compliance status (the cached screening, computed on a
 // miss, under the default ruleset): NOT_SCREENABLE for an ETF, fund or index, NOT_FOUND for a symbol
 // removed from the database since it was added. Any other failure is returned.
-func (s *Screener) WatchlistStatuses(ctx context.Context, w Watchlist) (WatchlistWithStatuses, error) {
+func (s *Screener) WatchlistStatuses(ctx context.Context, w account.Watchlist) (WatchlistWithStatuses, error) {
 	out := WatchlistWithStatuses{Watchlist: w, Items: make([]WatchlistItem, 0, len(w.Symbols))}
 	for _, sym := range w.Symbols {
 		it := WatchlistItem{Symbol: sym}

@@ -5,13 +5,14 @@
 #
 #   0 kernel      .                          the shared vocabulary of the domain (issue 28)
 #   1 contexts    sukuk account filings      bounded contexts that need only the kernel (account: keys,
-#                 catalog                    plans, token costs, the meter, billing events, usage;
+#                 catalog                    plans, token costs, the meter, billing events, usage,
+#                                            watchlists;
 #                                            filings: filings, 8-K events, news; catalog: the catalog,
 #                                            its cache and search, the index listing)
 #   2             market                     quotes and their bodies, trending, price history, FX, metals,
 #                                            popularity, splits; the reference store contract (refstore.go)
 #   3             screening                  rulesets, engine, explanations, results, screener, portfolio,
-#                                            compare, watchlists (with their statuses)
+#                                            compare, watchlist statuses
 #   4             finance insights bulk      contexts built on screening (finance: zakat, purification;
 #                                            bulk: runs of an index, takeover, summaries, run access;
 #                                            insights: trajectories, drift, peers, cash flow)
@@ -20,7 +21,7 @@
 #                 svgchart                   embedded data and leaf helpers (svgchart: pictures drawn
 #                                            from domain values): the domain at most
 #   7 readers     ingest ingest/*            fetch and parse outside sources into domain types
-#   8 adapters    redis analytics billing datapack
+#   8 adapters    redis analytics stripe datapack
 #                                            stores, payment and the data-pack loader (which may use
 #                                            the readers' parsers)
 #   9 config      config                     the environment read into settings (may check values with
@@ -43,7 +44,7 @@ layer_of() {
     internal/redistest) echo 9 ;;
     rules|education|datapack/defaultpack|ingest/httpx|svgchart|internal/*) echo 6 ;;
     ingest|ingest/*) echo 7 ;;
-    redis|analytics|billing|datapack) echo 8 ;;
+    redis|analytics|stripe|datapack) echo 8 ;;
     config) echo 9 ;;
     jobs|agent) echo 10 ;;
     edge|mcp) echo 11 ;;

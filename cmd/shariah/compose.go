@@ -11,7 +11,6 @@ import (
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
-	"github.com/shariah-screen/shariah/billing"
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/education"
@@ -22,6 +21,7 @@ import (
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
 	"github.com/shariah-screen/shariah/screening"
+	"github.com/shariah-screen/shariah/stripe"
 	"github.com/shariah-screen/shariah/sukuk"
 )
 
@@ -43,13 +43,13 @@ type services struct {
 	bulk       *bulk.Service
 	etfs       *etf.Service
 	insights   *insights.Service
-	watchlists *screening.Watchlists
+	watchlists *account.Watchlists
 	sukukRules *sukuk.Rules
 
 	keys     *account.Keys
 	meter    account.Meter
 	billing  *account.Billing
-	payments *billing.Client
+	payments *stripe.Client
 	popular  *market.RequestCounter
 	llm      *agent.LLM // nil: the terminal agent runs its rules only
 
@@ -166,13 +166,13 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 		Concurrency: e.cfg.BulkConcurrency, Pause: e.cfg.BulkPause, Unavailable: sredis.Unavailable}
 	s.etfs = &etf.Service{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
 	s.insights = &insights.Service{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
-	s.watchlists = &screening.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
+	s.watchlists = &account.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
 	s.keys = &account.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),
 		Limits: account.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour},
 		Prefix: e.cfg.Plan.KeyPrefix}
 	s.meter = sredis.NewMeter(rc, e.plans)
 	s.billing = &account.Billing{Keys: s.keys, Store: sredis.NewBillingStore(rc)}
-	s.payments = &billing.Client{BaseURL: e.cfg.StripeAPIURL, SecretKey: e.cfg.StripeSecretKey, Prices: map[string]string{
+	s.payments = &stripe.Client{BaseURL: e.cfg.StripeAPIURL, SecretKey: e.cfg.StripeSecretKey, Prices: map[string]string{
 		account.PlanStarter: e.cfg.StripePriceStarter, account.PlanPro: e.cfg.StripePricePro, account.PlanEnterprise: e.cfg.StripePriceEnterprise}}
 	if e.cfg.AgentLLMURL != "" {
 		s.llm = &agent.LLM{BaseURL: e.cfg.AgentLLMURL, Model: e.cfg.AgentLLMModel, APIKey: e.cfg.AgentLLMAPIKey}

@@ -1,4 +1,4 @@
-package screening
+package account
 
 import (
 	"context"
@@ -20,7 +20,7 @@ const (
 )
 
 // Watchlist is a user's named list of symbols, in the order they were added. Its JSON carries count,
-// the number of symbols (watchlistJSON), which is not stored.
+// the number of symbols (WatchlistJSON), which is not stored.
 type Watchlist struct {
 	ID        string    `json:"id"` // generated at creation; the watchlist_id of the paths
 	Name      string    `json:"name"`
@@ -28,9 +28,9 @@ type Watchlist struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// watchlistJSON is a watchlist as served (REST and MCP): its fields and count, the number of its
+// WatchlistJSON is a watchlist as served (REST and MCP): its fields and count, the number of its
 // symbols (the research agent's completion shows "3 symbols").
-type watchlistJSON struct {
+type WatchlistJSON struct {
 	ID        string    `json:"id"`
 	Name      string    `json:"name"`
 	Symbols   []string  `json:"symbols"`
@@ -38,16 +38,17 @@ type watchlistJSON struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-func (w Watchlist) served() watchlistJSON {
+// Served is the watchlist as served (WatchlistJSON).
+func (w Watchlist) Served() WatchlistJSON {
 	syms := w.Symbols
 	if syms == nil {
 		syms = []string{}
 	}
-	return watchlistJSON{ID: w.ID, Name: w.Name, Symbols: syms, Count: len(syms), CreatedAt: w.CreatedAt}
+	return WatchlistJSON{ID: w.ID, Name: w.Name, Symbols: syms, Count: len(syms), CreatedAt: w.CreatedAt}
 }
 
 // MarshalJSON writes the watchlist with its count.
-func (w Watchlist) MarshalJSON() ([]byte, error) { return json.Marshal(w.served()) }
+func (w Watchlist) MarshalJSON() ([]byte, error) { return json.Marshal(w.Served()) }
 
 // Errors of a WatchlistStore.
 var (

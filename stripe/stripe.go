@@ -1,6 +1,6 @@
-// Package billing talks to the payment processor (Stripe's HTTP API, at a configurable base URL):
+// Package stripe talks to the payment processor (Stripe's HTTP API, at a configurable base URL):
 // hosted checkout and billing-portal sessions, and the verification and decoding of its webhooks.
-package billing
+package stripe
 
 import (
 	"context"
