@@ -1,0 +1,150 @@
+package analytics
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shariah-screen/shariah/account"
+)
+
+// waitSpare waits until the journal's next segment is prepared (the condition, not a guess of how long).
+func waitSpare(t *testing.T, j *journal) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		j.spareMu.Lock()
+		ready := j.spare != nil && !j.spareBusy
+		j.spareMu.Unlock()
+		if ready {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the spare segment was not prepared within 30 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func minorFaults(t *testing.T) int64 {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return ru.Minflt
+}
+
+// appendPages appends lines covering n pages and returns the minor page faults the process took meanwhile.
+func appendPages(t *testing.T, j *journal, n int) int64 {
+	t.Helper()
+	line := append(bytes.Repeat([]byte{'x'}, pageSize-1), '\n')
+	before := minorFaults(t)
+	for i := 0; i < n; i++ {
+		if err := j.append(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return minorFaults(t) - before
+}
+
+// A fresh segment takes a page fault on the first copy into each of its pages, under an append (the
+// request's path); the prepared spare, once sealing has put it in place, takes none.
+func TestAppendsToThePreparedSpareTakeNoPageFaults(t *testing.T) {
+	j, err := openSlot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	waitSpare(t, j) // its own faults are over before counting
+	const pages = 256
+	fresh := appendPages(t, j, pages)
+	if fresh < pages*3/4 {
+		t.Fatalf("a fresh segment: %d faults for %d pages; the count cannot tell the spare apart", fresh, pages)
+	}
+	// fill the first segment: the next append seals it and takes the spare
+	appendPages(t, j, segmentBytes/pageSize-pages+1)
+	if j.activeSeq != 2 {
+		t.Fatalf("active segment %d after filling the first, want 2", j.activeSeq)
+	}
+	waitSpare(t, j) // the one after it, prepared meanwhile
+	prepared := appendPages(t, j, pages)
+	if prepared > pages/8 {
+		t.Fatalf("the prepared spare: %d faults for %d pages (a fresh segment: %d)", prepared, pages, fresh)
+	}
+	t.Logf("minor faults for %d pages appended: fresh segment %d, prepared spare %d", pages, fresh, prepared)
+}
+
+// Sealing renames the spare into place as the next segment: the events on both sides of the seal are
+// read back in order, no spare.seg is taken for a segment, and closing (or a killed process's slot
+// taken again) leaves no spare behind.
+func TestSealTakesTheSpareAndEventsReadBackInOrder(t *testing.T) {
+	dir := t.TempDir()
+	j, err := openSlot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot := j.dir
+	waitSpare(t, j)
+	var lines []string
+	ev := account.UsageEvent{RequestID: "r", KeyID: "k", UserID: "u", KeyPrefix: "ht_x", Method: "GET", Route: "/api/quote/{symbol}",
+		Status: 200, Tokens: 2, Time: time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC), Plan: "pro"}
+	for i := 0; j.activeSeq == 1 || len(lines)%1000 != 0; i++ {
+		ev.EventID = uint64(i + 1)
+		ev.RequestID = string(rune('a'+i%26)) + "-request"
+		ev.Route = "/api/quote/" + string(bytes.Repeat([]byte{'Q'}, 200+i%7))
+		line := encodeEvent(nil, ev)
+		if err := j.append(line); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(line))
+	}
+	if _, err := os.Stat(filepath.Join(slot, "000000000002.log")); err != nil {
+		t.Fatalf("segment 2 after the seal: %v", err)
+	}
+	// read everything back from the start: the order and the lines are those appended
+	var got []string
+	buf := make([]byte, shipBuffer)
+	for {
+		batch, done, err := j.readBatch(buf, nil, 10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range batch {
+			got = append(got, string(l)+"\n")
+		}
+		if len(batch) == 0 {
+			break
+		}
+		if err := j.advance(done); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != len(lines) {
+		t.Fatalf("read back %d lines of %d appended", len(got), len(lines))
+	}
+	for i := range lines {
+		if got[i] != lines[i] {
+			t.Fatalf("line %d read back %q, appended %q", i, got[i], lines[i])
+		}
+	}
+	j.close()
+	if _, err := os.Stat(filepath.Join(slot, "spare.seg")); !os.IsNotExist(err) {
+		t.Fatalf("spare.seg after close: %v", err)
+	}
+	// a killed process leaves its spare: the next to take the slot removes it
+	if err := os.WriteFile(filepath.Join(slot, "spare.seg"), make([]byte, 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j2, ok, err := lockSlot(slot)
+	if err != nil || !ok {
+		t.Fatalf("retaking the slot: ok %v, %v", ok, err)
+	}
+	defer j2.close()
+	if _, err := os.Stat(filepath.Join(slot, "spare.seg")); !os.IsNotExist(err) {
+		t.Fatalf("a killed process's spare.seg after the slot was taken again: %v", err)
+	}
+}
