@@ -3,10 +3,11 @@ package shariah
 import (
 	"errors"
 	"fmt"
+	"net/http"
 )
 
-// Error codes. Each maps to one HTTP status and one wire code in the edge's error table; the MCP server
-// maps the same codes to tool errors. The wire codes are those of the API contract (edge/openapi.yaml: HTTP_400, HTTP_404, ...).
+// Error codes. Each maps to one HTTP status (HTTPStatus: the one table, read by the REST edge and by the
+// MCP port's key guard); the MCP tools answer the same codes as tool errors. The wire codes are those of the API contract (edge/openapi.yaml: HTTP_400, HTTP_404, ...).
 const (
 	EINVALID     = "HTTP_400"            // malformed request (unparseable body or parameters)
 	EVALIDATION  = "VALIDATION_ERROR"    // well-formed request whose fields are invalid (422)
@@ -22,6 +23,29 @@ const (
 	EUNAVAILABLE = "SERVICE_UNAVAILABLE" // a backing service is down (503)
 	EINTERNAL    = "INTERNAL_ERROR"      // anything else (500); never carries internals
 )
+
+// httpStatus maps each error code to its HTTP status.
+var httpStatus = map[string]int{
+	EINVALID:     http.StatusBadRequest,
+	EVALIDATION:  http.StatusUnprocessableEntity,
+	EKEYREQUIRED: http.StatusUnauthorized,
+	EBADKEY:      http.StatusUnauthorized,
+	EKEYINACTIVE: http.StatusForbidden,
+	EFORBIDDEN:   http.StatusForbidden,
+	ENOTFOUND:    http.StatusNotFound,
+	ENOTALLOWED:  http.StatusMethodNotAllowed,
+	ECONFLICT:    http.StatusConflict,
+	EQUOTA:       http.StatusTooManyRequests,
+	ERATELIMITED: http.StatusTooManyRequests,
+	EUNAVAILABLE: http.StatusServiceUnavailable,
+	EINTERNAL:    http.StatusInternalServerError,
+}
+
+// HTTPStatus is the HTTP status of an error code; ok is false for a code not in the list above.
+func HTTPStatus(code string) (status int, ok bool) {
+	status, ok = httpStatus[code]
+	return status, ok
+}
 
 // Error is a domain error: a code from the list above, a message fit to show a client, and an optional
 // detail object. Any other error reaching a surface is treated as internal and its text is never shown.

@@ -21,23 +21,6 @@ type ErrorBody struct {
 	Detail  any    `json:"detail"`
 }
 
-// statusOf maps domain error codes to HTTP statuses: the one table of it.
-var statusOf = map[string]int{
-	shariah.EINVALID:     http.StatusBadRequest,
-	shariah.EVALIDATION:  http.StatusUnprocessableEntity,
-	shariah.EKEYREQUIRED: http.StatusUnauthorized,
-	shariah.EBADKEY:      http.StatusUnauthorized,
-	shariah.EKEYINACTIVE: http.StatusForbidden,
-	shariah.EFORBIDDEN:   http.StatusForbidden,
-	shariah.ENOTFOUND:    http.StatusNotFound,
-	shariah.ENOTALLOWED:  http.StatusMethodNotAllowed,
-	shariah.ECONFLICT:    http.StatusConflict,
-	shariah.EQUOTA:       http.StatusTooManyRequests,
-	shariah.ERATELIMITED: http.StatusTooManyRequests,
-	shariah.EUNAVAILABLE: http.StatusServiceUnavailable,
-	shariah.EINTERNAL:    http.StatusInternalServerError,
-}
-
 // errorHandler is fiber's ErrorHandler and the only writer of error bodies. Domain errors keep their
 // code and message; fiber's own errors (unknown route, wrong method, body too large) get
 // HTTP_<status> codes; anything else is a 500 that shows nothing of its cause, only the request id.
@@ -58,7 +41,7 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 func (s *Server) errorBody(c *fiber.Ctx, err error) (int, ErrorBody) {
 	var de *shariah.Error
 	if errors.As(err, &de) {
-		status, ok := statusOf[de.Code]
+		status, ok := shariah.HTTPStatus(de.Code)
 		if !ok || de.Code == shariah.EINTERNAL {
 			return s.internal(c, err)
 		}

@@ -22,68 +22,63 @@ func (s *Server) screenOptions(c *fiber.Ctx) (screening.ScreenOptions, error) {
 	return o, nil
 }
 
-// screenFresh decides the price of a screening request before it runs: a fresh computation (forced, or
-// nothing fresh cached) costs the "fresh" price of the token table, a cached answer the base price.
-func (s *Server) screenFresh(c *fiber.Ctx) bool {
-	o, err := s.screenOptions(c)
-	if err != nil {
-		return false // refused by the handler, and refunded
-	}
-	if o.ForceRefresh {
-		return true
-	}
-	sym, ok := shariah.NormalizeSymbol(c.Params("symbol"))
-	if !ok {
-		return false
-	}
-	if cat, err := s.catalogs.Get(c.UserContext()); err == nil {
-		if r := cat.Canonical(sym); r.Symbol != "" {
-			sym = r.Symbol
-		}
-	}
-	sv, ok := s.Screener.ServedFresh(c.UserContext(), sym, o)
-	// The handler sends this body, or knows there is none to send: one lookup per request.
-	c.Locals(servedKey, &servedAnswer{symbol: sym, sv: sv, found: ok})
-	if ok {
-		return false
-	}
-	return !s.Screener.Fresh(c.UserContext(), sym, o)
+// screenRequest is a screening request read and looked up once: its options, its symbol (the catalog's
+// Find, the one parser MCP's tools use too) and the stored body of a fresh cached result in its default
+// view. The price hook (screenFresh) runs first and prepares it; the handler (screen) takes it over.
+type screenRequest struct {
+	opts   screening.ScreenOptions
+	asset  shariah.Asset
+	err    error // options or symbol refused: the handler answers it, and the charge is refunded
+	served shariah.Served
+	found  bool // served is the answer, to send as stored
 }
 
-// servedAnswer is what screenFresh's lookup of the stored body found (found: a body to send as it is).
-type servedAnswer struct {
-	symbol string
-	sv     shariah.Served
-	found  bool
+// prepareScreen returns the request's screenRequest, preparing it on the first call.
+func (s *Server) prepareScreen(c *fiber.Ctx) *screenRequest {
+	if r, ok := c.Locals(screenKey).(*screenRequest); ok {
+		return r
+	}
+	r := &screenRequest{}
+	r.opts, r.err = s.screenOptions(c)
+	if r.err == nil {
+		r.asset, r.err = s.symbolParam(c)
+	}
+	if r.err == nil {
+		r.served, r.found = s.Screener.ServedFresh(c.UserContext(), r.asset.Symbol, r.opts)
+	}
+	c.Locals(screenKey, r)
+	return r
+}
+
+// screenFresh prices a screening request before it runs: the fresh price of the token table when it
+// computes afresh (screening.Screener.NeedsFresh, MCP's screen_stock prices by it too), else the base
+// price.
+func (s *Server) screenFresh(c *fiber.Ctx) bool {
+	r := s.prepareScreen(c)
+	if r.err != nil || r.found {
+		return false // refused by the handler and refunded, or sent as stored
+	}
+	return s.Screener.NeedsFresh(c.UserContext(), r.asset.Symbol, r.opts)
 }
 
 // screen answers GET and POST /api/screen/{symbol}: the same behaviour on both methods. A fresh cached
 // result asked for in its default view is served as stored (no decoding or encoding); anything else is
 // screened (or read from the screener's memory) and encoded.
 func (s *Server) screen(c *fiber.Ctx) error {
-	o, err := s.screenOptions(c)
-	if err != nil {
-		return err
+	r := s.prepareScreen(c)
+	if r.err != nil {
+		return r.err
 	}
-	a, err := s.symbolParam(c)
-	if err != nil {
-		return err
-	}
-	sa, looked := c.Locals(servedKey).(*servedAnswer)
-	if !looked || sa.symbol != a.Symbol {
-		sv, ok := s.Screener.ServedFresh(c.UserContext(), a.Symbol, o)
-		sa = &servedAnswer{symbol: a.Symbol, sv: sv, found: ok}
-	}
-	if sa.found {
+	if r.found {
 		c.Set("X-Cache", "HIT")
-		return sendServed(c, sa.sv, 0)
+		return sendServed(c, r.served, 0)
 	}
-	r, cached, err := s.Screener.Screen(c.UserContext(), a.Symbol, o)
+	res, cached, err := s.Screener.Screen(c.UserContext(), r.asset.Symbol, r.opts)
 	if err != nil {
 		return err
 	}
 	c.Set("X-Cache", map[bool]string{true: "HIT", false: "MISS"}[cached])
-	return s.sendResult(c, r)
+	return s.sendResult(c, res)
 }
 
 // viewMemo is the served body of a methodology's view of a result, reused while the same result

@@ -290,7 +290,7 @@ const (
 	routeKey
 	chargeKey
 	errCodeKey // the error envelope's code of the response (set by errorHandler), for the usage event
-	servedKey  // the screening body screenFresh found (servedAnswer)
+	screenKey  // the screening request as prepared once (screenRequest)
 )
 
 var ridRE = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -36,6 +37,9 @@ type Auth struct {
 	Keys           account.KeyStore
 	Meter          account.Meter
 	Costs          account.TokenCosts
+
+	// fresh decides whether a call computes afresh (set by New from the tools' services: Deps.fresh)
+	fresh func(ctx context.Context, tool string, args map[string]any) bool
 }
 
 // toolRoutes maps each tool to the REST route whose token cost it carries.
@@ -52,23 +56,26 @@ var toolRoutes = map[string]string{
 	"get_index_drift": "GET /api/insights/drift",
 }
 
-// cost is the tokens a call costs: its route's, per item for batches, fresh for force_refresh; a bulk
-// trigger costs what POST /api/screen-bulk costs.
-func (a *Auth) cost(req mcp.CallToolRequest) int {
-	route := toolRoutes[req.Params.Name]
+// cost is the tokens a call costs, priced as its REST route prices the same request
+// (account.TokenCost.Charge): per item for batches, the fresh price when the call computes afresh, by
+// the rule of the route (fresh; nil: force_refresh alone). A bulk trigger costs what POST
+// /api/screen-bulk costs.
+func (a *Auth) cost(ctx context.Context, req mcp.CallToolRequest) int {
+	method, path, _ := strings.Cut(toolRoutes[req.Params.Name], " ")
 	args := req.GetArguments()
 	if req.Params.Name == "bulk_screen" && args["action"] == "trigger" {
-		route = "POST /api/screen-bulk"
+		method, path = "POST", "/api/screen-bulk"
+	}
+	c, ok := a.Costs.Lookup(method, path)
+	if !ok {
+		return 0
 	}
 	body, _ := json.Marshal(args)
-	items := account.BatchItems(body)
 	fresh, _ := args["force_refresh"].(bool)
-	for _, c := range a.Costs {
-		if c.Method+" "+c.Path == route {
-			return c.Charge(items, fresh)
-		}
+	if a.fresh != nil {
+		fresh = a.fresh(ctx, req.Params.Name, args)
 	}
-	return 0
+	return c.Charge(account.BatchItems(body), fresh)
 }
 
 // readActions are the actions of a tool whose readOnlyHint is false that only read: a keyless
@@ -110,11 +117,14 @@ func (a *Auth) guard(redisTimeout time.Duration, next http.Handler) http.Handler
 			if de := (*shariah.Error)(nil); errors.As(err, &de) && code != shariah.EINTERNAL {
 				msg = de.Message
 			}
-			if _, ok := statusOf[code]; !ok || code == shariah.EINTERNAL {
+			switch code {
+			case shariah.EKEYREQUIRED, shariah.EBADKEY, shariah.EKEYINACTIVE, shariah.EUNAVAILABLE:
+			default: // the key service failed in a way a caller cannot act on
 				code, msg = shariah.EUNAVAILABLE, "The key service is unavailable. Retry shortly."
 				w.Header().Set("Retry-After", "1")
 			}
-			writeError(w, statusOf[code], code, msg, nil)
+			status, _ := shariah.HTTPStatus(code)
+			writeError(w, status, code, msg, nil)
 			return
 		}
 		ctx = context.WithValue(ctx, keyCtx{}, keyInfo{hash: k.Hash, user: k.UserID})
@@ -142,7 +152,7 @@ func (a *Auth) policy(lookup func(name string) *server.ServerTool) server.ToolHa
 			if a.Meter == nil {
 				return next(ctx, req)
 			}
-			ch, err := a.Meter.Charge(ctx, k.hash, a.cost(req), time.Now())
+			ch, err := a.Meter.Charge(ctx, k.hash, a.cost(ctx, req), time.Now())
 			if err != nil {
 				return errorResult(err), nil
 			}

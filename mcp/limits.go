@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/config"
 )
 
@@ -67,10 +66,6 @@ func writeError(w http.ResponseWriter, status int, code, msg string, detail any)
 func encodeError(w io.Writer, code, msg string, detail any) error {
 	return json.NewEncoder(w).Encode(map[string]any{"code": code, "message": msg, "detail": detail})
 }
-
-// statusOf maps the key errors the guard answers to their REST statuses.
-var statusOf = map[string]int{shariah.EKEYREQUIRED: http.StatusUnauthorized, shariah.EBADKEY: http.StatusUnauthorized,
-	shariah.EKEYINACTIVE: http.StatusForbidden, shariah.EUNAVAILABLE: http.StatusServiceUnavailable}
 
 // streamWriter gives each write of a stream its own deadline.
 type streamWriter struct {

@@ -51,6 +51,23 @@ func (d Deps) screenStock(ctx context.Context, in screenStockArgs) (any, string,
 	return r, verdict(r), nil
 }
 
+// fresh tells whether a tool call computes afresh, by the rule its REST route prices with:
+// force_refresh, and for screen_stock also no fresh result of its ruleset cached
+// (screening.Screener.NeedsFresh, what POST /api/screen/{symbol} charges by).
+func (d Deps) fresh(ctx context.Context, tool string, args map[string]any) bool {
+	force, _ := args["force_refresh"].(bool)
+	if tool != "screen_stock" || d.Screener == nil || d.Catalogs == nil {
+		return force
+	}
+	raw, _ := args["symbol"].(string)
+	ruleset, _ := args["ruleset"].(string)
+	a, err := d.resolve(ctx, raw)
+	if err != nil {
+		return false // refused by the tool, and refunded
+	}
+	return d.Screener.NeedsFresh(ctx, a.Symbol, screening.ScreenOptions{Ruleset: ruleset, ForceRefresh: force})
+}
+
 type screeningResultArgs struct {
 	symbolArg
 	Ruleset string `json:"ruleset"`

@@ -106,6 +106,20 @@ func (s *Screener) Fresh(ctx context.Context, symbol string, opts ScreenOptions)
 	return ok
 }
 
+// NeedsFresh reports whether a screening request is priced as a fresh computation (the "fresh" price of
+// the token table): force_refresh, or no fresh result of its ruleset cached. POST/GET
+// /api/screen/{symbol} and MCP's screen_stock both price by it. A request refused (an unknown ruleset)
+// is not: it is refunded anyway.
+func (s *Screener) NeedsFresh(ctx context.Context, symbol string, opts ScreenOptions) bool {
+	if opts.ForceRefresh {
+		return true
+	}
+	if _, _, err := s.Rulesets.Resolve(opts.Ruleset, opts.Methodology); err != nil {
+		return false
+	}
+	return !s.Fresh(ctx, symbol, opts)
+}
+
 // ServedFresh is Screen's answer as stored, when it is one: the served body of a fresh cached result
 // for a request of its default view. ok is false when the request needs anything else (force_refresh,
 // a methodology's view, nothing fresh cached), and the caller screens (Screen) and encodes the result

@@ -37,6 +37,7 @@ func outageFor(t *testing.T) time.Duration {
 type edgeProc struct {
 	cmd  *exec.Cmd
 	base string
+	mcp  string // the MCP port's base URL (served by `shariah all`)
 	logs *bytes.Buffer
 }
 
@@ -59,7 +60,7 @@ func startProcess(t *testing.T, s *testEnv, subcommand string, env ...string) *e
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	e := &edgeProc{cmd: c, base: fmt.Sprintf("http://127.0.0.1:%d", port), logs: logs}
+	e := &edgeProc{cmd: c, base: fmt.Sprintf("http://127.0.0.1:%d", port), mcp: fmt.Sprintf("http://127.0.0.1:%d", mcpPort), logs: logs}
 	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
 	deadline := time.Now().Add(20 * time.Second)
 	for {
