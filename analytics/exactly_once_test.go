@@ -290,6 +290,7 @@ func TestUsageRowsExactlyOnceWhileClickHouseIsKilled(t *testing.T) {
 	defer cancel()
 	go w.Run(ctx)
 	var recorded atomic.Int64
+	var paused atomic.Bool // while set, no event is recorded: the writer ships what it holds and goes quiet
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -301,6 +302,10 @@ func TestUsageRowsExactlyOnceWhileClickHouseIsKilled(t *testing.T) {
 			case <-stop:
 				return
 			default:
+			}
+			if paused.Load() {
+				time.Sleep(time.Millisecond)
+				continue
 			}
 			for k := range 200 {
 				w.Record(account.UsageEvent{RequestID: "r-" + strconv.Itoa((i*200+k)%50), KeyID: "k", UserID: "u" + strconv.Itoa(k%7),
@@ -352,8 +357,12 @@ func TestUsageRowsExactlyOnceWhileClickHouseIsKilled(t *testing.T) {
 				return ok && n > 0
 			})
 		} else {
+			// No insert half done: the stream is paused until the writer has shipped what it held (with
+			// the stream running, a loaded machine's inserts, one every 20 ms, can follow one another
+			// without a gap, and a wait for a gap never ended: one fresh-clone run of ten).
 			var before []uint64
-			waitFor(t, "ClickHouse answering, no insert half done", func() bool {
+			paused.Store(true)
+			waitForOr(t, fmt.Sprintf("kill %d: ClickHouse answering, no insert half done", kill), func() bool {
 				a, ok := counts()
 				if !ok {
 					return false
@@ -365,8 +374,9 @@ func TestUsageRowsExactlyOnceWhileClickHouseIsKilled(t *testing.T) {
 				n, ok := tryCount(watch, insertRunning)
 				before = b
 				return ok && n == 0
-			})
+			}, func() string { return fmt.Sprintf("counts %v; writer %+v", before, w.Stats()) })
 			proxy.armed.Store(true)
+			paused.Store(false)
 			waitForOr(t, fmt.Sprintf("kill %d: a batch committed, its reply held", kill), func() bool { return committedPast(before) }, func() string {
 				now, ok := counts()
 				var running []string

@@ -7,11 +7,6 @@ import (
 	"github.com/shariah-screen/shariah/agent"
 )
 
-func (s *Server) agent() *agent.Agent {
-	return &agent.Agent{LLM: s.AgentLLM, Tools: agent.Tools{Screener: s.Screener, Ref: s.Ref, Catalogs: s.catalogs,
-		Zakat: s.zakat(), Insights: s.insights, News: s.News}}
-}
-
 // terminalAgent answers POST /api/terminal/agent {command}.
 func (s *Server) terminalAgent(c *fiber.Ctx) error {
 	var in struct {
@@ -34,7 +29,7 @@ func (s *Server) terminalAgent(c *fiber.Ctx) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	ans, err := s.agent().Ask(c.UserContext(), *in.Command)
+	ans, err := s.Agent.Ask(c.UserContext(), *in.Command)
 	if err != nil {
 		return err
 	}

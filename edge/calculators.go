@@ -6,17 +6,13 @@ import (
 	"github.com/shariah-screen/shariah/finance"
 )
 
-func (s *Server) zakat() *finance.Zakat {
-	return &finance.Zakat{Ref: s.Ref, Disclaimers: s.Education.DisclaimersFor}
-}
-
 // zakatCalculate answers POST /api/zakat/calculate.
 func (s *Server) zakatCalculate(c *fiber.Ctx) error {
 	var req finance.ZakatRequest
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	res, err := s.zakat().Calculate(c.UserContext(), req)
+	res, err := s.Zakat.Calculate(c.UserContext(), req)
 	if err != nil {
 		return err
 	}
@@ -29,8 +25,7 @@ func (s *Server) purificationCalculate(c *fiber.Ctx) error {
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	p := &finance.Purifier{Ref: s.Ref, Screener: s.Screener, Disclaimers: s.Education.DisclaimersFor}
-	res, err := p.Calculate(c.UserContext(), req)
+	res, err := s.Purifier.Calculate(c.UserContext(), req)
 	if err != nil {
 		return err
 	}

@@ -115,7 +115,7 @@ func (s *Server) drift(c *fiber.Ctx) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	r, err := s.trajectories.Drift(c.UserContext(), q)
+	r, err := s.Trajectories.Drift(c.UserContext(), q)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (s *Server) sectorMedians(c *fiber.Ctx) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	r, err := s.trajectories.SectorMedians(c.UserContext(), sc)
+	r, err := s.Trajectories.SectorMedians(c.UserContext(), sc)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/filings"
+	"github.com/shariah-screen/shariah/finance"
 	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/market"
@@ -93,10 +94,15 @@ type Deps struct {
 	BenchRoutes bool
 	Now         func() time.Time // nil: time.Now
 
-	// Catalogs and Insights are the process's shared ones (the MCP server's and the agent's too);
-	// nil: built over Ref.
-	Catalogs *catalog.Cache
-	Insights *insights.Service
+	// The process's shared services, composed once by cmd/shariah and handed to the MCP server too (the
+	// agent's tools use them as well); nil: built once here over the fields above (tests that build a
+	// partial edge).
+	Catalogs     *catalog.Cache
+	Insights     *insights.Service
+	Trajectories *insights.TrajectoryAnalytics
+	Zakat        *finance.Zakat
+	Purifier     *finance.Purifier
+	Agent        *agent.Agent
 }
 
 // Server is the HTTP edge.
@@ -112,8 +118,6 @@ type Server struct {
 	store    account.KeyStore
 	catalogs *catalog.Cache
 	insights *insights.Service
-	// trajectories answers the index-wide trajectory analytics (drift, sector medians; insights.go).
-	trajectories *insights.TrajectoryAnalytics
 	// quoteBodies encodes GET /api/quote's body (the quote with the registry's market_data disclaimer).
 	quoteBodies market.QuoteBodies
 	// viewMemo holds the bodies of the methodology views served last (see sendResult), bounded.
@@ -176,8 +180,24 @@ func New(d Deps) (*Server, error) {
 	if d.Insights == nil {
 		d.Insights = &insights.Service{Ref: d.Ref, Screener: d.Screener, Catalogs: d.Catalogs}
 	}
+	if d.Trajectories == nil {
+		d.Trajectories = &insights.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets, Watchlists: d.WatchlistStore}
+	}
+	var disclaimers func(ids ...string) []shariah.Disclaimer
+	if d.Education != nil {
+		disclaimers = d.Education.DisclaimersFor
+	}
+	if d.Zakat == nil {
+		d.Zakat = &finance.Zakat{Ref: d.Ref, Disclaimers: disclaimers}
+	}
+	if d.Purifier == nil {
+		d.Purifier = &finance.Purifier{Ref: d.Ref, Screener: d.Screener, Disclaimers: disclaimers}
+	}
+	if d.Agent == nil {
+		d.Agent = &agent.Agent{LLM: d.AgentLLM, Tools: agent.Tools{Screener: d.Screener, Ref: d.Ref, Catalogs: d.Catalogs,
+			Zakat: d.Zakat, Insights: d.Insights, News: d.News}}
+	}
 	s := &Server{Deps: d, log: d.Log, plans: d.Keys.Plans, store: d.Keys.Store, catalogs: d.Catalogs, insights: d.Insights}
-	s.trajectories = &insights.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets, Watchlists: d.WatchlistStore}
 	s.metrics = newMetrics(d.Registry)
 	s.deps = newDeps(d.Checks, d.Log)
 	s.quiet = &quietLog{log: d.Log}

@@ -33,13 +33,9 @@ type calculatorArgs struct {
 
 // calculateZakat is zakat, or dividend purification with calculation_type purification.
 func (d Deps) calculateZakat(ctx context.Context, in calculatorArgs) (any, string, error) {
-	disc := func(ids ...string) []shariah.Disclaimer { return nil }
-	if d.Education != nil {
-		disc = d.Education.DisclaimersFor
-	}
 	switch in.CalculationType {
 	case "purification":
-		return d.purify(ctx, in, disc)
+		return d.purify(ctx, in)
 	case "", "zakat":
 	default:
 		var v shariah.Validation
@@ -50,7 +46,7 @@ func (d Deps) calculateZakat(ctx context.Context, in calculatorArgs) (any, strin
 	for _, h := range in.Holdings {
 		req.Holdings = append(req.Holdings, finance.ZakatHolding{Symbol: h.Symbol, MarketValue: h.MarketValue, Shares: h.Shares})
 	}
-	res, err := (&finance.Zakat{Ref: d.Ref, Disclaimers: disc}).Calculate(ctx, req)
+	res, err := d.Zakat.Calculate(ctx, req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -61,12 +57,12 @@ func (d Deps) calculateZakat(ctx context.Context, in calculatorArgs) (any, strin
 	return res, text + " A simplified estimate: " + strings.Join(res.Skipped, "; ") + ".", nil
 }
 
-func (d Deps) purify(ctx context.Context, in calculatorArgs, disc func(ids ...string) []shariah.Disclaimer) (any, string, error) {
+func (d Deps) purify(ctx context.Context, in calculatorArgs) (any, string, error) {
 	req := finance.PurificationRequest{}
 	for _, h := range in.Holdings {
 		req.Holdings = append(req.Holdings, finance.PurificationHolding{Symbol: h.Symbol, DividendIncome: h.DividendIncome, Shares: h.Shares})
 	}
-	res, err := (&finance.Purifier{Ref: d.Ref, Screener: d.Screener, Disclaimers: disc}).Calculate(ctx, req)
+	res, err := d.Purifier.Calculate(ctx, req)
 	if err != nil {
 		return nil, "", err
 	}

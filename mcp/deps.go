@@ -1,17 +1,40 @@
 package mcp
 
 import (
+	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/filings"
+	"github.com/shariah-screen/shariah/finance"
 	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/sukuk"
 )
+
+// withDefaults builds, once, the shared services Deps was given without (tests that build a partial server).
+func (d Deps) withDefaults() Deps {
+	var disclaimers func(ids ...string) []shariah.Disclaimer
+	if d.Education != nil {
+		disclaimers = d.Education.DisclaimersFor
+	}
+	if d.Zakat == nil {
+		d.Zakat = &finance.Zakat{Ref: d.Ref, Disclaimers: disclaimers}
+	}
+	if d.Purifier == nil {
+		d.Purifier = &finance.Purifier{Ref: d.Ref, Screener: d.Screener, Disclaimers: disclaimers}
+	}
+	if d.Trajectories == nil && d.Screener != nil {
+		d.Trajectories = &insights.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets}
+		if d.Watchlists != nil {
+			d.Trajectories.Watchlists = d.Watchlists.Store
+		}
+	}
+	return d
+}
 
 // Deps are the domain services the MCP tools and resources use (the REST API's own).
 type Deps struct {
@@ -31,6 +54,11 @@ type Deps struct {
 	SukukStore sukuk.Store
 	SukukRules *sukuk.Rules
 	Auth       *Auth // HTTP key requirement and metering (nil: none)
+	// The process's shared services, composed once by cmd/shariah (the REST edge's own); nil: built once
+	// by New over the fields above.
+	Trajectories *insights.TrajectoryAnalytics
+	Zakat        *finance.Zakat
+	Purifier     *finance.Purifier
 	// EventRelevance rates 8-K items (news.RelevanceFor8K), for staleness.
 	EventRelevance func(items []string) (string, string)
 }

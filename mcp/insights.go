@@ -34,11 +34,7 @@ type driftArgs struct {
 
 // getIndexDrift answers what GET /api/insights/drift answers (insights.TrajectoryAnalytics.Drift).
 func (d Deps) getIndexDrift(ctx context.Context, in driftArgs) (any, string, error) {
-	ta := &insights.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets}
-	if d.Watchlists != nil {
-		ta.Watchlists = d.Watchlists.Store
-	}
-	r, err := ta.Drift(ctx, insights.DriftQuery{TrajectoryScope: insights.TrajectoryScope{Index: in.Index, WatchlistID: in.WatchlistID,
+	r, err := d.Trajectories.Drift(ctx, insights.DriftQuery{TrajectoryScope: insights.TrajectoryScope{Index: in.Index, WatchlistID: in.WatchlistID,
 		UserID: userOf(ctx), Quarters: in.Quarters}, Ruleset: in.Ruleset, Methodology: in.Methodology})
 	if err != nil {
 		return nil, "", err

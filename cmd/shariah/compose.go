@@ -15,6 +15,7 @@ import (
 	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/etf"
+	"github.com/shariah-screen/shariah/finance"
 	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/market"
@@ -44,7 +45,12 @@ type services struct {
 	etfs       *etf.Service
 	insights   *insights.Service
 	watchlists *account.Watchlists
-	sukukRules *sukuk.Rules
+	// trajectories, zakat, purifier and agent: one each, for the edge, the MCP server and the agent's tools
+	trajectories *insights.TrajectoryAnalytics
+	zakat        *finance.Zakat
+	purifier     *finance.Purifier
+	agent        *agent.Agent
+	sukukRules   *sukuk.Rules
 
 	keys     *account.Keys
 	meter    account.Meter
@@ -177,6 +183,11 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 	if e.cfg.AgentLLMURL != "" {
 		s.llm = &agent.LLM{BaseURL: e.cfg.AgentLLMURL, Model: e.cfg.AgentLLMModel, APIKey: e.cfg.AgentLLMAPIKey}
 	}
+	s.trajectories = &insights.TrajectoryAnalytics{Ref: s.ref, Trajectory: s.trajectory, Rulesets: rs, Watchlists: s.lists}
+	s.zakat = &finance.Zakat{Ref: s.ref, Disclaimers: edu.DisclaimersFor}
+	s.purifier = &finance.Purifier{Ref: s.ref, Screener: s.screener, Disclaimers: edu.DisclaimersFor}
+	s.agent = &agent.Agent{LLM: s.llm, Tools: agent.Tools{Screener: s.screener, Ref: s.ref, Catalogs: s.catalogs,
+		Zakat: s.zakat, Insights: s.insights, News: s.news}}
 	return s, nil
 }
 

@@ -19,6 +19,7 @@ func edgeDeps(e *env, s *services) edge.Deps {
 	proxies, _ := e.cfg.TrustedProxyList() // validated by Load
 	return edge.Deps{
 		Keys: s.keys, Meter: s.meter, Ref: s.ref, Catalogs: s.catalogs, Insights: s.insights, Screener: s.screener,
+		Trajectories: s.trajectories, Zakat: s.zakat, Purifier: s.purifier, Agent: s.agent,
 		Education: s.edu, SukukStore: s.sukuk, SukukRules: s.sukukRules,
 		Billing: s.billing, Processor: s.payments, WebhookSecret: e.cfg.WebhookSecret, AgentLLM: s.llm, Popular: s.popular,
 		Bulk: s.bulk, ETFs: s.etfs, ETFQueue: s.queue, ETFWait: e.cfg.ETFWait, QueueHealth: queueHealth(s.queue),
@@ -60,6 +61,7 @@ func mcpDeps(e *env, s *services) mcp.Deps {
 	return mcp.Deps{Education: s.edu, Plans: e.plans, Costs: costs, Bulk: s.bulk, ETFs: s.etfs, Screener: s.screener,
 		Ref: s.ref, Catalogs: s.catalogs, Insights: s.insights, Watchlists: s.watchlists,
 		News: s.news, Filings: s.ingest, Trajectory: s.trajectory, SukukStore: s.sukuk, SukukRules: s.sukukRules,
+		Trajectories: s.trajectories, Zakat: s.zakat, Purifier: s.purifier,
 		Auth: auth, EventRelevance: eventRelevance}
 }
 
