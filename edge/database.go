@@ -167,12 +167,12 @@ func (s *Server) databaseStats(c *fiber.Ctx) error {
 		return err
 	}
 	st := cat.Stats()
-	n, err := s.Ref.ScreeningResultCount(c.UserContext())
+	n, err := s.Screener.Results.Count(c.UserContext())
 	if err != nil {
 		return err
 	}
 	st.ScreeningResults = int(n)
-	if st.ScreeningResultsBySource, err = s.Ref.ScreeningResultsBySource(c.UserContext()); err != nil {
+	if st.ScreeningResultsBySource, err = s.Screener.Results.CountBySource(c.UserContext()); err != nil {
 		return err
 	}
 	filed, illus, err := s.Ref.CompaniesBySource(c.UserContext())

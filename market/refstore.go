@@ -68,10 +68,6 @@ type RefReader interface {
 	ServedQuote(ctx context.Context, symbol string, bodies QuoteBodies) (shariah.StoredQuote, bool, error)
 	Quotes(ctx context.Context, symbols []string) (map[string]Quote, error)
 	Trending(ctx context.Context) ([]Trending, error)
-	// ScreeningResultCount is the number of cached screening results (for the database stats).
-	ScreeningResultCount(ctx context.Context) (int64, error)
-	// ScreeningResultsBySource counts the cached screening results by DataSourceOf.
-	ScreeningResultsBySource(ctx context.Context) (shariah.SourceCounts, error)
 	// CompaniesBySource counts the symbols whose stored fundamentals are filed and those whose are only
 	// illustrative (FundamentalsSourceOf), kept up to date by PutFundamentals.
 	CompaniesBySource(ctx context.Context) (filed, illustrative int64, err error)

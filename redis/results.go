@@ -223,3 +223,26 @@ func (s *ResultStore) ETFResult(ctx context.Context, symbol, ruleset string) (et
 	r.Normalize() // a look-through stored with the purification rate as a fraction
 	return r, true, nil
 }
+
+// Count counts the cached screening results.
+func (s *ResultStore) Count(ctx context.Context) (int64, error) {
+	return s.c.Do(ctx, s.c.B().Scard().Key(resultSetKey()).Build()).AsInt64()
+}
+
+// CountBySource counts the cached screening results by what their fundamentals stand on
+// (results written before the counts existed are in none of the sets until they are rescreened).
+func (s *ResultStore) CountBySource(ctx context.Context) (shariah.SourceCounts, error) {
+	cmds := make(rueidis.Commands, len(dataSources))
+	for i, src := range dataSources {
+		cmds[i] = s.c.B().Scard().Key(resultSourceKey(src)).Build()
+	}
+	var out shariah.SourceCounts
+	for i, res := range s.c.DoMulti(ctx, cmds...) {
+		n, err := res.AsInt64()
+		if err != nil {
+			return out, err
+		}
+		out.AddN(dataSources[i], int(n))
+	}
+	return out, nil
+}

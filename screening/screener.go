@@ -27,6 +27,10 @@ type ResultStore interface {
 	Results(ctx context.Context, ruleset string) ([]Result, error)
 	// UpdatedSince lists results written after since, oldest first.
 	UpdatedSince(ctx context.Context, since time.Time, ruleset string) ([]Result, error)
+	// Count is the number of cached screening results (every ruleset's), for the database stats.
+	Count(ctx context.Context) (int64, error)
+	// CountBySource counts the cached results by what their fundamentals stand on (DataSourceOf).
+	CountBySource(ctx context.Context) (shariah.SourceCounts, error)
 }
 
 // ScreenOptions are the knobs of one screening request.
