@@ -111,6 +111,38 @@ var codeMigrations = []codeMigration{
 // migrate applies the migrations up to version upTo (0: all), calling hook before each step of a code
 // migration.
 func (db *DB) migrate(ctx context.Context, upTo uint32, hook func(step string) error) ([]string, error) {
+	ctx, err := db.openSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	applied, err := db.appliedVersions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := allMigrations()
+	if err != nil {
+		return nil, err
+	}
+	var done []string
+	for _, m := range all {
+		if applied[m.version] || upTo > 0 && m.version > upTo {
+			continue
+		}
+		if err := db.applyMigration(ctx, m, hook); err != nil {
+			return done, fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if err := db.recordApplied(ctx, m); err != nil {
+			return done, err
+		}
+		done = append(done, m.name)
+	}
+	return done, nil
+}
+
+// openSchema creates the database and the table of applied migrations. With a Cluster it first checks
+// the cluster and its macros, then the cluster's schema; the context it returns (to run the migrations
+// with) waits ddlTimeout for a distributed DDL.
+func (db *DB) openSchema(ctx context.Context) (context.Context, error) {
 	bootstrap := db.bootstrap()
 	if db.Cluster != "" {
 		if err := db.CheckCluster(ctx); err != nil {
@@ -132,6 +164,11 @@ func (db *DB) migrate(ctx context.Context, upTo uint32, hook func(step string) e
 			return nil, err
 		}
 	}
+	return ctx, nil
+}
+
+// appliedVersions is the versions recorded in schema_migrations.
+func (db *DB) appliedVersions(ctx context.Context) (map[uint32]bool, error) {
 	applied := map[uint32]bool{}
 	rows, err := db.Conn.Query(ctx, "SELECT version FROM "+db.table("schema_migrations"))
 	if err != nil {
@@ -146,15 +183,22 @@ func (db *DB) migrate(ctx context.Context, upTo uint32, hook func(step string) e
 		applied[v] = true
 	}
 	rows.Close()
+	return applied, nil
+}
+
+// migration is one migration: a file of statements (file) or a procedure (code).
+type migration struct {
+	version uint32
+	name    string
+	file    string
+	code    *codeMigration
+}
+
+// allMigrations is every migration, files and code, in the order of their versions.
+func allMigrations() ([]migration, error) {
 	files, err := fs.Glob(migrationFS, "migrations/*.sql")
 	if err != nil {
 		return nil, err
-	}
-	type migration struct {
-		version uint32
-		name    string
-		file    string
-		code    *codeMigration
 	}
 	var all []migration
 	for _, f := range files {
@@ -169,46 +213,44 @@ func (db *DB) migrate(ctx context.Context, upTo uint32, hook func(step string) e
 		all = append(all, migration{version: codeMigrations[i].version, name: codeMigrations[i].name, code: &codeMigrations[i]})
 	}
 	sort.Slice(all, func(a, b int) bool { return all[a].version < all[b].version })
-	var done []string
-	for _, m := range all {
-		if applied[m.version] || upTo > 0 && m.version > upTo {
+	return all, nil
+}
+
+// applyMigration runs one migration: its procedure, or its file's statements, each but an added column
+// the table has already.
+func (db *DB) applyMigration(ctx context.Context, m migration, hook func(step string) error) error {
+	if m.code != nil {
+		return m.code.run(db, ctx, hook)
+	}
+	stmts, err := db.migrationStatements(m.file)
+	if err != nil {
+		return err
+	}
+	for _, stmt := range stmts {
+		if has, err := db.hasAddedColumn(ctx, stmt); err != nil {
+			return err
+		} else if has {
 			continue
 		}
-		if m.code != nil {
-			if err := m.code.run(db, ctx, hook); err != nil {
-				return done, fmt.Errorf("migration %s: %w", m.name, err)
-			}
-		} else {
-			stmts, err := db.migrationStatements(m.file)
-			if err != nil {
-				return done, fmt.Errorf("migration %s: %w", m.name, err)
-			}
-			for _, stmt := range stmts {
-				if has, err := db.hasAddedColumn(ctx, stmt); err != nil {
-					return done, fmt.Errorf("migration %s: %w", m.name, err)
-				} else if has {
-					continue
-				}
-				if err := db.execMigration(ctx, stmt); err != nil {
-					return done, fmt.Errorf("migration %s: %w", m.name, err)
-				}
-			}
+		if err := db.execMigration(ctx, stmt); err != nil {
+			return err
 		}
-		// INSERT ... VALUES with bound arguments hangs against 18.16 over the native protocol; a batch works
-		// on every version.
-		b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO "+db.table("schema_migrations")+" (version, name, applied_at)")
-		if err != nil {
-			return done, err
-		}
-		if err := b.Append(m.version, m.name, time.Now().UTC().Truncate(time.Second)); err != nil {
-			return done, err
-		}
-		if err := b.Send(); err != nil {
-			return done, err
-		}
-		done = append(done, m.name)
 	}
-	return done, nil
+	return nil
+}
+
+// recordApplied records a migration in schema_migrations.
+func (db *DB) recordApplied(ctx context.Context, m migration) error {
+	// INSERT ... VALUES with bound arguments hangs against 18.16 over the native protocol; a batch works
+	// on every version.
+	b, err := db.Conn.PrepareBatch(ctx, "INSERT INTO "+db.table("schema_migrations")+" (version, name, applied_at)")
+	if err != nil {
+		return err
+	}
+	if err := b.Append(m.version, m.name, time.Now().UTC().Truncate(time.Second)); err != nil {
+		return err
+	}
+	return b.Send()
 }
 
 // bootstrap creates the database and the table of applied migrations.

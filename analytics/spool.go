@@ -468,61 +468,20 @@ func (j *journal) sealed(seq uint64) bool {
 // readBatch reads up to max complete lines from the shipped position, appended to lines (given empty:
 // the shipper reuses its slice), slices of buf. done is the number of bytes they take (to pass to
 // advance); a sealed segment read to its end moves the position to the next segment.
-func (j *journal) readBatch(buf []byte, lines [][]byte, maxLines int) (_ [][]byte, done int, err error) {
+func (j *journal) readBatch(buf []byte, lines [][]byte, maxLines int) (_ [][]byte, done int, _ error) {
 	for {
-		if j.reader == nil || j.readSeq != j.seq {
-			if j.reader != nil {
-				j.reader.Close()
-				j.reader = nil
-			}
-			f, err := os.Open(j.segPath(j.seq))
-			if err != nil {
-				if errors.Is(err, os.ErrNotExist) && j.sealed(j.seq) {
-					if next, ok := j.nextSegment(); ok {
-						j.seq, j.off = next, 0
-						continue
-					}
-				}
-				if errors.Is(err, os.ErrNotExist) {
-					return nil, 0, nil
-				}
-				return nil, 0, err
-			}
-			j.reader, j.readSeq = f, j.seq
+		if ok, err := j.openCurrent(); err != nil || !ok {
+			return nil, 0, err
 		}
 		sealed := j.sealed(j.seq) // before reading: a segment sealed after the read is read again
-		n, rerr := j.reader.ReadAt(buf, int64(j.off))
-		if rerr != nil && rerr != io.EOF {
-			return nil, 0, rerr
+		chunk, n, err := j.readChunk(buf, sealed)
+		if err != nil {
+			return nil, 0, err
 		}
-		chunk := buf[:n]
-		if !sealed {
-			// zeros: a place taken by an append still copying (or the segment's unwritten rest)
-			if z := bytes.IndexByte(chunk, 0); z >= 0 {
-				chunk = chunk[:z]
-			}
-		}
-		for len(lines) < maxLines {
-			i := bytes.IndexByte(chunk[done:], '\n')
-			if i < 0 {
-				break
-			}
-			line := chunk[done : done+i]
-			if z := bytes.LastIndexByte(line, 0); z >= 0 {
-				// in a segment left by a process killed while appending: the zeros of a place never
-				// written, and any line cut by them, are passed over
-				line = line[z+1:]
-			}
-			if len(line) > 0 {
-				lines = append(lines, line)
-			}
-			done += i + 1
-		}
+		lines, done = collectLines(chunk, lines, maxLines)
 		if done > 0 && len(lines) == 0 {
 			// only zeros and cut lines so far: pass over them and read on
-			j.torn += int64(done)
-			j.off += uint64(done)
-			done = 0
+			j.passOver(done)
 			continue
 		}
 		if len(lines) > 0 || !sealed {
@@ -533,32 +492,109 @@ func (j *journal) readBatch(buf []byte, lines [][]byte, maxLines int) (_ [][]byt
 				return lines, done, nil
 			}
 			// a whole buffer without a line: zeros of a segment left unfinished by a killed process
-			j.torn += int64(n)
-			j.off += uint64(n)
+			j.passOver(n)
 			continue
 		}
-		// A sealed segment read to its end. A tail without a newline is a write cut by a crash: passed
-		// over. Then the next segment, if any.
-		if n > 0 {
-			j.torn += int64(n)
-			j.off += uint64(n)
-			if err := j.savePosition(); err != nil {
-				return nil, 0, err
-			}
-		}
-		next, ok := j.nextSegment()
-		if !ok {
-			return nil, 0, nil
-		}
-		old := j.seq
-		j.seq, j.off = next, 0
-		if err := j.savePosition(); err != nil {
+		if ok, err := j.finishSegment(n); err != nil || !ok {
 			return nil, 0, err
 		}
-		j.reader.Close()
-		j.reader = nil
-		os.Remove(j.segPath(old))
 	}
+}
+
+// openCurrent opens the segment of the shipped position for reading, unless it is open. A sealed
+// segment that is gone moves the position to the next segment; ok is false when there is no segment to
+// read yet.
+func (j *journal) openCurrent() (ok bool, _ error) {
+	for j.reader == nil || j.readSeq != j.seq {
+		if j.reader != nil {
+			j.reader.Close()
+			j.reader = nil
+		}
+		f, err := os.Open(j.segPath(j.seq))
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) && j.sealed(j.seq) {
+				if next, ok := j.nextSegment(); ok {
+					j.seq, j.off = next, 0
+					continue
+				}
+			}
+			if errors.Is(err, os.ErrNotExist) {
+				return false, nil
+			}
+			return false, err
+		}
+		j.reader, j.readSeq = f, j.seq
+	}
+	return true, nil
+}
+
+// readChunk reads buf's length from the shipped position: n bytes read, chunk the part that may hold
+// lines (in a segment not sealed, up to the first zero: a place taken by an append still copying, or
+// the segment's unwritten rest).
+func (j *journal) readChunk(buf []byte, sealed bool) (chunk []byte, n int, _ error) {
+	n, err := j.reader.ReadAt(buf, int64(j.off))
+	if err != nil && err != io.EOF {
+		return nil, 0, err
+	}
+	chunk = buf[:n]
+	if !sealed {
+		if z := bytes.IndexByte(chunk, 0); z >= 0 {
+			chunk = chunk[:z]
+		}
+	}
+	return chunk, n, nil
+}
+
+// collectLines appends chunk's complete lines to lines until it holds maxLines; done is the bytes of
+// chunk they take. Zeros of a place never written, and any line cut by them (in a segment left by a
+// process killed while appending), are passed over: counted in done, not appended.
+func collectLines(chunk []byte, lines [][]byte, maxLines int) (_ [][]byte, done int) {
+	for len(lines) < maxLines {
+		i := bytes.IndexByte(chunk[done:], '\n')
+		if i < 0 {
+			break
+		}
+		line := chunk[done : done+i]
+		if z := bytes.LastIndexByte(line, 0); z >= 0 {
+			line = line[z+1:]
+		}
+		if len(line) > 0 {
+			lines = append(lines, line)
+		}
+		done += i + 1
+	}
+	return lines, done
+}
+
+// passOver moves the position past n bytes that hold no line to ship (counted as torn).
+func (j *journal) passOver(n int) {
+	j.torn += int64(n)
+	j.off += uint64(n)
+}
+
+// finishSegment ends the reading of a sealed segment read to its end, tail bytes left at the position.
+// A tail (without a newline) is a write cut by a crash: passed over. Then the position moves to the next
+// segment, if any (ok false: none yet), and the finished segment is removed.
+func (j *journal) finishSegment(tail int) (ok bool, _ error) {
+	if tail > 0 {
+		j.passOver(tail)
+		if err := j.savePosition(); err != nil {
+			return false, err
+		}
+	}
+	next, ok := j.nextSegment()
+	if !ok {
+		return false, nil
+	}
+	old := j.seq
+	j.seq, j.off = next, 0
+	if err := j.savePosition(); err != nil {
+		return false, err
+	}
+	j.reader.Close()
+	j.reader = nil
+	os.Remove(j.segPath(old))
+	return true, nil
 }
 
 // nextSegment is the first segment after the shipped one.

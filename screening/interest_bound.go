@@ -103,47 +103,93 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 	if _, ok := c.period.Facts[shariah.InterestIncome]; ok {
 		return
 	}
-	p := c.period
-	no := func(why string) { c.note("interest_income not bounded: " + why) }
-	for _, a := range acts {
-		if a.Category == "conventional_finance" {
-			no("the classification names conventional finance (" + a.Reason + "): interest from loans and finance receivables, which the inputs do not carry, is not bounded by cash and securities")
-			return
-		}
-	}
-	if cur := strings.ToUpper(p.Currency); cur != "" && cur != "USD" {
-		no("reported in " + cur + ": the policy-rate table is the US federal funds rate's")
+	b, why := c.interestBound(rs, acts)
+	if b == nil {
+		c.note("interest_income not bounded: " + why)
 		return
+	}
+	c.bounded[shariah.InterestIncome] = b
+	c.dq.Bounded = append(c.dq.Bounded, *b)
+	c.note("interest_income bounded (" + b.Reason + "): " + b.Method)
+}
+
+// interestBound is the screened period's bound on interest income, or nil and which part of what the
+// bound needs is lacking (the first, in the order checked).
+func (c *screenContext) interestBound(rs *Ruleset, acts []Activity) (_ *BoundedInput, whyNot string) {
+	p := c.period
+	if why := interestBoundExcluded(p, acts); why != "" {
+		return nil, why
 	}
 	end, err := time.Parse("2006-01-02", p.PeriodEnd)
 	if err != nil {
-		no("the period end " + p.PeriodEnd + " is not a date")
-		return
+		return nil, "the period end " + p.PeriodEnd + " is not a date"
 	}
 	rev, ok := p.Facts[shariah.TotalRevenue]
 	if !ok || !rev.Value.IsPositive() {
-		no("the period reports no positive total revenue to set it against")
-		return
+		return nil, "the period reports no positive total revenue to set it against"
 	}
-	months := windowMonths(p.Period)
-	start := end.AddDate(0, 0, 1).AddDate(0, -months, 0) // the day after the end, months back: 2025-04-01 for 2025-06-30
-	rate, basis, ok := market.PolicyRateOver(start, end)
+	w, ok := interestWindowOf(p.Period, end)
 	if !ok {
-		no(fmt.Sprintf("the policy-rate table does not cover %s to %s", start.Format("2006-01-02"), p.PeriodEnd))
-		return
+		return nil, fmt.Sprintf("the policy-rate table does not cover %s to %s", w.start.Format("2006-01-02"), p.PeriodEnd)
 	}
 	// The largest filed quarter-end balance in the 12 months to the period end, its opening balance
 	// (the year before, two weeks' leeway for 52/53-week years) included. The period's own must be filed.
 	if _, ok := p.Facts[shariah.CashAndSecurities]; !ok {
-		no("the screened period reports no cash and interest-bearing securities")
-		return
+		return nil, "the screened period reports no cash and interest-bearing securities"
 	}
+	considered, best, ownFiled := c.interestBearingAssets(end)
+	if best == nil || !ownFiled {
+		return nil, "the screened period's cash and interest-bearing securities are not from a filing"
+	}
+	for _, a := range considered {
+		if a.Value.IsNegative() {
+			return nil, "a negative cash and interest-bearing securities balance at " + a.PeriodEnd + " contradicts the filing"
+		}
+	}
+	return c.newInterestBound(rs, w, considered, *best, rev.Value.Decimal), ""
+}
+
+// interestBoundExcluded says why a company's interest income is not bounded from cash and securities
+// at all ("" when it is): a classification naming conventional finance, or a currency other than the
+// policy-rate table's.
+func interestBoundExcluded(p *shariah.Fundamentals, acts []Activity) string {
+	for _, a := range acts {
+		if a.Category == "conventional_finance" {
+			return "the classification names conventional finance (" + a.Reason + "): interest from loans and finance receivables, which the inputs do not carry, is not bounded by cash and securities"
+		}
+	}
+	if cur := strings.ToUpper(p.Currency); cur != "" && cur != "USD" {
+		return "reported in " + cur + ": the policy-rate table is the US federal funds rate's"
+	}
+	return ""
+}
+
+// interestWindow is a screened period's revenue window and the highest policy rate over it.
+type interestWindow struct {
+	start  time.Time // the window's first day
+	months int
+	rateBP int64
+	basis  string
+}
+
+// interestWindowOf is the window of a period ending at end, its policy rate from the table; ok is false
+// when the table does not cover the window (start is set then).
+func interestWindowOf(period string, end time.Time) (w interestWindow, ok bool) {
+	w.months = windowMonths(period)
+	w.start = end.AddDate(0, 0, 1).AddDate(0, -w.months, 0) // the day after the end, months back: 2025-04-01 for 2025-06-30
+	w.rateBP, w.basis, ok = market.PolicyRateOver(w.start, end)
+	return w, ok
+}
+
+// interestBearingAssets is the filed quarter-end interest-bearing assets of the 12 months to the
+// screened period's end (the opening balance included: from a year and two weeks before), one per
+// period end in the order of the inputs; best is the largest, and ownFiled whether the screened period's
+// own end is among them.
+func (c *screenContext) interestBearingAssets(end time.Time) (considered []BoundedAsset, best *BoundedAsset, ownFiled bool) {
 	from := end.AddDate(-1, 0, -14).Format("2006-01-02")
-	var considered []BoundedAsset
-	var best *BoundedAsset
 	seen := map[string]bool{}
 	for _, f := range c.in.Fundamentals {
-		if f.PeriodEnd < from || f.PeriodEnd > p.PeriodEnd || seen[f.PeriodEnd] {
+		if f.PeriodEnd < from || f.PeriodEnd > c.period.PeriodEnd || seen[f.PeriodEnd] {
 			continue
 		}
 		sum, any := decimal.Zero, false
@@ -167,18 +213,16 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 			best = &b
 		}
 	}
-	if best == nil || !seen[p.PeriodEnd] {
-		no("the screened period's cash and interest-bearing securities are not from a filing")
-		return
-	}
-	for _, a := range considered {
-		if a.Value.IsNegative() {
-			no("a negative cash and interest-bearing securities balance at " + a.PeriodEnd + " contradicts the filing")
-			return
-		}
-	}
-	bp := decimal.NewFromInt(rate + market.PolicyRateMarginBP)
-	frac := decimal.NewFromInt(int64(months)).Div(decimal.NewFromInt(12)) // 1 or 0.25: exact
+	return considered, best, seen[c.period.PeriodEnd]
+}
+
+// newInterestBound is the screened period's bound on interest income over window w: from 0 to the
+// largest interest-bearing assets (best, of those considered) x (the policy rate + the margin) x
+// months/12, set against revenue, with why the period has no value and the arithmetic in words.
+func (c *screenContext) newInterestBound(rs *Ruleset, w interestWindow, considered []BoundedAsset, best BoundedAsset, revenue decimal.Decimal) *BoundedInput {
+	p := c.period
+	bp := decimal.NewFromInt(w.rateBP + market.PolicyRateMarginBP)
+	frac := decimal.NewFromInt(int64(w.months)).Div(decimal.NewFromInt(12)) // 1 or 0.25: exact
 	upper := best.Value.Decimal.Mul(bp).Div(d10000).Mul(frac)
 	why := p.Missing[shariah.InterestIncome]
 	if why == "" {
@@ -189,20 +233,18 @@ func (c *screenContext) planInterestBound(rs *Ruleset, acts []Activity) {
 		carry = "this ruleset does not carry it forward from an earlier fiscal year"
 	}
 	window := "the 12 months of the fiscal year"
-	if months == 3 {
+	if w.months == 3 {
 		window = "the 3 months of the quarter"
 	}
 	b := &BoundedInput{Kind: BoundKind, Field: string(shariah.InterestIncome), Period: p.Period, PeriodEnd: p.PeriodEnd,
-		WindowStart: start.Format("2006-01-02"), Months: months, Assets: num(best.Value.Decimal), AssetsAsOf: best.PeriodEnd, AssetsFrom: considered,
-		RateBP: num(decimal.NewFromInt(rate)), RateBasis: basis, MarginBP: num(decimal.NewFromInt(market.PolicyRateMarginBP)),
-		Lower: shariah.NewNumber(decimal.Zero), Upper: shariah.NewNumber(upper), Revenue: num(rev.Value.Decimal),
+		WindowStart: w.start.Format("2006-01-02"), Months: w.months, Assets: num(best.Value.Decimal), AssetsAsOf: best.PeriodEnd, AssetsFrom: considered,
+		RateBP: num(decimal.NewFromInt(w.rateBP)), RateBasis: w.basis, MarginBP: num(decimal.NewFromInt(market.PolicyRateMarginBP)),
+		Lower: shariah.NewNumber(decimal.Zero), Upper: shariah.NewNumber(upper), Revenue: num(revenue),
 		Reason: fmt.Sprintf("%s %s: %s; %s", p.PeriodEnd, p.Period, why, carry)}
 	b.Method = fmt.Sprintf("interest income of %s (%s to %s, the window of its revenue) is at most the largest quarter-end cash and interest-bearing securities of the 12 months to %s, %s (as of %s), x (the highest policy rate of the calendar year(s) of the window, %s%%, + a margin of %s%%) x %d/12 = %s; at least 0; against revenue of %s",
 		window, b.WindowStart, p.PeriodEnd, p.PeriodEnd, money(best.Value.Decimal), best.PeriodEnd,
-		decimal.New(rate, -2).StringFixed(2), decimal.New(market.PolicyRateMarginBP, -2).StringFixed(2), months, money(upper), money(rev.Value.Decimal))
-	c.bounded[shariah.InterestIncome] = b
-	c.dq.Bounded = append(c.dq.Bounded, *b)
-	c.note("interest_income bounded (" + b.Reason + "): " + b.Method)
+		decimal.New(w.rateBP, -2).StringFixed(2), decimal.New(market.PolicyRateMarginBP, -2).StringFixed(2), w.months, money(upper), money(revenue))
+	return b
 }
 
 // money writes an amount with thousands separators and at most two decimals (rounded away from zero
