@@ -11,7 +11,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	shariah "github.com/shariah-screen/shariah"
-	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // ErrorBody is the error envelope of every error response (the Error schema of openapi.yaml).
@@ -47,7 +46,7 @@ func (s *Server) errorBody(c *fiber.Ctx, err error) (int, ErrorBody) {
 		}
 		return status, ErrorBody{Code: de.Code, Message: de.Message, Detail: de.Detail}
 	}
-	if sredis.Unavailable(err) {
+	if s.storeUnavailable(err) {
 		// a store behind the route is down or failing over (the meter answered from its lease): the
 		// route's own feature is unavailable for that time, not broken
 		return http.StatusServiceUnavailable, ErrorBody{Code: shariah.EUNAVAILABLE, Message: "A service this route needs is unavailable. Retry shortly."}

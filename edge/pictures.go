@@ -12,7 +12,6 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/insights"
-	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/svgchart"
 )
@@ -59,7 +58,7 @@ func (s *Server) badge(c *fiber.Ctx) error {
 	case "", shariah.ENOTFOUND, shariah.EVALIDATION:
 	default:
 		// A store outage: the neutral badge, not cached, so the verdict is back once the store is.
-		if sredis.Unavailable(err) {
+		if s.storeUnavailable(err) {
 			s.deps.failed(DepRedis, err)
 		}
 		s.quiet.error("badge", "badge: stored screening unreadable", slog.String("error", err.Error()), slog.String("request_id", requestID(c)))

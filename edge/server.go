@@ -29,7 +29,6 @@ import (
 	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/market"
-	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/stripe"
 	"github.com/shariah-screen/shariah/sukuk"
@@ -93,6 +92,15 @@ type Deps struct {
 	// BenchRoutes adds GET /bench/constant, a bare constant-JSON route for load-test comparisons.
 	BenchRoutes bool
 	Now         func() time.Time // nil: time.Now
+
+	// How the store adapter's failures and call budget reach the edge (it imports no adapter).
+	// StoreUnavailable reports an error of a store that is down or failing over: a 503 with Retry-After,
+	// not a 500 (cmd: redis.Unavailable); nil: no error is.
+	StoreUnavailable func(error) bool
+	// RequestContext is a new request's context, carrying the store's call budget, so that a hung Redis
+	// fails a request's calls within callTimeout (Limits.RedisTimeout; cmd: redis.WithCallTimeout);
+	// nil: context.Background.
+	RequestContext func(callTimeout time.Duration) context.Context
 
 	// The process's shared services, composed once by cmd/shariah and handed to the MCP server too (the
 	// agent's tools use them as well); nil: built once here over the fields above (tests that build a
@@ -247,9 +255,17 @@ func New(d Deps) (*Server, error) {
 }
 
 // requestContext is a request's context: a hung Redis fails its calls within the Redis call timeout,
-// and the request answers 503 (sredis.WithCallTimeout).
+// and the request answers 503 (Deps.RequestContext).
 func (s *Server) requestContext() context.Context {
-	return sredis.WithCallTimeout(context.Background(), s.redisTimeout)
+	if s.RequestContext == nil {
+		return context.Background()
+	}
+	return s.RequestContext(s.redisTimeout)
+}
+
+// storeUnavailable reports an error of a store that is down or failing over (Deps.StoreUnavailable).
+func (s *Server) storeUnavailable(err error) bool {
+	return s.StoreUnavailable != nil && s.StoreUnavailable(err)
 }
 
 // App returns the fiber app (for Listen and for tests' app.Test).

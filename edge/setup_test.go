@@ -265,8 +265,10 @@ func setup(t testing.TB, o options) *env {
 			edge.DepRedis:      func(ctx context.Context) error { return sredis.Ping(ctx, rc) },
 			edge.DepClickHouse: func(ctx context.Context) error { return db.Conn.Ping(ctx) },
 		},
-		UsageHealth: writer.Stats,
-		Limits:      limits,
+		UsageHealth:      writer.Stats,
+		Limits:           limits,
+		StoreUnavailable: sredis.Unavailable,
+		RequestContext:   func(d time.Duration) context.Context { return sredis.WithCallTimeout(context.Background(), d) },
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -20,7 +21,9 @@ func edgeDeps(e *env, s *services) edge.Deps {
 	return edge.Deps{
 		Keys: s.keys, Meter: s.meter, Ref: s.ref, Catalogs: s.catalogs, Insights: s.insights, Screener: s.screener,
 		Trajectories: s.trajectories, Zakat: s.zakat, Purifier: s.purifier, Agent: s.agent,
-		Education: s.edu, SukukStore: s.sukuk, SukukRules: s.sukukRules,
+		StoreUnavailable: sredis.Unavailable,
+		RequestContext:   func(d time.Duration) context.Context { return sredis.WithCallTimeout(context.Background(), d) },
+		Education:        s.edu, SukukStore: s.sukuk, SukukRules: s.sukukRules,
 		Billing: s.billing, Processor: s.payments, WebhookSecret: e.cfg.WebhookSecret, AgentLLM: s.llm, Popular: s.popular,
 		Bulk: s.bulk, ETFs: s.etfs, ETFQueue: s.queue, ETFWait: e.cfg.ETFWait, QueueHealth: queueHealth(s.queue),
 		Usage: s.usage, UsageReader: s.usageRead, UsageHealth: s.usage.Stats,
