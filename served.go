@@ -43,8 +43,8 @@ func ETag(body []byte) string {
 func NewServed(body []byte) Served { return Served{Body: body, ETag: ETag(body)} }
 
 // ServedFormat is raised when the encoding of a served body changes in a way the types' shapes do not
-// show (a MarshalJSON, Normalize or the quote's disclaimers rule): stored bodies of another format are
-// not served, but encoded again from their records.
+// show (a MarshalJSON, the store's upgrade of records read or the quote's disclaimers rule): stored
+// bodies of another format are not served, but encoded again from their records.
 const ServedFormat = 1
 
 // ShapeHash is a hash of a type's shape as encoding/json sees it (field names, tags and types, nested),

@@ -14,6 +14,7 @@ import (
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/education"
 	"github.com/shariah-screen/shariah/market"
+	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
 	"github.com/shariah-screen/shariah/screening"
 )
@@ -72,22 +73,22 @@ func encodedQuote(t *testing.T, edu *education.Registry, stored []byte) []byte {
 	return b
 }
 
-// encodedResult is what GET /api/screen and /api/result answered before for a stored result: decoded,
-// normalized, seen through the methodology (if any), encoded.
-func encodedResult(t *testing.T, rs screening.Rulesets, stored []byte, methodology string) []byte {
+// encodedResult is what GET /api/screen and /api/result answered before for a stored result: read as
+// the result store reads a stored value (decoded and brought up to date; written to a key of its own
+// for that), seen through the methodology (if any), encoded.
+func (e *env) encodedResult(t *testing.T, rs screening.Rulesets, stored []byte, methodology string) []byte {
 	t.Helper()
-	var sr struct {
-		Result screening.Result `json:"result"`
+	const sym, ruleset = "STORED-AS-READ", "spec" // a key no route reads
+	e.setRaw(t, "shr:result:{"+sym+"}:"+ruleset, stored)
+	r, _, ok, err := sredis.NewResultStore(e.rc).Result(context.Background(), sym, ruleset)
+	if err != nil || !ok {
+		t.Fatalf("reading the stored result: %v %v", ok, err)
 	}
-	if err := json.Unmarshal(stored, &sr); err != nil {
-		t.Fatal(err)
-	}
-	sr.Result.Normalize()
-	set, m, err := rs.Resolve(sr.Result.Ruleset.Name, methodology)
+	set, m, err := rs.Resolve(r.Ruleset.Name, methodology)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(sr.Result.View(set, m))
+	b, err := json.Marshal(r.View(set, m))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestScreeningsServedAsStored(t *testing.T) {
 		if !framedAs(stored, screening.ResultVariant) {
 			t.Fatalf("%s: the result is not stored as served: %.120s", sym, stored)
 		}
-		want := encodedResult(t, rs, stored, "")
+		want := e.encodedResult(t, rs, stored, "")
 		if !bytes.Equal(computed.body, want) || computed.Header.Get("ETag") != "" {
 			t.Fatalf("%s: computed answer (ETag %q)\n got %s\nwant %s", sym, computed.Header.Get("ETag"), computed.body, want)
 		}
@@ -247,14 +248,14 @@ func TestScreeningsServedAsStored(t *testing.T) {
 			}
 		}
 		// A methodology's view is encoded from the result (and memoised), the same as before.
-		view := encodedResult(t, rs, stored, "aaoifi")
+		view := e.encodedResult(t, rs, stored, "aaoifi")
 		for range 2 {
 			r := e.do(t, "GET", "/api/screen/"+sym+"?methodology=aaoifi", nil, k)
 			if r.StatusCode != 200 || !bytes.Equal(r.body, view) || r.Header.Get("X-Cache") != "HIT" || r.Header.Get("ETag") != shariah.ETag(view) {
 				t.Fatalf("%s aaoifi view: %d\n got %s\nwant %s", sym, r.StatusCode, r.body, view)
 			}
 		}
-		if r := e.do(t, "GET", "/api/result/"+sym+"?methodology=djim", nil, k); !bytes.Equal(r.body, encodedResult(t, rs, stored, "djim")) {
+		if r := e.do(t, "GET", "/api/result/"+sym+"?methodology=djim", nil, k); !bytes.Equal(r.body, e.encodedResult(t, rs, stored, "djim")) {
 			t.Fatalf("%s djim view of the cached result: %s", sym, r.body)
 		}
 	}
@@ -285,7 +286,7 @@ func TestRescreenServesTheNewBody(t *testing.T) {
 	etag1 := e.do(t, "GET", "/api/screen/MSFT", nil, k).Header.Get("ETag")
 
 	forced := e.do(t, "GET", "/api/screen/MSFT?force_refresh=true", nil, k)
-	want := encodedResult(t, rs, e.rawValue(t, rkey), "")
+	want := e.encodedResult(t, rs, e.rawValue(t, rkey), "")
 	if forced.Header.Get("X-Cache") != "MISS" || !bytes.Equal(forced.body, want) || shariah.ETag(want) == etag1 {
 		t.Fatalf("force_refresh: %v\n got %s\nwant %s", forced.Header, forced.body, want)
 	}
@@ -304,7 +305,7 @@ func TestRescreenServesTheNewBody(t *testing.T) {
 		t.Fatalf("re-screen on the other edge: %d", r.StatusCode)
 	}
 	etag2 := shariah.ETag(want)
-	want = encodedResult(t, rs, e.rawValue(t, rkey), "")
+	want = e.encodedResult(t, rs, e.rawValue(t, rkey), "")
 	for _, p := range []string{"/api/screen/MSFT", "/api/result/MSFT"} {
 		var got response
 		until(t, p+" serves the other edge's result", func() bool {
@@ -345,7 +346,7 @@ func TestResultStoredByAnOlderBinary(t *testing.T) {
 	delete(stored.Result, "shariah_compliance_status")
 	plain, _ := json.Marshal(map[string]any{"version": stored.Version, "result": stored.Result})
 	e.setRaw(t, rkey, plain)
-	want := encodedResult(t, rs, plain, "")
+	want := e.encodedResult(t, rs, plain, "")
 	if bytes.Equal(want, first.body) {
 		t.Fatal("the older record encodes as the current one: nothing to tell them apart")
 	}
@@ -359,7 +360,7 @@ func TestResultStoredByAnOlderBinary(t *testing.T) {
 			t.Fatalf("%s:\n got %s\nwant %s", p, got.body, want)
 		}
 	}
-	if v := e.rawValue(t, rkey); !framedAs(v, screening.ResultVariant) || !bytes.Equal(encodedResult(t, rs, v, ""), want) {
+	if v := e.rawValue(t, rkey); !framedAs(v, screening.ResultVariant) || !bytes.Equal(e.encodedResult(t, rs, v, ""), want) {
 		t.Fatalf("the older result was not stored with its body: %.200s", v)
 	}
 	if r := e.do(t, "GET", "/api/screen/JPM", nil, k); r.Header.Get("X-Cache") != "HIT" || !bytes.Equal(r.body, want) {

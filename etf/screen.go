@@ -341,18 +341,3 @@ func (w sourceWeights) pct(total decimal.Decimal) shariah.SourceWeights {
 	p := func(s string) string { return w[s].Mul(d100).Div(total).StringFixed(2) }
 	return shariah.SourceWeights{FiledPct: p(shariah.DataFiled), IllustrativePct: p(shariah.DataIllustrative), NoFundamentalsPct: p(shariah.DataNoFundamentals)}
 }
-
-// Normalize brings an ETF look-through stored with the purification rate as a fraction (before
-// purification_rate_fraction existed) to percent, for the ETF and each holding.
-func (r *Result) Normalize() {
-	if r.PurificationFraction == nil && r.PurificationRate != nil {
-		r.PurificationFraction = r.PurificationRate
-		r.PurificationRate, r.PurificationRatePct = screening.PercentOf(r.PurificationFraction), screening.PercentOf(r.PurificationFraction)
-	}
-	for i := range r.Holdings {
-		h := &r.Holdings[i]
-		if h.PurificationFrac == nil && h.PurificationRate != nil {
-			h.PurificationFrac, h.PurificationRate = h.PurificationRate, screening.PercentOf(h.PurificationRate)
-		}
-	}
-}

@@ -40,6 +40,78 @@ type storedResult struct {
 	Result  screening.Result `json:"result"`
 }
 
+// decodeResult reads a stored result value as the current format (upgradeResult).
+func decodeResult(b []byte) (storedResult, error) {
+	var sr storedResult
+	if err := json.Unmarshal(b, &sr); err != nil {
+		return storedResult{}, err
+	}
+	upgradeResult(&sr.Result)
+	return sr, nil
+}
+
+// upgradeResult brings a result stored before the client-ecosystem fields existed up to date:
+// by_methodology re-keyed by MethodologyKey with each entry's is_compliant, status and disposition, the
+// purification rate from a fraction to percent, data_quality.methodologies_insufficient and the fields
+// derived from the overall verdict. Sector, industry, market cap and the flat ratios need the inputs:
+// they stay null until the result is screened again. The three purification fields are derived from
+// the stored fraction (SetPurificationFraction), as the engine derives them; a current result is
+// otherwise left as it is.
+func upgradeResult(r *screening.Result) {
+	if r.ByMethodology != nil {
+		by := make(map[string]screening.MethodologyResult, len(r.ByMethodology))
+		for k, mr := range r.ByMethodology {
+			if mr.Methodology != "" {
+				k = screening.MethodologyKey(mr.Methodology)
+			}
+			if mr.Status == "" {
+				mr.IsCompliant, mr.Status, mr.Disposition = screening.VerdictBool(mr.Verdict), mr.Verdict, mr.Verdict
+			}
+			by[k] = mr
+		}
+		r.ByMethodology = by
+	}
+	fraction := r.PurificationFraction
+	if fraction == nil {
+		fraction = r.PurificationRate // stored as a fraction: purification_rate_fraction did not exist yet
+	}
+	r.SetPurificationFraction(fraction)
+	if r.DataQuality.MethodologiesInsufficient == nil {
+		r.DataQuality.MethodologiesInsufficient = screening.InsufficientOf(r.ByMethodology)
+	}
+	if r.DataQuality.Bounded == nil {
+		r.DataQuality.Bounded = []screening.BoundedInput{} // stored before bounds existed: none
+	}
+	if r.VerdictMethodology == "" {
+		// Stored when is_compliant was true only for COMPLIANT: it follows one methodology now.
+		if m := legacyVerdictMethodology(r); m != "" {
+			r.SetYesNo(m)
+			r.DeriveOverall()
+		}
+	}
+	if r.ShariahStatus == "" {
+		r.DeriveOverall()
+	}
+}
+
+// legacyPrimary is the primary methodology id of every ruleset with several methodologies when
+// verdict_methodology was introduced (spec's AAOIFI): what a result stored before it is read with.
+const legacyPrimary = "aaoifi"
+
+// legacyVerdictMethodology is the methodology a result stored before verdict_methodology existed
+// follows: the one it is seen through, its only one, or its ruleset's primary then (legacyPrimary).
+func legacyVerdictMethodology(r *screening.Result) string {
+	if r.Methodology != "" {
+		return r.Methodology
+	}
+	for _, mr := range r.ByMethodology {
+		if len(r.ByMethodology) == 1 || mr.ID == legacyPrimary {
+			return mr.Methodology
+		}
+	}
+	return ""
+}
+
 // resultValue is a result stored as its served body (served.go): the header, the data version and the
 // body as the result.
 func resultValue(sv shariah.Served, version int64, screenedAt time.Time) []byte {
@@ -95,11 +167,10 @@ func (s *ResultStore) ServedResult(ctx context.Context, symbol, ruleset string) 
 	if st, ok := parseResultValue(b); ok {
 		return st, true, nil
 	}
-	var sr storedResult
-	if err := json.Unmarshal(b, &sr); err != nil {
+	sr, err := decodeResult(b)
+	if err != nil {
 		return shariah.StoredResult{}, false, err
 	}
-	sr.Result.Normalize()
 	sv, err := screening.ServeResult(sr.Result)
 	if err != nil {
 		return shariah.StoredResult{}, false, err
@@ -142,11 +213,10 @@ func (s *ResultStore) Result(ctx context.Context, symbol, ruleset string) (scree
 	if !ok || err != nil {
 		return screening.Result{}, 0, false, err
 	}
-	var sr storedResult
-	if err := json.Unmarshal(b, &sr); err != nil {
+	sr, err := decodeResult(b)
+	if err != nil {
 		return screening.Result{}, 0, false, err
 	}
-	sr.Result.Normalize() // written before the client-ecosystem fields: by_methodology keys, percent
 	return sr.Result, sr.Version, true, nil
 }
 
@@ -166,11 +236,10 @@ func (s *ResultStore) fetch(ctx context.Context, ruleset string, syms []string) 
 			if err != nil {
 				return nil, err
 			}
-			var sr storedResult
-			if err := json.Unmarshal(b, &sr); err != nil {
+			sr, err := decodeResult(b)
+			if err != nil {
 				return nil, err
 			}
-			sr.Result.Normalize()
 			out = append(out, sr.Result)
 		}
 	}
@@ -220,7 +289,7 @@ func (s *ResultStore) ETFResult(ctx context.Context, symbol, ruleset string) (et
 	if err := json.Unmarshal(b, &r); err != nil {
 		return etf.Result{}, false, err
 	}
-	r.Normalize() // a look-through stored with the purification rate as a fraction
+	upgradeETFResult(&r)
 	return r, true, nil
 }
 
@@ -245,4 +314,19 @@ func (s *ResultStore) CountBySource(ctx context.Context) (shariah.SourceCounts, 
 		out.AddN(dataSources[i], int(n))
 	}
 	return out, nil
+}
+
+// upgradeETFResult brings an ETF look-through stored with the purification rate as a fraction (before
+// purification_rate_fraction existed) to percent, for the ETF and each holding.
+func upgradeETFResult(r *etf.Result) {
+	if r.PurificationFraction == nil && r.PurificationRate != nil {
+		r.PurificationFraction = r.PurificationRate
+		r.PurificationRate, r.PurificationRatePct = screening.PercentOf(r.PurificationFraction), screening.PercentOf(r.PurificationFraction)
+	}
+	for i := range r.Holdings {
+		h := &r.Holdings[i]
+		if h.PurificationFrac == nil && h.PurificationRate != nil {
+			h.PurificationFrac, h.PurificationRate = h.PurificationRate, screening.PercentOf(h.PurificationRate)
+		}
+	}
 }

@@ -167,7 +167,7 @@ func (s *RunStore) Items(ctx context.Context, id string) ([]bulk.Item, error) {
 			return nil, err
 		}
 		if it.Result != nil {
-			it.Result.Normalize() // written before the client-ecosystem fields: by_methodology keys, percent
+			upgradeResult(it.Result) // written before the client-ecosystem fields: by_methodology keys, percent
 		}
 		out = append(out, it)
 	}

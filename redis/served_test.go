@@ -224,7 +224,7 @@ func checkServedStores(t *testing.T, c rueidis.Client) {
 	if _, ok, err := results.ServedResult(ctx, "NOPE", "spec"); ok || err != nil {
 		t.Fatalf("absent result: %v %v", ok, err)
 	}
-	// Stored by an older binary: served encoded (after Normalize, as Result reads it), and backfilled.
+	// Stored by an older binary: served encoded (after upgradeResult, as Result reads it), and backfilled.
 	r := testResult("JPM", at)
 	old, _ := json.Marshal(storedResult{Version: 3, Result: r})
 	if err := c.Do(ctx, c.B().Set().Key(resultKey("JPM", "spec")).Value(string(old)).Build()).Error(); err != nil {

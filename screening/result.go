@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/shariah-screen/shariah"
 )
@@ -61,6 +63,19 @@ type MethodologyResult struct {
 	Reason string   `json:"reason"` // what decided the verdict
 	AsOf   string   `json:"as_of"`
 	Source []string `json:"sources"`
+}
+
+// MethodologyKey is a methodology's key in by_methodology: its display name with everything but
+// letters and digits removed, in upper case (AAOIFI, DJIM, FTSE, MSCI, S&P -> SP, SC Malaysia ->
+// SCMALAYSIA). The methodologies map keeps the display names.
+func MethodologyKey(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToUpper(r))
+		}
+	}
+	return b.String()
 }
 
 // BufferState reports DJIM's buffer evaluation over the periods on file.
@@ -151,7 +166,7 @@ type Result struct {
 	ShariahStatus        string                       `json:"shariah_compliance_status"` // compliance_status in lower case
 	AbstainReason        string                       `json:"abstain_reason,omitempty"`  // why, when INSUFFICIENT_DATA
 	Methodology          string                       `json:"methodology,omitempty"`     // when the overall verdict is one methodology's
-	VerdictMethodology   string                       `json:"verdict_methodology"`       // whose verdict is_compliant and the screen booleans follow (setYesNo)
+	VerdictMethodology   string                       `json:"verdict_methodology"`       // whose verdict is_compliant and the screen booleans follow (SetYesNo)
 	Methodologies        map[string]string            `json:"methodologies"`             // display name (S&P) to verdict
 	ByMethodology        map[string]MethodologyResult `json:"by_methodology"`            // keyed by MethodologyKey (SP)
 	BusinessScreenPass   *bool                        `json:"business_screen_pass"`
@@ -189,6 +204,26 @@ type Result struct {
 
 	// BusinessClassification is what the business screen read and where from.
 	BusinessClassification Classification `json:"business_classification"`
+}
+
+// SetPurificationFraction sets the purification fields from the rate as a fraction: purification_rate
+// and purification_rate_pct in percent (4 decimals, PercentOf), purification_rate_fraction as given.
+// The fraction is the one figure behind the three: the engine sets it, and the result store's read
+// path derives the two percents from the stored fraction again.
+func (r *Result) SetPurificationFraction(f *shariah.Number) {
+	r.PurificationFraction, r.PurificationRate, r.PurificationRatePct = f, nil, nil
+	if f != nil {
+		r.PurificationRate = PercentOf(f)
+		r.PurificationRatePct = PercentOf(f)
+	}
+}
+
+// PercentOf is a fraction in percent, 4 decimals (nil stays nil).
+func PercentOf(f *shariah.Number) *shariah.Number {
+	if f == nil {
+		return nil
+	}
+	return num(f.Decimal.Mul(d100).Round(4))
 }
 
 // DataSourceOf classifies a screening result by its fundamentals: illustrative when any input used is,

@@ -1,10 +1,10 @@
 // Package screening holds the Shariah screening of a company: rulesets (ruleset.go), the engine
 // (screen.go, business.go, interest_bound.go, screening_periods.go), explanations and marks (explain.go,
-// marks.go, verdict_sentence.go), the result and its stored-body encoding (result.go, clientfields.go),
-// the screener with its result store contract (screener.go), the portfolio and stock comparison
-// (portfolio.go, stock_compare.go, stock_record.go, report.go), staleness against later filings
-// (staleness.go) and the statuses of a watchlist's symbols (watchlist_status.go). It imports the
-// kernel, filings, the catalog and the market.
+// marks.go, verdict_sentence.go), the result, its derived verdict fields and its stored-body encoding
+// (result.go, verdict.go), the screener with its result store contract (screener.go), the portfolio
+// and stock comparison (portfolio.go, stock_compare.go, stock_record.go, report.go), staleness against
+// later filings (staleness.go) and the statuses of a watchlist's symbols (watchlist_status.go). It
+// imports the kernel, filings, the catalog and the market.
 package screening
 
 import (
@@ -72,7 +72,7 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 	ctx.planReceivablesBound(rs)
 	for _, m := range rs.Methodologies {
 		mr := ctx.screenMethodology(rs, m, acts, cls)
-		b := verdictBool(mr.Verdict)
+		b := VerdictBool(mr.Verdict)
 		mr.IsCompliant, mr.Status, mr.Disposition = b, mr.Verdict, mr.Verdict
 		r.ByMethodology[MethodologyKey(m.Name)] = mr
 		r.Methodologies[m.Name] = mr.Verdict
@@ -97,9 +97,9 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 	ctx.finishDQ()
 	r.DataQuality = ctx.dq // collected while screening
 	r.RevenueBreakdown, r.PurificationFraction = ctx.revenue()
-	r.setPurificationFraction(r.PurificationFraction)
+	r.SetPurificationFraction(r.PurificationFraction)
 	ctx.marketFigures(&r)
-	r.DataQuality.MethodologiesInsufficient = insufficientOf(r.ByMethodology)
+	r.DataQuality.MethodologiesInsufficient = InsufficientOf(r.ByMethodology)
 	r.DataQuality.Marks = []Mark{} // not null: the ratios carry their marks (MarksOf reads them per methodology)
 	marks := MarksOf(r)
 	r.DataQuality.Marks = marks.List
@@ -118,9 +118,9 @@ func Screen(in ScreenInputs, rs *Ruleset, methodology string) Result {
 			r.Methodology, yesNo = m.Name, m.Name
 		}
 	}
-	r.setYesNo(yesNo)
+	r.SetYesNo(yesNo)
 	r.ComplianceExplanation = explain(rs, r, methodology)
-	r.deriveOverall()
+	r.DeriveOverall()
 	return r
 }
 
@@ -729,4 +729,58 @@ func overall(rs *Ruleset, by map[string]MethodologyResult, methodology string) s
 	default:
 		return "QUESTIONABLE"
 	}
+}
+
+// marketFigures sets sector, industry, the latest market cap (month-end close x shares outstanding,
+// the market_cap_latest denominator) and the flat informational ratios. It runs after the screening
+// and records nothing in data_quality.
+func (c *screenContext) marketFigures(r *Result) {
+	a := c.in.Asset
+	r.Sector, r.Industry, r.MarketCapCurrency = strOrNil(a.Sector), strOrNil(a.Industry), strOrNil(a.Currency)
+	ratio := func(n, d decimal.Decimal) *shariah.Number {
+		if !d.IsPositive() {
+			return nil
+		}
+		return num(n.DivRound(d, 8))
+	}
+	fact := func(f shariah.Field) (decimal.Decimal, bool) {
+		if c.period == nil {
+			return decimal.Zero, false
+		}
+		v, ok := c.period.Facts[f]
+		return v.Value.Decimal, ok
+	}
+	if mcap, _, ok := c.mcap(1, c.in.Now, c.shares); ok && mcap.IsPositive() && c.capSuspect == "" {
+		r.MarketCap = num(mcap.Round(2))
+		if c.currencyMismatch() == "" { // a ratio of two currencies would mean nothing
+			debt, hasDebt := fact(shariah.TotalDebt)
+			cash, hasCash := fact(shariah.CashAndSecurities)
+			recv, hasRecv := fact(shariah.Receivables)
+			if hasDebt {
+				r.DebtToMarketCap = ratio(debt, mcap)
+			}
+			if hasCash {
+				r.CashToMarketCap = ratio(cash, mcap)
+			}
+			if hasCash && hasRecv {
+				r.LiquidityToMarketCap = ratio(cash.Add(recv), mcap)
+			}
+		}
+	}
+	if recv, ok := fact(shariah.Receivables); ok {
+		if assets, ok := fact(shariah.TotalAssets); ok {
+			r.ReceivablesToAssets = ratio(recv, assets)
+		}
+	}
+	// The revenue breakdown is of the fiscal year interest income was carried from, when it was.
+	if rb := r.RevenueBreakdown; rb.InterestIncome != nil && rb.TotalRevenue != nil {
+		r.InterestToRevenue = ratio(rb.InterestIncome.Decimal, rb.TotalRevenue.Decimal)
+	}
+}
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

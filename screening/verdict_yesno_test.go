@@ -78,31 +78,6 @@ func TestYesNoFollowsPrimary(t *testing.T) {
 	}
 }
 
-// TestYesNoOfStoredResult: a result stored before verdict_methodology existed (is_compliant true only for
-// COMPLIANT) is read with its ruleset's primary: a QUESTIONABLE result whose AAOIFI entry is
-// compliant becomes is_compliant true, with financial_screen_pass AAOIFI's.
-func TestYesNoOfStoredResult(t *testing.T) {
-	t.Parallel()
-	in := base()
-	in.Fundamentals[0].Facts[shariah.Receivables] = fact(400_000) // DJIM and MSCI fail
-	r := screening.Screen(in, allRulesets(t)["spec"], "")
-	b, _ := json.Marshal(r)
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	delete(m, "verdict_methodology")
-	m["is_compliant"], m["financial_screen_pass"] = false, false // as stored then
-	b, _ = json.Marshal(m)
-	var old screening.Result
-	if err := json.Unmarshal(b, &old); err != nil {
-		t.Fatal(err)
-	}
-	old.Normalize()
-	if old.VerdictMethodology != "AAOIFI" || old.IsCompliant == nil || !*old.IsCompliant || old.FinancialScreenPass == nil ||
-		!*old.FinancialScreenPass || old.ComplianceStatus != "QUESTIONABLE" {
-		t.Fatalf("normalized: %q %v %v %s", old.VerdictMethodology, old.IsCompliant, old.FinancialScreenPass, old.ComplianceStatus)
-	}
-}
-
 // TestYesNoRealFilings screens AAPL, NVDA and KO from the shared data's filings and closes (as
 // TestScreenRealFilings does; KO with the default pack's SIC 2080, as load --default then --shared
 // classifies it): is_compliant is AAOIFI's verdict, and financial_screen_pass is false exactly when one
