@@ -165,8 +165,9 @@ type route struct {
 	cost  account.TokenCost
 }
 
-// New builds the edge.
-func New(d Deps) (*Server, error) {
+// withDefaults fills what Deps was given without: the process's defaults (costs, clock, log, ETF
+// wait, metrics registry) and, for tests that build a partial edge, the shared services, built once.
+func (d Deps) withDefaults() Deps {
 	if d.Costs == nil {
 		d.Costs = account.DefaultTokenCosts()
 	}
@@ -205,6 +206,12 @@ func New(d Deps) (*Server, error) {
 		d.Agent = &agent.Agent{LLM: d.AgentLLM, Tools: agent.Tools{Screener: d.Screener, Ref: d.Ref, Catalogs: d.Catalogs,
 			Zakat: d.Zakat, Insights: d.Insights, News: d.News}}
 	}
+	return d
+}
+
+// New builds the edge.
+func New(d Deps) (*Server, error) {
+	d = d.withDefaults()
 	s := &Server{Deps: d, log: d.Log, plans: d.Keys.Plans, store: d.Keys.Store, catalogs: d.Catalogs, insights: d.Insights}
 	s.metrics = newMetrics(d.Registry)
 	s.deps = newDeps(d.Checks, d.Log)
