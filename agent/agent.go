@@ -24,10 +24,15 @@ import (
 	"github.com/shariah-screen/shariah/screening"
 )
 
+// QuoteReader is what the agent reads of the reference store: stored quotes.
+type QuoteReader interface {
+	Quote(ctx context.Context, symbol string) (market.Quote, bool, error)
+}
+
 // Tools are the domain operations the agent may call.
 type Tools struct {
 	Screener *screening.Screener
-	Ref      market.RefStore
+	Ref      QuoteReader
 	Catalogs *catalog.Cache
 	Zakat    *finance.Zakat
 	Insights *insights.Service

@@ -43,11 +43,63 @@ type Report struct {
 	Duration     time.Duration `json:"-"`
 }
 
+// Store is what a load reads and writes of the reference store: every write (the pack's records, the
+// derived data, the version) and the reads that rebuild the derived data.
+type Store interface {
+	marketWriter
+	referenceWriter
+	derivedStore
+	BumpVersion(ctx context.Context) (int64, error)
+}
+
+// marketWriter is what putMarket writes: assets, candles and fundamentals.
+type marketWriter interface {
+	PutAssets(ctx context.Context, assets []shariah.Asset) error
+	PutSeries(ctx context.Context, s shariah.Series) error
+	PutFundamentals(ctx context.Context, bySymbol map[string][]shariah.Fundamentals) error
+}
+
+// referenceWriter is what putReference writes: dividends, indices, ETF holdings, FX rates and metal
+// prices.
+type referenceWriter interface {
+	PutDividends(ctx context.Context, symbol string, ds []shariah.Dividend) error
+	PutIndex(ctx context.Context, ix catalog.IndexInfo) error
+	PutHoldings(ctx context.Context, etf string, hs []shariah.Holding) error
+	PutFX(ctx context.Context, rates []market.FXRate) error
+	PutMetals(ctx context.Context, prices []market.MetalPrice) error
+}
+
+// derivedStore is what putDerived reads and writes: the quotes rebuilt from the candles, the
+// illustrative fundamentals and the trending list.
+type derivedStore interface {
+	market.QuoteStore
+	illustrativeStore
+	trendingStore
+}
+
+// illustrativeStore is what fillIllustrative reads and writes: the records and fundamentals of the
+// symbols it fills, and what their fundamentals stand on.
+type illustrativeStore interface {
+	AssetsMany(ctx context.Context, symbols []string) (map[string]shariah.Asset, error)
+	FundamentalsMany(ctx context.Context, symbols []string) (map[string][]shariah.Fundamentals, error)
+	PutFundamentals(ctx context.Context, bySymbol map[string][]shariah.Fundamentals) error
+	MarkFundamentalsSources(ctx context.Context, bySymbol map[string]string) error
+}
+
+// trendingStore is what rebuildTrending reads and writes: the symbols with candles, their quotes and
+// records, and the trending list.
+type trendingStore interface {
+	SeriesSymbols(ctx context.Context) ([]string, error)
+	Quotes(ctx context.Context, symbols []string) (map[string]market.Quote, error)
+	AssetsMany(ctx context.Context, symbols []string) (map[string]shariah.Asset, error)
+	PutTrending(ctx context.Context, items []market.Trending) error
+}
+
 // Load writes a pack to the store: records merge with what is stored (so loading twice changes nothing
 // and nothing stored before is lost), then the derived data is rebuilt for the symbols the pack
 // touched: illustrative fundamentals for equities that have none, quotes from the latest candles, the
 // trending list; finally the reference version is bumped so caches reload.
-func Load(ctx context.Context, st market.RefStore, p *Pack, x Extras, now time.Time) (Report, error) {
+func Load(ctx context.Context, st Store, p *Pack, x Extras, now time.Time) (Report, error) {
 	start := time.Now()
 	rep := Report{Problems: p.Problems, Notes: p.Notes}
 	touched, err := putMarket(ctx, st, p, &rep)
@@ -68,7 +120,7 @@ func Load(ctx context.Context, st market.RefStore, p *Pack, x Extras, now time.T
 }
 
 // putMarket writes the pack's assets, candles and fundamentals and returns the symbols they touched.
-func putMarket(ctx context.Context, st market.RefWriter, p *Pack, rep *Report) (map[string]bool, error) {
+func putMarket(ctx context.Context, st marketWriter, p *Pack, rep *Report) (map[string]bool, error) {
 	assets := mergeAssets(p.Assets)
 	if err := st.PutAssets(ctx, assets); err != nil {
 		return nil, fmt.Errorf("assets: %w", err)
@@ -104,7 +156,7 @@ func putMarket(ctx context.Context, st market.RefWriter, p *Pack, rep *Report) (
 }
 
 // putReference writes the pack's dividends, indices, ETF holdings, FX rates and metal prices.
-func putReference(ctx context.Context, st market.RefWriter, p *Pack, rep *Report) error {
+func putReference(ctx context.Context, st referenceWriter, p *Pack, rep *Report) error {
 	divs := map[string][]shariah.Dividend{}
 	for _, d := range p.Dividends {
 		divs[d.Symbol] = append(divs[d.Symbol], d)
@@ -149,7 +201,7 @@ func putReference(ctx context.Context, st market.RefWriter, p *Pack, rep *Report
 // putDerived rebuilds the derived data for what this load touched: quotes for the symbols with candles
 // whose candles or shares outstanding may have changed, illustrative fundamentals for the touched
 // equities, and the trending list.
-func putDerived(ctx context.Context, st market.RefStore, p *Pack, x Extras, touched map[string]bool, now time.Time, rep *Report) error {
+func putDerived(ctx context.Context, st derivedStore, p *Pack, x Extras, touched map[string]bool, now time.Time, rep *Report) error {
 	syms := make([]string, 0, len(touched))
 	for s := range touched {
 		syms = append(syms, s)
@@ -231,7 +283,7 @@ func mergeIndices(in []catalog.IndexInfo) []catalog.IndexInfo {
 // screening inputs they lack with illustrative values from their sector and market cap. The market cap
 // is shares outstanding on file x last close when both are known, else the best estimate. Fields on
 // file are never overwritten, so a second load changes nothing. Works in chunks to bound memory.
-func fillIllustrative(ctx context.Context, st market.RefStore, syms []string, quotes map[string]market.Quote, x Extras, fx []market.FXRate, now time.Time) (int, error) {
+func fillIllustrative(ctx context.Context, st illustrativeStore, syms []string, quotes map[string]market.Quote, x Extras, fx []market.FXRate, now time.Time) (int, error) {
 	perUSD := x.USDPer
 	if perUSD == nil {
 		perUSD = map[string]decimal.Decimal{}
@@ -361,7 +413,7 @@ func estimateCap(a shariah.Asset, x Extras, perUSD map[string]decimal.Decimal) (
 }
 
 // rebuildTrending ranks every quoted symbol (market.RankTrending) and stores the list.
-func rebuildTrending(ctx context.Context, st market.RefStore) error {
+func rebuildTrending(ctx context.Context, st trendingStore) error {
 	syms, err := st.SeriesSymbols(ctx)
 	if err != nil {
 		return err

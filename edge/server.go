@@ -38,7 +38,7 @@ import (
 type Deps struct {
 	Keys      *account.Keys // issuing, regenerating and revoking keys (holds the KeyStore and plans)
 	Meter     account.Meter
-	Ref       market.RefStore // reference and market data
+	Ref       market.RefReader // reference and market data
 	Screener  *screening.Screener
 	Education *education.Registry
 	Bulk      *bulk.Service

@@ -20,8 +20,22 @@ import (
 	"github.com/shariah-screen/shariah/catalog"
 )
 
+// QuoteSource is what building a quote reads of the reference store: a symbol's candles, its record and
+// its fundamentals (the shares on file).
+type QuoteSource interface {
+	Series(ctx context.Context, symbol, interval string) (shariah.Series, bool, error)
+	Asset(ctx context.Context, symbol string) (shariah.Asset, bool, error)
+	Fundamentals(ctx context.Context, symbol string) ([]shariah.Fundamentals, error)
+}
+
+// QuoteStore is what refreshing quotes reads and writes: what a quote is built from, and the quote.
+type QuoteStore interface {
+	QuoteSource
+	PutQuote(ctx context.Context, q Quote) error
+}
+
 // QuoteFromStore builds a symbol's quote from its stored candles (daily, else monthly).
-func QuoteFromStore(ctx context.Context, st RefReader, sym string) (Quote, bool, error) {
+func QuoteFromStore(ctx context.Context, st QuoteSource, sym string) (Quote, bool, error) {
 	s, ok, err := st.Series(ctx, sym, "1d")
 	if err != nil {
 		return Quote{}, false, err
@@ -43,7 +57,7 @@ func QuoteFromStore(ctx context.Context, st RefReader, sym string) (Quote, bool,
 
 // FinishQuote adds the record's name and currency, and the market cap from the latest shares
 // outstanding on file.
-func FinishQuote(ctx context.Context, st RefReader, q *Quote) error {
+func FinishQuote(ctx context.Context, st QuoteSource, q *Quote) error {
 	a, ok, err := st.Asset(ctx, q.Symbol)
 	if err != nil {
 		return err
@@ -71,7 +85,7 @@ func FinishQuote(ctx context.Context, st RefReader, q *Quote) error {
 }
 
 // holdBackSuspectCap nulls a quote's market cap that SuspectMarketCap holds back, saying why.
-func holdBackSuspectCap(ctx context.Context, st RefReader, q *Quote, fs []shariah.Fundamentals) error {
+func holdBackSuspectCap(ctx context.Context, st QuoteSource, q *Quote, fs []shariah.Fundamentals) error {
 	with := 0 // periods with shares, or holding them back
 	for _, f := range fs {
 		if _, ok := f.Facts[shariah.SharesOutstanding]; ok || strings.HasPrefix(f.Missing[shariah.SharesOutstanding], SplitUnplaced) {
@@ -93,7 +107,7 @@ func holdBackSuspectCap(ctx context.Context, st RefReader, q *Quote, fs []sharia
 
 // RefreshQuotes rebuilds and stores the quotes of symbols from their stored candles (after a load or a
 // price ingest); symbols without candles are skipped. It returns how many quotes were written.
-func RefreshQuotes(ctx context.Context, st RefStore, symbols []string) (int, error) {
+func RefreshQuotes(ctx context.Context, st QuoteStore, symbols []string) (int, error) {
 	n := 0
 	for _, sym := range symbols {
 		q, ok, err := QuoteFromStore(ctx, st, sym)

@@ -8,7 +8,9 @@ import (
 )
 
 // RefStore holds the reference and market data: the loaders write it (RefWriter), the services read it
-// (RefReader). A consumer declares the half it uses.
+// (RefReader). The redis adapter implements the whole; a consumer declares what it uses: the serving
+// half, or the few methods it calls (QuoteStore, the ingesters' Store, datapack.Store, the agent's
+// QuoteReader).
 type RefStore interface {
 	RefReader
 	RefWriter

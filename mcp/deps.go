@@ -44,7 +44,7 @@ type Deps struct {
 	Bulk       *bulk.Service
 	ETFs       *etf.Service
 	Screener   *screening.Screener
-	Ref        market.RefStore
+	Ref        market.RefReader
 	Catalogs   *catalog.Cache
 	Insights   *insights.Service
 	Watchlists *account.Watchlists

@@ -28,6 +28,7 @@ import (
 // harness is an MCP server over a real Redis with the default universe, and an in-process client.
 type harness struct {
 	rc   rueidis.Client
+	ref  *sredis.RefStore // the reference store d.Ref reads, for tests to write to
 	c    *client.Client
 	d    mcp.Deps
 	edu  *education.Registry
@@ -81,7 +82,7 @@ func start(t *testing.T, opts ...func(*mcp.Deps)) *harness {
 	if err != nil || !strings.Contains(res.Instructions, "not a religious ruling") {
 		t.Fatalf("initialize: %v %+v", err, res)
 	}
-	return &harness{rc: rc, c: c, d: d, edu: edu, ctx: ctx}
+	return &harness{rc: rc, ref: ref, c: c, d: d, edu: edu, ctx: ctx}
 }
 
 func TestResourcesOverTheInProcessClient(t *testing.T) {

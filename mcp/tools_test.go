@@ -262,7 +262,7 @@ func TestSecFilingsTool(t *testing.T) {
 func TestToolsCountDataSources(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	if err := h.d.Ref.PutAssets(h.ctx, []shariah.Asset{{Symbol: "GOOG", Name: "Alphabet Inc. Class C", Type: shariah.Equity,
+	if err := h.ref.PutAssets(h.ctx, []shariah.Asset{{Symbol: "GOOG", Name: "Alphabet Inc. Class C", Type: shariah.Equity,
 		Exchange: "NASDAQ", Country: "United States", Currency: "USD", Sector: "Communication Services", CIK: "0001652044"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -275,10 +275,10 @@ func TestToolsCountDataSources(t *testing.T) {
 			shariah.TotalAssets: fact(1000), shariah.TotalDebt: fact(100), shariah.CashAndSecurities: fact(50), shariah.Receivables: fact(80),
 			shariah.TotalRevenue: fact(400), shariah.InterestIncome: fact(2), shariah.ImpureRevenue: fact(0)}}}
 	}
-	if err := h.d.Ref.PutFundamentals(h.ctx, by); err != nil {
+	if err := h.ref.PutFundamentals(h.ctx, by); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.d.Ref.BumpVersion(h.ctx); err != nil {
+	if _, err := h.ref.BumpVersion(h.ctx); err != nil {
 		t.Fatal(err)
 	}
 	counts := func(v any) [3]float64 {
@@ -295,7 +295,7 @@ func TestToolsCountDataSources(t *testing.T) {
 		t.Fatalf("scan_portfolio: %v\n%s", sum, text(res))
 	}
 
-	if err := h.d.Ref.PutIndex(h.ctx, catalog.IndexInfo{Name: "SRC4", Description: "test", Country: "Test", Symbols: []string{"MSFT", "GOOGL", "GOOG", "KO"}, Source: "test"}); err != nil {
+	if err := h.ref.PutIndex(h.ctx, catalog.IndexInfo{Name: "SRC4", Description: "test", Country: "Test", Symbols: []string{"MSFT", "GOOGL", "GOOG", "KO"}, Source: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	res, m = h.call(t, "bulk_screen", map[string]any{"action": "trigger", "index_name": "SRC4"})

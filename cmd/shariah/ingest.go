@@ -24,7 +24,6 @@ import (
 	"github.com/shariah-screen/shariah/ingest/prices"
 	"github.com/shariah-screen/shariah/ingest/sec"
 	"github.com/shariah-screen/shariah/insights"
-	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
 )
 
@@ -96,7 +95,7 @@ func (e *env) addIngest(g *run.Group, svc *services) error {
 // companyfacts, the ticker map, companyfacts.zip and N-PORT filings (SEC allows 10 a second, counted
 // per client address, not per ingester). Filing documents the SEC ingester reads later go through the
 // same client.
-func secSources(ic config.Ingest, ref market.RefStore, store *sredis.IngestStore, traj insights.TrajectoryStore,
+func secSources(ic config.Ingest, ref sec.Store, store *sredis.IngestStore, traj insights.TrajectoryStore,
 	news filings.NewsStore, log *slog.Logger) (*sec.Source, *nport.Source) {
 	secHTTP := &httpx.Client{HTTP: &http.Client{Timeout: 60 * time.Second}, UserAgent: ic.SECUserAgent,
 		Limiter: rate.NewLimiter(rate.Limit(ic.SECRate), 1)}

@@ -14,7 +14,6 @@ import (
 	"github.com/shariah-screen/shariah/ingest"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/news"
-	"github.com/shariah-screen/shariah/market"
 )
 
 // eventRelevance rates 8-K items, for the SEC ingester and the edge alike.
@@ -23,7 +22,7 @@ var eventRelevance = news.RelevanceFor8K
 // addNews schedules each configured feed as its own source, "news:<name>", with its own health. Feeds
 // on SEC hosts (the default press-release feed) share secLimiter, the one limit of every request the
 // process sends to the SEC; other feeds have their own.
-func addNews(sched *ingest.Scheduler, ic config.Ingest, ref market.RefStore, store filings.NewsStore, secLimiter *rate.Limiter) error {
+func addNews(sched *ingest.Scheduler, ic config.Ingest, ref news.AssetSource, store filings.NewsStore, secLimiter *rate.Limiter) error {
 	feeds, err := ic.Feeds()
 	if err != nil {
 		return err

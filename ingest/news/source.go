@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/ingest/httpx"
-	"github.com/shariah-screen/shariah/market"
 )
 
 // Feed ingests one RSS or Atom feed: each run fetches it (conditionally: an unchanged feed costs a 304),
@@ -57,10 +57,15 @@ func (f *Feed) Run(ctx context.Context) (int, error) {
 	return f.News.PutArticles(ctx, arts)
 }
 
+// AssetSource is what the tagger reads of the reference store: every asset.
+type AssetSource interface {
+	AllAssets(ctx context.Context) ([]shariah.Asset, error)
+}
+
 // TaggerCache builds the symbol tagger from the assets in the reference store and rebuilds it when
 // it is older than TTL (0: 15 minutes), so feeds running together share one.
 type TaggerCache struct {
-	Ref market.RefStore
+	Ref AssetSource
 	TTL time.Duration
 
 	mu    sync.Mutex

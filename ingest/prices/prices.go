@@ -95,12 +95,20 @@ func StooqSymbol(sym string) string {
 	return s
 }
 
+// Store is what the price ingester reads and writes of the reference store: the daily candles, the
+// quotes rebuilt from them (market.RefreshQuotes) and the data version.
+type Store interface {
+	market.QuoteStore
+	PutSeries(ctx context.Context, s shariah.Series) error
+	BumpVersion(ctx context.Context) (int64, error)
+}
+
 // Source fetches each symbol's daily prices.
 type Source struct {
 	HTTP        *httpx.Client
 	URLTemplate string // {symbol} is replaced by the Stooq symbol, {canonical} by the canonical one
 	Symbols     []string
-	Ref         market.RefStore
+	Ref         Store
 }
 
 // Run updates the candles and quotes of every symbol; a symbol whose document does not parse is

@@ -13,10 +13,23 @@ import (
 	"time"
 
 	shariah "github.com/shariah-screen/shariah"
+	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/market"
 )
+
+// Store is what the SEC ingester reads and writes of the reference store: the stored indices (whose
+// constituents it may cover), the companies' records, fundamentals and dividends, the quotes rebuilt
+// with the new shares (market.RefreshQuotes) and the data version.
+type Store interface {
+	market.QuoteStore
+	Indices(ctx context.Context) ([]catalog.IndexInfo, error) // with Symbols filled
+	PutAssets(ctx context.Context, assets []shariah.Asset) error
+	PutFundamentals(ctx context.Context, bySymbol map[string][]shariah.Fundamentals) error
+	PutDividends(ctx context.Context, symbol string, ds []shariah.Dividend) error
+	BumpVersion(ctx context.Context) (int64, error)
+}
 
 // Source is the SEC EDGAR ingester: for each company it fetches submissions (filings, 8-K events, SIC
 // and exchange) and companyfacts (fundamentals with provenance, the XBRL facts, dividends per share,
@@ -29,7 +42,7 @@ import (
 // changes submissions, so a company is refreshed exactly when it filed.
 type Source struct {
 	Client     *Client
-	Ref        market.RefStore
+	Ref        Store
 	Filings    filings.Store
 	Trajectory insights.TrajectoryStore
 	News       filings.NewsStore // optional: 8-K events become dated articles
