@@ -57,6 +57,8 @@ type Screener struct {
 	mu  sync.Mutex
 	mem map[string]memEntry
 	sf  singleflight.Group
+	// afterMiss, when set (tests), runs between a request's cache miss and its joining the flight.
+	afterMiss func()
 }
 
 type memEntry struct {
@@ -219,15 +221,35 @@ func (s *Screener) Screen(ctx context.Context, symbol string, opts ScreenOptions
 			return r.View(rs, m), true, nil
 		}
 	}
+	if s.afterMiss != nil {
+		s.afterMiss()
+	}
 	key := memKey(symbol, rs.Name)
 	if opts.ForceRefresh {
 		key += "|refresh"
 	}
-	v, err, _ := s.sf.Do(key, func() (any, error) { return s.compute(context.WithoutCancel(ctx), symbol, rs, opts.RunID) })
+	v, err, _ := s.sf.Do(key, func() (any, error) {
+		if !opts.ForceRefresh {
+			// A flight that ended after this request's miss and before it joined has cached its result:
+			// computing again would be a second computation of one miss (seen under load).
+			if r, ok := s.cached(ctx, symbol, rs.Name); ok {
+				return flight{r: r, cached: true}, nil
+			}
+		}
+		r, err := s.compute(context.WithoutCancel(ctx), symbol, rs, opts.RunID)
+		return flight{r: r}, err
+	})
 	if err != nil {
 		return Result{}, false, err
 	}
-	return v.(Result).View(rs, m), false, nil
+	f := v.(flight)
+	return f.r.View(rs, m), f.cached, nil
+}
+
+// flight is what a screening's single flight returns: the result, and whether it was found cached.
+type flight struct {
+	r      Result
+	cached bool
 }
 
 // compute reads the inputs, screens, and stores the result.
