@@ -17,7 +17,6 @@ import (
 
 	"github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/catalog"
-	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -28,11 +27,18 @@ type Queue interface {
 	DropRun(ctx context.Context, runID string) error
 }
 
+// Reader is what bulk runs read of the reference store: the indices (to list an index's constituents)
+// and a symbol's record.
+type Reader interface {
+	catalog.IndexSource
+	Asset(ctx context.Context, symbol string) (shariah.Asset, bool, error)
+}
+
 // Bulk creates, runs, cancels and deletes bulk screening runs. The API and the cron rescreens create
 // runs through it, and the workers execute them through it.
 type Service struct {
 	Runs        Store
-	Ref         market.RefReader
+	Ref         Reader
 	Screener    *screening.Screener
 	Queue       Queue
 	Concurrency int           // symbols screened at once within a run; 0: 4

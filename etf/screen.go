@@ -120,10 +120,19 @@ type ResultStore interface {
 	ETFResult(ctx context.Context, symbol, ruleset string) (Result, bool, error)
 }
 
+// Reader is what the ETF service reads of the reference store: an ETF's record and holdings, and for
+// purification its quote and dividends.
+type Reader interface {
+	Asset(ctx context.Context, symbol string) (shariah.Asset, bool, error)
+	Holdings(ctx context.Context, etf string) ([]shariah.Holding, error)
+	Quote(ctx context.Context, symbol string) (market.Quote, bool, error)
+	Dividends(ctx context.Context, symbol string) ([]shariah.Dividend, error)
+}
+
 // Service screens ETFs through their holdings with the Screener, so each holding gets the same verdict as
 // a single-stock screening.
 type Service struct {
-	Ref      market.RefReader
+	Ref      Reader
 	Screener *screening.Screener
 	Results  ResultStore
 	Catalogs *catalog.Cache

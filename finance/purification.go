@@ -9,7 +9,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -137,10 +136,19 @@ func ImpureIncomePerShare(fs []shariah.Fundamentals) []PeriodImpurity {
 	return out
 }
 
+// PurificationReader is what the purification calculator reads of the reference store: a holding's
+// record, dividends and fundamentals, and the FX rates.
+type PurificationReader interface {
+	Asset(ctx context.Context, symbol string) (shariah.Asset, bool, error)
+	Dividends(ctx context.Context, symbol string) ([]shariah.Dividend, error)
+	Fundamentals(ctx context.Context, symbol string) ([]shariah.Fundamentals, error)
+	FXReader
+}
+
 // Purifier is the purification calculator. Screener gives the purification rates of the dividend
 // method; Disclaimers may be nil.
 type Purifier struct {
-	Ref         market.RefReader
+	Ref         PurificationReader
 	Screener    *screening.Screener
 	Disclaimers func(ids ...string) []shariah.Disclaimer
 }

@@ -152,10 +152,20 @@ func (r *ZakatRequest) Validate() error {
 	return v.Err()
 }
 
+// ZakatReader is what the zakat calculator reads of the reference store: metal prices, a holding's
+// record, quote and fundamentals, and the FX rates.
+type ZakatReader interface {
+	Metals(ctx context.Context, metal string) ([]market.MetalPrice, error) // oldest first
+	Asset(ctx context.Context, symbol string) (shariah.Asset, bool, error)
+	Quote(ctx context.Context, symbol string) (market.Quote, bool, error)
+	Fundamentals(ctx context.Context, symbol string) ([]shariah.Fundamentals, error)
+	FXReader
+}
+
 // Zakat is the zakat calculator. Ref is read only for what the request does not give (metal prices,
 // prices and fundamentals of holdings given as shares); Disclaimers may be nil.
 type Zakat struct {
-	Ref         market.RefReader
+	Ref         ZakatReader
 	Disclaimers func(ids ...string) []shariah.Disclaimer
 }
 
@@ -517,9 +527,14 @@ func firstNonEmpty(ss ...string) string {
 // fxPlaces is the precision of a currency conversion (a division, so it cannot be exact).
 const fxPlaces = 12
 
+// FXReader is what converting amounts to USD reads of the reference store: the FX rates.
+type FXReader interface {
+	FX(ctx context.Context) ([]market.FXRate, error)
+}
+
 // fxTable converts amounts to USD with the reference rates, read once per calculation.
 type fxTable struct {
-	ref   market.RefReader
+	ref   FXReader
 	rates map[string]market.FXRate
 }
 

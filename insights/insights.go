@@ -72,9 +72,18 @@ func BasicRatios(f shariah.Fundamentals) map[string]float64 {
 	return out
 }
 
+// Reader is what the insights read of the reference store: the data version, fundamentals (of one
+// symbol and of many) and the quotes of alternatives.
+type Reader interface {
+	Version(ctx context.Context) (int64, error)
+	Fundamentals(ctx context.Context, symbol string) ([]shariah.Fundamentals, error)
+	FundamentalsMany(ctx context.Context, symbols []string) (map[string][]shariah.Fundamentals, error)
+	Quotes(ctx context.Context, symbols []string) (map[string]market.Quote, error)
+}
+
 // Insights derives per-symbol insights from the reference data and screenings.
 type Service struct {
-	Ref      market.RefReader
+	Ref      Reader
 	Screener *screening.Screener
 	Catalogs *catalog.Cache
 

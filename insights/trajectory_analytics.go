@@ -7,9 +7,16 @@ import (
 	"github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/catalog"
-	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/screening"
 )
+
+// TrajectoryReader is what the trajectory analytics read of the reference store: the indices (to list
+// an index's constituents) and the records and fundamentals of many symbols.
+type TrajectoryReader interface {
+	catalog.IndexSource
+	AssetsMany(ctx context.Context, symbols []string) (map[string]shariah.Asset, error)
+	FundamentalsMany(ctx context.Context, symbols []string) (map[string][]shariah.Fundamentals, error)
+}
 
 // TrajectoryAnalytics answers the trajectory questions about a set of companies (an index's
 // constituents or a watchlist): which drift against a methodology's thresholds, and the sector medians
@@ -22,7 +29,7 @@ import (
 // filed quarter is left out and counted: as illustrative when its stored fundamentals are illustrative
 // only (FundamentalsSourceOf), else as having no filed quarters.
 type TrajectoryAnalytics struct {
-	Ref        market.RefReader
+	Ref        TrajectoryReader
 	Trajectory TrajectoryStore // nil: EUNAVAILABLE
 	Rulesets   screening.Rulesets
 	Watchlists account.WatchlistStore // nil: a watchlist scope is EUNAVAILABLE

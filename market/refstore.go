@@ -9,8 +9,9 @@ import (
 
 // RefStore holds the reference and market data: the loaders write it (RefWriter), the services read it
 // (RefReader). The redis adapter implements the whole; a consumer declares what it uses: the serving
-// half, or the few methods it calls (QuoteStore, the ingesters' Store, datapack.Store, the agent's
-// QuoteReader).
+// half (the edge and MCP, which hand it on), or the few methods it calls (QuoteStore, the ingesters'
+// Store, datapack.Store, the agent's QuoteReader, the reading services' readers: screening.InputReader,
+// finance.ZakatReader, bulk.Reader, etf.Reader, insights.Reader, ...).
 type RefStore interface {
 	RefReader
 	RefWriter

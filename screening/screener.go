@@ -10,7 +10,6 @@ import (
 
 	"github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/catalog"
-	"github.com/shariah-screen/shariah/market"
 )
 
 // ResultStore holds cached screening results and a time-ordered index of their updates.
@@ -41,12 +40,21 @@ type ScreenOptions struct {
 	RunID        string // the bulk run asking, recorded on the result
 }
 
+// InputReader is what the screener reads of the reference store: the data version (which keeps a
+// result fresh), a symbol's record, its fundamentals and its monthly candles.
+type InputReader interface {
+	Version(ctx context.Context) (int64, error)
+	Asset(ctx context.Context, symbol string) (shariah.Asset, bool, error)
+	Fundamentals(ctx context.Context, symbol string) ([]shariah.Fundamentals, error)
+	Series(ctx context.Context, symbol, interval string) (shariah.Series, bool, error)
+}
+
 // Screener screens symbols: it reads the inputs from the reference store, runs the engine, attaches
 // the disclaimers, and caches results in process and in the result store. A result stays fresh while
 // the reference data keeps the version it was computed from (and at most MaxAge); a miss is computed
 // once per symbol and ruleset even under concurrent requests. REST, jobs and MCP all screen through it.
 type Screener struct {
-	Ref         market.RefReader
+	Ref         InputReader
 	Results     ResultStore
 	Rulesets    Rulesets
 	Disclaimers func(ids ...string) []shariah.Disclaimer
