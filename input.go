@@ -102,7 +102,20 @@ func (v *Validation) Items(n, min, max int, noun string, loc ...any) bool {
 	return false
 }
 
-// or paragraph separators. ok reports that no problem was added to v.
+// Choice reads an enumerated field: trimmed and lower-cased, def when empty, and one of allowed or a
+// problem "must be one of: a, b" (value_error.enum) at loc.
+func (v *Validation) Choice(s *string, def string, allowed []string, loc ...any) {
+	*s = strings.ToLower(strings.TrimSpace(*s))
+	if *s == "" {
+		*s = def
+	}
+	if !slices.Contains(allowed, *s) {
+		v.Add("must be one of: "+strings.Join(allowed, ", "), "value_error.enum", loc...)
+	}
+}
+
+// Name reads a required name: trimmed, not empty, valid UTF-8, at most limit characters, and without
+// the characters ForbiddenInName refuses (controls, line or paragraph separators). ok reports that no problem was added to v.
 func (v *Validation) Name(name *string, limit int, loc ...any) (string, bool) {
 	if name == nil {
 		v.Add("field required", "value_error.missing", loc...)

@@ -51,15 +51,7 @@ type PurificationRequest struct {
 // the symbols.
 func (r *PurificationRequest) Validate() error {
 	var v shariah.Validation
-	r.Method = strings.ToLower(strings.TrimSpace(r.Method))
-	if r.Method == "" {
-		r.Method = PurifyDividend
-	}
-	switch r.Method {
-	case PurifyDividend, PurifyAAOIFI:
-	default:
-		v.Add("must be one of: dividend, aaoifi", "value_error.enum", "body", "method")
-	}
+	v.Choice(&r.Method, PurifyDividend, []string{PurifyDividend, PurifyAAOIFI}, "body", "method")
 	r.Ruleset = strings.TrimSpace(r.Ruleset)
 	v.Items(len(r.Holdings), 1, MaxPurificationHoldings, "holdings", "body", "holdings")
 	for i := range r.Holdings {

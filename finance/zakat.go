@@ -92,24 +92,8 @@ type ZakatRequest struct {
 // (nisab_metal gold, method market_value) and the normalized symbols.
 func (r *ZakatRequest) Validate() error {
 	var v shariah.Validation
-	r.NisabMetal = strings.ToLower(strings.TrimSpace(r.NisabMetal))
-	if r.NisabMetal == "" {
-		r.NisabMetal = NisabGold
-	}
-	switch r.NisabMetal {
-	case NisabGold, NisabSilver, NisabLower:
-	default:
-		v.Add("must be one of: gold, silver, lower", "value_error.enum", "body", "nisab_metal")
-	}
-	r.Method = strings.ToLower(strings.TrimSpace(r.Method))
-	if r.Method == "" {
-		r.Method = ZakatMarketValue
-	}
-	switch r.Method {
-	case ZakatMarketValue, ZakatZakatableAssets:
-	default:
-		v.Add("must be one of: market_value, zakatable_assets", "value_error.enum", "body", "method")
-	}
+	v.Choice(&r.NisabMetal, NisabGold, []string{NisabGold, NisabSilver, NisabLower}, "body", "nisab_metal")
+	v.Choice(&r.Method, ZakatMarketValue, []string{ZakatMarketValue, ZakatZakatableAssets}, "body", "method")
 	for _, f := range []struct {
 		name string
 		d    shariah.Number

@@ -110,13 +110,15 @@ func (s *Screener) ScreenableAsset(ctx context.Context, symbol string) (shariah.
 // Fresh reports whether a fresh cached result exists (the cheaper token price applies).
 func (s *Screener) Fresh(ctx context.Context, symbol string, opts ScreenOptions) bool {
 	rs, _, err := s.Rulesets.Resolve(opts.Ruleset, opts.Methodology)
-	if err != nil || opts.ForceRefresh {
-		return false
-	}
-	if _, ok := s.servedFresh(ctx, symbol, rs.Name); ok {
+	return err == nil && !opts.ForceRefresh && s.freshCached(ctx, symbol, rs.Name)
+}
+
+// freshCached reports whether a fresh result of the ruleset is cached: its served body, or the result.
+func (s *Screener) freshCached(ctx context.Context, symbol, ruleset string) bool {
+	if _, ok := s.servedFresh(ctx, symbol, ruleset); ok {
 		return true
 	}
-	_, ok := s.cached(ctx, symbol, rs.Name)
+	_, ok := s.cached(ctx, symbol, ruleset)
 	return ok
 }
 
@@ -128,10 +130,8 @@ func (s *Screener) NeedsFresh(ctx context.Context, symbol string, opts ScreenOpt
 	if opts.ForceRefresh {
 		return true
 	}
-	if _, _, err := s.Rulesets.Resolve(opts.Ruleset, opts.Methodology); err != nil {
-		return false
-	}
-	return !s.Fresh(ctx, symbol, opts)
+	rs, _, err := s.Rulesets.Resolve(opts.Ruleset, opts.Methodology)
+	return err == nil && !s.freshCached(ctx, symbol, rs.Name)
 }
 
 // ServedFresh is Screen's answer as stored, when it is one: the served body of a fresh cached result
