@@ -1,0 +1,434 @@
+package jobs_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/internal/redistest"
+	"github.com/shariah-screen/shariah/jobs"
+	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/webhooks"
+)
+
+// hookEnv is a test's webhooks: a Redis of its own with the default pack, the service over the real
+// store and queue, and (once started) an asynq worker delivering through them.
+type hookEnv struct {
+	url   string
+	rc    rueidis.Client
+	store *sredis.WebhookStore
+	q     *jobs.Queue
+	svc   *webhooks.Service
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// shortBackoff retries after 10, 20, 40, 40, ... ms: the production schedule's shape in milliseconds.
+var shortBackoff = webhooks.Backoff{First: 10 * time.Millisecond, Max: 40 * time.Millisecond, Window: time.Second}
+
+func newHookEnv(t testing.TB, tg *webhooks.Targets, backoff webhooks.Backoff) *hookEnv {
+	t.Helper()
+	srv, rc := redistest.StartWithDefaultPack(t)
+	q, err := jobs.NewQueue(srv.RedisURL(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(q.Close)
+	if tg == nil {
+		tg = loopbackTargets(t)
+	}
+	ref := sredis.NewRefStore(rc)
+	st := sredis.NewWebhookStore(rc)
+	svc := &webhooks.Service{Store: st, Queue: q, Targets: tg, Sender: &webhooks.Sender{Targets: tg, Timeout: 2 * time.Second},
+		Watchlists: sredis.NewWatchlistStore(rc), Indices: ref, Resolve: (&catalog.Cache{Store: ref}).Resolve,
+		Backoff: backoff, Log: quiet}
+	return &hookEnv{url: srv.RedisURL(), rc: rc, store: st, q: q, svc: svc}
+}
+
+func loopbackTargets(t testing.TB) *webhooks.Targets {
+	tg, err := webhooks.ParseAllow("127.0.0.1/32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+// startWorker runs a worker of the test's own over the env's Redis until the test ends.
+func (h *hookEnv) startWorker(t testing.TB, concurrency int) {
+	t.Helper()
+	srv, mux, err := jobs.NewWorkerWith(h.url, false, jobs.WorkerOptions{Concurrency: concurrency,
+		WebhookBackoff: h.svc.Schedule(), PollInterval: 20 * time.Millisecond}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs.RegisterWebhooks(mux, h.svc)
+	if err := srv.Start(mux); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+}
+
+func (h *hookEnv) create(t testing.TB, user, url string, symbols ...string) webhooks.Endpoint {
+	t.Helper()
+	u := url
+	e, err := h.svc.Create(context.Background(), user, account.PlanPro, webhooks.NewEndpoint{URL: &u, Symbols: symbols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// delivery reads a delivery of an event to an endpoint.
+func (h *hookEnv) delivery(t testing.TB, ep, ev string) webhooks.Delivery {
+	t.Helper()
+	d, _, err := h.store.Delivery(context.Background(), ep, webhooks.DeliveryID(ep, ev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// hit is one request a receiver got.
+type hit struct {
+	eventID, attempt string
+	body             []byte
+	verified         error // the documented signature rule, applied by the receiver
+	answered         int
+}
+
+// receiver is a real HTTP receiver on loopback. answer decides the status of the n-th request (from
+// 1) of an event; the secret is set once the endpoint exists.
+type receiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	secret string
+	hits   []hit
+	answer func(eventID string, n int) int
+	seen   chan struct{} // a value per request
+}
+
+func newReceiver(t testing.TB, answer func(eventID string, n int) int) *receiver {
+	r := &receiver{answer: answer, seen: make(chan struct{}, 100000)}
+	r.Server = httptest.NewServer(http.HandlerFunc(r.serve))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	id := req.Header.Get(webhooks.EventIDHeader)
+	r.mu.Lock()
+	n := 1
+	for _, h := range r.hits {
+		if h.eventID == id {
+			n++
+		}
+	}
+	status := 200
+	if r.answer != nil {
+		status = r.answer(id, n)
+	}
+	r.hits = append(r.hits, hit{eventID: id, attempt: req.Header.Get(webhooks.AttemptHeader), body: body, answered: status,
+		verified: webhooks.Verify(r.secret, req.Header.Get(webhooks.SignatureHeader), body, time.Now(), 5*time.Minute)})
+	r.mu.Unlock()
+	w.WriteHeader(status)
+	r.seen <- struct{}{}
+}
+
+func (r *receiver) setSecret(s string) { r.mu.Lock(); r.secret = s; r.mu.Unlock() }
+
+func (r *receiver) got() []hit {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]hit(nil), r.hits...)
+}
+
+// waitUntil polls cond until it holds or the timeout passes (then the test fails naming what).
+func waitUntil(t testing.TB, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func event(id, symbol string, kinds ...string) webhooks.Event {
+	if len(kinds) == 0 {
+		kinds = []string{webhooks.KindVerdict}
+	}
+	body, _ := json.Marshal(map[string]any{"id": id, "symbol": symbol, "before": map[string]string{"overall": "COMPLIANT"},
+		"after": map[string]string{"overall": "NON_COMPLIANT"}})
+	return webhooks.Event{ID: id, Time: time.Now().UTC(), Kinds: kinds, Symbol: symbol, Ruleset: "spec", Body: body}
+}
+
+// TestTwoEventsTwoSignedDeliveries: two events on an endpoint's symbols are two deliveries, each
+// signed by the documented rule and carrying its event; an event on another symbol or of a kind the
+// endpoint did not ask for is not sent to it; the same fan-out again sends nothing.
+func TestTwoEventsTwoSignedDeliveries(t *testing.T) {
+	t.Parallel()
+	h := newHookEnv(t, nil, webhooks.Backoff{})
+	rcv, other := newReceiver(t, nil), newReceiver(t, nil)
+	ep := h.create(t, "alice", rcv.URL+"/hooks", "AAPL", "MSFT")
+	rcv.setSecret(ep.Secret)
+	u := other.URL + "/source-only"
+	ko, err := h.svc.Create(context.Background(), "bob", account.PlanStarter, webhooks.NewEndpoint{URL: &u, Symbols: []string{"ko"}, Kinds: []string{webhooks.KindSource}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.startWorker(t, 4)
+	events := []webhooks.Event{event("01JEV0001", "AAPL"), event("01JEV0002", "MSFT", webhooks.KindVerdict, webhooks.KindMethodology),
+		event("01JEV0003", "KO"), event("01JEV0004", "JNJ", webhooks.KindSource)}
+	n, err := h.svc.FanOut(context.Background(), events)
+	if err != nil || n != 2 {
+		t.Fatalf("fan-out queued %d: %v", n, err)
+	}
+	waitUntil(t, "two deliveries delivered", 10*time.Second, func() bool {
+		return h.delivery(t, ep.ID, "01JEV0001").Status == webhooks.StatusDelivered && h.delivery(t, ep.ID, "01JEV0002").Status == webhooks.StatusDelivered
+	})
+	hits := rcv.got()
+	if len(hits) != 2 {
+		t.Fatalf("%d requests, want 2", len(hits))
+	}
+	for _, hi := range hits {
+		if hi.verified != nil {
+			t.Fatalf("%s: signature: %v", hi.eventID, hi.verified)
+		}
+		var p webhooks.Payload
+		if err := json.Unmarshal(hi.body, &p); err != nil || p.ID != hi.eventID || p.Type != webhooks.TypeChange || p.Ruleset != "spec" {
+			t.Fatalf("payload %s: %+v %v", hi.body, p, err)
+		}
+		var data map[string]any
+		if err := json.Unmarshal(p.Data, &data); err != nil || data["id"] != p.ID || data["symbol"] != p.Symbol {
+			t.Fatalf("data %s: %v", p.Data, err)
+		}
+	}
+	if len(other.got()) != 0 {
+		t.Fatalf("the source-only endpoint on KO got %d requests", len(other.got()))
+	}
+	if d := h.delivery(t, ko.ID, "01JEV0003"); d.ID != "" {
+		t.Fatalf("a verdict event was stored for a source-only endpoint: %+v", d)
+	}
+	// The same events again (a relay restarted before saving its cursor): nothing new.
+	if n, err := h.svc.FanOut(context.Background(), events); err != nil || n != 0 {
+		t.Fatalf("second fan-out queued %d: %v", n, err)
+	}
+	list, err := h.svc.Deliveries(context.Background(), "alice", account.PlanPro, ep.ID, 50)
+	if err != nil || len(list) != 2 || list[0].Attempts != 1 || list[0].LastStatus != 200 {
+		t.Fatalf("deliveries %+v %v", list, err)
+	}
+}
+
+// TestAFailingReceiverGetsEachEventOnceMore: a receiver that fails three times per event and then
+// recovers gets each event four times with the same event id and body, answers one 2xx per event,
+// and the deliveries read delivered after four attempts.
+func TestAFailingReceiverGetsEachEventOnceMore(t *testing.T) {
+	t.Parallel()
+	h := newHookEnv(t, nil, shortBackoff)
+	rcv := newReceiver(t, func(_ string, n int) int {
+		if n <= 3 {
+			return 500
+		}
+		return 200
+	})
+	ep := h.create(t, "alice", rcv.URL, "AAPL", "MSFT")
+	rcv.setSecret(ep.Secret)
+	h.startWorker(t, 4)
+	if n, err := h.svc.FanOut(context.Background(), []webhooks.Event{event("01JEV0101", "AAPL"), event("01JEV0102", "MSFT")}); err != nil || n != 2 {
+		t.Fatalf("fan-out: %d %v", n, err)
+	}
+	for _, ev := range []string{"01JEV0101", "01JEV0102"} {
+		waitUntil(t, ev+" delivered", 20*time.Second, func() bool { return h.delivery(t, ep.ID, ev).Status == webhooks.StatusDelivered })
+		d := h.delivery(t, ep.ID, ev)
+		if d.Attempts != 4 || d.LastStatus != 200 || d.LastError != "" || d.NextTry != nil {
+			t.Fatalf("%s: %+v", ev, d)
+		}
+	}
+	byEvent := map[string][]hit{}
+	for _, hi := range rcv.got() {
+		byEvent[hi.eventID] = append(byEvent[hi.eventID], hi)
+	}
+	for ev, hits := range byEvent {
+		if len(hits) != 4 {
+			t.Fatalf("%s: %d requests, want 4", ev, len(hits))
+		}
+		ok := 0
+		for i, hi := range hits {
+			if hi.verified != nil || string(hi.body) != string(hits[0].body) || hi.attempt != strconv.Itoa(i+1) {
+				t.Fatalf("%s request %d: attempt %s, %v, body changed: %v", ev, i+1, hi.attempt, hi.verified, string(hi.body) != string(hits[0].body))
+			}
+			if hi.answered == 200 {
+				ok++
+			}
+		}
+		if ok != 1 {
+			t.Fatalf("%s: %d 2xx answers", ev, ok)
+		}
+	}
+	if len(byEvent) != 2 {
+		t.Fatalf("events received: %v", byEvent)
+	}
+	if e, _, _ := h.store.Endpoint(context.Background(), "", ep.ID); e.Disabled != nil {
+		t.Fatalf("recovered endpoint disabled: %+v", e.Disabled)
+	}
+}
+
+// TestGoneDisablesTheEndpoint: a 410 fails the delivery without retries and disables the endpoint;
+// later events are not sent to it; a successful test event enables it again.
+func TestGoneDisablesTheEndpoint(t *testing.T) {
+	t.Parallel()
+	h := newHookEnv(t, nil, shortBackoff)
+	var mu sync.Mutex
+	status := 410
+	rcv := newReceiver(t, func(string, int) int { mu.Lock(); defer mu.Unlock(); return status })
+	ep := h.create(t, "alice", rcv.URL, "AAPL")
+	h.startWorker(t, 2)
+	if _, err := h.svc.FanOut(context.Background(), []webhooks.Event{event("01JEV0201", "AAPL")}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the 410 recorded", 10*time.Second, func() bool { return h.delivery(t, ep.ID, "01JEV0201").Status == webhooks.StatusFailed })
+	if d := h.delivery(t, ep.ID, "01JEV0201"); d.Attempts != 1 || d.LastStatus != 410 {
+		t.Fatalf("%+v", d)
+	}
+	got, err := h.svc.Get(context.Background(), "alice", account.PlanPro, ep.ID)
+	if err != nil || got.Disabled == nil || !strings.Contains(got.Disabled.Reason, "410") || got.Served(false).Enabled {
+		t.Fatalf("after 410: %+v %v", got.Disabled, err)
+	}
+	if n, err := h.svc.FanOut(context.Background(), []webhooks.Event{event("01JEV0202", "AAPL")}); err != nil || n != 0 {
+		t.Fatalf("fan-out to a disabled endpoint queued %d: %v", n, err)
+	}
+	mu.Lock()
+	status = 204
+	mu.Unlock()
+	res, err := h.svc.Test(context.Background(), "alice", account.PlanPro, ep.ID)
+	if err != nil || res.Status != 204 || res.Delivery.Status != webhooks.StatusDelivered {
+		t.Fatalf("test event: %+v %v", res, err)
+	}
+	if got, _ := h.svc.Get(context.Background(), "alice", account.PlanPro, ep.ID); got.Disabled != nil {
+		t.Fatalf("still disabled after a delivered test: %+v", got.Disabled)
+	}
+	if len(rcv.got()) != 2 {
+		t.Fatalf("%d requests, want the 410 and the test", len(rcv.got()))
+	}
+}
+
+// TestAnEndpointThatKeepsFailingIsDisabled: deliveries exhausting their retries in a row disable an
+// endpoint (the streak rule), as does failing on every attempt for DisableAfter (the time rule); its
+// queued deliveries are cancelled, not sent.
+func TestAnEndpointThatKeepsFailingIsDisabled(t *testing.T) {
+	t.Parallel()
+	h := newHookEnv(t, nil, webhooks.Backoff{First: 5 * time.Millisecond, Max: 5 * time.Millisecond, Window: 15 * time.Millisecond})
+	h.svc.DisableStreak = 2
+	rcv := newReceiver(t, func(string, int) int { return 500 })
+	ep := h.create(t, "alice", rcv.URL, "AAPL")
+	h.startWorker(t, 1)
+	for _, ev := range []string{"01JEV0301", "01JEV0302"} {
+		if _, err := h.svc.FanOut(context.Background(), []webhooks.Event{event(ev, "AAPL")}); err != nil {
+			t.Fatal(err)
+		}
+		waitUntil(t, ev+" failed", 10*time.Second, func() bool { return h.delivery(t, ep.ID, ev).Status == webhooks.StatusFailed })
+		if d := h.delivery(t, ep.ID, ev); d.Attempts != 4 || d.LastError != "HTTP 500" {
+			t.Fatalf("%s: %+v", ev, d)
+		}
+	}
+	got, _ := h.svc.Get(context.Background(), "alice", account.PlanPro, ep.ID)
+	if got.Disabled == nil || !strings.Contains(got.Disabled.Reason, "2 deliveries in a row failed after every retry (last: HTTP 500)") {
+		t.Fatalf("after two exhausted deliveries: %+v", got.Disabled)
+	}
+
+	// The time rule, with DisableAfter shortened: the first failure starts the clock, a later one past it disables.
+	h2 := newHookEnv(t, nil, webhooks.Backoff{First: 20 * time.Millisecond, Max: 20 * time.Millisecond, Window: time.Minute})
+	h2.svc.DisableAfter = 10 * time.Millisecond
+	ep2 := h2.create(t, "carol", rcv.URL, "AAPL", "MSFT")
+	h2.startWorker(t, 1)
+	if _, err := h2.svc.FanOut(context.Background(), []webhooks.Event{event("01JEV0303", "AAPL")}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the time rule", 10*time.Second, func() bool {
+		e, _, _ := h2.store.Endpoint(context.Background(), "", ep2.ID)
+		return e.Disabled != nil
+	})
+	if d := h2.delivery(t, ep2.ID, "01JEV0303"); d.Status != webhooks.StatusFailed || d.Attempts != 2 {
+		t.Fatalf("%+v", d)
+	}
+	e, _, _ := h2.store.Endpoint(context.Background(), "", ep2.ID)
+	if !strings.HasPrefix(e.Disabled.Reason, "every delivery failed since ") {
+		t.Fatalf("reason %q", e.Disabled.Reason)
+	}
+}
+
+// TestRefusedAtDeliveryWhenDNSChanges: a name that resolved to a public address when the endpoint was
+// created and resolves to loopback, a private address or the metadata address at delivery time is
+// refused at connect time, attempt after attempt; nothing ever connects to the listener there.
+func TestRefusedAtDeliveryWhenDNSChanges(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var accepts sync.WaitGroup
+	accepted := 0
+	var mu sync.Mutex
+	accepts.Add(1)
+	go func() {
+		defer accepts.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			accepted++
+			mu.Unlock()
+			c.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	resolvesTo := "93.184.216.34"
+	tg := &webhooks.Targets{Lookup: func(_ context.Context, host string) ([]netip.Addr, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return []netip.Addr{netip.MustParseAddr(resolvesTo)}, nil
+	}}
+	h := newHookEnv(t, tg, webhooks.Backoff{First: 20 * time.Millisecond, Max: 20 * time.Millisecond, Window: time.Minute})
+	ep := h.create(t, "alice", "https://hooks.example.com:"+port+"/in", "AAPL")
+	h.startWorker(t, 1)
+	if _, err := h.svc.FanOut(context.Background(), []webhooks.Event{event("01JEV0401", "AAPL")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ ip, want string }{
+		{"127.0.0.1", "refused address 127.0.0.1 (loopback)"},
+		{"10.0.0.1", "refused address 10.0.0.1 (private)"},
+		{"169.254.169.254", "refused address 169.254.169.254 (metadata)"},
+	} {
+		mu.Lock()
+		resolvesTo = c.ip
+		mu.Unlock()
+		waitUntil(t, c.want, 10*time.Second, func() bool { return h.delivery(t, ep.ID, "01JEV0401").LastError == c.want })
+		if d := h.delivery(t, ep.ID, "01JEV0401"); d.Status != webhooks.StatusRetrying || d.NextTry == nil {
+			t.Fatalf("%+v", d)
+		}
+	}
+	ln.Close()
+	accepts.Wait()
+	if accepted != 0 {
+		t.Fatalf("%d connections reached the listener", accepted)
+	}
+}
