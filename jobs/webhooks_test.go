@@ -9,9 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -122,8 +125,17 @@ type receiver struct {
 }
 
 func newReceiver(t testing.TB, answer func(eventID string, n int) int) *receiver {
+	return newReceiverWith(t, answer, nil)
+}
+
+// newReceiverWith is newReceiver with a handler that sees every request first and may take it (true).
+func newReceiverWith(t testing.TB, answer func(eventID string, n int) int, intercept func(w http.ResponseWriter, r *http.Request) bool) *receiver {
 	r := &receiver{answer: answer, seen: make(chan struct{}, 100000)}
-	r.Server = httptest.NewServer(http.HandlerFunc(r.serve))
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if intercept == nil || !intercept(w, req) {
+			r.serve(w, req)
+		}
+	}))
 	t.Cleanup(r.Close)
 	return r
 }
@@ -430,5 +442,79 @@ func TestRefusedAtDeliveryWhenDNSChanges(t *testing.T) {
 	accepts.Wait()
 	if accepted != 0 {
 		t.Fatalf("%d connections reached the listener", accepted)
+	}
+}
+
+// TestWorkerKilledMidDeliveryLosesNothing: a worker process (this test binary as a worker) is killed
+// with SIGKILL while its delivery waits for the receiver's answer. asynq v0.26.0 keeps the task in its
+// active set under the dead worker's lease (30 s, extended by heartbeats that stopped); a live worker's
+// recoverer (at its start, then every minute) retries a task whose lease expired at least 30 s ago,
+// and the webhook retry delay after a lost lease is a second. So the event arrives, with the same
+// event id, within about 60-70 s of the kill (the figure is logged), and the delivery reads delivered.
+func TestWorkerKilledMidDeliveryLosesNothing(t *testing.T) {
+	t.Parallel()
+	h := newHookEnv(t, nil, webhooks.Backoff{})
+	first := make(chan struct{})
+	var once sync.Once
+	cut := make(chan struct{})
+	rcv := newReceiverWith(t, nil, func(w http.ResponseWriter, r *http.Request) bool {
+		held := false
+		once.Do(func() {
+			// the first attempt: hold it until its worker dies and the connection drops (the server
+			// notices a dropped connection once the request body has been read)
+			_, _ = io.ReadAll(r.Body)
+			close(first)
+			<-r.Context().Done()
+			close(cut)
+			held = true
+		})
+		return held
+	})
+	ep := h.create(t, "alice", rcv.URL, "AAPL")
+	rcv.setSecret(ep.Secret)
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), childWorkerEnv+"="+h.url)
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	if _, err := h.svc.FanOut(context.Background(), []webhooks.Event{event("01JEV0501", "AAPL")}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-first:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the worker process never sent the delivery")
+	}
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	_ = child.Wait()
+	select { // the receiver saw the dead worker's connection drop: that attempt got no answer
+	case <-cut:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the receiver never saw the dead worker's connection drop")
+	}
+	taskID := "webhook:" + webhooks.DeliveryID(ep.ID, "01JEV0501")
+	info, err := h.q.Inspector.GetTaskInfo("webhooks", taskID)
+	if err != nil || info.State.String() != "active" {
+		t.Fatalf("the dead worker's task: %+v %v", info, err)
+	}
+	if d := h.delivery(t, ep.ID, "01JEV0501"); d.Status != webhooks.StatusPending || d.Attempts != 0 {
+		t.Fatalf("before the recovery: %+v", d)
+	}
+	h.startWorker(t, 1) // a live worker: its recoverer takes the task over
+	waitUntil(t, "the delivery after the kill", 150*time.Second, func() bool {
+		return h.delivery(t, ep.ID, "01JEV0501").Status == webhooks.StatusDelivered
+	})
+	t.Logf("delivered %v after the worker was killed", time.Since(killed).Round(100*time.Millisecond))
+	hits := rcv.got()
+	if len(hits) != 1 || hits[0].eventID != "01JEV0501" || hits[0].verified != nil || hits[0].answered != 200 {
+		t.Fatalf("after the recovery: %+v", hits)
+	}
+	if d := h.delivery(t, ep.ID, "01JEV0501"); d.Attempts != 1 || d.LastStatus != 200 {
+		t.Fatalf("%+v", d)
 	}
 }
