@@ -88,6 +88,9 @@ func (s *Service) Allowed(plan string) error {
 	return nil
 }
 
+// Limit is the number of endpoints the plan allows.
+func (s *Service) Limit(plan string) int { return s.limits().For(plan) }
+
 // NewEndpoint is what a user asks for in POST /api/webhooks.
 type NewEndpoint struct {
 	URL         *string  `json:"url"`

@@ -24,6 +24,7 @@ import (
 	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/stripe"
 	"github.com/shariah-screen/shariah/sukuk"
+	"github.com/shariah-screen/shariah/webhooks"
 )
 
 // services are every service and store of one process, built once by compose and handed to whatever
@@ -45,6 +46,11 @@ type services struct {
 	etfs       *etf.Service
 	insights   *insights.Service
 	watchlists *account.Watchlists
+	// webhooks are the users' webhook endpoints, their fan-out and deliveries (run by the workers).
+	webhooks *webhooks.Service
+	// changeEvents is the change stream the webhook relay follows (issue 29 items 1-2); nil: no relay
+	// runs, and nothing is fanned out but what calls webhooks.FanOut itself.
+	changeEvents webhooks.EventSource
 	// trajectories, zakat, purifier and agent: one each, for the edge, the MCP server and the agent's tools
 	trajectories *insights.TrajectoryAnalytics
 	zakat        *finance.Zakat
@@ -173,6 +179,10 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 	s.etfs = &etf.Service{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
 	s.insights = &insights.Service{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
 	s.watchlists = &account.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
+	targets := e.cfg.WebhookTargets()
+	s.webhooks = &webhooks.Service{Store: sredis.NewWebhookStore(rc), Queue: q, Targets: targets,
+		Sender: &webhooks.Sender{Targets: targets, Timeout: e.cfg.WebhookTimeout}, Watchlists: s.lists, Indices: s.ref,
+		Resolve: s.catalogs.Resolve, Log: e.log}
 	s.keys = &account.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),
 		Limits: account.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour},
 		Prefix: e.cfg.Plan.KeyPrefix}

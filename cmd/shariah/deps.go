@@ -24,7 +24,7 @@ func edgeDeps(e *env, s *services) edge.Deps {
 		StoreUnavailable: sredis.Unavailable,
 		RequestContext:   func(d time.Duration) context.Context { return sredis.WithCallTimeout(context.Background(), d) },
 		Education:        s.edu, SukukStore: s.sukuk, SukukRules: s.sukukRules,
-		Billing: s.billing, Processor: s.payments, WebhookSecret: e.cfg.WebhookSecret, AgentLLM: s.llm, Popular: s.popular,
+		Webhooks: s.webhooks, Billing: s.billing, Processor: s.payments, WebhookSecret: e.cfg.WebhookSecret, AgentLLM: s.llm, Popular: s.popular,
 		Bulk: s.bulk, ETFs: s.etfs, ETFQueue: s.queue, ETFWait: e.cfg.ETFWait, QueueHealth: queueHealth(s.queue),
 		Usage: s.usage, UsageReader: s.usageRead, UsageHealth: s.usage.Stats,
 		WatchlistStore: s.lists, Filings: s.ingest, News: s.news, Trajectory: s.trajectory, Health: s.ingest,

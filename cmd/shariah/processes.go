@@ -23,6 +23,7 @@ import (
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/webhooks"
 )
 
 // env is what every subcommand starts from: validated config, a JSON logger and the plans.
@@ -193,15 +194,23 @@ func (e *env) addMCP(g *run.Group, svc *services) {
 	e.log.Info("mcp listening", "addr", addr, "path", "/mcp")
 }
 
-// addWorker adds the asynq workers (bulk runs and ETF screens), the scheduled re-screens and the
-// reclaiming of runs whose worker died.
+// addWorker adds the asynq workers (bulk runs, ETF screens and webhook deliveries), the scheduled
+// re-screens, the reclaiming of runs whose worker died and the webhook relay.
 func (e *env) addWorker(g *run.Group, svc *services) error {
-	srv, mux, err := jobs.NewWorker(e.cfg.RedisURL, sredis.IsCluster(svc.rc), e.cfg.WorkerConcurrency, e.log)
+	srv, mux, err := jobs.NewWorkerWith(e.cfg.RedisURL, sredis.IsCluster(svc.rc),
+		jobs.WorkerOptions{Concurrency: e.cfg.WorkerConcurrency, WebhookBackoff: svc.webhooks.Schedule()}, e.log)
 	if err != nil {
 		return err
 	}
 	jobs.RegisterBulk(mux, svc.bulk)
 	jobs.RegisterETF(mux, svc.etfs)
+	jobs.RegisterWebhooks(mux, svc.webhooks)
+	if svc.changeEvents != nil {
+		// follows the change stream and fans each event out to the matching endpoints (idempotent: every
+		// worker may run one)
+		relay := &webhooks.Relay{Service: svc.webhooks, Source: svc.changeEvents}
+		ctxActor(g, relay.Run)
+	}
 	schedules, err := jobs.ParseSchedules(e.cfg.RescreenSchedules)
 	if err != nil {
 		return err
