@@ -43,6 +43,7 @@ import (
 	"github.com/shariah-screen/shariah/rules"
 	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/stripe"
+	"github.com/shariah-screen/shariah/webhooks"
 )
 
 var (
@@ -217,6 +218,13 @@ func setup(t testing.TB, o options) *env {
 	results := sredis.NewResultStore(rc)
 	bk := &bulk.Service{Runs: sredis.NewRunStore(rc), Ref: ref, Screener: screener, Queue: queue, Concurrency: 2}
 	etfs := &etf.Service{Ref: ref, Screener: screener, Results: results, Catalogs: &catalog.Cache{Store: ref}}
+	// webhooks deliver to the tests' loopback receivers (SHARIAH_WEBHOOK_ALLOW in production)
+	targets, err := webhooks.ParseAllow("127.0.0.1/32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := &webhooks.Service{Store: sredis.NewWebhookStore(rc), Queue: queue, Targets: targets, Sender: &webhooks.Sender{Targets: targets},
+		Watchlists: sredis.NewWatchlistStore(rc), Indices: ref, Resolve: (&catalog.Cache{Store: ref}).Resolve, Log: log}
 	if o.worker {
 		wsrv, mux, err := jobs.NewWorker(o.redisURL, false, 4, log)
 		if err != nil {
@@ -224,6 +232,7 @@ func setup(t testing.TB, o options) *env {
 		}
 		jobs.RegisterBulk(mux, bk)
 		jobs.RegisterETF(mux, etfs)
+		jobs.RegisterWebhooks(mux, hooks)
 		if err := wsrv.Start(mux); err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +264,7 @@ func setup(t testing.TB, o options) *env {
 	limits.RedisTimeout = cmp.Or(o.redisTimeout, testRedisTimeout)
 	srv, err := edge.New(edge.Deps{
 		SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules, Billing: bill, Processor: processor, WebhookSecret: o.webhookSecret,
-		AgentLLM: o.agentLLM, Popular: popular, WatchlistStore: sredis.NewWatchlistStore(rc), Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
+		AgentLLM: o.agentLLM, Popular: popular, WatchlistStore: sredis.NewWatchlistStore(rc), Webhooks: hooks, Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
 		NewsSources: []edge.NewsSourceInfo{{Name: "sec-edgar-8k", URL: "https://www.sec.gov", Kind: "sec"}, {Name: "example", URL: "http://feeds.example.com/rss", Kind: "feed"}},
 		Bulk:        bk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
 		Keys: keys, Meter: meter, Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
