@@ -518,3 +518,113 @@ func TestWorkerKilledMidDeliveryLosesNothing(t *testing.T) {
 		t.Fatalf("%+v", d)
 	}
 }
+
+// listSource is an event stream held in memory: the change stream's contract (webhooks.EventSource)
+// as the relay reads it, for the relay's own test.
+type listSource struct {
+	mu     sync.Mutex
+	events []webhooks.Event
+}
+
+func (s *listSource) EventsAfter(_ context.Context, cursor string, limit int) ([]webhooks.Event, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []webhooks.Event
+	for _, e := range s.events {
+		if e.ID > cursor && len(out) < limit {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// TestRelayFollowsTheStream: the relay fans out what the stream has after its saved cursor, a batch at
+// a time, and saves the cursor; events appended later are fanned out by the next step, earlier ones
+// never again.
+func TestRelayFollowsTheStream(t *testing.T) {
+	t.Parallel()
+	h := newHookEnv(t, nil, webhooks.Backoff{})
+	rcv := newReceiver(t, nil)
+	ep := h.create(t, "alice", rcv.URL, "AAPL", "MSFT")
+	src := &listSource{events: []webhooks.Event{event("01JEV0601", "AAPL"), event("01JEV0602", "KO"), event("01JEV0603", "MSFT")}}
+	relay := &webhooks.Relay{Service: h.svc, Source: src}
+	ctx := context.Background()
+	if n, err := relay.Step(ctx, 2); err != nil || n != 2 {
+		t.Fatalf("first batch: %d %v", n, err)
+	}
+	if cur, _ := h.store.RelayCursor(ctx); cur != "01JEV0602" {
+		t.Fatalf("cursor %q", cur)
+	}
+	if n, err := relay.Step(ctx, 2); err != nil || n != 1 {
+		t.Fatalf("second batch: %d %v", n, err)
+	}
+	if n, err := relay.Step(ctx, 2); err != nil || n != 0 {
+		t.Fatalf("nothing new: %d %v", n, err)
+	}
+	src.mu.Lock()
+	src.events = append(src.events, event("01JEV0604", "AAPL"))
+	src.mu.Unlock()
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error)
+	go func() { done <- (&webhooks.Relay{Service: h.svc, Source: src, Interval: 10 * time.Millisecond}).Run(rctx) }()
+	h.startWorker(t, 2)
+	waitUntil(t, "three deliveries", 10*time.Second, func() bool { return len(rcv.got()) == 3 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []string{"01JEV0601", "01JEV0603", "01JEV0604"} {
+		waitUntil(t, ev+" delivered", 10*time.Second, func() bool { return h.delivery(t, ep.ID, ev).Status == webhooks.StatusDelivered })
+	}
+	if len(rcv.got()) != 3 {
+		t.Fatalf("%d requests", len(rcv.got()))
+	}
+}
+
+// TestASlowReceiverHoldsNothingElse: a receiver that never answers costs its delivery the timeout and a
+// retry; another endpoint's delivery goes meanwhile. A delivery whose endpoint is deleted while it
+// waits for its retry is cancelled, not sent.
+func TestASlowReceiverHoldsNothingElse(t *testing.T) {
+	t.Parallel()
+	h := newHookEnv(t, nil, webhooks.Backoff{First: 100 * time.Millisecond, Max: 100 * time.Millisecond, Window: time.Hour})
+	h.svc.Sender.Timeout = 500 * time.Millisecond
+	release := make(chan struct{})
+	var slowHits sync.WaitGroup
+	slowHits.Add(1)
+	var once sync.Once
+	slow := newReceiverWith(t, nil, func(w http.ResponseWriter, r *http.Request) bool {
+		once.Do(slowHits.Done)
+		_, _ = io.ReadAll(r.Body) // so the server notices the sender hanging up
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		return true
+	})
+	t.Cleanup(func() { close(release) }) // before the receiver's Close (cleanups run last first)
+	fast := newReceiver(t, nil)
+	slowEP := h.create(t, "alice", slow.URL, "AAPL")
+	fastEP := h.create(t, "bob", fast.URL, "AAPL")
+	h.startWorker(t, 4)
+	if n, err := h.svc.FanOut(context.Background(), []webhooks.Event{event("01JEV0701", "AAPL")}); err != nil || n != 2 {
+		t.Fatalf("fan-out: %d %v", n, err)
+	}
+	slowHits.Wait()
+	waitUntil(t, "the fast endpoint's delivery", 10*time.Second, func() bool {
+		return h.delivery(t, fastEP.ID, "01JEV0701").Status == webhooks.StatusDelivered
+	})
+	if d := h.delivery(t, slowEP.ID, "01JEV0701"); d.Status == webhooks.StatusDelivered {
+		t.Fatalf("slow delivery %+v", d)
+	}
+	waitUntil(t, "the slow delivery timed out", 10*time.Second, func() bool {
+		d := h.delivery(t, slowEP.ID, "01JEV0701")
+		return d.Status == webhooks.StatusRetrying && d.LastError == "timed out"
+	})
+	if err := h.svc.Delete(context.Background(), "alice", account.PlanPro, slowEP.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the slow delivery cancelled", 10*time.Second, func() bool {
+		d := h.delivery(t, slowEP.ID, "01JEV0701")
+		return d.Status == webhooks.StatusCancelled && d.LastError == "the endpoint was deleted"
+	})
+}
