@@ -566,7 +566,9 @@ func TestRelayFollowsTheStream(t *testing.T) {
 	src.mu.Unlock()
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error)
-	go func() { done <- (&webhooks.Relay{Service: h.svc, Source: src, Interval: 10 * time.Millisecond}).Run(rctx) }()
+	go func() {
+		done <- (&webhooks.Relay{Service: h.svc, Source: src, Interval: 10 * time.Millisecond}).Run(rctx)
+	}()
 	h.startWorker(t, 2)
 	waitUntil(t, "three deliveries", 10*time.Second, func() bool { return len(rcv.got()) == 3 })
 	cancel()
