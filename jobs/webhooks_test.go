@@ -630,3 +630,51 @@ func TestASlowReceiverHoldsNothingElse(t *testing.T) {
 		return d.Status == webhooks.StatusCancelled && d.LastError == "the endpoint was deleted"
 	})
 }
+
+// TestFiltersByWatchlistAndIndex: an endpoint on a watchlist gets the changes of the watchlist's symbols
+// as they are when the change happens (a symbol added later too); one on an index those of its
+// constituents. (The store takes the watchlist's symbols as given: made-up ones are in no index.)
+func TestFiltersByWatchlistAndIndex(t *testing.T) {
+	t.Parallel()
+	h := newHookEnv(t, nil, webhooks.Backoff{})
+	ctx := context.Background()
+	wls := sredis.NewWatchlistStore(h.rc)
+	w := account.Watchlist{ID: "0190a0c0-0000-7000-8000-00000000c001", Name: "Mine", Symbols: []string{"ZZLISTED1"}, CreatedAt: time.Now().UTC()}
+	if err := wls.CreateWatchlist(ctx, "carol", w, 10); err != nil {
+		t.Fatal(err)
+	}
+	_, members, err := catalog.ListIndices(ctx, sredis.NewRefStore(h.rc))
+	if err != nil || len(members["DJIA"]) == 0 {
+		t.Fatalf("DJIA constituents: %v", err)
+	}
+	inDJIA := members["DJIA"][0]
+	u, v := "http://127.0.0.1:1/w", "http://127.0.0.1:1/i"
+	byList, err := h.svc.Create(ctx, "carol", account.PlanPro, webhooks.NewEndpoint{URL: &u, WatchlistID: w.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byIndex, err := h.svc.Create(ctx, "carol", account.PlanPro, webhooks.NewEndpoint{URL: &v, Index: "djia"})
+	if err != nil || byIndex.Filter.Index != "DJIA" {
+		t.Fatalf("%+v %v", byIndex, err)
+	}
+	stored := func(ep, ev string) bool { return h.delivery(t, ep, ev).ID != "" }
+	if _, err := h.svc.FanOut(ctx, []webhooks.Event{event("01JEV0801", "ZZLISTED1"), event("01JEV0802", "ZZZNOTINDJIA"), event("01JEV0803", inDJIA)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := wls.AddSymbol(ctx, "carol", w.ID, "ZZLISTED2", 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.FanOut(ctx, []webhooks.Event{event("01JEV0804", "ZZLISTED2")}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, ev := range []string{"01JEV0801", "01JEV0802", "01JEV0803", "01JEV0804"} {
+		got["list "+ev], got["index "+ev] = stored(byList.ID, ev), stored(byIndex.ID, ev)
+	}
+	want := map[string]bool{"list 01JEV0801": true, "list 01JEV0804": true, "index 01JEV0803": true}
+	for k, v := range got {
+		if v != want[k] {
+			t.Errorf("%s: stored %v", k, v)
+		}
+	}
+}

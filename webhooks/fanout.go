@@ -9,15 +9,35 @@ import (
 )
 
 // matcher is an endpoint ready to match events: its symbols resolved once per fan-out (its watchlist's
-// symbols as they are now, its index's constituents, its listed symbols).
+// symbols as they are now, its index's constituents, shared by every endpoint on that index, its listed
+// symbols).
 type matcher struct {
-	e   Endpoint
-	all bool
-	set map[string]bool
+	e    Endpoint
+	all  bool
+	sets []map[string]bool
 }
 
 func (m matcher) matches(ev Event) bool {
-	return m.e.WantsKinds(ev.Kinds) && (m.all || m.set[ev.Symbol])
+	if !m.e.WantsKinds(ev.Kinds) {
+		return false
+	}
+	if m.all {
+		return true
+	}
+	for _, set := range m.sets {
+		if set[ev.Symbol] {
+			return true
+		}
+	}
+	return false
+}
+
+func setOf(syms []string) map[string]bool {
+	set := make(map[string]bool, len(syms))
+	for _, s := range syms {
+		set[s] = true
+	}
+	return set
 }
 
 // matchers prepares the enabled endpoints for matching. An endpoint whose watchlist was deleted
@@ -28,24 +48,26 @@ func (s *Service) matchers(ctx context.Context) ([]matcher, error) {
 		return nil, err
 	}
 	var members map[string][]string
+	indexSets := map[string]map[string]bool{}
 	out := make([]matcher, 0, len(eps))
 	for _, e := range eps {
 		if e.Disabled != nil {
 			continue
 		}
-		m := matcher{e: e, all: e.Filter.Empty(), set: map[string]bool{}}
-		for _, sym := range e.Filter.Symbols {
-			m.set[sym] = true
+		m := matcher{e: e, all: e.Filter.Empty()}
+		if len(e.Filter.Symbols) > 0 {
+			m.sets = append(m.sets, setOf(e.Filter.Symbols))
 		}
-		if e.Filter.Index != "" {
+		if ix := e.Filter.Index; ix != "" {
 			if members == nil {
 				if _, members, err = catalog.ListIndices(ctx, s.Indices); err != nil {
 					return nil, err
 				}
 			}
-			for _, sym := range members[e.Filter.Index] {
-				m.set[sym] = true
+			if indexSets[ix] == nil {
+				indexSets[ix] = setOf(members[ix])
 			}
+			m.sets = append(m.sets, indexSets[ix])
 		}
 		if e.Filter.WatchlistID != "" {
 			w, ok, err := s.Watchlists.Watchlist(ctx, e.UserID, e.Filter.WatchlistID)
@@ -53,9 +75,7 @@ func (s *Service) matchers(ctx context.Context) ([]matcher, error) {
 				return nil, err
 			}
 			if ok {
-				for _, sym := range w.Symbols {
-					m.set[sym] = true
-				}
+				m.sets = append(m.sets, setOf(w.Symbols))
 			}
 		}
 		out = append(out, m)
