@@ -108,9 +108,12 @@ type Deps struct {
 	Catalogs     *catalog.Cache
 	Insights     *insights.Service
 	Trajectories *insights.TrajectoryAnalytics
-	Zakat        *finance.Zakat
-	Purifier     *finance.Purifier
-	Agent        *agent.Agent
+	// Changes is the verdict change feed; nil: built over the screener's result store when it keeps a
+	// change log (else GET /api/changes answers 503).
+	Changes  *screening.ChangeFeed
+	Zakat    *finance.Zakat
+	Purifier *finance.Purifier
+	Agent    *agent.Agent
 }
 
 // Server is the HTTP edge.
@@ -191,6 +194,9 @@ func (d Deps) withDefaults() Deps {
 	}
 	if d.Trajectories == nil {
 		d.Trajectories = &insights.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets, Watchlists: d.WatchlistStore}
+	}
+	if log, ok := d.Screener.Results.(screening.ChangeLog); ok && d.Changes == nil {
+		d.Changes = &screening.ChangeFeed{Log: log, Watchlists: d.WatchlistStore, Indices: d.Ref}
 	}
 	var disclaimers func(ids ...string) []shariah.Disclaimer
 	if d.Education != nil {
