@@ -101,15 +101,16 @@ func (f *ChangeFeed) Changes(ctx context.Context, q ChangeQuery) (ChangePage, er
 			checked = true
 		}
 		for _, c := range batch {
+			if len(page.Changes) == limit {
+				page.HasMore = true // a change of this batch is left to read
+				return page, nil
+			}
 			cursor, scanned = c.ID, scanned+1
+			page.NextCursor = cursor
 			if !filtered || want[c.Symbol] {
 				page.Changes = append(page.Changes, c)
-				if len(page.Changes) == limit {
-					break
-				}
 			}
 		}
-		page.NextCursor = cursor
 		if len(batch) < n {
 			return page, nil // the end of the log
 		}

@@ -261,6 +261,25 @@ func TestChangeFeedPagesAndFilters(t *testing.T) {
 	if got := symbolsOf(screening.ChangeQuery{WatchlistID: wl.ID, Symbols: []string{b}}); !slices.Equal(got, []string{b, "SAP.DE"}) {
 		t.Errorf("watchlist and symbols: %v", got)
 	}
+	// A filtered read that stops at its limit with changes left says so, and reads on after what it served.
+	var served []string
+	cursor = ""
+	for i := range 3 {
+		p, err := n.feed.Changes(ctx, screening.ChangeQuery{Since: cursor, Symbols: []string{a}, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range p.Changes {
+			served = append(served, c.ID)
+		}
+		if wantMore := i < 2; p.HasMore != wantMore || (i == 2 && (len(p.Changes) != 0 || p.NextCursor != all[3].ID)) {
+			t.Fatalf("filtered page %d: %+v", i, p)
+		}
+		cursor = p.NextCursor
+	}
+	if !slices.Equal(served, ids[:2]) {
+		t.Fatalf("filtered pages served %v, want %v", served, ids[:2])
+	}
 	// The cursor of a filtered read that matched nothing moves past what it looked through.
 	p, err := n.feed.Changes(ctx, screening.ChangeQuery{Symbols: []string{"ZZZZ"}})
 	if err != nil || len(p.Changes) != 0 || p.NextCursor != all[3].ID || p.HasMore {
