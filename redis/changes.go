@@ -1,8 +1,11 @@
 package redis
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha1"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -63,45 +66,62 @@ func (s *ResultStore) ChangeRetention() time.Duration {
 	return DefaultChangeRetention
 }
 
-// storeResult writes a result's value with result_put.lua and returns what its change is measured
-// against: the baseline's basis (JSON), or the replaced result's value when there is no baseline; both
-// nil for a first screening.
-func (s *ResultStore) storeResult(ctx context.Context, r screening.Result, value, basis []byte) (base, replaced []byte, err error) {
-	vals, err := resultPutScript.Exec(ctx, s.c, []string{resultKey(r.Symbol, r.Ruleset.Name), changeBaselineKey(r.Symbol)},
-		[]string{rueidis.BinaryString(value), r.Ruleset.Name, rueidis.BinaryString(basis)}).ToArray()
-	if err != nil {
-		return nil, nil, err
-	}
-	kind, err := vals[0].AsInt64()
-	if err != nil || kind == 0 || len(vals) < 2 {
-		return nil, nil, err
-	}
-	prev, err := vals[1].AsBytes()
-	if err != nil {
-		return nil, nil, err
-	}
-	if kind == 1 {
-		return prev, nil, nil
-	}
-	return nil, prev, nil
+// What result_put.lua answers: what a result's change is measured against.
+const (
+	priorNone      = 0 // a first screening
+	priorBaseline  = 1 // the baseline, whose verdicts differ
+	priorReplaced  = 2 // the replaced result (no baseline yet)
+	priorUnchanged = 3 // the baseline, whose verdicts are the result's
+)
+
+// resultPutSha1 is result_put.lua's SHA-1, for its EVALSHA sent in PutResult's pipeline.
+var resultPutSha1 = func() string { sum := sha1.Sum([]byte(resultPutSrc)); return hex.EncodeToString(sum[:]) }()
+
+// putResultCmd is result_put.lua's EVALSHA for a result's value (sent in one pipeline with the index).
+func (s *ResultStore) putResultCmd(r screening.Result, value []byte, key string) rueidis.Completed {
+	return s.c.B().Evalsha().Sha1(resultPutSha1).Numkeys(2).Key(resultKey(r.Symbol, r.Ruleset.Name), changeBaselineKey(r.Symbol)).
+		Arg(rueidis.BinaryString(value), r.Ruleset.Name, key).Build()
 }
 
-// recordChange records the change of a stored result against what storeResult handed back
-// (screening.ChangeFrom) and advances the baseline. It never fails the screening: a change it cannot
-// record leaves the baseline where it was, and the symbol's next write records it (OnChangeError hears
-// of it).
-func (s *ResultStore) recordChange(ctx context.Context, r screening.Result, basis, base, replaced []byte) {
-	if base == nil && replaced == nil {
-		return // a first screening: result_put.lua made its basis the baseline
+// putResultAnswer reads result_put.lua's answer; a Redis that lost its scripts (NOSCRIPT after a
+// restart) has the script run again with EVAL.
+func (s *ResultStore) putResultAnswer(ctx context.Context, res rueidis.RedisResult, r screening.Result, value []byte, key string) (int64, []byte, error) {
+	if e, ok := rueidis.IsRedisErr(res.Error()); ok && e.IsNoScript() {
+		res = resultPutScript.Exec(ctx, s.c, []string{resultKey(r.Symbol, r.Ruleset.Name), changeBaselineKey(r.Symbol)},
+			[]string{rueidis.BinaryString(value), r.Ruleset.Name, key})
+	}
+	vals, err := res.ToArray()
+	if err != nil {
+		return 0, nil, err
+	}
+	kind, err := vals[0].AsInt64()
+	if err != nil || len(vals) < 2 {
+		return kind, nil, err
+	}
+	prev, err := vals[1].AsBytes()
+	return kind, prev, err
+}
+
+// recordChange records the change of a stored result against what result_put.lua answered
+// (screening.ChangeFrom) and advances the baseline to the result. It never fails the screening: a
+// change it cannot record leaves the baseline where it was, and the symbol's next write records it
+// (OnChangeError hears of it).
+func (s *ResultStore) recordChange(ctx context.Context, r screening.Result, key string, kind int64, prev []byte) {
+	if kind == priorUnchanged {
+		return
 	}
 	var before screening.ChangeBasis
-	if base != nil {
-		if err := json.Unmarshal(base, &before); err != nil {
+	expected := ""
+	switch kind {
+	case priorBaseline:
+		expected = string(prev)
+		_, basis, _ := bytes.Cut(prev, []byte("\n"))
+		if err := json.Unmarshal(basis, &before); err != nil {
 			s.reportChange(err)
 			return
 		}
-	} else {
-		sr, err := decodeResult(replaced)
+	case priorReplaced:
+		sr, err := decodeResult(prev)
 		if err != nil {
 			s.reportChange(err)
 			return
@@ -109,16 +129,21 @@ func (s *ResultStore) recordChange(ctx context.Context, r screening.Result, basi
 		before = screening.BasisOf(sr.Result)
 	}
 	ctx = context.WithoutCancel(ctx)
-	if ch, ok := screening.ChangeFrom(before, r); ok {
+	// A first screening has nothing to compare with: its basis becomes the baseline.
+	if ch, ok := screening.ChangeFrom(before, r); ok && kind != priorNone {
 		if _, err := s.appendChange(ctx, ch); err != nil {
 			s.reportChange(err)
-			return
+			return // the baseline stays: the next write records the change
 		}
-	} else if base != nil {
-		return // no change: the baseline's state is the result's
 	}
-	err := changeSettleScript.Exec(ctx, s.c, []string{changeBaselineKey(r.Symbol)},
-		[]string{r.Ruleset.Name, rueidis.BinaryString(base), rueidis.BinaryString(basis)}).Error()
+	basis, err := json.Marshal(screening.BasisOf(r))
+	if err != nil {
+		s.reportChange(err)
+		return
+	}
+	baseline := append([]byte(key+"\n"), basis...)
+	err = changeSettleScript.Exec(ctx, s.c, []string{changeBaselineKey(r.Symbol)},
+		[]string{r.Ruleset.Name, expected, rueidis.BinaryString(baseline)}).Error()
 	if err != nil {
 		s.reportChange(err)
 	}

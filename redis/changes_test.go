@@ -193,3 +193,41 @@ func changeLogOnCluster(t *testing.T, rc rueidis.Client) {
 		t.Fatalf("after the retention on the cluster: %d changes, trimmed %q, %v", len(got), trimmed, err)
 	}
 }
+
+// A change the log refuses (here: its key holds a string, so XADD fails) does not fail the write; the
+// store reports it, the baseline stays, and the symbol's next write records the change against the
+// last state recorded: nothing is lost, only delayed.
+func TestChangeNotRecordedIsRecordedAtTheNextWrite(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rc := setup(t, testsvc.MustRedis(t).RedisURL()).client
+	var reported []error
+	store := sredis.NewResultStore(rc).OnChangeError(func(err error) { reported = append(reported, err) })
+	t0 := time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC)
+	put := func(debt string, at time.Duration) {
+		t.Helper()
+		if err := store.PutResult(ctx, verdictResult("KO", debt, t0.Add(at), shariah.SourceIllustrative), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("0.10", 0)
+	if err := rc.Do(ctx, rc.B().Set().Key("shr:changes:{changes}").Value("not a stream").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	put("0.40", time.Hour)
+	if r, _, ok, err := store.Result(ctx, "KO", "spec"); err != nil || !ok || !r.ScreenedAt.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("the result was not stored: %v %v", ok, err)
+	}
+	if len(reported) != 1 {
+		t.Fatalf("%d errors reported, want 1", len(reported))
+	}
+	if err := rc.Do(ctx, rc.B().Del().Key("shr:changes:{changes}").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	put("0.45", 2*time.Hour)
+	got := changesOf(t, store)
+	if len(got) != 1 || got[0].Before.ScreenedAt != t0 || !got[0].After.ScreenedAt.Equal(t0.Add(2*time.Hour)) ||
+		got[0].Before.Methodologies["AAOIFI"] != "compliant" || got[0].After.Methodologies["AAOIFI"] != "non_compliant" {
+		t.Fatalf("changes after the log came back: %+v", got)
+	}
+}

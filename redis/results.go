@@ -129,25 +129,21 @@ func resultValue(sv shariah.Served, version int64, screenedAt time.Time) []byte 
 
 // PutResult writes a result, as its served body, indexes it by time, and records its verdict change
 // (changes.go): the result and what its change is measured against in one script on the symbol's slot
-// (lua/result_put.lua), then the index, then the change in the change log. A change that cannot be
-// recorded does not fail the write: it is recorded at the symbol's next write.
+// (lua/result_put.lua), sent in one pipeline with the index; then, when the verdicts moved (or for a
+// first screening), the change in the change log and the symbol's baseline. A rescreen whose verdicts
+// stand costs the pipeline alone. A change that cannot be recorded does not fail the write: it is
+// recorded at the symbol's next write.
 func (s *ResultStore) PutResult(ctx context.Context, r screening.Result, version int64) error {
 	sv, err := screening.ServeResult(r)
 	if err != nil {
 		return err
 	}
-	basis, err := json.Marshal(screening.BasisOf(r))
-	if err != nil {
-		return err
-	}
 	b := resultValue(sv, version, r.ScreenedAt)
-	base, replaced, err := s.storeResult(ctx, r, b, basis)
-	if err != nil {
-		return err
-	}
+	key := screening.VerdictKey(r)
 	ms := float64(r.ScreenedAt.UnixMilli())
 	member := r.Symbol + "|" + r.Ruleset.Name
 	cmds := rueidis.Commands{
+		s.putResultCmd(r, b, key),
 		s.c.B().Sadd().Key(resultSetKey()).Member(member).Build(),
 		s.c.B().Zadd().Key(updatedKey(r.Ruleset.Name)).ScoreMember().ScoreMember(ms, r.Symbol).Build(),
 	}
@@ -160,12 +156,17 @@ func (s *ResultStore) PutResult(ctx context.Context, r screening.Result, version
 			cmds = append(cmds, s.c.B().Srem().Key(resultSourceKey(other)).Member(member).Build())
 		}
 	}
-	for _, res := range s.c.DoMulti(ctx, cmds...) {
+	res := s.c.DoMulti(ctx, cmds...)
+	kind, prev, err := s.putResultAnswer(ctx, res[0], r, b, key)
+	if err != nil {
+		return err
+	}
+	for _, res := range res[1:] {
 		if err := res.Error(); err != nil {
 			return err
 		}
 	}
-	s.recordChange(ctx, r, basis, base, replaced)
+	s.recordChange(ctx, r, key, kind, prev)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/shariah-screen/shariah"
@@ -114,6 +115,24 @@ func BasisOf(r Result) ChangeBasis {
 		}
 	}
 	return b
+}
+
+// VerdictKey is what ChangeFrom compares of a result, as one string: two results have the same key
+// exactly when no change lies between them (the overall verdict, every methodology's, the data source).
+// The result store compares keys first, so a write whose verdicts stand costs no decoding.
+func VerdictKey(r Result) string {
+	keys := make([]string, 0, len(r.ByMethodology))
+	for k := range r.ByMethodology {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(r.ComplianceStatus)
+	for _, k := range keys {
+		b.WriteString("|" + k + "=" + r.ByMethodology[k].Verdict)
+	}
+	b.WriteString("|" + DataSourceOf(r))
+	return b.String()
 }
 
 // ChangeFrom is the rule of change events: after is stored where before's result was (same symbol and
