@@ -170,9 +170,10 @@ func (s *ResultStore) appendChange(ctx context.Context, ch screening.Change) (st
 		[]string{minID, ch.Symbol, ch.Ruleset, rueidis.BinaryString(b)}).ToString()
 }
 
-// ChangesAfter reads up to count changes after the cursor, oldest first, and then the id of the newest
-// change the retention dropped (one pipeline on the log's slot, run in that order).
-func (s *ResultStore) ChangesAfter(ctx context.Context, cursor string, count int) ([]screening.Change, string, error) {
+// ChangesAfter looks through up to count changes after the cursor, oldest first, decoding those of the
+// symbols keep accepts (by the entry's symbol field, before decoding), and then reads the id of the
+// newest change the retention dropped (one pipeline on the log's slot, run in that order).
+func (s *ResultStore) ChangesAfter(ctx context.Context, cursor string, count int, keep func(string) bool) (screening.ChangeScan, error) {
 	start := "(" + cursor
 	if cursor == screening.CursorStart {
 		start = "-"
@@ -182,20 +183,24 @@ func (s *ResultStore) ChangesAfter(ctx context.Context, cursor string, count int
 		s.c.B().Get().Key(changesTrimmedKey()).Build())
 	entries, err := res[0].AsXRange()
 	if err != nil && !rueidis.IsRedisNil(err) {
-		return nil, "", err
+		return screening.ChangeScan{}, err
 	}
 	trimmed, err := res[1].ToString()
 	if err != nil && !rueidis.IsRedisNil(err) {
-		return nil, "", err
+		return screening.ChangeScan{}, err
 	}
-	out := make([]screening.Change, 0, len(entries))
+	scan := screening.ChangeScan{Changes: []screening.Change{}, Looked: len(entries), Trimmed: trimmed}
 	for _, e := range entries {
+		scan.Last = e.ID
+		if keep != nil && !keep(e.FieldValues["symbol"]) {
+			continue
+		}
 		var ch screening.Change
 		if err := json.Unmarshal([]byte(e.FieldValues["change"]), &ch); err != nil {
-			return nil, "", err
+			return screening.ChangeScan{}, err
 		}
 		ch.ID = e.ID
-		out = append(out, ch)
+		scan.Changes = append(scan.Changes, ch)
 	}
-	return out, trimmed, nil
+	return scan, nil
 }

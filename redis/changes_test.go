@@ -42,11 +42,11 @@ func verdictResult(sym, debt string, at time.Time, source string) screening.Resu
 
 func changesOf(t *testing.T, log screening.ChangeLog) []screening.Change {
 	t.Helper()
-	got, _, err := log.ChangesAfter(context.Background(), screening.CursorStart, 1000)
+	scan, err := log.ChangesAfter(context.Background(), screening.CursorStart, 1000, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return got
+	return scan.Changes
 }
 
 // The result store records a change when a result replaces one whose verdicts differ, and only then:
@@ -153,17 +153,23 @@ func TestChangeLogRetention(t *testing.T) {
 	for i := range 4 {
 		flip("KO", i)
 	}
-	old, trimmed, err := store.ChangesAfter(ctx, screening.CursorStart, 100)
-	if err != nil || len(old) != 3 || trimmed != "" {
-		t.Fatalf("before the retention passed: %d changes, trimmed %q, %v", len(old), trimmed, err)
+	scan, err := store.ChangesAfter(ctx, screening.CursorStart, 100, nil)
+	old := scan.Changes
+	if err != nil || len(old) != 3 || scan.Trimmed != "" || scan.Looked != 3 || scan.Last != old[2].ID {
+		t.Fatalf("before the retention passed: %+v, %v", scan, err)
+	}
+	// A filter decodes only the changes it keeps, and says how far it looked.
+	if scan, err := store.ChangesAfter(ctx, old[0].ID, 100, func(sym string) bool { return sym == "NONE" }); err != nil ||
+		len(scan.Changes) != 0 || scan.Looked != 2 || scan.Last != old[2].ID {
+		t.Fatalf("filtered: %+v, %v", scan, err)
 	}
 	now = now.Add(25 * time.Hour) // every change recorded so far is past the retention
 	flip("KO", 4)
-	all, trimmed, err := store.ChangesAfter(ctx, screening.CursorStart, 100)
-	if err != nil || len(all) != 1 || trimmed != old[2].ID {
-		t.Fatalf("after the retention passed: %d changes, trimmed %q (want %s), %v", len(all), trimmed, old[2].ID, err)
+	scan, err = store.ChangesAfter(ctx, screening.CursorStart, 100, nil)
+	if err != nil || len(scan.Changes) != 1 || scan.Trimmed != old[2].ID {
+		t.Fatalf("after the retention passed: %+v (want trimmed %s), %v", scan, old[2].ID, err)
 	}
-	if after, _, err := store.ChangesAfter(ctx, old[2].ID, 100); err != nil || len(after) != 1 || after[0].ID != all[0].ID {
+	if after, err := store.ChangesAfter(ctx, old[2].ID, 100, nil); err != nil || len(after.Changes) != 1 || after.Changes[0].ID != scan.Changes[0].ID {
 		t.Fatalf("after the newest dropped: %+v %v", after, err)
 	}
 }
@@ -189,8 +195,8 @@ func changeLogOnCluster(t *testing.T, rc rueidis.Client) {
 	if err := later.PutResult(ctx, verdictResult("AAPL", "0.1", t0.Add(time.Hour), shariah.SourceIllustrative), 1); err != nil {
 		t.Fatal(err)
 	}
-	if got, trimmed, err := later.ChangesAfter(ctx, screening.CursorStart, 10); err != nil || len(got) != 1 || trimmed == "" {
-		t.Fatalf("after the retention on the cluster: %d changes, trimmed %q, %v", len(got), trimmed, err)
+	if scan, err := later.ChangesAfter(ctx, screening.CursorStart, 10, nil); err != nil || len(scan.Changes) != 1 || scan.Trimmed == "" {
+		t.Fatalf("after the retention on the cluster: %+v, %v", scan, err)
 	}
 }
 

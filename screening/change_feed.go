@@ -19,10 +19,19 @@ import (
 // screenings, bulk and scheduled runs, MCP) records through it; the log keeps changes for a retention
 // and drops older ones as new ones are recorded.
 type ChangeLog interface {
-	// ChangesAfter reads up to count changes recorded after the cursor (CursorStart: from the oldest
-	// kept), oldest first, and the id of the newest change the retention dropped ("" when none was),
-	// read after the changes (so a drop during the read is seen).
-	ChangesAfter(ctx context.Context, cursor string, count int) ([]Change, string, error)
+	// ChangesAfter looks through up to count changes recorded after the cursor (CursorStart: from the
+	// oldest kept), oldest first, and decodes those of the symbols keep accepts (nil: all). The scan
+	// says how many it looked through, the last one's id, and the id of the newest change the retention
+	// dropped ("" when none was), read after the changes (so a drop during the read is seen).
+	ChangesAfter(ctx context.Context, cursor string, count int, keep func(symbol string) bool) (ChangeScan, error)
+}
+
+// ChangeScan is what ChangeLog.ChangesAfter looked through.
+type ChangeScan struct {
+	Changes []Change // the changes kept, oldest first
+	Looked  int      // changes looked through
+	Last    string   // the id of the last change looked through ("" when none was)
+	Trimmed string   // the id of the newest change the retention dropped ("" when none was)
 }
 
 // CursorStart is the cursor before every change: a feed read from it starts at the oldest change kept.
@@ -53,8 +62,8 @@ type ChangeQuery struct {
 
 // ChangePage is one read of the feed: the changes in the order they were recorded, and the cursor to
 // read on from (the last change served, or the last one looked through when a filter dropped the rest;
-// the cursor asked with when there was nothing after it). has_more is true when the read stopped at
-// limit or at ChangesScanMax before the end of the log.
+// the cursor asked with when there was nothing after it). has_more is true when changes of the filter
+// are left after limit, or when a filtered read stopped at ChangesScanMax before the end of the log.
 type ChangePage struct {
 	Changes    []Change `json:"changes"`
 	NextCursor string   `json:"next_cursor"`
@@ -83,35 +92,38 @@ func (f *ChangeFeed) Changes(ctx context.Context, q ChangeQuery) (ChangePage, er
 	if err := v.Err(); err != nil {
 		return ChangePage{}, err
 	}
+	var keep func(string) bool
+	if filtered {
+		keep = func(sym string) bool { return want[sym] }
+	}
 	page := ChangePage{Changes: []Change{}, NextCursor: since}
-	cursor, scanned, checked := since, 0, false
-	for scanned < ChangesScanMax && len(page.Changes) < limit {
-		n := limit - len(page.Changes)
+	for scanned := 0; scanned < ChangesScanMax && len(page.Changes) < limit; {
+		n := limit - len(page.Changes) + 1 // one more than the page holds: has_more is then known
 		if filtered {
 			n = min(changesBatch, ChangesScanMax-scanned)
 		}
-		batch, trimmed, err := f.Log.ChangesAfter(ctx, cursor, n)
+		scan, err := f.Log.ChangesAfter(ctx, page.NextCursor, n, keep)
 		if err != nil {
 			return ChangePage{}, err
 		}
-		if !checked {
-			if err := f.expired(since, trimmed); err != nil {
+		if scanned == 0 {
+			if err := f.expired(since, scan.Trimmed); err != nil {
 				return ChangePage{}, err
 			}
-			checked = true
 		}
-		for _, c := range batch {
+		scanned += scan.Looked
+		for _, c := range scan.Changes {
 			if len(page.Changes) == limit {
-				page.HasMore = true // a change of this batch is left to read
+				page.HasMore = true // kept changes of this scan are left: read on after the last served
 				return page, nil
 			}
-			cursor, scanned = c.ID, scanned+1
-			page.NextCursor = cursor
-			if !filtered || want[c.Symbol] {
-				page.Changes = append(page.Changes, c)
-			}
+			page.Changes = append(page.Changes, c)
+			page.NextCursor = c.ID
 		}
-		if len(batch) < n {
+		if scan.Last != "" {
+			page.NextCursor = scan.Last // past what the filter left
+		}
+		if scan.Looked < n {
 			return page, nil // the end of the log
 		}
 	}
