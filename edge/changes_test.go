@@ -98,3 +98,52 @@ func hasLoc(t *testing.T, r response, field string) bool {
 	}
 	return false
 }
+
+// A nightly-style bulk run on the workers after two companies' debt rose records exactly their two
+// changes, caused by the run; a forced rerun with nothing changed records none.
+func TestBulkRescreenRecordsTheChanges(t *testing.T) {
+	t.Parallel()
+	e := setup(t, options{worker: true})
+	k := key(e.newKey(t, account.PlanEnterprise))
+	putIndex(t, e, "NIGHT", "MSFT", "GOOGL", "NVDA", "KO")
+	run := func(force bool) string {
+		t.Helper()
+		r := e.do(t, "POST", "/api/screen-bulk", map[string]any{"index_name": "NIGHT", "force_refresh": force}, k)
+		if r.StatusCode != 202 {
+			t.Fatalf("start: %d %s", r.StatusCode, r.body)
+		}
+		id := r.json(t)["run_id"].(string)
+		if st := waitRun(t, e, k, id); st["status"] != "completed" || st["errors"] != 0.0 {
+			t.Fatalf("run: %v", st)
+		}
+		return id
+	}
+	run(false)
+	raiseDebt(t, e, "MSFT", "GOOGL")
+	second := run(false)
+	r := e.do(t, "GET", "/api/changes?index=NIGHT", nil, k)
+	cs := r.json(t)["changes"].([]any)
+	if r.StatusCode != 200 || len(cs) != 2 {
+		t.Fatalf("changes after the rescreen: %d %s", r.StatusCode, r.body)
+	}
+	got := map[string]bool{}
+	for _, c := range cs {
+		c := c.(map[string]any)
+		cause, after := c["cause"].(map[string]any), c["after"].(map[string]any)
+		got[c["symbol"].(string)] = true
+		if cause["kind"] != "bulk_run" || cause["run_id"] != second || after["compliance_status"] != "NON_COMPLIANT" {
+			t.Errorf("change: %v", c)
+		}
+	}
+	if !got["MSFT"] || !got["GOOGL"] {
+		t.Fatalf("changed symbols: %v", got)
+	}
+	at := e.do(t, "GET", "/api/result/MSFT", nil, k).json(t)["screened_at"]
+	run(true)
+	if again := e.do(t, "GET", "/api/result/MSFT", nil, k).json(t)["screened_at"]; again == at {
+		t.Fatalf("the forced rerun did not rewrite MSFT's result (screened_at %v)", at)
+	}
+	if cs := e.do(t, "GET", "/api/changes?index=NIGHT", nil, k).json(t)["changes"].([]any); len(cs) != 2 {
+		t.Fatalf("a forced rerun with nothing changed recorded %d more", len(cs)-2)
+	}
+}
