@@ -237,3 +237,25 @@ func TestChangeNotRecordedIsRecordedAtTheNextWrite(t *testing.T) {
 		t.Fatalf("changes after the log came back: %+v", got)
 	}
 }
+
+// A Redis that lost its scripts (SCRIPT FLUSH, as after a restart) answers the pipelined EVALSHA with
+// NOSCRIPT: the write runs the script again with EVAL, and the change is recorded.
+func TestPutResultAfterScriptFlush(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rc := setup(t, testsvc.MustRedis(t).RedisURL()).client
+	store := sredis.NewResultStore(rc)
+	t0 := time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC)
+	if err := store.PutResult(ctx, verdictResult("PEP", "0.10", t0, shariah.SourceIllustrative), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Do(ctx, rc.B().ScriptFlush().Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.PutResult(ctx, verdictResult("PEP", "0.40", t0.Add(time.Hour), shariah.SourceIllustrative), 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := changesOf(t, store); len(got) != 1 || got[0].Symbol != "PEP" {
+		t.Fatalf("changes after SCRIPT FLUSH: %+v", got)
+	}
+}
