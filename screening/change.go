@@ -51,7 +51,7 @@ type VerdictState struct {
 	IsCompliant      *bool             `json:"is_compliant"`
 	Methodologies    map[string]string `json:"methodologies"`
 	DataSource       string            `json:"data_source"`
-	Period           string            `json:"period,omitempty"` // the screened period ("FY2024", "Q2 2025")
+	Period           string            `json:"period,omitempty"` // the screened period ("FY ending 2025-12-31")
 	ScreenedAt       time.Time         `json:"screened_at"`
 }
 

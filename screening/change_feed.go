@@ -15,7 +15,7 @@ import (
 )
 
 // ChangeLog is the ordered, durable record of verdict changes. The result store records a change as it
-// replaces a result (ResultStore.PutResult, by DiffResults), so every path that stores results (single
+// replaces a result (ResultStore.PutResult, by ChangeFrom), so every path that stores results (single
 // screenings, bulk and scheduled runs, MCP) records through it; the log keeps changes for a retention
 // and drops older ones as new ones are recorded.
 type ChangeLog interface {
@@ -96,10 +96,16 @@ func (f *ChangeFeed) Changes(ctx context.Context, q ChangeQuery) (ChangePage, er
 	if filtered {
 		keep = func(sym string) bool { return want[sym] }
 	}
+	return f.read(ctx, since, limit, keep)
+}
+
+// read pages through the log after since: up to limit changes of the symbols keep accepts (nil: all),
+// looking through at most ChangesScanMax. The first scan also tells whether since has expired.
+func (f *ChangeFeed) read(ctx context.Context, since string, limit int, keep func(string) bool) (ChangePage, error) {
 	page := ChangePage{Changes: []Change{}, NextCursor: since}
 	for scanned := 0; scanned < ChangesScanMax && len(page.Changes) < limit; {
 		n := limit - len(page.Changes) + 1 // one more than the page holds: has_more is then known
-		if filtered {
+		if keep != nil {
 			n = min(changesBatch, ChangesScanMax-scanned)
 		}
 		scan, err := f.Log.ChangesAfter(ctx, page.NextCursor, n, keep)

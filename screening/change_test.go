@@ -350,3 +350,53 @@ func TestChangeFeedCursorAcrossRetention(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// The rule, at its edges: a ratio that moves without a verdict moving is no change; a methodology
+// appearing counts; the data source alone counts; a ratio unknown on one side is not "crossed"; a
+// filing new to the result is the cause unless a run screened it.
+func TestDiffResultsRule(t *testing.T) {
+	t.Parallel()
+	yes, no := true, false
+	mk := func(overall string, verdicts map[string]string, debt string, pass *bool, illustrative bool, refs ...string) screening.Result {
+		r := screening.Result{Symbol: "X", ComplianceStatus: overall, ByMethodology: map[string]screening.MethodologyResult{},
+			DataQuality: screening.DataQuality{Sources: []string{shariah.SourceFiling}, Illustrative: illustrative, SourceRefs: refs}}
+		for k, v := range verdicts {
+			r.ByMethodology[k] = screening.MethodologyResult{Verdict: v, Ratios: []screening.RatioResult{{ID: "debt", Value: decp(debt), Pass: pass, ThresholdBP: amt("3000")}}}
+		}
+		return r
+	}
+	pass := map[string]string{"AAOIFI": "compliant"}
+	fail := map[string]string{"AAOIFI": "non_compliant"}
+	for _, c := range []struct {
+		name          string
+		before, after screening.Result
+		kinds         []string
+		crossed       int
+	}{
+		{"a ratio moves, no verdict", mk("COMPLIANT", pass, "0.10", &yes, false), mk("COMPLIANT", pass, "0.29", &yes, false), nil, 0},
+		{"a verdict moves", mk("COMPLIANT", pass, "0.10", &yes, false), mk("NON_COMPLIANT", fail, "0.31", &no, false),
+			[]string{screening.ChangeOverall, screening.ChangeMethodology}, 1},
+		{"a methodology appears", mk("COMPLIANT", pass, "0.10", &yes, false), mk("COMPLIANT", map[string]string{"AAOIFI": "compliant", "DJIM": "compliant"}, "0.10", &yes, false),
+			[]string{screening.ChangeMethodology}, 0},
+		{"the data source alone", mk("COMPLIANT", pass, "0.10", &yes, true), mk("COMPLIANT", pass, "0.10", &yes, false), []string{screening.ChangeDataSource}, 0},
+		{"unknown before is not crossed", mk("INSUFFICIENT_DATA", map[string]string{"AAOIFI": "insufficient_data"}, "0", nil, false), mk("NON_COMPLIANT", fail, "0.31", &no, false),
+			[]string{screening.ChangeOverall, screening.ChangeMethodology}, 0},
+	} {
+		ch, ok := screening.DiffResults(c.before, c.after)
+		if ok != (c.kinds != nil) || !slices.Equal(ch.Kinds, c.kinds) || len(ch.Crossed) != c.crossed {
+			t.Errorf("%s: ok %v, kinds %v, crossed %+v", c.name, ok, ch.Kinds, ch.Crossed)
+		}
+		if (screening.VerdictKey(c.before) == screening.VerdictKey(c.after)) == ok {
+			t.Errorf("%s: verdict keys disagree with the rule (change %v)", c.name, ok)
+		}
+	}
+	before := mk("COMPLIANT", pass, "0.10", &yes, false, "0000320193-25-000001")
+	after := mk("NON_COMPLIANT", fail, "0.31", &no, false, "0000320193-25-000001", "0000320193-25-000079", "default pack")
+	if ch, _ := screening.DiffResults(before, after); ch.Cause.Kind != screening.CauseFiling || !slices.Equal(ch.Cause.Filings, []string{"0000320193-25-000079"}) {
+		t.Errorf("filing cause: %+v", ch.Cause)
+	}
+	after.RunID = "run-9"
+	if ch, _ := screening.DiffResults(before, after); ch.Cause.Kind != screening.CauseBulkRun || ch.Cause.RunID != "run-9" || len(ch.Cause.Filings) != 1 {
+		t.Errorf("run cause: %+v", ch.Cause)
+	}
+}
