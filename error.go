@@ -21,28 +21,30 @@ const (
 	EQUOTA       = "QUOTA_EXCEEDED"      // monthly quota exhausted on a hard-block plan (429)
 	ERATELIMITED = "RATE_LIMITED"        // the plan's request rate exceeded, or key generation too frequent (429)
 	EUNAVAILABLE = "SERVICE_UNAVAILABLE" // a backing service is down (503)
-	// ECURSOREXPIRED: a change-feed cursor older than the change log keeps (410): what followed it was
-	// dropped, so reading on from it would skip changes silently.
-	ECURSOREXPIRED = "CURSOR_EXPIRED"
-	EINTERNAL      = "INTERNAL_ERROR" // anything else (500); never carries internals
+	EINTERNAL    = "INTERNAL_ERROR"      // anything else (500); never carries internals
 )
+
+// ECURSOREXPIRED is a change-feed cursor older than the change log keeps (410): what followed it was
+// dropped, so reading on from it would skip changes silently.
+const ECURSOREXPIRED = "CURSOR_EXPIRED"
 
 // httpStatus maps each error code to its HTTP status.
 var httpStatus = map[string]int{
-	EINVALID:       http.StatusBadRequest,
-	EVALIDATION:    http.StatusUnprocessableEntity,
-	EKEYREQUIRED:   http.StatusUnauthorized,
-	EBADKEY:        http.StatusUnauthorized,
-	EKEYINACTIVE:   http.StatusForbidden,
-	EFORBIDDEN:     http.StatusForbidden,
-	ENOTFOUND:      http.StatusNotFound,
-	ENOTALLOWED:    http.StatusMethodNotAllowed,
-	ECONFLICT:      http.StatusConflict,
-	EQUOTA:         http.StatusTooManyRequests,
-	ERATELIMITED:   http.StatusTooManyRequests,
-	EUNAVAILABLE:   http.StatusServiceUnavailable,
+	EINVALID:     http.StatusBadRequest,
+	EVALIDATION:  http.StatusUnprocessableEntity,
+	EKEYREQUIRED: http.StatusUnauthorized,
+	EBADKEY:      http.StatusUnauthorized,
+	EKEYINACTIVE: http.StatusForbidden,
+	EFORBIDDEN:   http.StatusForbidden,
+	ENOTFOUND:    http.StatusNotFound,
+	ENOTALLOWED:  http.StatusMethodNotAllowed,
+	ECONFLICT:    http.StatusConflict,
+	EQUOTA:       http.StatusTooManyRequests,
+	ERATELIMITED: http.StatusTooManyRequests,
+	EUNAVAILABLE: http.StatusServiceUnavailable,
+	EINTERNAL:    http.StatusInternalServerError,
+
 	ECURSOREXPIRED: http.StatusGone,
-	EINTERNAL:      http.StatusInternalServerError,
 }
 
 // HTTPStatus is the HTTP status of an error code; ok is false for a code not in the list above.

@@ -108,12 +108,10 @@ type Deps struct {
 	Catalogs     *catalog.Cache
 	Insights     *insights.Service
 	Trajectories *insights.TrajectoryAnalytics
-	// Changes is the verdict change feed; nil: built over the screener's result store when it keeps a
-	// change log (else GET /api/changes answers 503).
-	Changes  *screening.ChangeFeed
-	Zakat    *finance.Zakat
-	Purifier *finance.Purifier
-	Agent    *agent.Agent
+	Changes      *screening.ChangeFeed // the verdict change feed; nil: over the screener's result store (503 when it keeps none)
+	Zakat        *finance.Zakat
+	Purifier     *finance.Purifier
+	Agent        *agent.Agent
 }
 
 // Server is the HTTP edge.
