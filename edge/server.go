@@ -108,6 +108,7 @@ type Deps struct {
 	Catalogs     *catalog.Cache
 	Insights     *insights.Service
 	Trajectories *insights.TrajectoryAnalytics
+	Changes      *screening.ChangeFeed // the verdict change feed; nil: over the screener's result store (503 when it keeps none)
 	Zakat        *finance.Zakat
 	Purifier     *finance.Purifier
 	Agent        *agent.Agent
@@ -191,6 +192,9 @@ func (d Deps) withDefaults() Deps {
 	}
 	if d.Trajectories == nil {
 		d.Trajectories = &insights.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets, Watchlists: d.WatchlistStore}
+	}
+	if log, ok := d.Screener.Results.(screening.ChangeLog); ok && d.Changes == nil {
+		d.Changes = &screening.ChangeFeed{Log: log, Watchlists: d.WatchlistStore, Indices: d.Ref}
 	}
 	var disclaimers func(ids ...string) []shariah.Disclaimer
 	if d.Education != nil {

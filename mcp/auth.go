@@ -53,7 +53,7 @@ var toolRoutes = map[string]string{
 	"get_news": "GET /api/news", "get_sec_filings": "GET /api/filings/{symbol}", "generate_report": "GET /api/reports/screening/{symbol}",
 	"islamic_finance_education": "GET /api/education/glossary", "screen_sukuk": "GET /api/sukuk/search",
 	"get_compliance_insights": "GET /api/insights/{symbol}/alternatives", "get_disclaimers": "GET /api/disclaimers",
-	"get_index_drift": "GET /api/insights/drift",
+	"get_index_drift": "GET /api/insights/drift", "get_verdict_changes": "GET /api/changes",
 }
 
 // cost is the tokens a call costs, priced as its REST route prices the same request

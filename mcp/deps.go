@@ -27,6 +27,12 @@ func (d Deps) withDefaults() Deps {
 	if d.Purifier == nil {
 		d.Purifier = &finance.Purifier{Ref: d.Ref, Screener: d.Screener, Disclaimers: disclaimers}
 	}
+	if log, ok := d.screenerResults().(screening.ChangeLog); ok && d.Changes == nil {
+		d.Changes = &screening.ChangeFeed{Log: log, Indices: d.Ref}
+		if d.Watchlists != nil {
+			d.Changes.Watchlists = d.Watchlists.Store
+		}
+	}
 	if d.Trajectories == nil && d.Screener != nil {
 		d.Trajectories = &insights.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets}
 		if d.Watchlists != nil {
@@ -57,8 +63,17 @@ type Deps struct {
 	// The process's shared services, composed once by cmd/shariah (the REST edge's own); nil: built once
 	// by New over the fields above.
 	Trajectories *insights.TrajectoryAnalytics
+	Changes      *screening.ChangeFeed // the verdict change feed; nil: over the screener's result store when it keeps one
 	Zakat        *finance.Zakat
 	Purifier     *finance.Purifier
 	// EventRelevance rates 8-K items (news.RelevanceFor8K), for staleness.
 	EventRelevance func(items []string) (string, string)
+}
+
+// screenerResults is the screener's result store (nil without a screener).
+func (d Deps) screenerResults() screening.ResultStore {
+	if d.Screener == nil {
+		return nil
+	}
+	return d.Screener.Results
 }

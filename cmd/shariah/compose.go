@@ -47,6 +47,7 @@ type services struct {
 	watchlists *account.Watchlists
 	// trajectories, zakat, purifier and agent: one each, for the edge, the MCP server and the agent's tools
 	trajectories *insights.TrajectoryAnalytics
+	changes      *screening.ChangeFeed // the verdict change feed, for the edge and the MCP server
 	zakat        *finance.Zakat
 	purifier     *finance.Purifier
 	agent        *agent.Agent
@@ -166,13 +167,17 @@ func compose(e *env, rc rueidis.Client, db *analytics.DB) (*services, error) {
 		trajectory: analytics.Trajectory{DB: db}, usageRead: analytics.UsageReader{DB: db}, popular: &market.RequestCounter{}}
 	s.ref = s.raw.Cached(30 * time.Second)
 	s.catalogs = &catalog.Cache{Store: s.ref}
-	results := sredis.NewResultStore(rc).Cached(30 * time.Second)
+	results := sredis.NewResultStore(rc).Cached(30 * time.Second).WithChangeRetention(e.cfg.ChangeRetention).
+		OnChangeError(func(err error) {
+			e.log.Warn("verdict change not recorded (recorded at the symbol's next write)", "error", err.Error())
+		})
 	s.screener = &screening.Screener{Ref: s.ref, Results: results, Rulesets: rs, Disclaimers: edu.DisclaimersFor}
 	s.bulk = &bulk.Service{Runs: sredis.NewRunStore(rc), Ref: s.ref, Screener: s.screener, Queue: q,
 		Concurrency: e.cfg.BulkConcurrency, Pause: e.cfg.BulkPause, Unavailable: sredis.Unavailable}
 	s.etfs = &etf.Service{Ref: s.ref, Screener: s.screener, Results: results, Catalogs: s.catalogs}
 	s.insights = &insights.Service{Ref: s.ref, Screener: s.screener, Catalogs: s.catalogs}
 	s.watchlists = &account.Watchlists{Store: s.lists, Resolve: s.catalogs.Resolve}
+	s.changes = &screening.ChangeFeed{Log: results, Watchlists: s.lists, Indices: s.ref, Retention: results.ChangeRetention()}
 	s.keys = &account.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Counter: sredis.NewWindowCounter(rc),
 		Limits: account.IssueLimits{PerAddress: e.cfg.Plan.KeygenPerAddressHour, PerDomain: e.cfg.Plan.KeygenPerDomainHour, Window: time.Hour},
 		Prefix: e.cfg.Plan.KeyPrefix}

@@ -20,7 +20,7 @@ func edgeDeps(e *env, s *services) edge.Deps {
 	proxies, _ := e.cfg.TrustedProxyList() // validated by Load
 	return edge.Deps{
 		Keys: s.keys, Meter: s.meter, Ref: s.ref, Catalogs: s.catalogs, Insights: s.insights, Screener: s.screener,
-		Trajectories: s.trajectories, Zakat: s.zakat, Purifier: s.purifier, Agent: s.agent,
+		Trajectories: s.trajectories, Changes: s.changes, Zakat: s.zakat, Purifier: s.purifier, Agent: s.agent,
 		StoreUnavailable: sredis.Unavailable,
 		RequestContext:   func(d time.Duration) context.Context { return sredis.WithCallTimeout(context.Background(), d) },
 		Education:        s.edu, SukukStore: s.sukuk, SukukRules: s.sukukRules,
@@ -64,7 +64,7 @@ func mcpDeps(e *env, s *services) mcp.Deps {
 	return mcp.Deps{Education: s.edu, Plans: e.plans, Costs: costs, Bulk: s.bulk, ETFs: s.etfs, Screener: s.screener,
 		Ref: s.ref, Catalogs: s.catalogs, Insights: s.insights, Watchlists: s.watchlists,
 		News: s.news, Filings: s.ingest, Trajectory: s.trajectory, SukukStore: s.sukuk, SukukRules: s.sukukRules,
-		Trajectories: s.trajectories, Zakat: s.zakat, Purifier: s.purifier,
+		Trajectories: s.trajectories, Changes: s.changes, Zakat: s.zakat, Purifier: s.purifier,
 		Auth: auth, EventRelevance: eventRelevance}
 }
 
