@@ -17,6 +17,7 @@ import (
 
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/app"
 	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
@@ -67,12 +68,12 @@ func runProcesses(which string) error {
 	if err != nil {
 		return err
 	}
-	defer svc.close()
+	defer closeAll(svc)
 	if serving {
-		if err := svc.withUsage(e); err != nil {
+		if err := svc.WithUsage(e.appEnv()); err != nil {
 			return err
 		}
-		svc.withLeases(e)
+		svc.WithLeases(e.appEnv())
 	}
 	var g run.Group
 	signals(&g)
@@ -115,12 +116,12 @@ func stopped(log *slog.Logger, err error) error {
 }
 
 // addEdge adds the HTTP API; its interrupt returns once the server has drained (or ShutdownTimeout).
-func (e *env) addEdge(g *run.Group, svc *services) error {
-	srv, err := edge.New(edgeDeps(e, svc))
+func (e *env) addEdge(g *run.Group, svc *app.Services) error {
+	srv, err := edge.New(app.EdgeDeps(e.appEnv(), svc))
 	if err != nil {
 		return err
 	}
-	warmCatalog(e, svc.catalogs)
+	warmCatalog(e, svc.Catalogs)
 	addr := e.cfg.HTTPAddr
 	g.Add(func() error {
 		e.log.Info("http listening", "addr", addr)
@@ -153,18 +154,18 @@ func warmCatalog(e *env, catalogs *catalog.Cache) {
 // addEdgeLoops adds the edge's background loops, each an actor: the usage writer (its last flush ships
 // the events of the last requests), the popularity counter (per-symbol quote requests, for the quote
 // refresh) and the billing downgrades (subscriptions whose paid period ended return to Free).
-func (e *env) addEdgeLoops(g *run.Group, svc *services) {
-	ctxActor(g, svc.usage.Run)
-	if lm, ok := svc.meter.(*sredis.LeaseMeter); ok {
+func (e *env) addEdgeLoops(g *run.Group, svc *app.Services) {
+	ctxActor(g, svc.Usage.Run)
+	if lm, ok := svc.Meter.(*sredis.LeaseMeter); ok {
 		// settles the token leases every interval; on shutdown (after the servers drained) gives them back
 		ctxActor(g, lm.Run)
 	}
 	ctxActor(g, func(ctx context.Context) error {
-		svc.popular.Run(ctx, svc.popularity, 10*time.Second)
+		svc.Popular.Run(ctx, svc.Popularity, 10*time.Second)
 		return nil
 	})
 	ctxActor(g, func(ctx context.Context) error {
-		downgrades(ctx, svc.billing, e.log)
+		downgrades(ctx, svc.Billing, e.log)
 		return nil
 	})
 }
@@ -186,8 +187,8 @@ func (e *env) addPprof(g *run.Group) {
 }
 
 // addMCP adds the MCP server over HTTP on SHARIAH_MCP_ADDR.
-func (e *env) addMCP(g *run.Group, svc *services) {
-	d := mcpDeps(e, svc)
+func (e *env) addMCP(g *run.Group, svc *app.Services) {
+	d := app.MCPDeps(e.appEnv(), svc)
 	s, addr := mcp.New(d), e.cfg.MCPAddr
 	ctxActor(g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, addr, d.Auth, e.cfg.HTTP) })
 	e.log.Info("mcp listening", "addr", addr, "path", "/mcp")
@@ -195,24 +196,24 @@ func (e *env) addMCP(g *run.Group, svc *services) {
 
 // addWorker adds the asynq workers (bulk runs and ETF screens), the scheduled re-screens and the
 // reclaiming of runs whose worker died.
-func (e *env) addWorker(g *run.Group, svc *services) error {
-	srv, mux, err := jobs.NewWorker(e.cfg.RedisURL, sredis.IsCluster(svc.rc), e.cfg.WorkerConcurrency, e.log)
+func (e *env) addWorker(g *run.Group, svc *app.Services) error {
+	srv, mux, err := jobs.NewWorker(e.cfg.RedisURL, sredis.IsCluster(svc.Redis), e.cfg.WorkerConcurrency, e.log)
 	if err != nil {
 		return err
 	}
-	jobs.RegisterBulk(mux, svc.bulk)
-	jobs.RegisterETF(mux, svc.etfs)
+	jobs.RegisterBulk(mux, svc.Bulk)
+	jobs.RegisterETF(mux, svc.ETFs)
 	schedules, err := jobs.ParseSchedules(e.cfg.RescreenSchedules)
 	if err != nil {
 		return err
 	}
-	rescreens, err := jobs.NewRescreens(svc.bulk, schedules, e.log)
+	rescreens, err := jobs.NewRescreens(svc.Bulk, schedules, e.log)
 	if err != nil {
 		return err
 	}
 	ctxActor(g, rescreens.Run)
 	// Runs whose worker died are resumed by any live worker once their lease expires.
-	ctxActor(g, func(ctx context.Context) error { return svc.bulk.Reclaim(ctx, e.log) })
+	ctxActor(g, func(ctx context.Context) error { return svc.Bulk.Reclaim(ctx, e.log) })
 	done := make(chan struct{})
 	g.Add(func() error {
 		if err := srv.Start(mux); err != nil {
@@ -248,8 +249,8 @@ func runMCP(args []string) error {
 	if err != nil {
 		return err
 	}
-	defer svc.close()
-	d := mcpDeps(e, svc)
+	defer closeAll(svc)
+	d := app.MCPDeps(e.appEnv(), svc)
 	s := mcp.New(d)
 	if *httpMode {
 		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, e.cfg.MCPAddr, d.Auth, e.cfg.HTTP) })
