@@ -120,6 +120,8 @@ type options struct {
 	redisTimeout time.Duration
 	// eventRelevance rates 8-K items (nil: every event is unrated)
 	eventRelevance func(items []string) (level, reason string)
+	// wrap changes the composed services before the edge is built on them (a test's instruments)
+	wrap func(*app.Services)
 }
 
 type syncBuffer struct {
@@ -192,6 +194,9 @@ func setup(t testing.TB, o options) *env {
 	}
 	svc.WithLeases(ae)
 	t.Cleanup(svc.Close)
+	if o.wrap != nil {
+		o.wrap(svc)
+	}
 	runLoop(t, func(ctx context.Context) { svc.Usage.Run(ctx) })
 	if lm, ok := svc.Meter.(*sredis.LeaseMeter); ok { // as the service runs: token leases, settled by the meter's loop
 		runLoop(t, func(ctx context.Context) { _ = lm.Run(ctx) })
