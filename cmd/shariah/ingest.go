@@ -31,14 +31,14 @@ import (
 // addIngest wires the ingest sources (SEC EDGAR, prices, news) on the scheduler.
 func (e *env) addIngest(g *run.Group, svc *app.Services) error {
 	ref, store, newsStore := svc.Raw, svc.Ingest, svc.News
-	sched := ingest.NewScheduler(store, e.log)
-	ic := e.cfg.Ingest
-	secSource, sukukSrc := secSources(ic, ref, store, svc.Trajectory, newsStore, e.log)
+	sched := ingest.NewScheduler(store, e.Log)
+	ic := e.Config.Ingest
+	secSource, sukukSrc := secSources(ic, ref, store, svc.Trajectory, newsStore, e.Log)
 	secSrc := ingest.Source{Name: "sec", Schedule: ic.SECSchedule, Timeout: 2 * time.Hour, Retries: 2, Run: secSource.Run}
 	bulkSrc := ingest.Source{Name: "sec-bulk", Schedule: ic.SECBulkSchedule, Timeout: 3 * time.Hour, Retries: 1,
 		Run: func(ctx context.Context) (int, error) {
 			rep, err := secSource.IngestZip(ctx, ic.SECBulkZip)
-			e.log.Info("companyfacts.zip", "report", rep, "error", err)
+			e.Log.Info("companyfacts.zip", "report", rep, "error", err)
 			return rep.Stored, err
 		}}
 	if ic.SECBulkZip == "" {
@@ -142,7 +142,7 @@ func runIngest(args []string) error {
 	if err != nil {
 		return err
 	}
-	if e.cfg.Ingest.SECUserAgent == "" && isRemote(*zipSrc) {
+	if e.Config.Ingest.SECUserAgent == "" && isRemote(*zipSrc) {
 		return fmt.Errorf("SEC requires a User-Agent naming a contact: set SHARIAH_SEC_USER_AGENT")
 	}
 	svc, err := open(e)
@@ -150,7 +150,7 @@ func runIngest(args []string) error {
 		return err
 	}
 	defer closeAll(svc)
-	s, _ := secSources(e.cfg.Ingest, svc.Raw, svc.Ingest, svc.Trajectory, svc.News, e.log)
+	s, _ := secSources(e.Config.Ingest, svc.Raw, svc.Ingest, svc.Trajectory, svc.News, e.Log)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := s.IngestZip(ctx, *zipSrc)

@@ -30,7 +30,7 @@ func open(e *env) (*app.Services, error) {
 		rc.Close()
 		return nil, err
 	}
-	svc, err := app.Compose(e.appEnv(), app.Clients{Redis: rc, ClickHouse: db})
+	svc, err := app.Compose(e.Env, app.Clients{Redis: rc, ClickHouse: db})
 	if err != nil {
 		db.Close()
 		rc.Close()
@@ -44,7 +44,7 @@ func open(e *env) (*app.Services, error) {
 // error names the setting. Once running, a Redis that goes away (or a cluster that fails) makes the
 // metered routes answer 503 until it is back.
 func openRedis(e *env) (rueidis.Client, error) {
-	rc, err := sredis.Open(e.cfg.RedisURL)
+	rc, err := sredis.Open(e.Config.RedisURL)
 	if err != nil {
 		return nil, fmt.Errorf("SHARIAH_REDIS_URL: %w", err)
 	}
@@ -60,11 +60,11 @@ func openRedis(e *env) (rueidis.Client, error) {
 // openClickHouse opens the ClickHouse of the configuration, in cluster mode when SHARIAH_CLICKHOUSE_CLUSTER
 // names one.
 func openClickHouse(e *env) (*analytics.DB, error) {
-	db, err := analytics.Open(e.cfg.ClickHouseURL)
+	db, err := analytics.Open(e.Config.ClickHouseURL)
 	if err != nil {
 		return nil, err
 	}
-	db.Cluster = e.cfg.ClickHouseCluster
+	db.Cluster = e.Config.ClickHouseCluster
 	return db, nil
 }
 
@@ -80,7 +80,7 @@ func checkCluster(e *env, db *analytics.DB) error {
 		return fmt.Errorf("SHARIAH_CLICKHOUSE_CLUSTER: %w", err)
 	}
 	if err != nil {
-		e.log.Warn("ClickHouse did not answer: SHARIAH_CLICKHOUSE_CLUSTER is not checked", "cluster", db.Cluster, "error", err.Error())
+		e.Log.Warn("ClickHouse did not answer: SHARIAH_CLICKHOUSE_CLUSTER is not checked", "cluster", db.Cluster, "error", err.Error())
 	}
 	return nil
 }
@@ -92,6 +92,3 @@ func closeAll(s *app.Services) {
 	s.ClickHouse.Close()
 	s.Redis.Close()
 }
-
-// appEnv is the environment the services are composed from.
-func (e *env) appEnv() app.Env { return app.Env{Config: e.cfg, Plans: e.plans, Log: e.log} }
