@@ -437,6 +437,16 @@ func Load() (Config, error) {
 	return c, c.Validate()
 }
 
+// Defaults is the configuration of an empty environment: every setting at its default. Tests compose
+// their services from it (app.Compose), changing what they test.
+func Defaults() Config {
+	var c Config
+	if err := env.ParseWithOptions(&c, env.Options{Environment: map[string]string{}}); err != nil {
+		panic("config defaults: " + err.Error()) // the struct tags are constants: a bad one is a bug
+	}
+	return c
+}
+
 // Plans returns the plan set with the configured allowances and prices.
 func (c Config) Plans() (account.Plans, error) {
 	var errs []error
