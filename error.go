@@ -24,6 +24,10 @@ const (
 	EINTERNAL    = "INTERNAL_ERROR"      // anything else (500); never carries internals
 )
 
+// ECURSOREXPIRED is a change-feed cursor older than the change log keeps (410): what followed it was
+// dropped, so reading on from it would skip changes silently.
+const ECURSOREXPIRED = "CURSOR_EXPIRED"
+
 // httpStatus maps each error code to its HTTP status.
 var httpStatus = map[string]int{
 	EINVALID:     http.StatusBadRequest,
@@ -39,6 +43,8 @@ var httpStatus = map[string]int{
 	ERATELIMITED: http.StatusTooManyRequests,
 	EUNAVAILABLE: http.StatusServiceUnavailable,
 	EINTERNAL:    http.StatusInternalServerError,
+
+	ECURSOREXPIRED: http.StatusGone,
 }
 
 // HTTPStatus is the HTTP status of an error code; ok is false for a code not in the list above.

@@ -110,6 +110,7 @@ func DefaultTokenCosts() TokenCosts {
 		// screening
 		screen(G, "/api/screen/{symbol}"), screen(P, "/api/screen/{symbol}"),
 		std(G, "/api/result/{symbol}"), std(G, "/api/results"), std(G, "/api/results/updates"),
+		std(G, "/api/changes"), // the verdict change feed: a page of up to 500 changes, priced as a results read
 		perSymbol(P, "/api/portfolio/scan"), perSymbol(P, "/api/compare"),
 		std(G, "/api/reports/screening/{symbol}"), perSymbol(P, "/api/reports/portfolio"),
 		std(G, "/api/reports/export/csv"),

@@ -100,6 +100,9 @@ type Config struct {
 	RescreenSchedules string `env:"SHARIAH_RESCREEN_SCHEDULES" envDefault:"SP500=0 2 * * *"`
 	// ETFWait bounds how long POST /api/etf/{symbol}/screen waits for its worker before answering 202.
 	ETFWait time.Duration `env:"SHARIAH_ETF_WAIT" envDefault:"10s"`
+	// ChangeRetention is how long the verdict change log keeps a change (GET /api/changes; a cursor
+	// older than what it keeps is 410). 90 days.
+	ChangeRetention time.Duration `env:"SHARIAH_CHANGE_RETENTION" envDefault:"2160h"`
 
 	Ingest Ingest
 
@@ -442,6 +445,16 @@ func Load() (Config, error) {
 	return c, c.Validate()
 }
 
+// Defaults is the configuration of an empty environment: every setting at its default. Tests compose
+// their services from it (app.Compose), changing what they test.
+func Defaults() Config {
+	var c Config
+	if err := env.ParseWithOptions(&c, env.Options{Environment: map[string]string{}}); err != nil {
+		panic("config defaults: " + err.Error()) // the struct tags are constants: a bad one is a bug
+	}
+	return c
+}
+
 // Plans returns the plan set with the configured allowances and prices.
 func (c Config) Plans() (account.Plans, error) {
 	var errs []error
@@ -626,6 +639,9 @@ func (c Config) validateWork() []error {
 	}
 	if c.BulkConcurrency < 1 || c.BulkConcurrency > 64 {
 		errs = append(errs, fmt.Errorf("SHARIAH_BULK_CONCURRENCY: %d is out of 1..64", c.BulkConcurrency))
+	}
+	if c.ChangeRetention < time.Hour || c.ChangeRetention > 10*365*24*time.Hour {
+		errs = append(errs, fmt.Errorf("SHARIAH_CHANGE_RETENTION: %s is out of 1h..87600h", c.ChangeRetention))
 	}
 	if c.ETFWait < 0 || c.ETFWait > 5*time.Minute {
 		errs = append(errs, fmt.Errorf("SHARIAH_ETF_WAIT: %s is out of 0..5m", c.ETFWait))

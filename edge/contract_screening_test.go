@@ -14,12 +14,10 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
-	"github.com/shariah-screen/shariah/catalog"
-	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/app"
 	"github.com/shariah-screen/shariah/internal/jsoncontract"
 	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/mcp"
-	"github.com/shariah-screen/shariah/rules"
 	"github.com/shariah-screen/shariah/screening"
 )
 
@@ -378,16 +376,7 @@ func TestContractScreeningResult(t *testing.T) {
 	}
 
 	// The MCP screen tool returns the same result.
-	rs, err := rules.Rulesets()
-	if err != nil {
-		t.Fatal(err)
-	}
-	edu, err := education.Load(rs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.NewInProcessClient(mcp.New(mcp.Deps{Education: edu, Plans: account.DefaultPlans(), Costs: account.DefaultTokenCosts(),
-		Screener: e.bulk.Screener, Ref: e.ref, Catalogs: &catalog.Cache{Store: e.ref}}))
+	c, err := client.NewInProcessClient(mcp.New(app.MCPDeps(e.appEnv, e.svc)))
 	if err != nil {
 		t.Fatal(err)
 	}

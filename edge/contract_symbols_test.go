@@ -14,12 +14,10 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
-	"github.com/shariah-screen/shariah/catalog"
-	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/app"
 	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/market"
 	"github.com/shariah-screen/shariah/mcp"
-	"github.com/shariah-screen/shariah/rules"
 )
 
 // TestUnknownSymbolMessage: an unknown symbol on the screening routes is the 404 envelope whose
@@ -202,16 +200,7 @@ func TestQuoteEcosystemFields(t *testing.T) {
 // mcpClient is an in-process MCP client on the environment's stores.
 func mcpClient(t *testing.T, e *env) *client.Client {
 	t.Helper()
-	rs, err := rules.Rulesets()
-	if err != nil {
-		t.Fatal(err)
-	}
-	edu, err := education.Load(rs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.NewInProcessClient(mcp.New(mcp.Deps{Education: edu, Plans: account.DefaultPlans(), Costs: account.DefaultTokenCosts(),
-		Screener: e.bulk.Screener, Ref: e.ref, Catalogs: &catalog.Cache{Store: e.ref}}))
+	c, err := client.NewInProcessClient(mcp.New(app.MCPDeps(e.appEnv, e.svc)))
 	if err != nil {
 		t.Fatal(err)
 	}

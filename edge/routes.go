@@ -58,6 +58,7 @@ func (s *Server) routeTable() []route {
 		{Method: G, Path: "/api/result/{symbol}", Auth: authHeader, Handler: s.result},
 		{Method: G, Path: "/api/results", Auth: authHeader, Handler: s.results},
 		{Method: G, Path: "/api/results/updates", Auth: authHeader, Handler: s.resultsUpdates},
+		{Method: G, Path: "/api/changes", Auth: authHeader, Handler: s.changes}, // the verdict change feed (changes.go)
 		{Method: P, Path: "/api/portfolio/scan", Auth: authHeader, Handler: s.portfolioScan},
 		{Method: P, Path: "/api/compare", Auth: authHeader, Handler: s.compare},
 		// reports and CSV export (reports.go)

@@ -52,8 +52,6 @@ type Deps struct {
 	// Popular counts quote requests per symbol (for the quote refresh of the most requested); optional.
 	Popular *market.RequestCounter
 	Filings filings.Store
-	// AgentLLM, when set, lets the terminal agent rewrite free-form questions (OpenAI-compatible).
-	AgentLLM *agent.LLM
 	// Billing applies payment-processor events; Processor opens checkout and portal sessions;
 	// WebhookSecret verifies webhooks. Without them the billing routes answer 503.
 	Billing       *account.Billing
@@ -64,11 +62,11 @@ type Deps struct {
 	SukukRules *sukuk.Rules
 	// Webhooks are the users' webhook endpoints and deliveries; nil: the webhook routes answer 503.
 	Webhooks *webhooks.Service
-	// WatchlistStore keeps users' watchlists.
-	WatchlistStore account.WatchlistStore
-	News           filings.NewsStore
-	Trajectory     insights.TrajectoryStore
-	Health         filings.HealthStore // ingest sources' health (optional)
+	// Watchlists keeps users' watchlists (the MCP server's own).
+	Watchlists *account.Watchlists
+	News       filings.NewsStore
+	Trajectory insights.TrajectoryStore
+	Health     filings.HealthStore // ingest sources' health (optional)
 	// NewsSources are the configured news sources; EventRelevance rates 8-K items (news.RelevanceFor8K).
 	NewsSources    []NewsSourceInfo
 	EventRelevance func(items []string) (level, reason string)
@@ -105,12 +103,12 @@ type Deps struct {
 	// nil: context.Background.
 	RequestContext func(callTimeout time.Duration) context.Context
 
-	// The process's shared services, composed once by cmd/shariah and handed to the MCP server too (the
-	// agent's tools use them as well); nil: built once here over the fields above (tests that build a
-	// partial edge).
+	// The process's shared services, composed once (app.Compose) and handed to the MCP server too (the
+	// agent's tools use them as well).
 	Catalogs     *catalog.Cache
 	Insights     *insights.Service
 	Trajectories *insights.TrajectoryAnalytics
+	Changes      *screening.ChangeFeed // the verdict change feed (nil: GET /api/changes answers 503)
 	Zakat        *finance.Zakat
 	Purifier     *finance.Purifier
 	Agent        *agent.Agent
@@ -169,7 +167,7 @@ type route struct {
 }
 
 // withDefaults fills what Deps was given without: the process's defaults (costs, clock, log, ETF
-// wait, metrics registry) and, for tests that build a partial edge, the shared services, built once.
+// wait, metrics registry). The services themselves come composed (app.Compose), none is built here.
 func (d Deps) withDefaults() Deps {
 	if d.Costs == nil {
 		d.Costs = account.DefaultTokenCosts()
@@ -185,29 +183,6 @@ func (d Deps) withDefaults() Deps {
 	}
 	if d.Registry == nil {
 		d.Registry = prometheus.NewRegistry()
-	}
-	if d.Catalogs == nil {
-		d.Catalogs = &catalog.Cache{Store: d.Ref}
-	}
-	if d.Insights == nil {
-		d.Insights = &insights.Service{Ref: d.Ref, Screener: d.Screener, Catalogs: d.Catalogs}
-	}
-	if d.Trajectories == nil {
-		d.Trajectories = &insights.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets, Watchlists: d.WatchlistStore}
-	}
-	var disclaimers func(ids ...string) []shariah.Disclaimer
-	if d.Education != nil {
-		disclaimers = d.Education.DisclaimersFor
-	}
-	if d.Zakat == nil {
-		d.Zakat = &finance.Zakat{Ref: d.Ref, Disclaimers: disclaimers}
-	}
-	if d.Purifier == nil {
-		d.Purifier = &finance.Purifier{Ref: d.Ref, Screener: d.Screener, Disclaimers: disclaimers}
-	}
-	if d.Agent == nil {
-		d.Agent = &agent.Agent{LLM: d.AgentLLM, Tools: agent.Tools{Screener: d.Screener, Ref: d.Ref, Catalogs: d.Catalogs,
-			Zakat: d.Zakat, Insights: d.Insights, News: d.News}}
 	}
 	return d
 }

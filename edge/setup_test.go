@@ -29,21 +29,15 @@ import (
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/agent"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/app"
 	"github.com/shariah-screen/shariah/bulk"
-	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
-	"github.com/shariah-screen/shariah/education"
-	"github.com/shariah-screen/shariah/etf"
 	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
-	"github.com/shariah-screen/shariah/rules"
-	"github.com/shariah-screen/shariah/screening"
-	"github.com/shariah-screen/shariah/stripe"
-	"github.com/shariah-screen/shariah/webhooks"
 )
 
 var (
@@ -77,6 +71,8 @@ func TestMain(m *testing.M) {
 // env is one edge over a Redis of its own (the default pack loaded) and a ClickHouse database of its own.
 type env struct {
 	srv      *edge.Server
+	svc      *app.Services // the composition the edge serves from (app.Compose, as cmd/shariah's)
+	appEnv   app.Env       // what it was composed from
 	keys     *account.Keys
 	store    *sredis.KeyStore
 	writer   *analytics.UsageWriter
@@ -124,6 +120,8 @@ type options struct {
 	redisTimeout time.Duration
 	// eventRelevance rates 8-K items (nil: every event is unrated)
 	eventRelevance func(items []string) (level, reason string)
+	// wrap changes the composed services before the edge is built on them (a test's instruments)
+	wrap func(*app.Services)
 }
 
 type syncBuffer struct {
@@ -186,104 +184,85 @@ func setup(t testing.TB, o options) *env {
 		}
 	}
 	log := slog.New(slog.NewJSONHandler(o.logs, nil))
-	writer, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: t.TempDir(), SpoolMaxBytes: o.spoolMax,
-		BatchSize: 1000, Interval: 50 * time.Millisecond, Log: log})
+	ae := app.Env{Config: testConfig(t, o), Plans: o.plans, Log: log}
+	svc, err := app.Compose(ae, app.Clients{Redis: rc, ClickHouse: db})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { writer.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; writer.Close() })
-	store := sredis.NewKeyStore(rc)
-	keys := &account.Keys{Store: store, Plans: o.plans}
-	if o.keygenLimits.Window > 0 {
-		keys.Counter, keys.Limits = sredis.NewWindowCounter(rc), o.keygenLimits
-	}
-	rsets, err := rules.Rulesets()
-	if err != nil {
+	if err := svc.WithUsage(ae); err != nil {
 		t.Fatal(err)
 	}
-	edu, err := education.Load(rsets)
-	if err != nil {
-		t.Fatal(err)
+	svc.WithLeases(ae)
+	t.Cleanup(svc.Close)
+	if o.wrap != nil {
+		o.wrap(svc)
 	}
-	ref := sredis.NewRefStore(rc).Cached(30 * time.Second)
-	screener := &screening.Screener{Ref: ref, Results: sredis.NewResultStore(rc).Cached(30 * time.Second), Rulesets: rsets, Disclaimers: edu.DisclaimersFor}
-	queue, err := jobs.NewQueue(o.redisURL, false)
-	if err != nil {
-		t.Fatal(err)
+	runLoop(t, func(ctx context.Context) { svc.Usage.Run(ctx) })
+	if lm, ok := svc.Meter.(*sredis.LeaseMeter); ok { // as the service runs: token leases, settled by the meter's loop
+		runLoop(t, func(ctx context.Context) { _ = lm.Run(ctx) })
 	}
-	t.Cleanup(queue.Close)
-	results := sredis.NewResultStore(rc)
-	bk := &bulk.Service{Runs: sredis.NewRunStore(rc), Ref: ref, Screener: screener, Queue: queue, Concurrency: 2}
-	etfs := &etf.Service{Ref: ref, Screener: screener, Results: results, Catalogs: &catalog.Cache{Store: ref}}
-	// webhooks deliver to the tests' loopback receivers (SHARIAH_WEBHOOK_ALLOW in production)
-	targets, err := webhooks.ParseAllow("127.0.0.1/32")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hooks := &webhooks.Service{Store: sredis.NewWebhookStore(rc), Queue: queue, Targets: targets, Sender: &webhooks.Sender{Targets: targets},
-		Watchlists: sredis.NewWatchlistStore(rc), Indices: ref, Resolve: (&catalog.Cache{Store: ref}).Resolve, Log: log}
 	if o.worker {
 		wsrv, mux, err := jobs.NewWorker(o.redisURL, false, 4, log)
 		if err != nil {
 			t.Fatal(err)
 		}
-		jobs.RegisterBulk(mux, bk)
-		jobs.RegisterETF(mux, etfs)
-		jobs.RegisterWebhooks(mux, hooks)
+		jobs.RegisterBulk(mux, svc.Bulk)
+		jobs.RegisterETF(mux, svc.ETFs)
+		jobs.RegisterWebhooks(mux, svc.Webhooks)
 		if err := wsrv.Start(mux); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(wsrv.Shutdown)
 	}
-	ingest, news, traj := sredis.NewIngestStore(rc), sredis.NewNewsStore(rc), analytics.Trajectory{DB: db}
-	popular := &market.RequestCounter{}
-	bill := &account.Billing{Keys: keys, Store: sredis.NewBillingStore(rc)}
-	var processor *stripe.Client
+	d := app.EdgeDeps(ae, svc)
+	d.Costs, d.EventRelevance = costs, o.eventRelevance
+	d.BenchRoutes = o.benchRoutes
+	srv, err := edge.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{srv: srv, svc: svc, appEnv: ae, keys: svc.Keys, store: svc.KeyStore, writer: svc.Usage, db: db, logs: o.logs, plans: o.plans, bulk: svc.Bulk,
+		ref: svc.Raw, served: svc.Ref, ingest: svc.Ingest, news: svc.News, traj: svc.Trajectory, popular: svc.Popular, rc: rc,
+		billing: svc.Billing, redisURL: o.redisURL, meter: svc.Meter}
+}
+
+// testConfig is the configuration of a test's edge: the defaults with the options' settings.
+func testConfig(t testing.TB, o options) config.Config {
+	cfg := config.Defaults()
+	cfg.RedisURL, cfg.BaseURL, cfg.AccessLog = o.redisURL, "http://example.com", true
+	cfg.BulkConcurrency = 2
+	cfg.Usage.SpoolDir, cfg.Usage.SpoolMaxBytes, cfg.Usage.BatchSize, cfg.Usage.FlushInterval = t.TempDir(), o.spoolMax, 1000, 50*time.Millisecond
+	// key generation unbounded but where a test bounds it
+	cfg.Plan.KeygenPerAddressHour, cfg.Plan.KeygenPerDomainHour = o.keygenLimits.PerAddress, o.keygenLimits.PerDomain
+	cfg.MeterLeases = !o.exactMeter
+	if o.leaseTTL > 0 {
+		cfg.MeterLeaseTTL = o.leaseTTL
+	}
+	cfg.ETFWait = cmp.Or(o.etfWait, cfg.ETFWait)
+	cfg.WebhookAllow = "127.0.0.1/32" // the tests' receivers
+	if o.agentLLM != nil {
+		cfg.AgentLLMURL, cfg.AgentLLMModel, cfg.AgentLLMAPIKey = o.agentLLM.BaseURL, o.agentLLM.Model, o.agentLLM.APIKey
+	}
 	if o.stripeURL != "" {
-		processor = &stripe.Client{BaseURL: o.stripeURL, SecretKey: "sk_test_edge", Prices: map[string]string{"starter": "price_starter", "pro": "price_pro", "enterprise": "price_ent"}}
+		cfg.StripeAPIURL, cfg.StripeSecretKey = o.stripeURL, "sk_test_edge"
+		cfg.StripePriceStarter, cfg.StripePricePro, cfg.StripePriceEnterprise = "price_starter", "price_pro", "price_ent"
 	}
-	sukukRules, err := rules.Sukuk()
-	if err != nil {
-		t.Fatal(err)
+	cfg.WebhookSecret = o.webhookSecret
+	for _, p := range o.trustedProxies {
+		cfg.TrustedProxies += p.String() + ","
 	}
-	var meter account.Meter = sredis.NewMeter(rc, o.plans)
-	if !o.exactMeter {
-		// as the service runs: token leases, settled by the meter's loop
-		lm := sredis.NewLeaseMeter(rc, o.plans, sredis.LeaseOptions{TTL: o.leaseTTL})
-		store.OnChange(lm.Forget)
-		mctx, mcancel := context.WithCancel(context.Background())
-		mdone := make(chan struct{})
-		go func() { _ = lm.Run(mctx); close(mdone) }()
-		t.Cleanup(func() { mcancel(); <-mdone })
-		meter = lm
-	}
-	limits := config.DefaultHTTPLimits()
-	limits.RedisTimeout = cmp.Or(o.redisTimeout, testRedisTimeout)
-	srv, err := edge.New(edge.Deps{
-		SukukStore: sredis.NewSukukStore(rc), SukukRules: sukukRules, Billing: bill, Processor: processor, WebhookSecret: o.webhookSecret,
-		AgentLLM: o.agentLLM, Popular: popular, WatchlistStore: sredis.NewWatchlistStore(rc), Webhooks: hooks, Filings: ingest, News: news, Trajectory: traj, Health: ingest, EventRelevance: o.eventRelevance,
-		NewsSources: []edge.NewsSourceInfo{{Name: "sec-edgar-8k", URL: "https://www.sec.gov", Kind: "sec"}, {Name: "example", URL: "http://feeds.example.com/rss", Kind: "feed"}},
-		Bulk:        bk, ETFs: etfs, ETFQueue: queue, ETFWait: o.etfWait,
-		Keys: keys, Meter: meter, Ref: ref, Screener: screener, Education: edu, Costs: costs, Usage: writer,
-		UsageReader: analytics.UsageReader{DB: db}, Log: log, AccessLog: true, BaseURL: "http://example.com",
-		TrustedProxies: o.trustedProxies, BenchRoutes: o.benchRoutes,
-		Checks: map[string]func(context.Context) error{
-			edge.DepRedis:      func(ctx context.Context) error { return sredis.Ping(ctx, rc) },
-			edge.DepClickHouse: func(ctx context.Context) error { return db.Conn.Ping(ctx) },
-		},
-		UsageHealth:      writer.Stats,
-		Limits:           limits,
-		StoreUnavailable: sredis.Unavailable,
-		RequestContext:   func(d time.Duration) context.Context { return sredis.WithCallTimeout(context.Background(), d) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &env{srv: srv, keys: keys, store: store, writer: writer, db: db, logs: o.logs, plans: o.plans, bulk: bk, ref: sredis.NewRefStore(rc).WithQuoteBodies(edu.QuoteBodies()), served: ref,
-		ingest: ingest, news: news, traj: traj, popular: popular, rc: rc, billing: bill, redisURL: o.redisURL, meter: meter}
+	cfg.TrustedProxies = strings.TrimSuffix(cfg.TrustedProxies, ",")
+	cfg.Ingest.SECDataURL, cfg.Ingest.NewsFeeds = "https://www.sec.gov", "example|http://feeds.example.com/rss"
+	cfg.HTTP.RedisTimeout = cmp.Or(o.redisTimeout, testRedisTimeout)
+	return cfg
+}
+
+// runLoop runs a service's loop until the test ends.
+func runLoop(t testing.TB, loop func(context.Context)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { loop(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
 }
 
 // response is a finished test request.

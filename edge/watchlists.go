@@ -9,12 +9,8 @@ import (
 	"github.com/shariah-screen/shariah/screening"
 )
 
-func (s *Server) watchlists() *account.Watchlists {
-	return &account.Watchlists{Store: s.WatchlistStore, Resolve: s.catalogs.Resolve, Now: s.Now}
-}
-
 func (s *Server) listWatchlists(c *fiber.Ctx) error {
-	ws, err := s.WatchlistStore.Watchlists(c.UserContext(), chargeOf(c).Key.UserID)
+	ws, err := s.Watchlists.Store.Watchlists(c.UserContext(), chargeOf(c).Key.UserID)
 	if err != nil {
 		return err
 	}
@@ -37,7 +33,7 @@ func (s *Server) createWatchlist(c *fiber.Ctx) error {
 	if err := bindJSON(c, &in); err != nil {
 		return err
 	}
-	w, err := s.watchlists().Create(c.UserContext(), chargeOf(c).Key.UserID, in.Name, in.Symbols)
+	w, err := s.Watchlists.Create(c.UserContext(), chargeOf(c).Key.UserID, in.Name, in.Symbols)
 	if err != nil {
 		return err
 	}
@@ -61,7 +57,7 @@ func watchlistID(c *fiber.Ctx) string {
 }
 
 func (s *Server) getWatchlist(c *fiber.Ctx) error {
-	w, err := s.watchlists().Get(c.UserContext(), chargeOf(c).Key.UserID, watchlistID(c))
+	w, err := s.Watchlists.Get(c.UserContext(), chargeOf(c).Key.UserID, watchlistID(c))
 	if err != nil {
 		return err
 	}
@@ -69,7 +65,7 @@ func (s *Server) getWatchlist(c *fiber.Ctx) error {
 }
 
 func (s *Server) deleteWatchlist(c *fiber.Ctx) error {
-	if err := s.watchlists().Delete(c.UserContext(), chargeOf(c).Key.UserID, watchlistID(c)); err != nil {
+	if err := s.Watchlists.Delete(c.UserContext(), chargeOf(c).Key.UserID, watchlistID(c)); err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"deleted": true, "id": watchlistID(c)})
@@ -82,7 +78,7 @@ func (s *Server) addWatchlistSymbol(c *fiber.Ctx) error {
 	if err := bindJSON(c, &in); err != nil {
 		return err
 	}
-	w, err := s.watchlists().AddSymbol(c.UserContext(), chargeOf(c).Key.UserID, watchlistID(c), in.Symbol)
+	w, err := s.Watchlists.AddSymbol(c.UserContext(), chargeOf(c).Key.UserID, watchlistID(c), in.Symbol)
 	if err != nil {
 		return err
 	}
@@ -94,7 +90,7 @@ func (s *Server) removeWatchlistSymbol(c *fiber.Ctx) error {
 	if err != nil {
 		raw = c.Params("symbol")
 	}
-	w, err := s.watchlists().RemoveSymbol(c.UserContext(), chargeOf(c).Key.UserID, watchlistID(c), raw)
+	w, err := s.Watchlists.RemoveSymbol(c.UserContext(), chargeOf(c).Key.UserID, watchlistID(c), raw)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,13 @@
 package edge_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -80,7 +83,7 @@ func TestWebhookRoutes(t *testing.T) {
 		{map[string]any{"url": rcv.URL, "watchlist_id": bobsList}, "body.watchlist_id"},
 		{map[string]any{"url": rcv.URL, "index": "NOPE500"}, "body.index"},
 		{map[string]any{"url": rcv.URL, "symbols": []string{"AAPL", "ZZZZQQ"}}, "body.symbols.1"},
-		{map[string]any{"url": rcv.URL, "event_kinds": []string{"verdict.changed", "price.moved"}}, "body.event_kinds.1"},
+		{map[string]any{"url": rcv.URL, "event_kinds": []string{"overall", "price.moved"}}, "body.event_kinds.1"},
 	} {
 		locs := fieldErrors(t, e.do(t, "POST", "/api/webhooks", c.body, alice))
 		if len(locs) != 1 || locs[0] != c.loc {
@@ -89,7 +92,7 @@ func TestWebhookRoutes(t *testing.T) {
 	}
 
 	r = e.do(t, "POST", "/api/webhooks", map[string]any{"url": rcv.URL + "/in", "index": "sp500", "symbols": []string{"msft"},
-		"event_kinds": []string{"verdict.changed"}}, alice)
+		"event_kinds": []string{"overall"}}, alice)
 	if r.StatusCode != 201 || r.Header.Get("X-Tokens-Charged") != "2" {
 		t.Fatalf("create: %d %s", r.StatusCode, r.body)
 	}
@@ -177,5 +180,128 @@ func TestWebhookRoutes(t *testing.T) {
 	r = e.do(t, "POST", "/api/webhooks", map[string]any{"url": rcv.URL}, starter)
 	if locs := fieldErrors(t, r); len(locs) != 1 || locs[0] != "body.url" || !strings.Contains(string(r.body), "allows 3") {
 		t.Fatalf("a fourth starter endpoint: %s", r.body)
+	}
+}
+
+// TestARescreenIsDeliveredToWebhooks: issue 29 end to end. A nightly-style rescreen on the workers that
+// moves two symbols records two changes; the relay reads them from the change log and fans them out;
+// the endpoint on the index gets exactly two deliveries, signed by the documented rule, each carrying
+// its change's id (as GET /api/changes serves it) and the change itself. A forced rerun that changes
+// nothing delivers nothing more; changes recorded before the endpoint existed are not its.
+func TestARescreenIsDeliveredToWebhooks(t *testing.T) {
+	t.Parallel()
+	e := setup(t, options{worker: true})
+	k := key(e.newKey(t, account.PlanEnterprise))
+	putIndex(t, e, "NIGHT", "MSFT", "GOOGL", "NVDA", "KO")
+	run := func(force bool) {
+		t.Helper()
+		r := e.do(t, "POST", "/api/screen-bulk", map[string]any{"index_name": "NIGHT", "force_refresh": force}, k)
+		if r.StatusCode != 202 {
+			t.Fatalf("start: %d %s", r.StatusCode, r.body)
+		}
+		if st := waitRun(t, e, k, r.json(t)["run_id"].(string)); st["status"] != "completed" {
+			t.Fatalf("run: %v", st)
+		}
+	}
+	run(false)
+	raiseDebt(t, e, "KO") // a change before the endpoint exists
+	run(false)
+
+	var mu sync.Mutex
+	type delivery struct {
+		header http.Header
+		body   []byte
+	}
+	var got []delivery
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, delivery{r.Header.Clone(), b})
+		mu.Unlock()
+	}))
+	defer rcv.Close()
+	r := e.do(t, "POST", "/api/webhooks", map[string]any{"url": rcv.URL, "index": "NIGHT"}, k)
+	if r.StatusCode != 201 {
+		t.Fatalf("create: %d %s", r.StatusCode, r.body)
+	}
+	secret := r.json(t)["secret"].(string)
+
+	relay := &webhooks.Relay{Service: e.svc.Webhooks, Source: e.svc.ChangeEvents}
+	drain := func() int {
+		t.Helper()
+		total := 0
+		for {
+			n, err := relay.Step(context.Background(), 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total += n; n == 0 {
+				return total
+			}
+		}
+	}
+	if cs := e.do(t, "GET", "/api/changes?symbols=KO", nil, k).json(t)["changes"].([]any); len(cs) != 1 {
+		t.Fatalf("KO's change before the endpoint: %v", cs)
+	}
+	if n := drain(); n < 1 { // KO's change is older than the endpoint: read, not delivered
+		t.Fatalf("the relay read %d changes before the endpoint's", n)
+	}
+	raiseDebt(t, e, "MSFT", "GOOGL")
+	run(false)
+	if n := drain(); n != 2 {
+		t.Fatalf("the relay read %d changes after the rescreen, want 2", n)
+	}
+	changes := map[string]map[string]any{}
+	for _, c := range e.do(t, "GET", "/api/changes?index=NIGHT", nil, k).json(t)["changes"].([]any) {
+		c := c.(map[string]any)
+		changes[c["id"].(string)] = c
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d deliveries 30 s after the rescreen", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	run(true) // nothing changes: nothing more to deliver
+	if n := drain(); n != 0 {
+		t.Fatalf("a forced rerun that changed nothing gave the relay %d changes", n)
+	}
+	ds := e.do(t, "GET", "/api/webhooks/"+r.json(t)["id"].(string)+"/deliveries", nil, k).json(t)["deliveries"].([]any)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || len(ds) != 2 {
+		t.Fatalf("%d deliveries received, %d listed; want 2", len(got), len(ds))
+	}
+	symbols := map[string]bool{}
+	for _, d := range got {
+		if err := webhooks.Verify(secret, d.header.Get(webhooks.SignatureHeader), d.body, time.Now(), 5*time.Minute); err != nil {
+			t.Fatalf("signature: %v", err)
+		}
+		var p struct {
+			ID     string         `json:"id"`
+			Type   string         `json:"type"`
+			Symbol string         `json:"symbol"`
+			Kinds  []string       `json:"kinds"`
+			Data   map[string]any `json:"data"`
+		}
+		if err := json.Unmarshal(d.body, &p); err != nil {
+			t.Fatal(err)
+		}
+		c, ok := changes[p.ID]
+		if !ok || d.header.Get(webhooks.EventIDHeader) != p.ID || p.Type != webhooks.TypeChange || p.Data["id"] != p.ID ||
+			c["symbol"] != p.Symbol || p.Data["after"].(map[string]any)["compliance_status"] != "NON_COMPLIANT" || !slices.Contains(p.Kinds, "overall") {
+			t.Fatalf("delivery %s does not carry its change %v", d.body, c)
+		}
+		symbols[p.Symbol] = true
+	}
+	if !symbols["MSFT"] || !symbols["GOOGL"] {
+		t.Fatalf("delivered symbols %v", symbols)
 	}
 }

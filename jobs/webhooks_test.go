@@ -183,7 +183,7 @@ func waitUntil(t testing.TB, what string, timeout time.Duration, cond func() boo
 
 func event(id, symbol string, kinds ...string) webhooks.Event {
 	if len(kinds) == 0 {
-		kinds = []string{webhooks.KindVerdict}
+		kinds = []string{webhooks.KindOverall}
 	}
 	body, _ := json.Marshal(map[string]any{"id": id, "symbol": symbol, "before": map[string]string{"overall": "COMPLIANT"},
 		"after": map[string]string{"overall": "NON_COMPLIANT"}})
@@ -200,13 +200,13 @@ func TestTwoEventsTwoSignedDeliveries(t *testing.T) {
 	ep := h.create(t, "alice", rcv.URL+"/hooks", "AAPL", "MSFT")
 	rcv.setSecret(ep.Secret)
 	u := other.URL + "/source-only"
-	ko, err := h.svc.Create(context.Background(), "bob", account.PlanStarter, webhooks.NewEndpoint{URL: &u, Symbols: []string{"ko"}, Kinds: []string{webhooks.KindSource}})
+	ko, err := h.svc.Create(context.Background(), "bob", account.PlanStarter, webhooks.NewEndpoint{URL: &u, Symbols: []string{"ko"}, Kinds: []string{webhooks.KindDataSource}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.startWorker(t, 4)
-	events := []webhooks.Event{event("01JEV0001", "AAPL"), event("01JEV0002", "MSFT", webhooks.KindVerdict, webhooks.KindMethodology),
-		event("01JEV0003", "KO"), event("01JEV0004", "JNJ", webhooks.KindSource)}
+	events := []webhooks.Event{event("01JEV0001", "AAPL"), event("01JEV0002", "MSFT", webhooks.KindOverall, webhooks.KindMethodology),
+		event("01JEV0003", "KO"), event("01JEV0004", "JNJ", webhooks.KindDataSource)}
 	n, err := h.svc.FanOut(context.Background(), events)
 	if err != nil || n != 2 {
 		t.Fatalf("fan-out queued %d: %v", n, err)
@@ -519,23 +519,25 @@ func TestWorkerKilledMidDeliveryLosesNothing(t *testing.T) {
 	}
 }
 
-// listSource is an event stream held in memory: the change stream's contract (webhooks.EventSource)
-// as the relay reads it, for the relay's own test.
+// listSource is an event stream held in memory (webhooks.EventSource), for the relay's own test; the
+// change log itself is read through webhooks.ChangeStream (edge: TestARescreenIsDeliveredToWebhooks).
 type listSource struct {
 	mu     sync.Mutex
 	events []webhooks.Event
 }
 
-func (s *listSource) EventsAfter(_ context.Context, cursor string, limit int) ([]webhooks.Event, error) {
+func (s *listSource) EventsAfter(_ context.Context, cursor string, limit int) ([]webhooks.Event, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []webhooks.Event
+	next := cursor
 	for _, e := range s.events {
 		if e.ID > cursor && len(out) < limit {
 			out = append(out, e)
+			next = e.ID
 		}
 	}
-	return out, nil
+	return out, next, nil
 }
 
 // TestRelayFollowsTheStream: the relay fans out what the stream has after its saved cursor, a batch at

@@ -40,10 +40,15 @@ func ValidatePriceHistory(period, interval, loc string) error {
 	return v.Err()
 }
 
+// SeriesReader is what PriceHistory reads: a symbol's stored candles.
+type SeriesReader interface {
+	Series(ctx context.Context, symbol, interval string) (shariah.Series, bool, error)
+}
+
 // PriceHistory returns a symbol's candles of the period (counted back from the latest candle: history
 // ends where the data ends) at the interval, and their source. A symbol with monthly history only is
 // served that rather than nothing.
-func PriceHistory(ctx context.Context, st RefReader, symbol, period, interval string) ([]shariah.Bar, string, error) {
+func PriceHistory(ctx context.Context, st SeriesReader, symbol, period, interval string) ([]shariah.Bar, string, error) {
 	stored := "1d"
 	if interval == "1mo" {
 		stored = "1mo"

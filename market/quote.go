@@ -128,11 +128,16 @@ func RefreshQuotes(ctx context.Context, st QuoteStore, symbols []string) (int, e
 	return n, nil
 }
 
+// QuotesReader is what BatchQuotes reads: the stored quotes of many symbols.
+type QuotesReader interface {
+	Quotes(ctx context.Context, symbols []string) (map[string]Quote, error)
+}
+
 // BatchQuotes answers several symbols at once: each input (upper-cased as given) maps to its quote, or
 // to nil when it is malformed, unknown or has no price data. count, when set, sees each known symbol
 // (the quote-request counter). Each quote carries disclaimers (the market_data disclaimer, as a single
 // quote does).
-func BatchQuotes(ctx context.Context, cats *catalog.Cache, st RefReader, syms []string, count func(sym string), disclaimers []shariah.Disclaimer) (map[string]*Quote, error) {
+func BatchQuotes(ctx context.Context, cats *catalog.Cache, st QuotesReader, syms []string, count func(sym string), disclaimers []shariah.Disclaimer) (map[string]*Quote, error) {
 	out := make(map[string]*Quote, len(syms))
 	canon := map[string]string{}
 	var want []string

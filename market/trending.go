@@ -31,11 +31,18 @@ type Trending struct {
 	AssetType shariah.AssetType `json:"asset_type"`
 }
 
+// TrendingReader is what TrendingList reads: the ranked list and, for items stored before they carried
+// their kind and currency, the asset records.
+type TrendingReader interface {
+	Trending(ctx context.Context) ([]Trending, error)
+	AssetsMany(ctx context.Context, symbols []string) (map[string]shariah.Asset, error)
+}
+
 // TrendingList is the trending list as served (REST and MCP): equities only, at most limit items, each
 // with its currency, the signed change string and the illustrative mark. Items stored before those
 // fields existed get them here: their asset records say which are equities (an index or a fund is
 // left out) and their currency.
-func TrendingList(ctx context.Context, st RefReader, limit int) ([]Trending, error) {
+func TrendingList(ctx context.Context, st TrendingReader, limit int) ([]Trending, error) {
 	items, err := st.Trending(ctx)
 	if err != nil {
 		return nil, err

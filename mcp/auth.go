@@ -16,7 +16,6 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/config"
-	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // Auth is the MCP port's access policy. Over HTTP an X-API-Key, when sent, must be valid (else 401, or
@@ -37,6 +36,10 @@ type Auth struct {
 	Keys           account.KeyStore
 	Meter          account.Meter
 	Costs          account.TokenCosts
+	// CallBudget marks a request's context with the store's call budget, so that a hung Redis fails
+	// every call made for the request within callTimeout (cmd: redis.WithCallTimeout; MCP imports no
+	// adapter); nil: the calls keep their own deadlines.
+	CallBudget func(ctx context.Context, callTimeout time.Duration) context.Context
 
 	// fresh decides whether a call computes afresh (set by New from the tools' services: Deps.fresh)
 	fresh func(ctx context.Context, tool string, args map[string]any) bool
@@ -53,7 +56,7 @@ var toolRoutes = map[string]string{
 	"get_news": "GET /api/news", "get_sec_filings": "GET /api/filings/{symbol}", "generate_report": "GET /api/reports/screening/{symbol}",
 	"islamic_finance_education": "GET /api/education/glossary", "screen_sukuk": "GET /api/sukuk/search",
 	"get_compliance_insights": "GET /api/insights/{symbol}/alternatives", "get_disclaimers": "GET /api/disclaimers",
-	"get_index_drift": "GET /api/insights/drift",
+	"get_index_drift": "GET /api/insights/drift", "get_verdict_changes": "GET /api/changes",
 }
 
 // cost is the tokens a call costs, priced as its REST route prices the same request
@@ -94,10 +97,14 @@ type httpCtx struct{} // set on every request that came over HTTP
 // guard checks the X-API-Key of every HTTP request and puts the caller in the request's context (which
 // both transports hand to the tool handlers). No key: 401 when keys are required, else keyless. Every
 // Redis call made for the request, the key lookup and its tool calls' charges and reads, has the
-// deadline redisTimeout (sredis.WithCallTimeout), so a hung Redis costs a call about that long.
+// deadline redisTimeout (CallBudget), so a hung Redis costs a call about that long.
 func (a *Auth) guard(redisTimeout time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := context.WithValue(sredis.WithCallTimeout(r.Context(), redisTimeout), httpCtx{}, true)
+		ctx := r.Context()
+		if a.CallBudget != nil {
+			ctx = a.CallBudget(ctx, redisTimeout)
+		}
+		ctx = context.WithValue(ctx, httpCtx{}, true)
 		full := r.Header.Get("X-API-Key")
 		if full == "" {
 			if a.Required {

@@ -17,7 +17,6 @@ import (
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/mcp"
-	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // TestHTTPKeyRequirementAndMetering serves Streamable HTTP with the key requirement on: no key is 401;
@@ -26,12 +25,9 @@ import (
 func TestHTTPKeyRequirementAndMetering(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	rc := h.rc
-	plans := account.DefaultPlans()
-	store := sredis.NewKeyStore(rc)
-	keys := &account.Keys{Store: store, Plans: plans}
+	store, keys := h.svc.KeyStore, h.svc.Keys
 	d := h.d
-	d.Auth = &mcp.Auth{Required: true, Keys: store, Meter: sredis.NewMeter(rc, plans), Costs: account.DefaultTokenCosts()}
+	d.Auth = h.auth(func(c *config.Config) { c.MCPRequireKey = true })
 	srv := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth, config.HTTPLimits{}))
 	defer srv.Close()
 
@@ -125,11 +121,9 @@ func TestHTTPKeylessIsReadOnlyAndKeysMeter(t *testing.T) {
 	t.Parallel()
 	h := start(t)
 	ctx := context.Background()
-	plans := account.DefaultPlans()
-	store := sredis.NewKeyStore(h.rc)
-	keys := &account.Keys{Store: store, Plans: plans}
+	store, keys := h.svc.KeyStore, h.svc.Keys
 	d := h.d
-	d.Auth = &mcp.Auth{Keyless: config.KeylessReadOnly, Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: account.DefaultTokenCosts()}
+	d.Auth = h.auth(func(c *config.Config) { c.MCPKeyless = config.KeylessReadOnly })
 	srv := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth, config.HTTPLimits{}))
 	t.Cleanup(srv.Close) // after the clients' cleanups (LIFO): their streams end first
 
@@ -210,7 +204,7 @@ func TestHTTPKeylessIsReadOnlyAndKeysMeter(t *testing.T) {
 		}
 	}
 	// New keys are ht_; a shr_ key issued before the prefix changed still identifies its caller.
-	legacy, err := (&account.Keys{Store: store, Plans: plans, Prefix: account.LegacyKeyPrefix}).Create(ctx, "legacy-mcp@example.com", account.PlanFree)
+	legacy, err := (&account.Keys{Store: store, Plans: h.env.Plans, Prefix: account.LegacyKeyPrefix}).Create(ctx, "legacy-mcp@example.com", account.PlanFree)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +226,7 @@ func TestHTTPKeylessIsReadOnlyAndKeysMeter(t *testing.T) {
 	}
 
 	// Keyless full: state changes run, watchlists still need a key.
-	d.Auth = &mcp.Auth{Keyless: config.KeylessFull, Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: account.DefaultTokenCosts()}
+	d.Auth = h.auth(func(c *config.Config) { c.MCPKeyless = config.KeylessFull })
 	full := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth, config.HTTPLimits{}))
 	t.Cleanup(full.Close)
 	c = httpClient(t, full.URL, false, nil)

@@ -17,7 +17,6 @@ import (
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/internal/mcptest"
 	"github.com/shariah-screen/shariah/mcp"
-	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // TestBulkToolRunOwnership: bulk_screen follows the REST rules. Over HTTP a session with a key acts
@@ -29,11 +28,9 @@ func TestBulkToolRunOwnership(t *testing.T) {
 	t.Parallel()
 	h := start(t)
 	ctx := context.Background()
-	plans := account.DefaultPlans()
-	store := sredis.NewKeyStore(h.rc)
-	keys := &account.Keys{Store: store, Plans: plans}
+	keys := h.svc.Keys
 	d := h.d
-	d.Auth = &mcp.Auth{Required: true, Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: account.DefaultTokenCosts()}
+	d.Auth = h.auth(func(c *config.Config) { c.MCPRequireKey = true })
 	srv := httptest.NewServer(mcp.Handler(mcp.New(d), d.Auth, config.HTTPLimits{}))
 	defer srv.Close()
 	session := func(plan string) func(args map[string]any) (*mcpgo.CallToolResult, map[string]any) {
@@ -44,7 +41,7 @@ func TestBulkToolRunOwnership(t *testing.T) {
 		return h.call(t, "bulk_screen", args)
 	}
 	for _, ix := range []catalog.IndexInfo{{Name: "MCPA", Symbols: []string{"MSFT", "JPM"}}, {Name: "MCPS", Symbols: []string{"NVDA"}}} {
-		if err := sredis.NewRefStore(h.rc).PutIndex(ctx, ix); err != nil {
+		if err := h.ref.PutIndex(ctx, ix); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/bulk"
 	"github.com/shariah-screen/shariah/catalog"
@@ -14,27 +13,6 @@ import (
 	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/sukuk"
 )
-
-// withDefaults builds, once, the shared services Deps was given without (tests that build a partial server).
-func (d Deps) withDefaults() Deps {
-	var disclaimers func(ids ...string) []shariah.Disclaimer
-	if d.Education != nil {
-		disclaimers = d.Education.DisclaimersFor
-	}
-	if d.Zakat == nil {
-		d.Zakat = &finance.Zakat{Ref: d.Ref, Disclaimers: disclaimers}
-	}
-	if d.Purifier == nil {
-		d.Purifier = &finance.Purifier{Ref: d.Ref, Screener: d.Screener, Disclaimers: disclaimers}
-	}
-	if d.Trajectories == nil && d.Screener != nil {
-		d.Trajectories = &insights.TrajectoryAnalytics{Ref: d.Ref, Trajectory: d.Trajectory, Rulesets: d.Screener.Rulesets}
-		if d.Watchlists != nil {
-			d.Trajectories.Watchlists = d.Watchlists.Store
-		}
-	}
-	return d
-}
 
 // Deps are the domain services the MCP tools and resources use (the REST API's own).
 type Deps struct {
@@ -54,9 +32,9 @@ type Deps struct {
 	SukukStore sukuk.Store
 	SukukRules *sukuk.Rules
 	Auth       *Auth // HTTP key requirement and metering (nil: none)
-	// The process's shared services, composed once by cmd/shariah (the REST edge's own); nil: built once
-	// by New over the fields above.
+	// The process's shared services, composed once (app.Compose) and the REST edge's own.
 	Trajectories *insights.TrajectoryAnalytics
+	Changes      *screening.ChangeFeed // the verdict change feed
 	Zakat        *finance.Zakat
 	Purifier     *finance.Purifier
 	// EventRelevance rates 8-K items (news.RelevanceFor8K), for staleness.

@@ -8,12 +8,8 @@ import (
 	"testing"
 
 	shariah "github.com/shariah-screen/shariah"
-	"github.com/shariah-screen/shariah/analytics"
 	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/insights"
-	"github.com/shariah-screen/shariah/internal/testsvc"
-	"github.com/shariah-screen/shariah/mcp"
-	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // get_index_drift answers what GET /api/insights/drift answers: the same domain call
@@ -21,17 +17,12 @@ import (
 // same 422s as tool errors.
 func TestGetIndexDriftIsTheRoutesAnswer(t *testing.T) {
 	t.Parallel()
-	db, err := analytics.Open(testsvc.ClickHouseDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	h := start(t)
 	ctx := context.Background()
-	if _, err := db.Migrate(ctx); err != nil {
+	if _, err := h.db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	traj := analytics.Trajectory{DB: db}
-	h := start(t, func(d *mcp.Deps) { d.Trajectory = traj })
+	traj := h.svc.Trajectory
 	quarters := func(source string, debtPct ...float64) []insights.TrajectoryPoint {
 		var pts []insights.TrajectoryPoint
 		for i, v := range debtPct {
@@ -46,8 +37,7 @@ func TestGetIndexDriftIsTheRoutesAnswer(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	ref := sredis.NewRefStore(h.rc)
-	if err := ref.PutIndex(ctx, catalog.IndexInfo{Name: "DRIFT", Symbols: []string{"MSFT", "KO", "TSLA", "NVDA", "AAPL"}, Source: "test"}); err != nil {
+	if err := h.ref.PutIndex(ctx, catalog.IndexInfo{Name: "DRIFT", Symbols: []string{"MSFT", "KO", "TSLA", "NVDA", "AAPL"}, Source: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	args := map[string]any{"index": "DRIFT", "ruleset": "ftse-2024", "methodology": "ftse", "quarters": 4}
@@ -55,8 +45,7 @@ func TestGetIndexDriftIsTheRoutesAnswer(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("get_index_drift: %s", text(res))
 	}
-	ta := &insights.TrajectoryAnalytics{Ref: h.d.Ref, Trajectory: traj, Rulesets: h.d.Screener.Rulesets}
-	direct, err := ta.Drift(ctx, insights.DriftQuery{TrajectoryScope: insights.TrajectoryScope{Index: "DRIFT", Quarters: 4}, Ruleset: "ftse-2024", Methodology: "ftse"})
+	direct, err := h.svc.Trajectories.Drift(ctx, insights.DriftQuery{TrajectoryScope: insights.TrajectoryScope{Index: "DRIFT", Quarters: 4}, Ruleset: "ftse-2024", Methodology: "ftse"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/mcp"
-	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // servePort serves the MCP port on a real socket (mcp.Serve: net/http's server with the API's limits)
@@ -110,7 +109,7 @@ const pingBody = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 func TestPortErrorsAreEnvelopes(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	base := servePort(t, h, &mcp.Auth{})
+	base := servePort(t, h, h.auth())
 	for _, c := range []struct {
 		method, path, body string
 		headers            map[string]string
@@ -267,7 +266,7 @@ func (s *sseStream) close() { s.resp.Body.Close() }
 func TestOriginChecked(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	base := servePort(t, h, &mcp.Auth{})
+	base := servePort(t, h, h.auth())
 	for _, bad := range []string{"https://attacker.example", "http://localhost.attacker.example", "null", "http://127.0.0.1.nip.io:8001", "file://"} {
 		for _, r := range [][2]string{{"POST", "/mcp"}, {"GET", "/sse"}, {"POST", "/message?sessionId=x"}, {"OPTIONS", "/mcp"}, {"GET", "/nope"}} {
 			body := ""
@@ -313,11 +312,7 @@ func TestOriginChecked(t *testing.T) {
 	}
 
 	// A configured list replaces the default.
-	origins, err := config.ParseOrigins("https://app.example.com, http://dev.example.com:*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf := servePort(t, h, &mcp.Auth{Origins: origins})
+	conf := servePort(t, h, h.auth(func(c *config.Config) { c.MCPAllowedOrigins = "https://app.example.com, http://dev.example.com:*" }))
 	for o, allowed := range map[string]bool{"https://app.example.com": true, "https://app.example.com:443": true, "http://dev.example.com:9000": true,
 		"http://app.example.com": false, "https://app.example.com:8443": false, local: false} {
 		a := do(t, "POST", conf+"/mcp", pingBody, map[string]string{"Origin": o})
@@ -331,14 +326,15 @@ func TestOriginChecked(t *testing.T) {
 // trusted proxies.
 func keyedAuth(t *testing.T, h *harness, l config.KeylessLimits, proxies []netip.Prefix) (*mcp.Auth, string) {
 	t.Helper()
-	plans := account.DefaultPlans()
-	store := sredis.NewKeyStore(h.rc)
-	keys := &account.Keys{Store: store, Plans: plans}
-	k, err := keys.Create(context.Background(), "mcp-port-"+strconv.FormatInt(time.Now().UnixNano(), 36)+"@example.com", account.PlanPro)
+	k, err := h.svc.Keys.Create(context.Background(), "mcp-port-"+strconv.FormatInt(time.Now().UnixNano(), 36)+"@example.com", account.PlanPro)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &mcp.Auth{Keys: store, Meter: sredis.NewMeter(h.rc, plans), Costs: account.DefaultTokenCosts(), KeylessLimits: l, TrustedProxies: proxies}, k.Key
+	var trusted []string
+	for _, p := range proxies {
+		trusted = append(trusted, p.String())
+	}
+	return h.auth(func(c *config.Config) { c.MCPKeylessLimits, c.TrustedProxies = l, strings.Join(trusted, ",") }), k.Key
 }
 
 // TestKeylessRateLimitPerAddress: a caller without a key gets Burst requests (the rate refills too

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -12,23 +13,25 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/shariah-screen/shariah/account"
-	"github.com/shariah-screen/shariah/bulk"
-	"github.com/shariah-screen/shariah/catalog"
+	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/app"
+	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/education"
-	"github.com/shariah-screen/shariah/etf"
-	"github.com/shariah-screen/shariah/insights"
 	"github.com/shariah-screen/shariah/internal/redistest"
-	"github.com/shariah-screen/shariah/jobs"
+	"github.com/shariah-screen/shariah/internal/testsvc"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
-	"github.com/shariah-screen/shariah/rules"
-	"github.com/shariah-screen/shariah/screening"
 )
 
-// harness is an MCP server over a real Redis with the default universe, and an in-process client.
+// harness is an MCP server over a real Redis with the default universe and a ClickHouse database of
+// its own (not migrated: the tests that read it migrate it), its services composed as the binary
+// composes them (app.Compose), and an in-process client.
 type harness struct {
+	svc  *app.Services
+	env  app.Env
 	rc   rueidis.Client
-	ref  *sredis.RefStore // the reference store d.Ref reads, for tests to write to
+	ref  *sredis.RefStore // the reference store without a cache, for tests to write to
+	db   *analytics.DB
 	c    *client.Client
 	d    mcp.Deps
 	edu  *education.Registry
@@ -36,36 +39,29 @@ type harness struct {
 	stop func()
 }
 
-// start serves the tools over the default pack; opts change the services before the server is made.
-func start(t *testing.T, opts ...func(*mcp.Deps)) *harness {
+// start serves the tools over the default pack; configure changes the configuration the services are
+// composed from.
+func start(t *testing.T, configure ...func(*config.Config)) *harness {
 	t.Helper()
 	r, rc := redistest.StartWithDefaultPack(t)
 	ctx := context.Background()
-	ref := sredis.NewRefStore(rc)
-	rs, _ := rules.Rulesets()
-	edu, err := education.Load(rs)
+	db, err := analytics.Open(testsvc.ClickHouseDB(t)) // connects on first use
 	if err != nil {
 		t.Fatal(err)
 	}
-	sk, err := rules.Sukuk()
+	t.Cleanup(func() { db.Close() })
+	cfg := config.Defaults()
+	cfg.RedisURL, cfg.BulkConcurrency = r.RedisURL(), 2
+	for _, c := range configure {
+		c(&cfg)
+	}
+	ae := app.Env{Config: cfg, Plans: account.DefaultPlans(), Log: slog.Default()}
+	svc, err := app.Compose(ae, app.Clients{Redis: rc, ClickHouse: db})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cats := &catalog.Cache{Store: ref}
-	queue, err := jobs.NewQueue(r.RedisURL(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(queue.Close)
-	sc := &screening.Screener{Ref: ref, Results: sredis.NewResultStore(rc), Rulesets: rs, Disclaimers: edu.DisclaimersFor}
-	d := mcp.Deps{Education: edu, Plans: account.DefaultPlans(), Costs: account.DefaultTokenCosts(),
-		Bulk: &bulk.Service{Ref: ref, Runs: sredis.NewRunStore(rc), Screener: sc, Queue: queue, Concurrency: 2}, Screener: sc,
-		ETFs: &etf.Service{Ref: ref, Screener: sc, Results: sredis.NewResultStore(rc), Catalogs: cats}, Ref: ref, Catalogs: cats,
-		Insights: &insights.Service{Ref: ref, Screener: sc, Catalogs: cats}, Watchlists: &account.Watchlists{Store: sredis.NewWatchlistStore(rc), Resolve: cats.Resolve},
-		News: sredis.NewNewsStore(rc), Filings: sredis.NewIngestStore(rc), SukukStore: sredis.NewSukukStore(rc), SukukRules: sk}
-	for _, o := range opts {
-		o(&d)
-	}
+	t.Cleanup(svc.Close)
+	d := app.MCPDeps(ae, svc)
 	s := mcp.New(d)
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
@@ -82,7 +78,17 @@ func start(t *testing.T, opts ...func(*mcp.Deps)) *harness {
 	if err != nil || !strings.Contains(res.Instructions, "not a religious ruling") {
 		t.Fatalf("initialize: %v %+v", err, res)
 	}
-	return &harness{rc: rc, ref: ref, c: c, d: d, edu: edu, ctx: ctx}
+	return &harness{svc: svc, env: ae, rc: rc, ref: svc.Raw, db: db, c: c, d: d, edu: svc.Education, ctx: ctx}
+}
+
+// auth is the MCP port's policy as the binary composes it (app.MCPDeps) over the harness's services,
+// from its configuration changed by configure.
+func (h *harness) auth(configure ...func(*config.Config)) *mcp.Auth {
+	e := h.env
+	for _, c := range configure {
+		c(&e.Config)
+	}
+	return app.MCPDeps(e, h.svc).Auth
 }
 
 func TestResourcesOverTheInProcessClient(t *testing.T) {

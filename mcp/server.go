@@ -32,7 +32,6 @@ func New(d Deps) *server.MCPServer {
 	if a == nil {
 		a = &Auth{}
 	}
-	d = d.withDefaults()
 	a.fresh = d.fresh
 	var s *server.MCPServer
 	opts := []server.ServerOption{

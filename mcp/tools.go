@@ -92,6 +92,7 @@ func (d Deps) families() []struct {
 		{d.Filings != nil, d.filingsTools},
 		{d.Insights != nil, d.insightsTools},
 		{d.Ref != nil && d.Screener != nil, d.driftTools},
+		{d.Changes != nil, d.changeTools},
 		{d.Ref != nil && d.Catalogs != nil, d.dividendTools},
 		{d.ETFs != nil, d.etfTools},
 		{d.Screener != nil && d.Catalogs != nil, d.portfolioTools},

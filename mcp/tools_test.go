@@ -48,8 +48,8 @@ func TestToolsListWithSchemasAndAnnotations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Tools) != 26 {
-		t.Errorf("%d tools, want the 26 tools", len(list.Tools))
+	if len(list.Tools) != 27 {
+		t.Errorf("%d tools, want the 27 tools", len(list.Tools))
 	}
 	have := map[string]bool{}
 	for _, tl := range list.Tools {
@@ -58,7 +58,7 @@ func TestToolsListWithSchemasAndAnnotations(t *testing.T) {
 	for _, want := range []string{"screen_stock", "get_screening_result", "compare_stocks", "get_quote", "get_trending_stocks", "search_stocks",
 		"islamic_finance_education", "get_disclaimers", "calculate_zakat", "bulk_screen", "manage_watchlist", "screen_sukuk", "get_news",
 		"get_sec_filings", "get_compliance_insights", "get_all_screening_results", "get_stock_info", "get_dividends", "screen_etf", "get_etf_info",
-		"get_price_history", "etf_purification", "compare_etfs", "scan_portfolio", "generate_report", "get_index_drift"} {
+		"get_price_history", "etf_purification", "compare_etfs", "scan_portfolio", "generate_report", "get_index_drift", "get_verdict_changes"} {
 		if !have[want] {
 			t.Errorf("no tool %s", want)
 		}

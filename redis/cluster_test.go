@@ -291,6 +291,10 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		}
 	})
 
+	check("result_put.lua change_add.lua change_settle.lua", func(t *testing.T) {
+		changeLogOnCluster(t, b.client)
+	})
+
 	scripts, err := os.ReadDir("lua")
 	if err != nil {
 		t.Fatal(err)

@@ -42,6 +42,10 @@ import "time"
 //	shr:results                           set          -                                 -
 //	shr:results:source:<source>           set          -                                 -
 //	shr:results:updated:<ruleset>         zset         -                                 -
+//	--- verdict changes (changes.go, lua/result_put.lua, lua/change_*.lua)
+//	shr:changes:{changes}                 stream       entries: the retention (MINID)    changes
+//	shr:changes:{changes}:trimmed         string       -                                 changes
+//	shr:changes:baseline:{<sym>}          hash         -                                 symbol
 //	--- bulk runs (runs.go, lua/run_*.lua)
 //	shr:run:{<id>}                        hash         -                                 run id
 //	shr:run:{<id>}:symbols                list         -                                 run id
@@ -121,6 +125,13 @@ func etfResultKey(sym, ruleset string) string { return "shr:etfresult:{" + sym +
 func resultSetKey() string                    { return "shr:results" }
 func resultSourceKey(source string) string    { return "shr:results:source:" + source }
 func updatedKey(ruleset string) string        { return "shr:results:updated:" + ruleset }
+
+// Verdict changes: one stream of every change (one key, so one slot of a cluster, ordered by its ids),
+// the id of the newest change the retention dropped beside it, and per symbol the basis of the last
+// change recorded per ruleset (hash-tagged by symbol: result_put.lua writes it with the result).
+func changesKey() string                  { return "shr:changes:{changes}" }
+func changesTrimmedKey() string           { return "shr:changes:{changes}:trimmed" }
+func changeBaselineKey(sym string) string { return "shr:changes:baseline:{" + sym + "}" }
 
 // Bulk runs. A run's keys share the run id's hash tag (so one script may touch several in Redis
 // Cluster): its record, symbols, items and lease (the executing worker's token with a short TTL); the

@@ -14,11 +14,15 @@ import (
 	"github.com/shariah-screen/shariah/screening"
 )
 
-// ResultStore implements screening.ResultStore.
+// ResultStore implements screening.ResultStore, and screening.ChangeLog: the changes its writes record
+// (changes.go).
 type ResultStore struct {
 	c rueidis.Client
 	// cacheTTL, when set, serves ServedResult from rueidis's client-side cache (see RefStore).
-	cacheTTL time.Duration
+	cacheTTL  time.Duration
+	retention time.Duration    // of the change log; 0: DefaultChangeRetention
+	now       func() time.Time // the retention's clock (tests); nil: time.Now
+	changeErr func(error)      // hears of a change not recorded (OnChangeError)
 }
 
 var _ screening.ResultStore = (*ResultStore)(nil)
@@ -123,17 +127,23 @@ func resultValue(sv shariah.Served, version int64, screenedAt time.Time) []byte 
 	return append(b, '}')
 }
 
-// PutResult writes a result, as its served body, and indexes it by time.
+// PutResult writes a result, as its served body, indexes it by time, and records its verdict change
+// (changes.go): the result and what its change is measured against in one script on the symbol's slot
+// (lua/result_put.lua), sent in one pipeline with the index; then, when the verdicts moved (or for a
+// first screening), the change in the change log and the symbol's baseline. A rescreen whose verdicts
+// stand costs the pipeline alone. A change that cannot be recorded does not fail the write: it is
+// recorded at the symbol's next write.
 func (s *ResultStore) PutResult(ctx context.Context, r screening.Result, version int64) error {
 	sv, err := screening.ServeResult(r)
 	if err != nil {
 		return err
 	}
 	b := resultValue(sv, version, r.ScreenedAt)
+	key := screening.VerdictKey(r)
 	ms := float64(r.ScreenedAt.UnixMilli())
 	member := r.Symbol + "|" + r.Ruleset.Name
 	cmds := rueidis.Commands{
-		s.c.B().Set().Key(resultKey(r.Symbol, r.Ruleset.Name)).Value(rueidis.BinaryString(b)).Build(),
+		s.putResultCmd(r, b, key),
 		s.c.B().Sadd().Key(resultSetKey()).Member(member).Build(),
 		s.c.B().Zadd().Key(updatedKey(r.Ruleset.Name)).ScoreMember().ScoreMember(ms, r.Symbol).Build(),
 	}
@@ -146,11 +156,17 @@ func (s *ResultStore) PutResult(ctx context.Context, r screening.Result, version
 			cmds = append(cmds, s.c.B().Srem().Key(resultSourceKey(other)).Member(member).Build())
 		}
 	}
-	for _, res := range s.c.DoMulti(ctx, cmds...) {
+	res := s.c.DoMulti(ctx, cmds...)
+	kind, prev, err := s.putResultAnswer(ctx, res[0], r, b, key)
+	if err != nil {
+		return err
+	}
+	for _, res := range res[1:] {
 		if err := res.Error(); err != nil {
 			return err
 		}
 	}
+	s.recordChange(ctx, r, key, kind, prev)
 	return nil
 }
 

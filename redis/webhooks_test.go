@@ -28,7 +28,7 @@ func exerciseWebhookStore(t *testing.T, c rueidis.Client) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	ep := func(user, id string) webhooks.Endpoint {
 		return webhooks.Endpoint{ID: id, UserID: user, URL: "https://hooks.example.com/" + id, Secret: "whsec_1", CreatedAt: now,
-			Filter: webhooks.Filter{Symbols: []string{"AAPL"}}, Kinds: []string{webhooks.KindVerdict}}
+			Filter: webhooks.Filter{Symbols: []string{"AAPL"}}, Kinds: []string{webhooks.KindOverall}}
 	}
 	for _, id := range []string{"e1", "e2"} {
 		if err := st.CreateEndpoint(ctx, ep("alice", id), 2); err != nil {

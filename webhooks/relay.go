@@ -33,7 +33,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			if err != nil {
 				r.Service.log().Error("webhook relay", "error", err.Error())
 			}
-			if err != nil || n < batch {
+			if err != nil || n < batch || ctx.Err() != nil {
 				break
 			}
 		}
@@ -52,12 +52,17 @@ func (r *Relay) Step(ctx context.Context, batch int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	evs, err := r.Source.EventsAfter(ctx, cursor, batch)
-	if err != nil || len(evs) == 0 {
+	evs, next, err := r.Source.EventsAfter(ctx, cursor, batch)
+	if err != nil {
 		return 0, err
 	}
-	if _, err := r.Service.FanOut(ctx, evs); err != nil {
-		return 0, err
+	if len(evs) > 0 {
+		if _, err := r.Service.FanOut(ctx, evs); err != nil {
+			return 0, err
+		}
 	}
-	return len(evs), r.Service.Store.SetRelayCursor(ctx, evs[len(evs)-1].ID)
+	if next == "" || next == cursor {
+		return len(evs), nil
+	}
+	return len(evs), r.Service.Store.SetRelayCursor(ctx, next)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/oklog/run"
 	"golang.org/x/time/rate"
 
+	"github.com/shariah-screen/shariah/app"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/ingest"
@@ -28,16 +29,16 @@ import (
 )
 
 // addIngest wires the ingest sources (SEC EDGAR, prices, news) on the scheduler.
-func (e *env) addIngest(g *run.Group, svc *services) error {
-	ref, store, newsStore := svc.raw, svc.ingest, svc.news
-	sched := ingest.NewScheduler(store, e.log)
-	ic := e.cfg.Ingest
-	secSource, sukukSrc := secSources(ic, ref, store, svc.trajectory, newsStore, e.log)
+func (e *env) addIngest(g *run.Group, svc *app.Services) error {
+	ref, store, newsStore := svc.Raw, svc.Ingest, svc.News
+	sched := ingest.NewScheduler(store, e.Log)
+	ic := e.Config.Ingest
+	secSource, sukukSrc := secSources(ic, ref, store, svc.Trajectory, newsStore, e.Log)
 	secSrc := ingest.Source{Name: "sec", Schedule: ic.SECSchedule, Timeout: 2 * time.Hour, Retries: 2, Run: secSource.Run}
 	bulkSrc := ingest.Source{Name: "sec-bulk", Schedule: ic.SECBulkSchedule, Timeout: 3 * time.Hour, Retries: 1,
 		Run: func(ctx context.Context) (int, error) {
 			rep, err := secSource.IngestZip(ctx, ic.SECBulkZip)
-			e.log.Info("companyfacts.zip", "report", rep, "error", err)
+			e.Log.Info("companyfacts.zip", "report", rep, "error", err)
 			return rep.Stored, err
 		}}
 	if ic.SECBulkZip == "" {
@@ -59,11 +60,11 @@ func (e *env) addIngest(g *run.Group, svc *services) error {
 	if err := sched.Add(ingest.Source{Name: "prices", Schedule: ic.PricesSchedule, Timeout: 20 * time.Minute, Retries: 2, Run: priceSrc.Run}); err != nil {
 		return err
 	}
-	top := &prices.MostRequested{Prices: priceSrc, Popularity: svc.popularity, N: ic.QuotesTop}
+	top := &prices.MostRequested{Prices: priceSrc, Popularity: svc.Popularity, N: ic.QuotesTop}
 	if err := sched.Add(ingest.Source{Name: "quotes", Schedule: ic.QuotesSchedule, Timeout: 10 * time.Minute, Retries: 1, Run: top.Run}); err != nil {
 		return err
 	}
-	sukukSrc.Store = svc.sukuk
+	sukukSrc.Store = svc.Sukuk
 	nportSrc := ingest.Source{Name: "sukuk", Schedule: ic.SukukSchedule, Timeout: 10 * time.Minute, Retries: 2, Run: sukukSrc.Run}
 	if ic.SukukCurated == "" || ic.NPORTFilings == "" {
 		nportSrc.Disabled = "set SHARIAH_NPORT_FILINGS and SHARIAH_SUKUK_CURATED to ingest sukuk from N-PORT filings"
@@ -103,7 +104,7 @@ func secSources(ic config.Ingest, ref sec.Store, store *sredis.IngestStore, traj
 	s := &sec.Source{
 		Client: &sec.Client{HTTP: secHTTP, DataBase: ic.SECDataURL, WWWBase: ic.SECWWWURL},
 		Ref:    ref, Filings: store, Trajectory: traj, News: news, Checkpoints: store,
-		Symbols: syms, Indices: indices, RefreshAfter: ic.SECRefreshAfter, EventRelevance: eventRelevance, Log: log,
+		Symbols: syms, Indices: indices, RefreshAfter: ic.SECRefreshAfter, EventRelevance: app.EventRelevance, Log: log,
 	}
 	n := &nport.Source{HTTP: secHTTP, Curated: ic.SukukCurated}
 	if ic.NPORTFilings != "" {
@@ -141,15 +142,15 @@ func runIngest(args []string) error {
 	if err != nil {
 		return err
 	}
-	if e.cfg.Ingest.SECUserAgent == "" && isRemote(*zipSrc) {
+	if e.Config.Ingest.SECUserAgent == "" && isRemote(*zipSrc) {
 		return fmt.Errorf("SEC requires a User-Agent naming a contact: set SHARIAH_SEC_USER_AGENT")
 	}
 	svc, err := open(e)
 	if err != nil {
 		return err
 	}
-	defer svc.close()
-	s, _ := secSources(e.cfg.Ingest, svc.raw, svc.ingest, svc.trajectory, svc.news, e.log)
+	defer closeAll(svc)
+	s, _ := secSources(e.Config.Ingest, svc.Raw, svc.Ingest, svc.Trajectory, svc.News, e.Log)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := s.IngestZip(ctx, *zipSrc)

@@ -25,7 +25,7 @@ func runKeys(args []string) error {
 		return err
 	}
 	defer rc.Close()
-	keys := &account.Keys{Store: sredis.NewKeyStore(rc), Plans: e.plans, Prefix: e.cfg.Plan.KeyPrefix}
+	keys := &account.Keys{Store: sredis.NewKeyStore(rc), Plans: e.Plans, Prefix: e.Config.Plan.KeyPrefix}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	switch args[0] {

@@ -9,15 +9,11 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/shariah-screen/shariah/config"
-	"github.com/shariah-screen/shariah/edge"
 	"github.com/shariah-screen/shariah/filings"
 	"github.com/shariah-screen/shariah/ingest"
 	"github.com/shariah-screen/shariah/ingest/httpx"
 	"github.com/shariah-screen/shariah/ingest/news"
 )
-
-// eventRelevance rates 8-K items, for the SEC ingester and the edge alike.
-var eventRelevance = news.RelevanceFor8K
 
 // addNews schedules each configured feed as its own source, "news:<name>", with its own health. Feeds
 // on SEC hosts (the default press-release feed) share secLimiter, the one limit of every request the
@@ -59,14 +55,4 @@ func newsUserAgent(ic config.Ingest) string {
 		return ic.SECUserAgent
 	}
 	return "shariah-screen news"
-}
-
-// newsSources lists the configured sources for /api/news/sources.
-func newsSources(ic config.Ingest) []edge.NewsSourceInfo {
-	feeds, _ := ic.Feeds()
-	out := []edge.NewsSourceInfo{{Name: "sec-edgar-8k", URL: ic.SECDataURL, Kind: "sec"}}
-	for _, f := range feeds {
-		out = append(out, edge.NewsSourceInfo{Name: f.Name, URL: f.URL, Kind: "feed"})
-	}
-	return out
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/app"
 	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/config"
 	"github.com/shariah-screen/shariah/edge"
@@ -26,12 +27,9 @@ import (
 	"github.com/shariah-screen/shariah/webhooks"
 )
 
-// env is what every subcommand starts from: validated config, a JSON logger and the plans.
-type env struct {
-	cfg   config.Config
-	log   *slog.Logger
-	plans account.Plans
-}
+// env is what every subcommand starts from: validated config, a JSON logger and the plans, which are
+// also what the services are composed from (app.Compose).
+type env struct{ app.Env }
 
 func load() (*env, error) {
 	cfg, err := config.Load()
@@ -42,7 +40,7 @@ func load() (*env, error) {
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
 	plans, _ := cfg.Plans() // validated by Load
-	return &env{cfg: cfg, log: log, plans: plans}, nil
+	return &env{app.Env{Config: cfg, Log: log, Plans: plans}}, nil
 }
 
 // signals adds the actor that ends the group on SIGINT or SIGTERM.
@@ -68,12 +66,12 @@ func runProcesses(which string) error {
 	if err != nil {
 		return err
 	}
-	defer svc.close()
+	defer closeAll(svc)
 	if serving {
-		if err := svc.withUsage(e); err != nil {
+		if err := svc.WithUsage(e.Env); err != nil {
 			return err
 		}
-		svc.withLeases(e)
+		svc.WithLeases(e.Env)
 	}
 	var g run.Group
 	signals(&g)
@@ -100,10 +98,10 @@ func runProcesses(which string) error {
 	if serving {
 		e.addEdgeLoops(&g, svc)
 	}
-	if e.cfg.PprofAddr != "" {
+	if e.Config.PprofAddr != "" {
 		e.addPprof(&g)
 	}
-	return stopped(e.log, g.Run())
+	return stopped(e.Log, g.Run())
 }
 
 // stopped turns the group's end by a signal into a clean exit.
@@ -116,21 +114,21 @@ func stopped(log *slog.Logger, err error) error {
 }
 
 // addEdge adds the HTTP API; its interrupt returns once the server has drained (or ShutdownTimeout).
-func (e *env) addEdge(g *run.Group, svc *services) error {
-	srv, err := edge.New(edgeDeps(e, svc))
+func (e *env) addEdge(g *run.Group, svc *app.Services) error {
+	srv, err := edge.New(app.EdgeDeps(e.Env, svc))
 	if err != nil {
 		return err
 	}
-	warmCatalog(e, svc.catalogs)
-	addr := e.cfg.HTTPAddr
+	warmCatalog(e, svc.Catalogs)
+	addr := e.Config.HTTPAddr
 	g.Add(func() error {
-		e.log.Info("http listening", "addr", addr)
+		e.Log.Info("http listening", "addr", addr)
 		return srv.Listen(addr)
 	}, func(error) {
-		ctx, cancel := context.WithTimeout(context.Background(), e.cfg.ShutdownTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), e.Config.ShutdownTimeout)
 		defer cancel()
 		if err := srv.Shutdown(ctx); err != nil {
-			e.log.Error("http shutdown", "error", err.Error())
+			e.Log.Error("http shutdown", "error", err.Error())
 		}
 	})
 	return nil
@@ -145,27 +143,27 @@ func warmCatalog(e *env, catalogs *catalog.Cache) {
 	start := time.Now()
 	cat, err := catalogs.Get(ctx)
 	if err != nil {
-		e.log.Warn("catalog not built before listening: the first request builds it", "error", err.Error())
+		e.Log.Warn("catalog not built before listening: the first request builds it", "error", err.Error())
 		return
 	}
-	e.log.Info("catalog built", "assets", cat.Len(), "took", time.Since(start).Round(time.Millisecond).String())
+	e.Log.Info("catalog built", "assets", cat.Len(), "took", time.Since(start).Round(time.Millisecond).String())
 }
 
 // addEdgeLoops adds the edge's background loops, each an actor: the usage writer (its last flush ships
 // the events of the last requests), the popularity counter (per-symbol quote requests, for the quote
 // refresh) and the billing downgrades (subscriptions whose paid period ended return to Free).
-func (e *env) addEdgeLoops(g *run.Group, svc *services) {
-	ctxActor(g, svc.usage.Run)
-	if lm, ok := svc.meter.(*sredis.LeaseMeter); ok {
+func (e *env) addEdgeLoops(g *run.Group, svc *app.Services) {
+	ctxActor(g, svc.Usage.Run)
+	if lm, ok := svc.Meter.(*sredis.LeaseMeter); ok {
 		// settles the token leases every interval; on shutdown (after the servers drained) gives them back
 		ctxActor(g, lm.Run)
 	}
 	ctxActor(g, func(ctx context.Context) error {
-		svc.popular.Run(ctx, svc.popularity, 10*time.Second)
+		svc.Popular.Run(ctx, svc.Popularity, 10*time.Second)
 		return nil
 	})
 	ctxActor(g, func(ctx context.Context) error {
-		downgrades(ctx, svc.billing, e.log)
+		downgrades(ctx, svc.Billing, e.Log)
 		return nil
 	})
 }
@@ -176,9 +174,9 @@ func (e *env) addPprof(g *run.Group) {
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Addr: e.cfg.PprofAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Addr: e.Config.PprofAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	g.Add(func() error {
-		e.log.Info("pprof listening", "addr", e.cfg.PprofAddr)
+		e.Log.Info("pprof listening", "addr", e.Config.PprofAddr)
 		if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
@@ -187,41 +185,39 @@ func (e *env) addPprof(g *run.Group) {
 }
 
 // addMCP adds the MCP server over HTTP on SHARIAH_MCP_ADDR.
-func (e *env) addMCP(g *run.Group, svc *services) {
-	d := mcpDeps(e, svc)
-	s, addr := mcp.New(d), e.cfg.MCPAddr
-	ctxActor(g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, addr, d.Auth, e.cfg.HTTP) })
-	e.log.Info("mcp listening", "addr", addr, "path", "/mcp")
+func (e *env) addMCP(g *run.Group, svc *app.Services) {
+	d := app.MCPDeps(e.Env, svc)
+	s, addr := mcp.New(d), e.Config.MCPAddr
+	ctxActor(g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, addr, d.Auth, e.Config.HTTP) })
+	e.Log.Info("mcp listening", "addr", addr, "path", "/mcp")
 }
 
 // addWorker adds the asynq workers (bulk runs, ETF screens and webhook deliveries), the scheduled
 // re-screens, the reclaiming of runs whose worker died and the webhook relay.
-func (e *env) addWorker(g *run.Group, svc *services) error {
-	srv, mux, err := jobs.NewWorkerWith(e.cfg.RedisURL, sredis.IsCluster(svc.rc),
-		jobs.WorkerOptions{Concurrency: e.cfg.WorkerConcurrency, WebhookBackoff: svc.webhooks.Schedule()}, e.log)
+func (e *env) addWorker(g *run.Group, svc *app.Services) error {
+	srv, mux, err := jobs.NewWorkerWith(e.Config.RedisURL, sredis.IsCluster(svc.Redis),
+		jobs.WorkerOptions{Concurrency: e.Config.WorkerConcurrency, WebhookBackoff: svc.Webhooks.Schedule()}, e.Log)
 	if err != nil {
 		return err
 	}
-	jobs.RegisterBulk(mux, svc.bulk)
-	jobs.RegisterETF(mux, svc.etfs)
-	jobs.RegisterWebhooks(mux, svc.webhooks)
-	if svc.changeEvents != nil {
-		// follows the change stream and fans each event out to the matching endpoints (idempotent: every
-		// worker may run one)
-		relay := &webhooks.Relay{Service: svc.webhooks, Source: svc.changeEvents}
-		ctxActor(g, relay.Run)
-	}
-	schedules, err := jobs.ParseSchedules(e.cfg.RescreenSchedules)
+	jobs.RegisterBulk(mux, svc.Bulk)
+	jobs.RegisterETF(mux, svc.ETFs)
+	jobs.RegisterWebhooks(mux, svc.Webhooks)
+	// follows the change log and fans each change out to the matching endpoints (idempotent: every
+	// worker runs one)
+	relay := &webhooks.Relay{Service: svc.Webhooks, Source: svc.ChangeEvents}
+	ctxActor(g, relay.Run)
+	schedules, err := jobs.ParseSchedules(e.Config.RescreenSchedules)
 	if err != nil {
 		return err
 	}
-	rescreens, err := jobs.NewRescreens(svc.bulk, schedules, e.log)
+	rescreens, err := jobs.NewRescreens(svc.Bulk, schedules, e.Log)
 	if err != nil {
 		return err
 	}
 	ctxActor(g, rescreens.Run)
 	// Runs whose worker died are resumed by any live worker once their lease expires.
-	ctxActor(g, func(ctx context.Context) error { return svc.bulk.Reclaim(ctx, e.log) })
+	ctxActor(g, func(ctx context.Context) error { return svc.Bulk.Reclaim(ctx, e.Log) })
 	done := make(chan struct{})
 	g.Add(func() error {
 		if err := srv.Start(mux); err != nil {
@@ -257,15 +253,15 @@ func runMCP(args []string) error {
 	if err != nil {
 		return err
 	}
-	defer svc.close()
-	d := mcpDeps(e, svc)
+	defer closeAll(svc)
+	d := app.MCPDeps(e.Env, svc)
 	s := mcp.New(d)
 	if *httpMode {
-		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, e.cfg.MCPAddr, d.Auth, e.cfg.HTTP) })
+		ctxActor(&g, func(ctx context.Context) error { return mcp.HTTP(ctx, s, e.Config.MCPAddr, d.Auth, e.Config.HTTP) })
 	} else {
 		ctxActor(&g, func(ctx context.Context) error { return mcp.Stdio(ctx, s) })
 	}
-	return stopped(e.log, g.Run())
+	return stopped(e.Log, g.Run())
 }
 
 func runMigrate() error {
@@ -292,10 +288,10 @@ func runMigrate() error {
 		attrs = append(attrs, "cluster", db.Cluster)
 	}
 	if len(applied) == 0 {
-		e.log.Info("schema up to date", attrs...)
+		e.Log.Info("schema up to date", attrs...)
 	}
 	for _, m := range applied {
-		e.log.Info("migration applied", append(attrs, "migration", m)...)
+		e.Log.Info("migration applied", append(attrs, "migration", m)...)
 	}
 	return nil
 }

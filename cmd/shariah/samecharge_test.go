@@ -123,6 +123,7 @@ func TestRESTAndMCPChargeTheSame(t *testing.T) {
 		{"force_refresh", "POST", "/api/screen/MSFT?force_refresh=true", "", "screen_stock", map[string]any{"symbol": "AAPL", "force_refresh": true}},
 		{"three quotes", "POST", "/api/quotes/batch", `{"symbols":["AAPL","MSFT","KO"]}`, "get_quote", map[string]any{"symbols": []any{"AAPL", "MSFT", "KO"}}},
 		{"a search", "GET", "/api/database/search?q=apple", "", "search_stocks", map[string]any{"query": "apple"}},
+		{"the change feed", "GET", "/api/changes?limit=10&index=SP500", "", "get_verdict_changes", map[string]any{"limit": 10, "index": "SP500"}},
 	}
 	for _, st := range steps {
 		r := rest(st.method, st.path, st.body)

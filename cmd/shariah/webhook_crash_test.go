@@ -79,7 +79,7 @@ func TestWebhookDeliverySurvivesAKilledWorker(t *testing.T) {
 	}
 	kill := worker()
 	defer kill()
-	if n, err := hooks.FanOut(ctx, []webhooks.Event{{ID: "01JKILL0001", Time: time.Now(), Kinds: []string{webhooks.KindVerdict}, Symbol: "AAPL", Ruleset: "spec"}}); err != nil || n != 1 {
+	if n, err := hooks.FanOut(ctx, []webhooks.Event{{ID: "01JKILL0001", Time: time.Now(), Kinds: []string{webhooks.KindOverall}, Symbol: "AAPL", Ruleset: "spec"}}); err != nil || n != 1 {
 		t.Fatalf("fan-out: %d %v", n, err)
 	}
 	select {

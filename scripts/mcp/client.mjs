@@ -1,5 +1,5 @@
 // Drives the MCP server with the official TypeScript SDK client: node client.mjs stdio <binary> | http <url> | sse <url>.
-// Lists tools (26) and resources (7), calls screen_stock, calculate_zakat and bulk_screen (list_indices), and
+// Lists tools (27) and resources (7), calls screen_stock, calculate_zakat and bulk_screen (list_indices), and
 // reads the glossary; exits non-zero with a message on any difference.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -19,7 +19,7 @@ await client.connect(transport);
 const instr = client.getInstructions() || "";
 if (!instr.includes("not a religious ruling")) fail("instructions do not say verdicts are not a religious ruling");
 const { tools } = await client.listTools();
-if (tools.length !== 26) fail(`${tools.length} tools, want 26`);
+if (tools.length !== 27) fail(`${tools.length} tools, want 27`);
 for (const t of tools) {
   const a = t.annotations || {};
   for (const k of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) {
@@ -46,4 +46,4 @@ const gl = await client.readResource({ uri: "shariah://education/glossary" });
 const terms = JSON.parse(gl.contents[0].text).terms;
 if (!terms || terms.length === 0) fail("empty glossary");
 await client.close();
-console.log(`mcp ${mode}: ok (26 tools, 7 resources, screen_stock ${screen.structuredContent.compliance_status}, zakat ${zakat.structuredContent.amount_owed}, ${terms.length} glossary terms)`);
+console.log(`mcp ${mode}: ok (27 tools, 7 resources, screen_stock ${screen.structuredContent.compliance_status}, zakat ${zakat.structuredContent.amount_owed}, ${terms.length} glossary terms)`);
