@@ -269,7 +269,7 @@ func (s *WebhookStore) CreateDeliveries(ctx context.Context, ds []webhooks.Deliv
 		if err := json.Unmarshal([]byte(v), &was); err != nil {
 			return nil, err
 		}
-		out[i] = was.Status == webhooks.StatusPending
+		out[i] = was.Status == webhooks.StatusPending && was.Replays == 0 // a replay's task is its own
 	}
 	return out, nil
 }

@@ -108,6 +108,17 @@ func exerciseWebhookStore(t *testing.T, c rueidis.Client) {
 	if got, ok, err := st.Delivery(ctx, "e1", d1.ID); !ok || err != nil || got.Status != webhooks.StatusDelivered || got.Attempts != 1 {
 		t.Fatalf("delivery: %+v %v %v", got, ok, err)
 	}
+	replayed := d1
+	replayed.Status, replayed.Replays = webhooks.StatusPending, 1
+	if err := st.UpdateDelivery(ctx, replayed); err != nil {
+		t.Fatal(err)
+	}
+	if q, err := st.CreateDeliveries(ctx, []webhooks.Delivery{d1}, time.Hour); err != nil || q[0] {
+		t.Fatalf("a replayed delivery queued again by a fan-out: %v %v", q, err)
+	}
+	if err := st.UpdateDelivery(ctx, d1); err != nil {
+		t.Fatal(err)
+	}
 	if list, err := st.Deliveries(ctx, "e1", 10); err != nil || len(list) != 1 || list[0].ID != d1.ID {
 		t.Fatalf("deliveries: %+v %v", list, err)
 	}

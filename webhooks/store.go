@@ -36,8 +36,8 @@ type Store interface {
 	EventBody(ctx context.Context, eventID string) ([]byte, bool, error)
 
 	// CreateDeliveries stores the deliveries not yet stored (by endpoint and id) and reports, for each,
-	// whether it must be queued: new, or stored earlier and still pending (a fan-out that stopped
-	// between storing and queueing). Kept for ttl.
+	// whether it must be queued: new, or stored earlier and still pending, never replayed (a fan-out
+	// that stopped between storing and queueing; a replay queues its own task). Kept for ttl.
 	CreateDeliveries(ctx context.Context, ds []Delivery, ttl time.Duration) ([]bool, error)
 	Delivery(ctx context.Context, endpointID, id string) (Delivery, bool, error)
 	Deliveries(ctx context.Context, endpointID string, limit int) ([]Delivery, error) // newest first
