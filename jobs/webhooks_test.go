@@ -20,6 +20,7 @@ import (
 
 	"github.com/redis/rueidis"
 
+	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/internal/redistest"
@@ -678,5 +679,37 @@ func TestFiltersByWatchlistAndIndex(t *testing.T) {
 		if v != want[k] {
 			t.Errorf("%s: stored %v", k, v)
 		}
+	}
+}
+
+// TestAStuckDeliveryCanBeReplayed: a delivery left retrying by a lost task (archived by asynq) is 409 to
+// replay while it may still be in flight, and replayable (and delivered) once an hour past its due time.
+func TestAStuckDeliveryCanBeReplayed(t *testing.T) {
+	t.Parallel()
+	h := newHookEnv(t, nil, webhooks.Backoff{})
+	rcv := newReceiver(t, nil)
+	ep := h.create(t, "alice", rcv.URL, "AAPL")
+	ctx := context.Background()
+	ev := event("01JEV0901", "AAPL")
+	if err := h.store.PutEvent(ctx, ev.ID, []byte(`{"id":"01JEV0901"}`), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	due := time.Now().UTC().Add(-10 * time.Minute)
+	d := webhooks.Delivery{ID: webhooks.DeliveryID(ep.ID, ev.ID), EndpointID: ep.ID, EventID: ev.ID, Status: webhooks.StatusRetrying,
+		Attempts: 3, NextTry: &due, CreatedAt: due.Add(-time.Hour)}
+	if _, err := h.store.CreateDeliveries(ctx, []webhooks.Delivery{d}, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.Replay(ctx, "alice", account.PlanPro, ep.ID, d.ID); shariah.ErrorCode(err) != shariah.ECONFLICT {
+		t.Fatalf("replay 10 minutes past due: %v", err)
+	}
+	h.svc.Now = func() time.Time { return due.Add(webhooks.StuckAfter + time.Minute) }
+	if got, err := h.svc.Replay(ctx, "alice", account.PlanPro, ep.ID, d.ID); err != nil || got.Status != webhooks.StatusPending || got.Replays != 1 {
+		t.Fatalf("replay of a stuck delivery: %+v %v", got, err)
+	}
+	h.startWorker(t, 1)
+	waitUntil(t, "the replayed delivery", 10*time.Second, func() bool { return h.delivery(t, ep.ID, ev.ID).Status == webhooks.StatusDelivered })
+	if hits := rcv.got(); len(hits) != 1 || hits[0].eventID != ev.ID {
+		t.Fatalf("%+v", hits)
 	}
 }

@@ -135,7 +135,8 @@ func (s *Service) finish(ctx context.Context, d Delivery, status string, res Res
 }
 
 // Replay queues a final delivery again (a new task series with the full retry schedule; the same
-// event id and body). A delivery still pending or retrying is 409: its task will try it.
+// event id and body). A delivery still pending or retrying is 409 (its task will try it), unless it is
+// stuck: its task was lost.
 func (s *Service) Replay(ctx context.Context, userID, plan, endpointID, deliveryID string) (Delivery, error) {
 	if _, err := s.Get(ctx, userID, plan, endpointID); err != nil {
 		return Delivery{}, err
@@ -144,7 +145,7 @@ func (s *Service) Replay(ctx context.Context, userID, plan, endpointID, delivery
 	if err != nil || !ok {
 		return Delivery{}, err
 	}
-	if !d.Final() {
+	if !d.Final() && !d.Stuck(s.now()) {
 		return Delivery{}, shariah.Errorf(shariah.ECONFLICT, "Delivery %s is %s: its next attempt is queued.", d.ID, d.Status)
 	}
 	if _, ok, err := s.Store.EventBody(ctx, d.EventID); err != nil {

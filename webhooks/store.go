@@ -98,6 +98,27 @@ func (d Delivery) Final() bool {
 	return d.Status == StatusDelivered || d.Status == StatusFailed || d.Status == StatusCancelled
 }
 
+// StuckAfter is how long past its due time a delivery that is not final must be for its task to be
+// taken as lost (asynq archived it: a worker died during its last retry, or the store failed on its
+// last attempt), so that it may be replayed.
+const StuckAfter = time.Hour
+
+// Stuck reports a delivery that is not final and is over StuckAfter past its next try (its last try,
+// or its creation, when it has none).
+func (d Delivery) Stuck(now time.Time) bool {
+	if d.Final() {
+		return false
+	}
+	due := d.CreatedAt
+	if d.LastTriedAt != nil {
+		due = *d.LastTriedAt
+	}
+	if d.NextTry != nil {
+		due = *d.NextTry
+	}
+	return now.Sub(due) > StuckAfter
+}
+
 // DeliveryID is the id of an event's delivery to an endpoint: derived from both, so a fan-out run
 // twice over the same event stores and queues nothing new.
 func DeliveryID(endpointID, eventID string) string {
