@@ -27,7 +27,8 @@ func hookOwner(c *fiber.Ctx) (user, plan string) {
 	return k.UserID, k.Plan
 }
 
-func pathParam(c *fiber.Ctx, name string) string {
+// webhookParam reads a path parameter of the webhook routes, unescaped.
+func webhookParam(c *fiber.Ctx, name string) string {
 	v, err := url.PathUnescape(c.Params(name))
 	if err != nil {
 		return c.Params(name)
@@ -80,7 +81,7 @@ func (s *Server) getWebhook(c *fiber.Ctx) error {
 		return err
 	}
 	user, plan := hookOwner(c)
-	e, err := h.Get(c.UserContext(), user, plan, pathParam(c, "webhook_id"))
+	e, err := h.Get(c.UserContext(), user, plan, webhookParam(c, "webhook_id"))
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func (s *Server) deleteWebhook(c *fiber.Ctx) error {
 		return err
 	}
 	user, plan := hookOwner(c)
-	id := pathParam(c, "webhook_id")
+	id := webhookParam(c, "webhook_id")
 	if err := h.Delete(c.UserContext(), user, plan, id); err != nil {
 		return err
 	}
@@ -108,7 +109,7 @@ func (s *Server) rotateWebhookSecret(c *fiber.Ctx) error {
 		return err
 	}
 	user, plan := hookOwner(c)
-	e, err := h.RotateSecret(c.UserContext(), user, plan, pathParam(c, "webhook_id"))
+	e, err := h.RotateSecret(c.UserContext(), user, plan, webhookParam(c, "webhook_id"))
 	if err != nil {
 		return err
 	}
@@ -123,7 +124,7 @@ func (s *Server) testWebhook(c *fiber.Ctx) error {
 		return err
 	}
 	user, plan := hookOwner(c)
-	res, err := h.Test(c.UserContext(), user, plan, pathParam(c, "webhook_id"))
+	res, err := h.Test(c.UserContext(), user, plan, webhookParam(c, "webhook_id"))
 	if err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func (s *Server) webhookDeliveries(c *fiber.Ctx) error {
 		return err
 	}
 	user, plan := hookOwner(c)
-	ds, err := h.Deliveries(c.UserContext(), user, plan, pathParam(c, "webhook_id"), limit)
+	ds, err := h.Deliveries(c.UserContext(), user, plan, webhookParam(c, "webhook_id"), limit)
 	if err != nil {
 		return err
 	}
@@ -157,7 +158,7 @@ func (s *Server) replayWebhookDelivery(c *fiber.Ctx) error {
 		return err
 	}
 	user, plan := hookOwner(c)
-	d, err := h.Replay(c.UserContext(), user, plan, pathParam(c, "webhook_id"), pathParam(c, "delivery_id"))
+	d, err := h.Replay(c.UserContext(), user, plan, webhookParam(c, "webhook_id"), webhookParam(c, "delivery_id"))
 	if err != nil {
 		return err
 	}
