@@ -146,6 +146,11 @@ func DefaultTokenCosts() TokenCosts {
 		light(G, "/api/watchlists"), light(P, "/api/watchlists"), light(G, "/api/watchlists/{watchlist_id}"),
 		light(D, "/api/watchlists/{watchlist_id}"), light(P, "/api/watchlists/{watchlist_id}/symbols"),
 		light(D, "/api/watchlists/{watchlist_id}/symbols/{symbol}"),
+		// webhooks (the Free plan has none: 403, refunded); a test sends one event while the caller waits
+		light(G, "/api/webhooks"), std(P, "/api/webhooks"), light(G, "/api/webhooks/{webhook_id}"),
+		light(D, "/api/webhooks/{webhook_id}"), light(P, "/api/webhooks/{webhook_id}/rotate-secret"),
+		std(P, "/api/webhooks/{webhook_id}/test"), light(G, "/api/webhooks/{webhook_id}/deliveries"),
+		light(P, "/api/webhooks/{webhook_id}/deliveries/{delivery_id}/replay"),
 		// sukuk
 		light(G, "/api/sukuk/search"), std(G, "/api/sukuk/{isin}"), std(G, "/api/sukuk/issuer/{lei}"),
 		perSymbol(P, "/api/sukuk/portfolio-impact"),

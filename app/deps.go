@@ -30,7 +30,7 @@ func EdgeDeps(e Env, s *Services) edge.Deps {
 		StoreUnavailable: sredis.Unavailable,
 		RequestContext:   func(d time.Duration) context.Context { return sredis.WithCallTimeout(context.Background(), d) },
 		Education:        s.Education, SukukStore: s.Sukuk, SukukRules: s.SukukRules,
-		Billing: s.Billing, Processor: s.Payments, WebhookSecret: cfg.WebhookSecret, Popular: s.Popular,
+		Webhooks: s.Webhooks, Billing: s.Billing, Processor: s.Payments, WebhookSecret: cfg.WebhookSecret, Popular: s.Popular,
 		Bulk: s.Bulk, ETFs: s.ETFs, ETFQueue: s.Queue, ETFWait: cfg.ETFWait, QueueHealth: queueHealth(s.Queue),
 		Usage: s.Usage, UsageReader: s.UsageRead,
 		Watchlists: s.Watchlists, Filings: s.Ingest, News: s.News, Trajectory: s.Trajectory, Health: s.Ingest,

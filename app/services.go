@@ -28,6 +28,7 @@ import (
 	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/stripe"
 	"github.com/shariah-screen/shariah/sukuk"
+	"github.com/shariah-screen/shariah/webhooks"
 )
 
 // Env is what a process is composed from: its configuration (validated), the plans it sells and its
@@ -66,6 +67,10 @@ type Services struct {
 	// Trajectories, Zakat, Purifier and Agent: one each, for the edge, the MCP server and the agent's tools.
 	Trajectories *insights.TrajectoryAnalytics
 	Changes      *screening.ChangeFeed // the verdict change feed, for the edge and the MCP server
+	// Webhooks are the users' webhook endpoints, their fan-out and deliveries (run by the workers);
+	// ChangeEvents the change log as their relay reads it.
+	Webhooks     *webhooks.Service
+	ChangeEvents *webhooks.ChangeStream
 	Zakat        *finance.Zakat
 	Purifier     *finance.Purifier
 	Agent        *agent.Agent
@@ -143,6 +148,13 @@ func (s *Services) domain(e Env, rc rueidis.Client, rs screening.Rulesets) {
 	s.Insights = &insights.Service{Ref: s.Ref, Screener: s.Screener, Catalogs: s.Catalogs}
 	s.Watchlists = &account.Watchlists{Store: s.Lists, Resolve: s.Catalogs.Resolve}
 	s.Changes = &screening.ChangeFeed{Log: results, Watchlists: s.Lists, Indices: s.Ref, Retention: results.ChangeRetention()}
+	targets := e.Config.WebhookTargets()
+	s.Webhooks = &webhooks.Service{Store: sredis.NewWebhookStore(rc), Queue: s.Queue, Targets: targets,
+		Sender: &webhooks.Sender{Targets: targets, Timeout: e.Config.WebhookTimeout}, Watchlists: s.Lists, Indices: s.Ref,
+		Resolve: s.Catalogs.Resolve, Log: e.Log}
+	s.ChangeEvents = &webhooks.ChangeStream{Log: results, OnTrimmed: func(dropped string) {
+		e.Log.Warn("webhook relay: changes were dropped by the retention before they were delivered", "newest_dropped", dropped)
+	}}
 	s.Trajectories = &insights.TrajectoryAnalytics{Ref: s.Ref, Trajectory: s.Trajectory, Rulesets: rs, Watchlists: s.Lists}
 	s.Zakat = &finance.Zakat{Ref: s.Ref, Disclaimers: disclaimers}
 	s.Purifier = &finance.Purifier{Ref: s.Ref, Screener: s.Screener, Disclaimers: disclaimers}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/webhooks"
 )
 
 // Config is every setting of every process; each subcommand reads the part it needs.
@@ -50,6 +51,13 @@ type Config struct {
 	ClickHouseURL  string `env:"SHARIAH_CLICKHOUSE_URL" envDefault:"clickhouse://127.0.0.1:9000/shariah"`
 	DataDir        string `env:"SHARIAH_DATA_DIR"`
 	WebhookSecret  string `env:"SHARIAH_WEBHOOK_SECRET"`
+	// WebhookAllow are the addresses users' webhooks may be delivered to although they are not the
+	// public internet (loopback, private, link-local, metadata: refused otherwise, at creation and at
+	// every connect): comma-separated CIDRs, IP addresses or host names; a host allowed this way may
+	// also be plain http. Empty: none (production).
+	WebhookAllow string `env:"SHARIAH_WEBHOOK_ALLOW"`
+	// WebhookTimeout bounds one delivery attempt (connect, send, the receiver's whole answer).
+	WebhookTimeout time.Duration `env:"SHARIAH_WEBHOOK_TIMEOUT" envDefault:"10s"`
 	// Billing through Stripe's API (checkout, portal); without the secret key the billing routes answer 503.
 	StripeSecretKey       string `env:"SHARIAH_STRIPE_SECRET_KEY"`
 	StripeAPIURL          string `env:"SHARIAH_STRIPE_API_URL" envDefault:"https://api.stripe.com"`
@@ -638,7 +646,19 @@ func (c Config) validateWork() []error {
 	if c.ETFWait < 0 || c.ETFWait > 5*time.Minute {
 		errs = append(errs, fmt.Errorf("SHARIAH_ETF_WAIT: %s is out of 0..5m", c.ETFWait))
 	}
+	if _, err := webhooks.ParseAllow(c.WebhookAllow); err != nil {
+		errs = append(errs, fmt.Errorf("SHARIAH_WEBHOOK_ALLOW: %w", err))
+	}
+	if c.WebhookTimeout < time.Second || c.WebhookTimeout > time.Minute {
+		errs = append(errs, fmt.Errorf("SHARIAH_WEBHOOK_TIMEOUT: %s is out of 1s..1m", c.WebhookTimeout))
+	}
 	return errs
+}
+
+// WebhookTargets is the safe-target policy of webhook deliveries (SHARIAH_WEBHOOK_ALLOW; validated by Load).
+func (c Config) WebhookTargets() *webhooks.Targets {
+	t, _ := webhooks.ParseAllow(c.WebhookAllow)
+	return t
 }
 
 // validate checks the ingesters' sources and schedules.

@@ -244,3 +244,28 @@ func TestMCPPortSettings(t *testing.T) {
 		t.Errorf("a port wildcard was refused: %v", err)
 	}
 }
+
+func TestWebhookSettings(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.WebhookTimeout != 10*time.Second || len(c.WebhookTargets().Allow)+len(c.WebhookTargets().AllowHosts) != 0 {
+		t.Fatalf("defaults: %s %+v", c.WebhookTimeout, c.WebhookTargets())
+	}
+	t.Setenv("SHARIAH_WEBHOOK_ALLOW", "127.0.0.1, 10.20.0.0/16, hooks.internal")
+	if c, err = Load(); err != nil {
+		t.Fatal(err)
+	}
+	tg := c.WebhookTargets()
+	if tg.Check(netip.MustParseAddr("10.20.1.1")) != nil || tg.Check(netip.MustParseAddr("127.0.0.1")) != nil ||
+		tg.Check(netip.MustParseAddr("10.21.0.1")) == nil || len(tg.AllowHosts) != 1 {
+		t.Fatalf("allow list %+v", tg)
+	}
+	t.Setenv("SHARIAH_WEBHOOK_ALLOW", "10.0.0.0/40")
+	t.Setenv("SHARIAH_WEBHOOK_TIMEOUT", "5m")
+	_, err = Load()
+	if err == nil || !strings.Contains(err.Error(), "SHARIAH_WEBHOOK_ALLOW") || !strings.Contains(err.Error(), "SHARIAH_WEBHOOK_TIMEOUT") {
+		t.Fatalf("bad settings: %v", err)
+	}
+}

@@ -103,6 +103,15 @@ func (s *Server) routeTable() []route {
 		{Method: "DELETE", Path: "/api/watchlists/{watchlist_id}", Auth: authHeader, Handler: s.deleteWatchlist},
 		{Method: P, Path: "/api/watchlists/{watchlist_id}/symbols", Auth: authHeader, Handler: s.addWatchlistSymbol},
 		{Method: "DELETE", Path: "/api/watchlists/{watchlist_id}/symbols/{symbol}", Auth: authHeader, Handler: s.removeWatchlistSymbol},
+		// webhooks, the calling key's user's; not on the Free plan (webhooks.go)
+		{Method: G, Path: "/api/webhooks", Auth: authHeader, Handler: s.listWebhooks},
+		{Method: P, Path: "/api/webhooks", Auth: authHeader, Handler: s.createWebhook},
+		{Method: G, Path: "/api/webhooks/{webhook_id}", Auth: authHeader, Handler: s.getWebhook},
+		{Method: "DELETE", Path: "/api/webhooks/{webhook_id}", Auth: authHeader, Handler: s.deleteWebhook},
+		{Method: P, Path: "/api/webhooks/{webhook_id}/rotate-secret", Auth: authHeader, Handler: s.rotateWebhookSecret},
+		{Method: P, Path: "/api/webhooks/{webhook_id}/test", Auth: authHeader, Handler: s.testWebhook},
+		{Method: G, Path: "/api/webhooks/{webhook_id}/deliveries", Auth: authHeader, Handler: s.webhookDeliveries},
+		{Method: P, Path: "/api/webhooks/{webhook_id}/deliveries/{delivery_id}/replay", Auth: authHeader, Handler: s.replayWebhookDelivery},
 		// sukuk (sukuk.go)
 		{Method: G, Path: "/api/sukuk/search", Auth: authHeader, Handler: s.sukukSearch},
 		{Method: G, Path: "/api/sukuk/issuer/{lei}", Auth: authHeader, Handler: s.sukukByIssuer},

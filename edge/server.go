@@ -32,6 +32,7 @@ import (
 	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/stripe"
 	"github.com/shariah-screen/shariah/sukuk"
+	"github.com/shariah-screen/shariah/webhooks"
 )
 
 // Deps are what the edge serves from. Every field is required unless noted.
@@ -59,6 +60,8 @@ type Deps struct {
 	// SukukStore holds sukuk records; SukukRules dispose them (AAOIFI before and after Standard 62).
 	SukukStore sukuk.Store
 	SukukRules *sukuk.Rules
+	// Webhooks are the users' webhook endpoints and deliveries; nil: the webhook routes answer 503.
+	Webhooks *webhooks.Service
 	// Watchlists keeps users' watchlists (the MCP server's own).
 	Watchlists *account.Watchlists
 	News       filings.NewsStore

@@ -208,6 +208,7 @@ func setup(t testing.TB, o options) *env {
 		}
 		jobs.RegisterBulk(mux, svc.Bulk)
 		jobs.RegisterETF(mux, svc.ETFs)
+		jobs.RegisterWebhooks(mux, svc.Webhooks)
 		if err := wsrv.Start(mux); err != nil {
 			t.Fatal(err)
 		}
@@ -238,6 +239,7 @@ func testConfig(t testing.TB, o options) config.Config {
 		cfg.MeterLeaseTTL = o.leaseTTL
 	}
 	cfg.ETFWait = cmp.Or(o.etfWait, cfg.ETFWait)
+	cfg.WebhookAllow = "127.0.0.1/32" // the tests' receivers
 	if o.agentLLM != nil {
 		cfg.AgentLLMURL, cfg.AgentLLMModel, cfg.AgentLLMAPIKey = o.agentLLM.BaseURL, o.agentLLM.Model, o.agentLLM.APIKey
 	}

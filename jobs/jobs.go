@@ -4,28 +4,59 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/hibiken/asynq"
+
+	"github.com/shariah-screen/shariah/webhooks"
 )
 
-// Queues and their priorities: interactive work (an ETF screen a request waits for) before bulk runs.
-var Queues = map[string]int{"interactive": 6, "bulk": 3, "default": 1}
+// Queues and their priorities: interactive work (an ETF screen a request waits for) first, then webhook
+// deliveries (short, and a receiver should hear of a change within seconds, not after a bulk run),
+// then bulk runs.
+var Queues = map[string]int{"interactive": 6, "webhooks": 4, "bulk": 3, "default": 1}
+
+// WorkerOptions shape a worker server.
+type WorkerOptions struct {
+	Concurrency int // tasks run at once
+	// WebhookBackoff is the webhook deliveries' retry schedule (zero: webhooks.DefaultBackoff): the same
+	// schedule as the webhooks.Service's, which records each delivery's next try from it.
+	WebhookBackoff webhooks.Backoff
+	// PollInterval is how often retries and scheduled tasks fall due (asynq's DelayedTaskCheckInterval;
+	// 0: asynq's 5 s). Tests with a schedule of milliseconds shorten it.
+	PollInterval time.Duration
+}
 
 // NewWorker returns an asynq server on the Redis at url (a Redis Cluster when cluster is true: RedisOpt)
 // and the mux its handlers register on.
 func NewWorker(url string, cluster bool, concurrency int, log *slog.Logger) (*asynq.Server, *asynq.ServeMux, error) {
+	return NewWorkerWith(url, cluster, WorkerOptions{Concurrency: concurrency}, log)
+}
+
+// NewWorkerWith is NewWorker with every option.
+func NewWorkerWith(url string, cluster bool, o WorkerOptions, log *slog.Logger) (*asynq.Server, *asynq.ServeMux, error) {
 	opt, err := RedisOpt(url, cluster)
 	if err != nil {
 		return nil, nil, err
 	}
+	backoff := o.WebhookBackoff
+	if backoff == (webhooks.Backoff{}) {
+		backoff = webhooks.DefaultBackoff()
+	}
 	srv := asynq.NewServer(opt, asynq.Config{
-		Concurrency:    concurrency,
-		Queues:         Queues,
-		RetryDelayFunc: RetryDelay,
-		Logger:         slogAdapter{log},
+		Concurrency:              o.Concurrency,
+		Queues:                   Queues,
+		RetryDelayFunc:           retryDelay(backoff),
+		DelayedTaskCheckInterval: o.PollInterval,
+		Logger:                   slogAdapter{log},
 		ErrorHandler: asynq.ErrorHandlerFunc(func(ctx context.Context, task *asynq.Task, err error) {
+			if errors.Is(err, webhooks.ErrRetry) { // the receiver failed, not the service: recorded in the delivery
+				log.Info("webhook delivery attempt failed", "error", err.Error())
+				return
+			}
 			log.Error("task failed", "type", task.Type(), "error", err.Error())
 		}),
 	})

@@ -225,6 +225,10 @@ func TestEveryScriptOnRedisCluster(t *testing.T) {
 		}
 	})
 
+	check("webhook_create.lua, webhook_delete.lua, webhook_put.lua, webhook_delivery_create.lua", func(t *testing.T) {
+		exerciseWebhookStore(t, b.client)
+	})
+
 	check("window_take.lua", func(t *testing.T) {
 		wc := sredis.NewWindowCounter(b.client)
 		limits := []account.WindowLimit{{Bucket: "address:10.0.0.1", Limit: 2}, {Bucket: "email_domain:example.com", Limit: 3}}

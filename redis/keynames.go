@@ -74,6 +74,16 @@ import "time"
 //	shr:billing:sub:<user>                JSON         -                                 -
 //	shr:billing:customer:<customer>       string       -                                 -
 //	shr:billing:downgrades                zset         -                                 -
+//	--- webhooks (webhooks.go, lua/webhook_*.lua): every endpoint on one slot ({ep}), so creating one
+//	    checks its user's count atomically and the fan-out reads them all in one HGETALL (thousands)
+//	shr:wh:{ep}:all                       hash         -                                 ep (id -> JSON)
+//	shr:wh:{ep}:user:<user>               zset         -                                 ep
+//	shr:wh:{ep}:disabled                  hash         -                                 ep (id -> JSON)
+//	shr:wh:{ep}:health                    hash         -                                 ep (<id>:since, <id>:streak)
+//	shr:wh:event:{<event id>}             string       retention (7 days)                event id
+//	shr:wh:dlv:{<endpoint>}               zset         retention, trimmed to it          endpoint id
+//	shr:wh:dlv:{<endpoint>}:<delivery>    JSON         retention (7 days)                endpoint id
+//	shr:wh:cursor                         string       -                                 -
 
 // API keys and metering.
 func keyRecordKey(hash string) string       { return "shr:key:{" + hash + "}" }
@@ -163,3 +173,15 @@ func billingEventKey(id string) string   { return "shr:billing:event:" + id }
 func billingSubKey(user string) string   { return "shr:billing:sub:" + user }
 func billingCustomerKey(c string) string { return "shr:billing:customer:" + c }
 func billingDowngradesKey() string       { return "shr:billing:downgrades" }
+
+// Webhooks.
+func whAllKey() string                 { return "shr:wh:{ep}:all" }
+func whUserKey(user string) string     { return "shr:wh:{ep}:user:" + user }
+func whDisabledKey() string            { return "shr:wh:{ep}:disabled" }
+func whHealthKey() string              { return "shr:wh:{ep}:health" }
+func whEventKey(id string) string      { return "shr:wh:event:{" + id + "}" }
+func whDeliveriesKey(ep string) string { return "shr:wh:dlv:{" + ep + "}" }
+func whDeliveryKey(ep, id string) string {
+	return "shr:wh:dlv:{" + ep + "}:" + id
+}
+func whCursorKey() string { return "shr:wh:cursor" }

@@ -14,8 +14,10 @@
 #   3             screening                  rulesets, engine, explanations, results, screener, portfolio,
 #                                            compare, watchlist statuses
 #   4             finance insights bulk      contexts built on screening (finance: zakat, purification;
-#                                            bulk: runs of an index, takeover, summaries, run access;
-#                                            insights: trajectories, drift, peers, cash flow)
+#                 webhooks                   bulk: runs of an index, takeover, summaries, run access;
+#                                            insights: trajectories, drift, peers, cash flow; webhooks:
+#                                            endpoints, deliveries, signing, safe targets, needing only
+#                                            account and catalog, placed beside the change events)
 #   5             etf                        ETF look-through (purifies with finance)
 #   6 data        rules education datapack/defaultpack ingest/httpx internal/testsvc internal/tools/*
 #                 svgchart                   embedded data and leaf helpers (svgchart: pictures drawn
@@ -42,7 +44,7 @@ layer_of() {
     sukuk|account|filings|catalog) echo 1 ;;
     market) echo 2 ;;
     screening) echo 3 ;;
-    finance|bulk|insights) echo 4 ;;
+    finance|bulk|insights|webhooks) echo 4 ;;
     etf) echo 5 ;;
     internal/redistest) echo 9 ;;
     rules|education|datapack/defaultpack|ingest/httpx|svgchart|internal/*) echo 6 ;;

@@ -24,6 +24,7 @@ import (
 	"github.com/shariah-screen/shariah/jobs"
 	"github.com/shariah-screen/shariah/mcp"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/webhooks"
 )
 
 // env is what every subcommand starts from: validated config, a JSON logger and the plans, which are
@@ -191,15 +192,21 @@ func (e *env) addMCP(g *run.Group, svc *app.Services) {
 	e.Log.Info("mcp listening", "addr", addr, "path", "/mcp")
 }
 
-// addWorker adds the asynq workers (bulk runs and ETF screens), the scheduled re-screens and the
-// reclaiming of runs whose worker died.
+// addWorker adds the asynq workers (bulk runs, ETF screens and webhook deliveries), the scheduled
+// re-screens, the reclaiming of runs whose worker died and the webhook relay.
 func (e *env) addWorker(g *run.Group, svc *app.Services) error {
-	srv, mux, err := jobs.NewWorker(e.Config.RedisURL, sredis.IsCluster(svc.Redis), e.Config.WorkerConcurrency, e.Log)
+	srv, mux, err := jobs.NewWorkerWith(e.Config.RedisURL, sredis.IsCluster(svc.Redis),
+		jobs.WorkerOptions{Concurrency: e.Config.WorkerConcurrency, WebhookBackoff: svc.Webhooks.Schedule()}, e.Log)
 	if err != nil {
 		return err
 	}
 	jobs.RegisterBulk(mux, svc.Bulk)
 	jobs.RegisterETF(mux, svc.ETFs)
+	jobs.RegisterWebhooks(mux, svc.Webhooks)
+	// follows the change log and fans each change out to the matching endpoints (idempotent: every
+	// worker runs one)
+	relay := &webhooks.Relay{Service: svc.Webhooks, Source: svc.ChangeEvents}
+	ctxActor(g, relay.Run)
 	schedules, err := jobs.ParseSchedules(e.Config.RescreenSchedules)
 	if err != nil {
 		return err

@@ -1,0 +1,32 @@
+package webhooks
+
+import (
+	"testing"
+)
+
+// TestMatching: kinds first (none: all), then symbols through any of the filters' sets; no filter is
+// every symbol.
+func TestMatching(t *testing.T) {
+	t.Parallel()
+	sp := setOf([]string{"AAPL", "MSFT"})
+	cases := []struct {
+		m    matcher
+		ev   Event
+		want bool
+	}{
+		{matcher{all: true}, Event{Symbol: "KO", Kinds: []string{KindDataSource}}, true},
+		{matcher{e: Endpoint{Kinds: []string{KindOverall}}, all: true}, Event{Symbol: "KO", Kinds: []string{KindDataSource}}, false},
+		{matcher{e: Endpoint{Kinds: []string{KindOverall}}, all: true}, Event{Symbol: "KO", Kinds: []string{KindDataSource, KindOverall}}, true},
+		{matcher{sets: []map[string]bool{setOf([]string{"KO"}), sp}}, Event{Symbol: "MSFT", Kinds: []string{KindOverall}}, true},
+		{matcher{sets: []map[string]bool{setOf([]string{"KO"}), sp}}, Event{Symbol: "JNJ", Kinds: []string{KindOverall}}, false},
+		{matcher{}, Event{Symbol: "JNJ", Kinds: []string{KindOverall}}, false}, // a filter whose watchlist is gone
+	}
+	for i, c := range cases {
+		if got := c.m.matches(c.ev); got != c.want {
+			t.Errorf("case %d: %v, want %v", i, got, c.want)
+		}
+	}
+	if !(Filter{}).Empty() || (Filter{Index: "SP500"}).Empty() {
+		t.Error("Filter.Empty")
+	}
+}
