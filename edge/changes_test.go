@@ -10,7 +10,7 @@ import (
 
 // raiseDebt sets the total debt of each symbol's latest period to ten times its total assets and bumps
 // the data version (the next screening computes afresh).
-func raiseDebt(t *testing.T, e *env, syms ...string) {
+func raiseDebt(t testing.TB, e *env, syms ...string) {
 	t.Helper()
 	ctx := context.Background()
 	for _, sym := range syms {
