@@ -28,11 +28,26 @@ import (
 )
 
 // The benchmark's scale: issue 29's 1,000 endpoints, and the symbols a nightly rescreen moves (each
-// moved symbol is one event, delivered to every endpoint: 20,000 deliveries per rescreen).
+// moved symbol is one event, delivered to every endpoint: 20,000 deliveries per rescreen; more with
+// BENCH_RESCREEN_MOVES).
 const (
 	benchEndpoints   = 1000
 	benchNightlyMove = 20
 )
+
+// benchMoves is the number of constituents each timed rescreen moves: BENCH_RESCREEN_MOVES, else
+// benchNightlyMove.
+func benchMoves(tb testing.TB) int {
+	s := os.Getenv("BENCH_RESCREEN_MOVES")
+	if s == "" {
+		return benchNightlyMove
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		tb.Fatalf("BENCH_RESCREEN_MOVES=%q: want a positive number", s)
+	}
+	return n
+}
 
 // BenchmarkSP500RescreenChangesAndDeliveries is issue 29's benchmark: events and deliveries per second
 // for a rescreen of the S&P 500 with 1,000 subscribed endpoints on a local receiver. The shared data
@@ -51,7 +66,8 @@ const (
 // Then 1,000 endpoints are created through the webhook service (20 Enterprise users with the plan's
 // 50 each), filtered on the index, all pointing to one receiver on loopback (allowed by the harness's
 // SHARIAH_WEBHOOK_ALLOW). Each iteration of the timed loop moves 20 other compliant constituents (a
-// nightly rescreen's share), rescreens, and from the run's end drives the relay (webhooks.Relay over
+// nightly rescreen's share; BENCH_RESCREEN_MOVES sets another number, up to all but one of them),
+// rescreens, and from the run's end drives the relay (webhooks.Relay over
 // the change log, as every worker runs it) until the log is read, while the worker delivers: the
 // iteration ends when the receiver has every delivery. The receiver verifies every signature with
 // webhooks.Verify and its endpoint's secret, the event id header against the body's id and the
@@ -82,7 +98,8 @@ func BenchmarkSP500RescreenChangesAndDeliveries(b *testing.B) {
 
 	baseline := rescreenSP500(b, e)
 	compliant := compliantIn(b, e, baseline)
-	need := benchNightlyMove * b.N
+	moves := benchMoves(b)
+	need := moves * b.N
 	if len(compliant) <= need {
 		b.Fatalf("%d compliant constituents: too few to move %d in the loop and some before it", len(compliant), need)
 	}
@@ -108,10 +125,10 @@ func BenchmarkSP500RescreenChangesAndDeliveries(b *testing.B) {
 	b.ResetTimer()
 	for n := range b.N {
 		b.StopTimer()
-		syms := nightly[n*benchNightlyMove : (n+1)*benchNightlyMove]
+		syms := nightly[n*moves : (n+1)*moves]
 		cursor := changeLogTail(b, e)
 		raiseDebt(b, e, syms...)
-		want := rcv.expect(benchNightlyMove * benchEndpoints)
+		want := rcv.expect(moves * benchEndpoints)
 		b.StartTimer()
 		run := rescreenSP500(b, e)
 		end := time.Now()
@@ -126,9 +143,9 @@ func BenchmarkSP500RescreenChangesAndDeliveries(b *testing.B) {
 		b.StartTimer()
 	}
 	b.StopTimer()
-	deliveries := b.N * benchNightlyMove * benchEndpoints
-	b.Logf("nightly rescreens: %d x %d symbols moved, %d deliveries verified (signature, event and delivery ids); relay fan-out %v, to the last delivery %v",
-		b.N, benchNightlyMove, deliveries, fanout.Round(time.Millisecond), deliver.Round(time.Millisecond))
+	deliveries := b.N * moves * benchEndpoints
+	b.Logf("timed rescreens: %d x %d symbols moved, %d deliveries verified (signature, event and delivery ids); relay fan-out %v, to the last delivery %v",
+		b.N, moves, deliveries, fanout.Round(time.Millisecond), deliver.Round(time.Millisecond))
 	b.ReportMetric(float64(constituents), "constituents")
 	b.ReportMetric(quiet.Seconds(), "rescreen-s")
 	b.ReportMetric(float64(len(changes))/runTime(moved).Seconds(), "events-recorded/s")
