@@ -45,7 +45,7 @@ bench: ## Go benchmarks: the meter and its token lease (real Redis), search and 
 	scripts/install-services.sh
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./redis/
 	$(GO) test -run '^$$' -bench FanOutAndDelivery -benchtime 2x ./jobs/
-	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'Search|Suggest' -benchmem .
+	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'Search|Suggest' -benchmem ./catalog/
 	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'ParseInlineXBRL|CompanyFactsZip' -benchmem ./ingest/sec/
 
 bench-analytics: ## usage analytics over 100M synthetic rows in a ClickHouse of its own: insert rate, storage per row, query times cold and warm (about 7 minutes; not in make test)
