@@ -46,7 +46,7 @@ bench: ## Go benchmarks: the meter and its token lease (real Redis), search and 
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./redis/
 	$(GO) test -run '^$$' -bench FanOutAndDelivery -benchtime 2x ./jobs/
 	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench SP500RescreenChangesAndDeliveries -benchtime 1x ./edge/
-	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'Search|Suggest' -benchmem .
+	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'Search|Suggest' -benchmem ./catalog/
 	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'ParseInlineXBRL|CompanyFactsZip' -benchmem ./ingest/sec/
 
 bench-analytics: ## usage analytics over 100M synthetic rows in a ClickHouse of its own: insert rate, storage per row, query times cold and warm (about 7 minutes; not in make test)

@@ -21,7 +21,7 @@
 # Pass 2 (LOAD_P99_CONNS connections, default 8, pro key): p99 of quote, search and suggest (target: at most
 # twice the constant route's p99 in the same pass)
 # and the constant route's own figures.
-# Then the Go benchmarks of the token lease (./redis/) and of search and suggest (the root package, with the
+# Then the Go benchmarks of the token lease (./redis/) and of search and suggest (./catalog/, with the
 # shared data); a pattern that matches no benchmark yet prints so and does not fail the script.
 #
 # LOAD_PLANS (default "free pro enterprise"): the keys measured; "pro" alone is the bar's run in a third of the time.
@@ -346,7 +346,7 @@ gobench() { # pattern package
   fi
 }
 gobench 'Lease' ./redis/
-gobench 'Search|Suggest' .
+gobench 'Search|Suggest' ./catalog/
 
 if [ "$bad" = 1 ]; then
   echo "load: FAIL: tokens charged disagree (see above)" >&2
