@@ -41,10 +41,11 @@ lint: ## gofmt, vet, the import direction of the layout, and Redocly's lint of t
 screenshots: ## the dashboard's screenshots for the README (headless Chromium over a seeded server): docs/img/dashboard-*.png
 	SHARIAH_SCREENSHOTS=$(abspath docs/img) $(GO) test -count=1 -run '^TestDashboardInChromium$$' ./edge/
 
-bench: ## Go benchmarks: the meter and its token lease (real Redis), search and suggest, the inline-XBRL reader and the companyfacts.zip path, webhook fan-out and delivery to 1,000 endpoints
+bench: ## Go benchmarks: the meter and its token lease (real Redis), search and suggest, the inline-XBRL reader and the companyfacts.zip path, webhook fan-out and delivery to 1,000 endpoints, an S&P 500 rescreen's changes delivered to 1,000 endpoints (with the shared data)
 	scripts/install-services.sh
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./redis/
 	$(GO) test -run '^$$' -bench FanOutAndDelivery -benchtime 2x ./jobs/
+	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench SP500RescreenChangesAndDeliveries -benchtime 1x ./edge/
 	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'Search|Suggest' -benchmem ./catalog/
 	SHARIAH_DATA_DIR=$$( [ -d "$(DATA)" ] && echo "$(DATA)" ) $(GO) test -run '^$$' -bench 'ParseInlineXBRL|CompanyFactsZip' -benchmem ./ingest/sec/
 

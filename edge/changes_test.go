@@ -6,11 +6,13 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/screening"
 )
 
-// raiseDebt sets the total debt of each symbol's latest period to ten times its total assets and bumps
-// the data version (the next screening computes afresh).
-func raiseDebt(t *testing.T, e *env, syms ...string) {
+// raiseDebt sets the total debt of the period each symbol's screening stands on (screening.PeriodsFor:
+// the latest, the fiscal year over its fourth quarter) to ten times its total assets and bumps the
+// data version (the next screening computes afresh).
+func raiseDebt(t testing.TB, e *env, syms ...string) {
 	t.Helper()
 	ctx := context.Background()
 	for _, sym := range syms {
@@ -18,7 +20,7 @@ func raiseDebt(t *testing.T, e *env, syms ...string) {
 		if err != nil || len(fs) == 0 {
 			t.Fatal(sym, err)
 		}
-		last := fs[len(fs)-1]
+		last := *screening.PeriodsFor(fs, nil).Screened
 		d := last.Facts[shariah.TotalAssets]
 		d.Value = shariah.NewNumber(d.Value.Decimal.Shift(1))
 		last.Facts[shariah.TotalDebt] = d

@@ -383,7 +383,7 @@ func validate(t *testing.T, req *http.Request, raw []byte, r response) {
 // awaitData waits until the edge sees the reference data a test changed: its cached data version
 // (invalidated by Redis when the key changes, at most a second late) equals the stored one. Redis sends
 // invalidations in order, so the data written before the version bump is seen too.
-func (e *env) awaitData(t *testing.T) {
+func (e *env) awaitData(t testing.TB) {
 	t.Helper()
 	ctx := context.Background()
 	want, err := e.ref.Version(ctx)
