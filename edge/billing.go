@@ -124,12 +124,12 @@ func (s *Server) webhook(c *fiber.Ctx) error {
 		return err
 	}
 	payload := c.Body()
-	if err := stripe.Verify(payload, c.Get("Stripe-Signature"), s.WebhookSecret, s.Now(), webhookTolerance); err != nil {
+	if err := shariah.VerifyTimestamped(s.WebhookSecret, c.Get("Stripe-Signature"), payload, s.Now(), webhookTolerance); err != nil {
 		msg := "Invalid signature."
 		switch {
-		case errors.Is(err, stripe.ErrStale):
+		case errors.Is(err, shariah.ErrStaleSignature):
 			msg = "Signature timestamp outside the 5-minute tolerance."
-		case errors.Is(err, stripe.ErrNoSignature):
+		case errors.Is(err, shariah.ErrNoSignature):
 			msg = "Missing or malformed Stripe-Signature header."
 		}
 		return shariah.Errorf(shariah.EINVALID, "%s", msg)

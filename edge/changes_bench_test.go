@@ -355,7 +355,7 @@ func (r *hookReceiver) serve(w http.ResponseWriter, req *http.Request) {
 	case err != nil || perr != nil || i < 0 || i >= len(r.secrets):
 		r.problem(fmt.Sprintf("%s: %v %v", req.URL.Path, err, perr))
 	default:
-		if err := webhooks.Verify(r.secrets[i], req.Header.Get(webhooks.SignatureHeader), body, time.Now(), 5*time.Minute); err != nil {
+		if err := shariah.VerifyTimestamped(r.secrets[i], req.Header.Get(webhooks.SignatureHeader), body, time.Now(), 5*time.Minute); err != nil {
 			r.problem(fmt.Sprintf("endpoint %d, event %s: signature: %v", i, p.ID, err))
 		}
 		if req.Header.Get(webhooks.EventIDHeader) != p.ID || req.Header.Get(webhooks.DeliveryIDHeader) != webhooks.DeliveryID(r.ids[i], p.ID) {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/webhooks"
 )
@@ -123,7 +124,7 @@ func TestWebhookRoutes(t *testing.T) {
 		t.Fatalf("test: %d %s", r.StatusCode, r.body)
 	}
 	req, body := last()
-	if err := webhooks.Verify(secret, req.Header.Get(webhooks.SignatureHeader), body, time.Now(), 5*time.Minute); err != nil {
+	if err := shariah.VerifyTimestamped(secret, req.Header.Get(webhooks.SignatureHeader), body, time.Now(), 5*time.Minute); err != nil {
 		t.Fatalf("test event signature: %v", err)
 	}
 	if !strings.Contains(string(body), `"type":"webhook.test"`) || req.Header.Get(webhooks.EventIDHeader) == "" {
@@ -138,8 +139,8 @@ func TestWebhookRoutes(t *testing.T) {
 	}
 	e.do(t, "POST", "/api/webhooks/"+id+"/test", nil, alice)
 	req, body = last()
-	if webhooks.Verify(rotated, req.Header.Get(webhooks.SignatureHeader), body, time.Now(), 0) != nil ||
-		webhooks.Verify(secret, req.Header.Get(webhooks.SignatureHeader), body, time.Now(), 0) == nil {
+	if shariah.VerifyTimestamped(rotated, req.Header.Get(webhooks.SignatureHeader), body, time.Now(), 0) != nil ||
+		shariah.VerifyTimestamped(secret, req.Header.Get(webhooks.SignatureHeader), body, time.Now(), 0) == nil {
 		t.Fatal("after rotation the signature is not the new secret's alone")
 	}
 
@@ -281,7 +282,7 @@ func TestARescreenIsDeliveredToWebhooks(t *testing.T) {
 	}
 	symbols := map[string]bool{}
 	for _, d := range got {
-		if err := webhooks.Verify(secret, d.header.Get(webhooks.SignatureHeader), d.body, time.Now(), 5*time.Minute); err != nil {
+		if err := shariah.VerifyTimestamped(secret, d.header.Get(webhooks.SignatureHeader), d.body, time.Now(), 5*time.Minute); err != nil {
 			t.Fatalf("signature: %v", err)
 		}
 		var p struct {

@@ -156,7 +156,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		status = r.answer(id, n)
 	}
 	r.hits = append(r.hits, hit{eventID: id, attempt: req.Header.Get(webhooks.AttemptHeader), body: body, answered: status,
-		verified: webhooks.Verify(r.secret, req.Header.Get(webhooks.SignatureHeader), body, time.Now(), 5*time.Minute)})
+		verified: shariah.VerifyTimestamped(r.secret, req.Header.Get(webhooks.SignatureHeader), body, time.Now(), 5*time.Minute)})
 	r.mu.Unlock()
 	w.WriteHeader(status)
 	r.seen <- struct{}{}

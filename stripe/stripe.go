@@ -4,16 +4,12 @@ package stripe
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -97,68 +93,6 @@ func (c *Client) Checkout(ctx context.Context, keyPrefix, email, plan, successUR
 // Portal opens the billing portal of a customer.
 func (c *Client) Portal(ctx context.Context, customer, returnURL string) (Session, error) {
 	return c.post(ctx, "/v1/billing_portal/sessions", url.Values{"customer": {customer}, "return_url": {returnURL}})
-}
-
-// Signature errors.
-var (
-	ErrNoSignature  = errors.New("no Stripe-Signature header, or no t= and v1= in it")
-	ErrBadSignature = errors.New("no v1 signature matches")
-	ErrStale        = errors.New("timestamp outside the tolerance")
-)
-
-// Verify checks a Stripe-Signature header ("t=<unix>,v1=<hex>[,v1=...]") over the raw payload: some v1
-// must equal HMAC-SHA256(secret, "<t>.<payload>") (each compared in constant time), and t must be within
-// tolerance of now, in the past or the future.
-func Verify(payload []byte, header, secret string, now time.Time, tolerance time.Duration) error {
-	var ts int64 = -1
-	var sigs [][]byte
-	for _, part := range strings.Split(header, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok {
-			continue
-		}
-		switch k {
-		case "t":
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return ErrNoSignature
-			}
-			ts = n
-		case "v1":
-			if b, err := hex.DecodeString(v); err == nil {
-				sigs = append(sigs, b)
-			}
-		}
-	}
-	if ts < 0 || len(sigs) == 0 {
-		return ErrNoSignature
-	}
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write([]byte(strconv.FormatInt(ts, 10)))
-	mac.Write([]byte("."))
-	mac.Write(payload)
-	want := mac.Sum(nil)
-	match := false
-	for _, s := range sigs {
-		if hmac.Equal(s, want) { // constant time; every candidate is checked
-			match = true
-		}
-	}
-	if !match {
-		return ErrBadSignature
-	}
-	if d := now.Sub(time.Unix(ts, 0)); d > tolerance || d < -tolerance {
-		return ErrStale
-	}
-	return nil
-}
-
-// Sign builds a Stripe-Signature header (for tests and tools).
-func Sign(payload []byte, secret string, t time.Time) string {
-	mac := hmac.New(sha256.New, []byte(secret))
-	fmt.Fprintf(mac, "%d.", t.Unix())
-	mac.Write(payload)
-	return fmt.Sprintf("t=%d,v1=%s", t.Unix(), hex.EncodeToString(mac.Sum(nil)))
 }
 
 // ParseEvent decodes a Stripe event into a billing event; ok is false for event types that do not

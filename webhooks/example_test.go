@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/webhooks"
 )
 
@@ -36,12 +37,12 @@ func readmeVerify(secret, header string, body []byte) bool {
 func TestTheREADMEVerificationAcceptsWhatIsSent(t *testing.T) {
 	t.Parallel()
 	secret, body := webhooks.NewSecret(), []byte(`{"id":"01J","type":"verdict.change","data":{}}`)
-	h := webhooks.Sign(secret, body, time.Now())
+	h := shariah.SignTimestamped(secret, body, time.Now())
 	if !readmeVerify(secret, h, body) {
 		t.Fatal("the README's check refuses a signed delivery")
 	}
 	if readmeVerify(secret, h, []byte(`{"id":"01K"}`)) || readmeVerify("whsec_x", h, body) ||
-		readmeVerify(secret, webhooks.Sign(secret, body, time.Now().Add(-6*time.Minute)), body) {
+		readmeVerify(secret, shariah.SignTimestamped(secret, body, time.Now().Add(-6*time.Minute)), body) {
 		t.Fatal("the README's check accepts a tampered, foreign or old delivery")
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	shariah "github.com/shariah-screen/shariah"
 )
 
 // Delivery bounds (Sender's defaults).
@@ -83,7 +85,7 @@ func (s *Sender) Send(ctx context.Context, url, secret string, body []byte, even
 		ua = "shariah-webhooks/1"
 	}
 	req.Header.Set("User-Agent", ua)
-	req.Header.Set(SignatureHeader, Sign(secret, body, now))
+	req.Header.Set(SignatureHeader, shariah.SignTimestamped(secret, body, now))
 	req.Header.Set(EventIDHeader, eventID)
 	req.Header.Set(DeliveryIDHeader, deliveryID)
 	req.Header.Set(AttemptHeader, strconv.Itoa(attempt))

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/webhooks"
 )
 
@@ -40,7 +41,7 @@ func TestSenderSignsAndClassifies(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 	got := <-headers
-	if err := webhooks.Verify("whsec_x", got.Get(webhooks.SignatureHeader), body, time.Now(), 5*time.Minute); err != nil {
+	if err := shariah.VerifyTimestamped("whsec_x", got.Get(webhooks.SignatureHeader), body, time.Now(), 5*time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	if got.Get(webhooks.EventIDHeader) != "ev1" || got.Get(webhooks.DeliveryIDHeader) != "dlv_1" || got.Get(webhooks.AttemptHeader) != "2" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/webhooks"
 )
 
@@ -17,30 +18,30 @@ func TestSignatureRule(t *testing.T) {
 	}
 	body := []byte(`{"id":"01J","type":"verdict.change"}`)
 	at := time.Unix(1_790_000_000, 0)
-	h := webhooks.Sign(secret, body, at)
+	h := shariah.SignTimestamped(secret, body, at)
 	// The documented rule, by hand: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.
 	if !strings.HasPrefix(h, "t=1790000000,v1=") || len(h) != len("t=1790000000,v1=")+64 {
 		t.Fatalf("header %q", h)
 	}
-	if err := webhooks.Verify(secret, h, body, at.Add(time.Minute), 5*time.Minute); err != nil {
+	if err := shariah.VerifyTimestamped(secret, h, body, at.Add(time.Minute), 5*time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if err := webhooks.Verify(secret, h, append(body, ' '), at, 5*time.Minute); !errors.Is(err, webhooks.ErrBadSignature) {
+	if err := shariah.VerifyTimestamped(secret, h, append(body, ' '), at, 5*time.Minute); !errors.Is(err, shariah.ErrBadSignature) {
 		t.Errorf("altered body: %v", err)
 	}
-	if err := webhooks.Verify("whsec_other", h, body, at, 5*time.Minute); !errors.Is(err, webhooks.ErrBadSignature) {
+	if err := shariah.VerifyTimestamped("whsec_other", h, body, at, 5*time.Minute); !errors.Is(err, shariah.ErrBadSignature) {
 		t.Errorf("other secret: %v", err)
 	}
-	if err := webhooks.Verify(secret, h, body, at.Add(6*time.Minute), 5*time.Minute); !errors.Is(err, webhooks.ErrTooOld) {
+	if err := shariah.VerifyTimestamped(secret, h, body, at.Add(6*time.Minute), 5*time.Minute); !errors.Is(err, shariah.ErrStaleSignature) {
 		t.Errorf("replayed after 6 minutes: %v", err)
 	}
 	// a receiver rolling a rotated secret out accepts a header with the old and the new signature
-	both := h + "," + strings.Split(webhooks.Sign("whsec_old", body, at), ",")[1]
-	if err := webhooks.Verify(secret, both, body, at, 0); err != nil {
+	both := h + "," + strings.Split(shariah.SignTimestamped("whsec_old", body, at), ",")[1]
+	if err := shariah.VerifyTimestamped(secret, both, body, at, 0); err != nil {
 		t.Errorf("two v1: %v", err)
 	}
 	for _, bad := range []string{"", "v1=abc", "t=abc,v1=00", "t=1790000000"} {
-		if err := webhooks.Verify(secret, bad, body, at, 0); !errors.Is(err, webhooks.ErrNoSignature) {
+		if err := shariah.VerifyTimestamped(secret, bad, body, at, 0); !errors.Is(err, shariah.ErrNoSignature) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
+	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/internal/testsvc"
-	"github.com/shariah-screen/shariah/stripe"
 )
 
 // api is a client of one edge process.
@@ -273,7 +273,7 @@ func TestServiceOnRedisCluster(t *testing.T) {
 	event := fmt.Sprintf(`{"id":"evt_cluster_1","object":"event","type":"checkout.session.completed","created":%d,"data":{"object":{"id":"cs_1",
 		"object":"checkout.session","client_reference_id":%q,"customer":"cus_cluster","subscription":"sub_1","metadata":{"plan":"starter"}}}}`,
 		now.Unix(), account.PublicPrefix(free))
-	sig := stripe.Sign([]byte(event), whsec, now)
+	sig := shariah.SignTimestamped(whsec, []byte(event), now)
 	if r := a.must(200, "POST", "/api/billing/webhook", "", event, "Stripe-Signature", sig).json(t); r["outcome"] != "plan starter" {
 		t.Fatalf("webhook: %v", r)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
@@ -54,7 +55,7 @@ func TestWebhookDeliverySurvivesAKilledWorker(t *testing.T) {
 			return
 		}
 		mu.Lock()
-		answered = append(answered, webhooks.Verify(secret, r.Header.Get(webhooks.SignatureHeader), body, time.Now(), 5*time.Minute))
+		answered = append(answered, shariah.VerifyTimestamped(secret, r.Header.Get(webhooks.SignatureHeader), body, time.Now(), 5*time.Minute))
 		mu.Unlock()
 		if r.Header.Get(webhooks.EventIDHeader) != "01JKILL0001" {
 			t.Errorf("event id %q", r.Header.Get(webhooks.EventIDHeader))
