@@ -62,15 +62,22 @@ var _ bulk.Queue = (*Queue)(nil)
 // A finished task is not retained: a deleted run leaves no key behind, its task included.
 // An enqueue for a request takes at most the request's Redis call timeout (redis.WithCallTimeout).
 func (q *Queue) EnqueueRun(ctx context.Context, runID string) error {
-	b, _ := json.Marshal(RunPayload{RunID: runID})
-	ctx, done := sredis.Bound(ctx)
-	_, err := q.Client.EnqueueContext(ctx, asynq.NewTask(TypeIndexScreen, b), asynq.TaskID(runID), asynq.Queue("bulk"),
+	err := q.enqueue(ctx, TypeIndexScreen, RunPayload{RunID: runID}, asynq.TaskID(runID), asynq.Queue("bulk"),
 		asynq.MaxRetry(25), asynq.Timeout(3*time.Hour))
-	done(err)
 	if errors.Is(err, asynq.ErrTaskIDConflict) {
 		return shariah.Errorf(shariah.ECONFLICT, "Run %s is already queued.", runID)
 	}
 	return queueError(err)
+}
+
+// enqueue queues one task of a payload within the caller's Redis call timeout (sredis.Bound: a
+// request's enqueue keeps its budget); a task id already queued is asynq.ErrTaskIDConflict.
+func (q *Queue) enqueue(ctx context.Context, typ string, payload any, opts ...asynq.Option) error {
+	b, _ := json.Marshal(payload)
+	ctx, done := sredis.Bound(ctx)
+	_, err := q.Client.EnqueueContext(ctx, asynq.NewTask(typ, b), opts...)
+	done(err)
+	return err
 }
 
 // queueError is an enqueue's failure as the caller answers it: Redis could not take the task (asynq

@@ -11,7 +11,6 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/etf"
-	sredis "github.com/shariah-screen/shariah/redis"
 )
 
 // ETFPayload is the payload of an etf:screen task.
@@ -24,11 +23,8 @@ type ETFPayload struct {
 // EnqueueETF queues an ETF look-through on the interactive queue. One task per ETF and ruleset at a
 // time: a request arriving while one is queued or running waits for that one.
 func (q *Queue) EnqueueETF(ctx context.Context, p ETFPayload) error {
-	b, _ := json.Marshal(p)
-	ctx, done := sredis.Bound(ctx) // the request's Redis call timeout
-	_, err := q.Client.EnqueueContext(ctx, asynq.NewTask(TypeETFScreen, b), asynq.TaskID("etf-"+p.Symbol+"-"+p.Ruleset),
+	err := q.enqueue(ctx, TypeETFScreen, p, asynq.TaskID("etf-"+p.Symbol+"-"+p.Ruleset),
 		asynq.Queue("interactive"), asynq.MaxRetry(3), asynq.Timeout(10*time.Minute))
-	done(err)
 	if errors.Is(err, asynq.ErrTaskIDConflict) {
 		return nil
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/webhooks"
 )
 
@@ -32,11 +31,8 @@ var _ webhooks.Queue = (*Queue)(nil)
 // any live worker's recoverer (it runs at start and every minute) moves the task to retry, and it
 // runs again (asynq v0.26.0: recoverer.go; TestWorkerKilledMidDeliveryLosesNothing).
 func (q *Queue) EnqueueDelivery(ctx context.Context, t webhooks.Task) error {
-	b, _ := json.Marshal(t)
-	ctx, done := sredis.Bound(ctx) // a replay's request keeps its Redis call timeout
-	_, err := q.Client.EnqueueContext(ctx, asynq.NewTask(TypeWebhookDeliver, b), asynq.TaskID(t.TaskID),
+	err := q.enqueue(ctx, TypeWebhookDeliver, t, asynq.TaskID(t.TaskID),
 		asynq.Queue("webhooks"), asynq.MaxRetry(t.MaxRetry), asynq.Timeout(deliveryTimeout))
-	done(err)
 	if errors.Is(err, asynq.ErrTaskIDConflict) {
 		return nil
 	}

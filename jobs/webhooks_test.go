@@ -26,6 +26,7 @@ import (
 	"github.com/shariah-screen/shariah/internal/redistest"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/webhooks"
 )
 
@@ -184,7 +185,7 @@ func waitUntil(t testing.TB, what string, timeout time.Duration, cond func() boo
 
 func event(id, symbol string, kinds ...string) webhooks.Event {
 	if len(kinds) == 0 {
-		kinds = []string{webhooks.KindOverall}
+		kinds = []string{screening.ChangeOverall}
 	}
 	body, _ := json.Marshal(map[string]any{"id": id, "symbol": symbol, "before": map[string]string{"overall": "COMPLIANT"},
 		"after": map[string]string{"overall": "NON_COMPLIANT"}})
@@ -201,13 +202,13 @@ func TestTwoEventsTwoSignedDeliveries(t *testing.T) {
 	ep := h.create(t, "alice", rcv.URL+"/hooks", "AAPL", "MSFT")
 	rcv.setSecret(ep.Secret)
 	u := other.URL + "/source-only"
-	ko, err := h.svc.Create(context.Background(), "bob", account.PlanStarter, webhooks.NewEndpoint{URL: &u, Symbols: []string{"ko"}, Kinds: []string{webhooks.KindDataSource}})
+	ko, err := h.svc.Create(context.Background(), "bob", account.PlanStarter, webhooks.NewEndpoint{URL: &u, Symbols: []string{"ko"}, Kinds: []string{screening.ChangeDataSource}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.startWorker(t, 4)
-	events := []webhooks.Event{event("01JEV0001", "AAPL"), event("01JEV0002", "MSFT", webhooks.KindOverall, webhooks.KindMethodology),
-		event("01JEV0003", "KO"), event("01JEV0004", "JNJ", webhooks.KindDataSource)}
+	events := []webhooks.Event{event("01JEV0001", "AAPL"), event("01JEV0002", "MSFT", screening.ChangeOverall, screening.ChangeMethodology),
+		event("01JEV0003", "KO"), event("01JEV0004", "JNJ", screening.ChangeDataSource)}
 	n, err := h.svc.FanOut(context.Background(), events)
 	if err != nil || n != 2 {
 		t.Fatalf("fan-out queued %d: %v", n, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shariah-screen/shariah/internal/testsvc"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/webhooks"
 )
 
@@ -28,7 +29,7 @@ func exerciseWebhookStore(t *testing.T, c rueidis.Client) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	ep := func(user, id string) webhooks.Endpoint {
 		return webhooks.Endpoint{ID: id, UserID: user, URL: "https://hooks.example.com/" + id, Secret: "whsec_1", CreatedAt: now,
-			Filter: webhooks.Filter{Symbols: []string{"AAPL"}}, Kinds: []string{webhooks.KindOverall}}
+			Filter: webhooks.Filter{Symbols: []string{"AAPL"}}, Kinds: []string{screening.ChangeOverall}}
 	}
 	for _, id := range []string{"e1", "e2"} {
 		if err := st.CreateEndpoint(ctx, ep("alice", id), 2); err != nil {

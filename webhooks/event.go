@@ -17,18 +17,13 @@ import (
 	"github.com/shariah-screen/shariah/screening"
 )
 
-// Event kinds an endpoint may subscribe to: the change feed's kinds (screening.Change.Kinds). A change
-// may carry several (a new filing can move the overall verdict and change the data source at once).
-const (
-	KindOverall     = screening.ChangeOverall     // the overall verdict changed
-	KindMethodology = screening.ChangeMethodology // a methodology's verdict changed
-	KindDataSource  = screening.ChangeDataSource  // the data source changed (illustrative to filed, or back)
-	// KindTest is the kind of the event POST /api/webhooks/{id}/test sends; not subscribable.
-	KindTest = "webhook.test"
-)
+// KindTest is the kind of the event POST /api/webhooks/{id}/test sends; not subscribable.
+const KindTest = "webhook.test"
 
-// Kinds are the kinds an endpoint may subscribe to, in display order.
-var Kinds = []string{KindOverall, KindMethodology, KindDataSource}
+// Kinds are the kinds an endpoint may subscribe to, in display order: the change feed's own
+// (screening.Change.Kinds). A change may carry several (a new filing can move the overall verdict and
+// change the data source at once).
+var Kinds = []string{screening.ChangeOverall, screening.ChangeMethodology, screening.ChangeDataSource}
 
 // Event is a change event as webhooks deliver it: what the change stream records, reduced to what
 // matching needs (symbol, ruleset, kinds) and the event's JSON as the feed serves it (Body).

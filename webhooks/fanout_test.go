@@ -2,6 +2,8 @@ package webhooks
 
 import (
 	"testing"
+
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // TestMatching: kinds first (none: all), then symbols through any of the filters' sets; no filter is
@@ -14,12 +16,12 @@ func TestMatching(t *testing.T) {
 		ev   Event
 		want bool
 	}{
-		{matcher{all: true}, Event{Symbol: "KO", Kinds: []string{KindDataSource}}, true},
-		{matcher{e: Endpoint{Kinds: []string{KindOverall}}, all: true}, Event{Symbol: "KO", Kinds: []string{KindDataSource}}, false},
-		{matcher{e: Endpoint{Kinds: []string{KindOverall}}, all: true}, Event{Symbol: "KO", Kinds: []string{KindDataSource, KindOverall}}, true},
-		{matcher{sets: []map[string]bool{setOf([]string{"KO"}), sp}}, Event{Symbol: "MSFT", Kinds: []string{KindOverall}}, true},
-		{matcher{sets: []map[string]bool{setOf([]string{"KO"}), sp}}, Event{Symbol: "JNJ", Kinds: []string{KindOverall}}, false},
-		{matcher{}, Event{Symbol: "JNJ", Kinds: []string{KindOverall}}, false}, // a filter whose watchlist is gone
+		{matcher{all: true}, Event{Symbol: "KO", Kinds: []string{screening.ChangeDataSource}}, true},
+		{matcher{e: Endpoint{Kinds: []string{screening.ChangeOverall}}, all: true}, Event{Symbol: "KO", Kinds: []string{screening.ChangeDataSource}}, false},
+		{matcher{e: Endpoint{Kinds: []string{screening.ChangeOverall}}, all: true}, Event{Symbol: "KO", Kinds: []string{screening.ChangeDataSource, screening.ChangeOverall}}, true},
+		{matcher{sets: []map[string]bool{setOf([]string{"KO"}), sp}}, Event{Symbol: "MSFT", Kinds: []string{screening.ChangeOverall}}, true},
+		{matcher{sets: []map[string]bool{setOf([]string{"KO"}), sp}}, Event{Symbol: "JNJ", Kinds: []string{screening.ChangeOverall}}, false},
+		{matcher{}, Event{Symbol: "JNJ", Kinds: []string{screening.ChangeOverall}}, false}, // a filter whose watchlist is gone
 	}
 	for i, c := range cases {
 		if got := c.m.matches(c.ev); got != c.want {

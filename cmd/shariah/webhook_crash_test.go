@@ -14,6 +14,7 @@ import (
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
+	"github.com/shariah-screen/shariah/screening"
 	"github.com/shariah-screen/shariah/webhooks"
 )
 
@@ -80,7 +81,7 @@ func TestWebhookDeliverySurvivesAKilledWorker(t *testing.T) {
 	}
 	kill := worker()
 	defer kill()
-	if n, err := hooks.FanOut(ctx, []webhooks.Event{{ID: "01JKILL0001", Time: time.Now(), Kinds: []string{webhooks.KindOverall}, Symbol: "AAPL", Ruleset: "spec"}}); err != nil || n != 1 {
+	if n, err := hooks.FanOut(ctx, []webhooks.Event{{ID: "01JKILL0001", Time: time.Now(), Kinds: []string{screening.ChangeOverall}, Symbol: "AAPL", Ruleset: "spec"}}); err != nil || n != 1 {
 		t.Fatalf("fan-out: %d %v", n, err)
 	}
 	select {
