@@ -6,14 +6,17 @@ package analytics
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/url"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
@@ -68,6 +71,13 @@ func Open(raw string) (*DB, error) {
 		Auth:             clickhouse.Auth{Database: "default", Username: "default"},
 		DialTimeout:      5 * time.Second,
 		ReadTimeout:      30 * time.Second,
+		DialContext: func(ctx context.Context, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, "tcp", addr)
+			if err != nil {
+				return nil, err
+			}
+			return writeBounded{c}, nil
+		},
 	}
 	if u.User != nil {
 		opts.Auth.Username = u.User.Username()
@@ -78,6 +88,32 @@ func Open(raw string) (*DB, error) {
 		return nil, fmt.Errorf("clickhouse: %w", err)
 	}
 	return &DB{Conn: conn, Name: name}, nil
+}
+
+// writeBounded is a connection to ClickHouse whose every write has a deadline (writeTimeout from its
+// start): clickhouse-go watches a context only while an insert's last block is sent, and the usage
+// spool sends a batch's earlier blocks with Flush (writer.go, insertChunk), which a server that stopped
+// reading (SIGSTOP) would otherwise hold forever once the socket's buffers are full.
+type writeBounded struct{ net.Conn }
+
+// writeTimeout bounds one write to ClickHouse: as long as an insert may take (insertTimeout).
+const writeTimeout = insertTimeout
+
+func (c writeBounded) Write(p []byte) (int, error) {
+	if err := c.Conn.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
+		return 0, err
+	}
+	return c.Conn.Write(p)
+}
+
+// SyscallConn lets clickhouse-go check a pooled connection for a closed peer before reusing it, as it
+// does for the plain TCP connection.
+func (c writeBounded) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	return sc.SyscallConn()
 }
 
 // Close closes the connection.

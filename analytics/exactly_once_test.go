@@ -461,3 +461,124 @@ func TestLateCommitAfterAGivenUpInsertIsNotDoubled(t *testing.T) {
 		t.Fatalf("the views count %d, want %d", got, n)
 	}
 }
+
+// connCutter is a TCP proxy in front of a ClickHouse that, once armed, closes a connection (both sides)
+// as soon as the client has sent more than `after` bytes on it: an insert cut off between its blocks.
+type connCutter struct {
+	ln    net.Listener
+	to    string
+	armed atomic.Bool
+	after int64
+	cuts  atomic.Int64
+}
+
+func throughConnCutter(t *testing.T, ch *testsvc.Proc, after int64) (*analytics.DB, *connCutter) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	p := &connCutter{ln: ln, to: "127.0.0.1:" + strconv.Itoa(ch.Port), after: after}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.serve(c)
+		}
+	}()
+	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
+	u.Host = ln.Addr().String()
+	db, err := analytics.Open(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, p
+}
+
+func (p *connCutter) serve(c net.Conn) {
+	defer c.Close()
+	s, err := net.Dial("tcp", p.to)
+	if err != nil {
+		return
+	}
+	defer s.Close()
+	done := make(chan struct{}, 2)
+	go func() { // client -> server, cut once armed and past the threshold
+		buf := make([]byte, 16<<10)
+		var sent int64
+		for {
+			n, err := c.Read(buf)
+			if n > 0 {
+				if p.armed.Load() && sent+int64(n) > p.after {
+					p.cuts.Add(1)
+					break
+				}
+				sent += int64(n)
+				if _, werr := s.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		done <- struct{}{}
+	}()
+	go func() { io.Copy(c, s); done <- struct{}{} }()
+	<-done // either side closed: close both
+}
+
+// TestInsertCutBetweenItsBlocksIsShippedOnce: the spool sends a batch as blocks of insertChunk rows in
+// one INSERT (its columns refilled, not grown). A connection cut after some of the blocks reached the
+// server must leave the batch whole after the retry: no event lost and none twice (the server stores
+// nothing of an INSERT that never ended, and whatever it had stored would be a prefix the lookup finds).
+func TestInsertCutBetweenItsBlocksIsShippedOnce(t *testing.T) {
+	t.Parallel()
+	ch, direct := ownClickHouse(t)
+	const n = 20000                              // five blocks of 4,096 rows: about 3 MB
+	db, proxy := throughConnCutter(t, ch, 1<<20) // cut 1 MB into the data: the first blocks are through
+	w, ctx := runningWriter(t, db, n)
+	for i := range n {
+		w.Record(event(i))
+	}
+	proxy.armed.Store(true)
+	if err := w.Flush(ctx); err == nil {
+		t.Fatal("the flush succeeded though its connection was cut")
+	}
+	if proxy.cuts.Load() == 0 {
+		t.Fatal("the proxy cut nothing: the batch never passed 1 MB")
+	}
+	q := "SELECT toUInt64(count()) FROM shariah.usage_events"
+	stored := count(t, direct, q)
+	t.Logf("rows stored by the cut insert: %d of %d", stored, n)
+	if stored >= n {
+		t.Fatalf("%d rows stored by an insert cut off partway, want fewer than %d", stored, n)
+	}
+	proxy.armed.Store(false)
+	waitFor(t, "the spool shipped after the cut", func() bool {
+		fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		return w.Flush(fctx) == nil
+	})
+	if got := count(t, direct, q); got != n {
+		t.Fatalf("%d rows after the retry, want %d (each event once)", got, n)
+	}
+	if got := count(t, direct, "SELECT toUInt64(uniqExact(event_id)) FROM shariah.usage_events"); got != n {
+		t.Fatalf("%d distinct event ids, want %d", got, n)
+	}
+	if got := count(t, direct, "SELECT toUInt64(countMerge(requests)) FROM shariah.usage_hourly"); got != n {
+		t.Fatalf("the views count %d requests, want %d", got, n)
+	}
+	// The five blocks were written as one part, as one block was (level 0: not merged from several).
+	parts := "SELECT toUInt64(count()) FROM system.parts WHERE database = 'shariah' AND table = 'usage_events' AND active"
+	if got := count(t, direct, parts); got != 1 {
+		t.Fatalf("%d parts hold the batch, want 1", got)
+	}
+	if got := count(t, direct, parts+" AND level = 0"); got != 1 {
+		t.Fatal("the batch's part was merged from several: its blocks were written one part each")
+	}
+}

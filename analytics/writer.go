@@ -522,18 +522,37 @@ func (w *UsageWriter) dropDrained() {
 	w.adopted = kept
 }
 
-// insert sends a batch in one INSERT, column by column (Append per row converts its 14 values through
-// reflection, and under load the shipper runs beside the edge's requests).
+// insertChunk is how many rows of a batch are appended to the insert's columns before they are sent
+// as one block of it: the columns are emptied and refilled, not grown, so a batch of 50,000 events
+// costs the shipper about 1 MB of column memory instead of the 30 MB that growing every column to the
+// whole batch allocated (half of what a metered edge allocated, and the collections that come with it).
+// The server gathers the blocks of one INSERT into one part before it writes anything (blocks are
+// squashed up to min_insert_block_size_rows, 1,048,576, above BatchSize's 1,000,000): an insert cut off
+// after some of its blocks stores none of them, as before.
+const insertChunk = 4096
+
+// insert sends a batch in one INSERT, column by column (Append per row converts its 15 values through
+// reflection, and under load the shipper runs beside the edge's requests), insertChunk rows per block.
 func (w *UsageWriter) insert(ctx context.Context, qid string, c *usageColumns) error {
 	b, err := w.db.Conn.PrepareBatch(clickhouse.Context(w.db.writeContext(ctx), clickhouse.WithQueryID(qid)), "INSERT INTO "+w.db.table("usage_events")+
 		" (request_id, key_id, user_id, key_prefix, method, route, status, tokens, overage, latency_us, ts, ts_ms, plan, error_code, event_id)")
 	if err != nil {
 		return err
 	}
-	for i, col := range []any{c.rid, c.kid, c.uid, c.kp, c.meth, c.route, c.status, c.tokens, c.overage, c.lat, c.ts, c.ms, c.plan, c.code, c.id} {
-		if err := b.Column(i).Append(col); err != nil {
-			_ = b.Abort()
-			return err
+	for lo := 0; lo < c.len(); lo += insertChunk {
+		hi := min(lo+insertChunk, c.len())
+		for i, col := range []any{c.rid[lo:hi], c.kid[lo:hi], c.uid[lo:hi], c.kp[lo:hi], c.meth[lo:hi], c.route[lo:hi], c.status[lo:hi],
+			c.tokens[lo:hi], c.overage[lo:hi], c.lat[lo:hi], c.ts[lo:hi], c.ms[lo:hi], c.plan[lo:hi], c.code[lo:hi], c.id[lo:hi]} {
+			if err := b.Column(i).Append(col); err != nil {
+				_ = b.Abort()
+				return err
+			}
+		}
+		if hi < c.len() {
+			if err := b.Flush(); err != nil {
+				_ = b.Abort()
+				return err
+			}
 		}
 	}
 	return b.Send()

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -21,13 +22,15 @@ func (s *Server) outer(c *fiber.Ctx) error {
 	start := time.Now()
 	// fiber's header strings point into a buffer reused after the request; the id outlives it (usage
 	// event, logs), so copy it.
-	rid := strings.Clone(c.Get("X-Request-ID"))
-	if !ridRE.MatchString(rid) {
-		rid = uuid.Must(uuid.NewV7()).String()
+	var buf [36]byte
+	id := c.Request().Header.Peek("X-Request-ID")
+	if !ridRE.Match(id) {
+		id = appendUUID(buf[:0], uuid.Must(uuid.NewV7()))
 	}
+	rid := string(id)
 	c.Locals(ridKey, rid)
 	c.SetUserContext(s.requestContext())
-	c.Response().Header.SetCanonical(hdrRequestID, []byte(rid)) // c.Set would canonicalise the name on every request
+	c.Response().Header.SetCanonical(hdrRequestID, id) // c.Set would canonicalise the name on every request
 	if err := call(func(c *fiber.Ctx) error { return c.Next() }, c); err != nil {
 		if herr := s.errorHandler(c, err); herr != nil {
 			return herr
@@ -52,6 +55,9 @@ func (s *Server) outer(c *fiber.Ctx) error {
 			Latency: lat, Time: start.UTC(), Plan: ch.Key.Plan, ErrorCode: code,
 		})
 	}
+	if ch != nil {
+		freeCharge(ch)
+	}
 	if s.AccessLog {
 		s.log.LogAttrs(context.Background(), slog.LevelInfo, "request",
 			slog.String("request_id", rid), slog.String("method", method), slog.String("route", route),
@@ -59,6 +65,36 @@ func (s *Server) outer(c *fiber.Ctx) error {
 			slog.Int("tokens", tokens), slog.String("key_prefix", prefix))
 	}
 	return nil
+}
+
+// charges recycles the request's charge (c.Locals holds a pointer to it: one allocation of about 300
+// bytes a metered request otherwise). outer frees it after the usage event; handlers only read it
+// while the request runs.
+var charges = sync.Pool{New: func() any { return new(account.Charge) }}
+
+func newCharge(v account.Charge) *account.Charge {
+	ch := charges.Get().(*account.Charge)
+	*ch = v
+	return ch
+}
+
+func freeCharge(ch *account.Charge) {
+	*ch = account.Charge{}
+	charges.Put(ch)
+}
+
+// appendUUID appends u in its canonical text form (8-4-4-4-12 lowercase hex digits), as u.String()
+// writes it, without a string of its own: the edge needs the id as bytes for the header and once as a
+// string.
+func appendUUID(dst []byte, u uuid.UUID) []byte {
+	const digits = "0123456789abcdef"
+	for i, b := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			dst = append(dst, '-')
+		}
+		dst = append(dst, digits[b>>4], digits[b&0x0f])
+	}
+	return dst
 }
 
 // handle wraps a route's handler: it authenticates and meters (the lease meter: mostly in memory), runs the handler, and
@@ -96,21 +132,22 @@ func (s *Server) handle(rt *route) fiber.Handler {
 		}
 		cost := rt.cost.Charge(items, fresh)
 		now := s.Now()
-		ch, err := s.Meter.Charge(c.UserContext(), account.HashKey(key), cost, now)
+		charged, err := s.Meter.Charge(c.UserContext(), account.HashKey(key), cost, now)
+		ch := newCharge(charged)
 		switch shariah.ErrorCode(err) {
 		case "":
 		case shariah.EQUOTA:
-			c.Locals(chargeKey, &ch)
-			s.setTokenHeaders(c, &ch)
+			c.Locals(chargeKey, ch)
+			s.setTokenHeaders(c, ch)
 			c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(ch.Period.SecondsLeft(now), 10))
 			return err
 		case shariah.ERATELIMITED:
-			c.Locals(chargeKey, &ch)
-			s.setTokenHeaders(c, &ch)
+			c.Locals(chargeKey, ch)
+			s.setTokenHeaders(c, ch)
 			c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(max((ch.Rate.RetryAfter+999)/1000, 1), 10))
 			return err
 		case shariah.EKEYINACTIVE:
-			c.Locals(chargeKey, &ch)
+			c.Locals(chargeKey, ch)
 			return err
 		case shariah.EBADKEY:
 			return err
@@ -121,8 +158,8 @@ func (s *Server) handle(rt *route) fiber.Handler {
 			return shariah.Errorf(shariah.EUNAVAILABLE, "The metering service is unavailable. Retry shortly.")
 		}
 		s.deps.succeeded(DepRedis)
-		c.Locals(chargeKey, &ch)
-		s.setTokenHeaders(c, &ch)
+		c.Locals(chargeKey, ch)
+		s.setTokenHeaders(c, ch)
 		if err := call(rt.Handler, c); err != nil {
 			if herr := s.errorHandler(c, err); herr != nil {
 				return herr
@@ -131,13 +168,13 @@ func (s *Server) handle(rt *route) fiber.Handler {
 		if st := c.Response().StatusCode(); (st < 200 || st > 299) && ch.Tokens > 0 {
 			// a call budget of its own: a handler's call that ran out of its budget does not forfeit
 			// the refund (a leased charge is refunded in memory; an exact one takes a script call)
-			if err := s.Meter.Refund(s.requestContext(), ch); err != nil {
+			if err := s.Meter.Refund(s.requestContext(), *ch); err != nil {
 				s.quiet.error("refund", "refund failed", slog.String("request_id", requestID(c)), slog.String("error", err.Error()))
 			} else {
 				ch.Used -= int64(ch.Tokens)
 				ch.Tokens, ch.Overage = 0, 0
 				ch.Remaining = account.RemainingOf(ch.Limit, ch.Used)
-				s.setTokenHeaders(c, &ch)
+				s.setTokenHeaders(c, ch)
 			}
 		}
 		return nil
@@ -166,6 +203,8 @@ func (s *Server) setTokenHeaders(c *fiber.Ctx, ch *account.Charge) {
 
 var (
 	hdrRequestID       = []byte("X-Request-Id")
+	hdrXCache          = []byte("X-Cache")
+	hdrHit             = []byte("HIT")
 	hdrRateLimit       = []byte("X-Ratelimit-Limit")
 	hdrRateRemaining   = []byte("X-Ratelimit-Remaining")
 	hdrRateReset       = []byte("X-Ratelimit-Reset")

@@ -70,7 +70,7 @@ func (s *Server) screen(c *fiber.Ctx) error {
 		return r.err
 	}
 	if r.found {
-		c.Set("X-Cache", "HIT")
+		c.Response().Header.SetCanonical(hdrXCache, hdrHit)
 		return sendServed(c, r.served, 0)
 	}
 	res, cached, err := s.Screener.Screen(c.UserContext(), r.asset.Symbol, r.opts)
