@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -62,3 +64,22 @@ func (s *Server) ready(c *fiber.Ctx) error {
 func (s *Server) benchConstant(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"status": "ok"})
 }
+
+// benchSized is a bare route (no key, no meter, nothing looked up) answering a constant JSON body of
+// ?bytes= bytes (32 to 65,536; default 22,000, about a stored screening's size): what a response of that
+// size costs the server, the kernel and the load client alone, the floor under the cached screening's
+// ratio. Each size's body is made once.
+func benchSized(c *fiber.Ctx) error {
+	n := c.QueryInt("bytes", 22000)
+	if n < 32 || n > 65536 {
+		return shariah.Errorf(shariah.EVALIDATION, "bytes must be between 32 and 65536")
+	}
+	b, ok := sizedBodies.Load(n)
+	if !ok {
+		b, _ = sizedBodies.LoadOrStore(n, []byte(`{"status":"ok","pad":"`+strings.Repeat("x", n-24)+`"}`))
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	return c.Send(b.([]byte))
+}
+
+var sizedBodies sync.Map // bytes -> body

@@ -159,6 +159,7 @@ func (s *Server) routeTable() []route {
 		// Load-test pair (health.go): the same constant body, bare and through the full key + meter path (1 token).
 		rs = append(rs,
 			route{Method: G, Path: "/bench/constant", Handler: s.benchConstant},
+			route{Method: G, Path: "/bench/sized", Handler: benchSized},
 			route{Method: G, Path: "/bench/metered", Auth: authHeader, Handler: s.benchConstant,
 				cost: account.TokenCost{Method: G, Path: "/bench/metered", Tokens: 1, Class: account.CostLightweight}})
 	}

@@ -12,6 +12,8 @@
 #   /api/database/search?q=apple  search, a selective query (1 token)
 #   /api/database/search?q=a      search, one letter: tens of thousands of matches ranked (1 token)
 #   /api/suggest?q=ap             suggestions (1 token)
+# and, at the end of each round, /bench/sized?bytes=N (no key, no meter: a constant body as large as the
+# cached screening's, N measured at the start): the floor under the cached screening's ratio;
 # against /bench/constant (constant JSON, no key, no meter), measured before each route's three runs and
 # after the last: a route's ratio is taken against the mean of the constant runs just before and after it,
 # so a machine whose load drifts during the run (other work on the same cores) skews it less. Before
@@ -174,7 +176,9 @@ wrkrun() {
 # Warm-up with a key of its own: screen MSFT once, then each route once with curl (2xx, and its cost from
 # X-Tokens-Charged: what the server charges) and for a second with wrk, so no key pays for a cold start.
 curl -fsS -o /dev/null -X POST -H "X-API-Key: $WARM_KEY" "$base/api/screen/MSFT"
-COST[constant]=0
+COST[constant]=0 COST[sized]=0
+# The size of the cached screening's body (the floor below is a bare route answering as many bytes).
+SCREEN_BYTES=$(curl -fsS -H "X-API-Key: $WARM_KEY" "$base/api/screen/MSFT" | wc -c)
 DUR=2s wrkrun warm "$CONNS" /bench/constant
 for r in "${routes[@]}"; do
   IFS='|' read -r name path _ extra <<<"$r"
@@ -200,6 +204,9 @@ for ((rd = 1; rd <= ROUNDS; rd++)); do
     i=$((i + 1))
     wrkrun "constant@$i#$rd" "$CONNS" /bench/constant
   done
+  # The floor under the cached screening: a bare route (no key, no meter) whose body is as large.
+  wrkrun "sized#$rd" "$CONNS" "/bench/sized?bytes=$SCREEN_BYTES"
+  wrkrun "constant@floor#$rd" "$CONNS" /bench/constant
 done
 # Pass 2 (pro key).
 p2=(
@@ -270,6 +277,14 @@ for r in "${routes[@]}"; do
   done
   k=$((k + 1))
 done
+fl=() fu=() fq=() # the floor's ratio (against the constant runs around it), CPU and throughput per round
+for ((rd = 1; rd <= ROUNDS; rd++)); do
+  c0=$(awk -v a="${RPS[constant@${#routes[@]}#$rd]}" -v b="${RPS[constant@floor#$rd]}" 'BEGIN {printf "%.0f", (a + b) / 2}')
+  fl+=("$(awk -v a="${RPS[sized#$rd]}" -v c="$c0" 'BEGIN {printf "%.4f", a / c}')") fu+=("${CPU[sized#$rd]}") fq+=("${RPS[sized#$rd]}")
+done
+printf '%-34s %-10s %9.0f %9s %6.2f %8s %8s %7.1f %6s  %s\n' "GET /bench/sized?bytes=$SCREEN_BYTES" "no key" "$(median "${fq[@]}")" "" \
+  "$(median "${fl[@]}")" "" "" "$(median "${fu[@]}")" "" \
+  "the floor: a bare route, the cached screening's body size$( ((ROUNDS > 1)) && printf ' (rounds%s)' "$(printf ' %.2f' "${fl[@]}")")"
 echo "(constant: the mean of the constant route's runs just before and just after the route's three runs;"
 echo " cpu us: the server's CPU time per request; cpu x: the constant route's CPU per request over the route's,"
 echo " the ratio a server with cores of its own would reach, whatever else the machine was doing;"
