@@ -64,7 +64,7 @@ type Screener struct {
 	MaxEntries  int           // in-process entries; 0: 5000
 
 	mu  sync.Mutex
-	mem map[string]memEntry
+	mem map[memID]memEntry
 	sf  singleflight.Group
 	// afterMiss, when set (tests), runs between a request's cache miss and its joining the flight.
 	afterMiss func()
@@ -169,12 +169,16 @@ func (s *Screener) servedFresh(ctx context.Context, symbol, ruleset string) (sha
 // rememberedAfter reports whether this process remembers a result of the symbol screened after at.
 func (s *Screener) rememberedAfter(symbol, ruleset string, at time.Time) bool {
 	s.mu.Lock()
-	e, ok := s.mem[memKey(symbol, ruleset)]
+	e, ok := s.mem[memID{symbol, ruleset}]
 	s.mu.Unlock()
 	return ok && e.r.ScreenedAt.After(at)
 }
 
-func memKey(symbol, ruleset string) string { return symbol + "|" + ruleset }
+// flightKey names a computation of a symbol's result under a ruleset (one flight at a time).
+func flightKey(symbol, ruleset string) string { return symbol + "|" + ruleset }
+
+// memID keys the screener's memory: a lookup builds no string (it runs on every cached read).
+type memID struct{ symbol, ruleset string }
 
 // cached returns a fresh cached result from memory or the store.
 func (s *Screener) cached(ctx context.Context, symbol, ruleset string) (Result, bool) {
@@ -184,7 +188,7 @@ func (s *Screener) cached(ctx context.Context, symbol, ruleset string) (Result, 
 	}
 	fresh := func(r Result, ver int64) bool { return ver == v && s.NowUTC().Sub(r.ScreenedAt) < s.maxAge() }
 	s.mu.Lock()
-	e, ok := s.mem[memKey(symbol, ruleset)]
+	e, ok := s.mem[memID{symbol, ruleset}]
 	s.mu.Unlock()
 	if ok && fresh(e.r, e.version) {
 		return e.r, true
@@ -201,7 +205,7 @@ func (s *Screener) remember(r Result, version int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.mem == nil {
-		s.mem = map[string]memEntry{}
+		s.mem = map[memID]memEntry{}
 	}
 	limit := s.MaxEntries
 	if limit <= 0 {
@@ -216,7 +220,7 @@ func (s *Screener) remember(r Result, version int64) {
 			}
 		}
 	}
-	s.mem[memKey(r.Symbol, r.Ruleset.Name)] = memEntry{r: r, version: version}
+	s.mem[memID{r.Symbol, r.Ruleset.Name}] = memEntry{r: r, version: version}
 }
 
 // Screen returns a symbol's screening result: cached when fresh (cached is true), else computed now.
@@ -233,7 +237,7 @@ func (s *Screener) Screen(ctx context.Context, symbol string, opts ScreenOptions
 	if s.afterMiss != nil {
 		s.afterMiss()
 	}
-	key := memKey(symbol, rs.Name)
+	key := flightKey(symbol, rs.Name)
 	if opts.ForceRefresh {
 		key += "|refresh"
 	}
