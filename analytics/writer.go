@@ -305,7 +305,8 @@ func (c *usageColumns) drop(n int) {
 // inserted the batch and stopped before recording it) and after any failed insert (a reply lost to a
 // broken connection or a killed server says nothing about whether the server committed the rows): what
 // is stored decides, never the reply. A batch is the lines that follow the position, in order, sent as
-// one block (BatchSize is at most 1,000,000 rows, under ClickHouse's 1,048,576 of one insert block), and
+// one INSERT whose blocks the server squashes into one (BatchSize is at most 1,000,000 rows, under
+// ClickHouse's 1,048,576 of one insert block; see insertChunk), and
 // on 18.16 a block lands in MergeTree as one part per month it spans, each written whole or not at all,
 // in the block's row order of months; so the rows already there are a prefix of the batch in every case
 // but a batch spanning a month's end cut between its parts, where the lookups still find each row that
