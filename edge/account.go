@@ -54,10 +54,11 @@ func (s *Server) usageDaily(c *fiber.Ctx) error {
 		return err
 	}
 	ch := chargeOf(c)
+	user := ch.Key.UserID // read here: the query may outlive the request (readUsage), the charge may not
 	since := s.Now().UTC().AddDate(0, 0, -(days - 1))
 	var rows []account.DailyUsage
 	err := s.readUsage(c, func(ctx context.Context) (err error) {
-		rows, err = s.UsageReader.DailyUsage(ctx, ch.Key.UserID, since)
+		rows, err = s.UsageReader.DailyUsage(ctx, user, since)
 		return err
 	})
 	if err != nil {
@@ -124,9 +125,10 @@ func (s *Server) usageRecent(c *fiber.Ctx) error {
 		return err
 	}
 	ch := chargeOf(c)
+	user := ch.Key.UserID // read here: the query may outlive the request (readUsage), the charge may not
 	var rows []account.RecentRequest
 	err := s.readUsage(c, func(ctx context.Context) (err error) {
-		rows, err = s.UsageReader.RecentRequests(ctx, ch.Key.UserID, limit)
+		rows, err = s.UsageReader.RecentRequests(ctx, user, limit)
 		return err
 	})
 	if err != nil {
