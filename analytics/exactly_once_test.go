@@ -44,6 +44,17 @@ func waitForOr(t *testing.T, what string, cond func() bool, explain func() strin
 	}
 }
 
+// flushUntilShipped flushes w until a flush succeeds (ClickHouse back, the proxy disarmed), each
+// attempt bounded to 15 s.
+func flushUntilShipped(t *testing.T, ctx context.Context, w *analytics.UsageWriter, what string) {
+	t.Helper()
+	waitFor(t, what, func() bool {
+		fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		return w.Flush(fctx) == nil
+	})
+}
+
 // tryCount is count without failing: ClickHouse may be down.
 func tryCount(db *analytics.DB, q string) (uint64, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -80,7 +91,6 @@ func ownClickHouse(t *testing.T) (*testsvc.Proc, *analytics.DB) {
 // gives up and closes the connection; then it delivers what it held and closes: the server commits a
 // batch late, after the edge saw its insert fail.
 type replyEater struct {
-	ln       net.Listener
 	to       string
 	armed    atomic.Bool
 	after    int64
@@ -90,23 +100,18 @@ type replyEater struct {
 // throughReplyEater connects to ch's database through a new replyEater (closed with the test).
 func throughReplyEater(t *testing.T, ch *testsvc.Proc, after int64, holdData bool) (*analytics.DB, *replyEater) {
 	t.Helper()
-	proxy := newReplyEater(t, "127.0.0.1:"+strconv.Itoa(ch.Port), after, holdData)
-	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
-	u.Host = proxy.ln.Addr().String()
-	db, err := analytics.Open(u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db, proxy
+	p := &replyEater{to: "127.0.0.1:" + strconv.Itoa(ch.Port), after: after, holdData: holdData}
+	return openThrough(t, ch, proxyListener(t, p.serve)), p
 }
 
-func newReplyEater(t *testing.T, to string, after int64, holdData bool) *replyEater {
+// proxyListener listens on a loopback port (closed with the test) and serves each connection it
+// accepts with serve, on a goroutine of its own.
+func proxyListener(t *testing.T, serve func(net.Conn)) net.Listener {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &replyEater{ln: ln, to: to, after: after, holdData: holdData}
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -114,10 +119,23 @@ func newReplyEater(t *testing.T, to string, after int64, holdData bool) *replyEa
 			if err != nil {
 				return
 			}
-			go p.serve(c)
+			go serve(c)
 		}
 	}()
-	return p
+	return ln
+}
+
+// openThrough opens ch's database through a proxy listening on ln (closed with the test).
+func openThrough(t *testing.T, ch *testsvc.Proc, ln net.Listener) *analytics.DB {
+	t.Helper()
+	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
+	u.Host = ln.Addr().String()
+	db, err := analytics.Open(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 func (p *replyEater) serve(c net.Conn) {
@@ -210,11 +228,7 @@ func TestLostInsertReplyIsNotInsertedTwice(t *testing.T) {
 	if err := ch.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the spool shipped after the restart", func() bool {
-		fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		defer cancel()
-		return w.Flush(fctx) == nil
-	})
+	flushUntilShipped(t, ctx, w, "the spool shipped after the restart")
 	if got := count(t, direct, q); got != n {
 		t.Fatalf("%d rows after the lost reply, want %d (each event once)", got, n)
 	}
@@ -400,11 +414,7 @@ func TestUsageRowsExactlyOnceWhileClickHouseIsKilled(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	waitFor(t, "the spool shipped", func() bool {
-		fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		defer cancel()
-		return w.Flush(fctx) == nil
-	})
+	flushUntilShipped(t, ctx, w, "the spool shipped")
 	n := uint64(recorded.Load())
 	rows := count(t, watch, "SELECT toUInt64(count()) FROM shariah.usage_events")
 	ids := count(t, watch, "SELECT toUInt64(uniqExact(event_id)) FROM shariah.usage_events")
@@ -449,11 +459,7 @@ func TestLateCommitAfterAGivenUpInsertIsNotDoubled(t *testing.T) {
 		t.Fatal("the insert succeeded though its data was held")
 	}
 	proxy.armed.Store(false)
-	waitFor(t, "the spool shipped", func() bool {
-		fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		defer cancel()
-		return w.Flush(fctx) == nil
-	})
+	flushUntilShipped(t, ctx, w, "the spool shipped")
 	if got := count(t, direct, "SELECT toUInt64(count()) FROM shariah.usage_events"); got != n {
 		t.Fatalf("%d rows, want %d", got, n)
 	}
@@ -465,7 +471,6 @@ func TestLateCommitAfterAGivenUpInsertIsNotDoubled(t *testing.T) {
 // connCutter is a TCP proxy in front of a ClickHouse that, once armed, closes a connection (both sides)
 // as soon as the client has sent more than `after` bytes on it: an insert cut off between its blocks.
 type connCutter struct {
-	ln    net.Listener
 	to    string
 	armed atomic.Bool
 	after int64
@@ -474,29 +479,8 @@ type connCutter struct {
 
 func throughConnCutter(t *testing.T, ch *testsvc.Proc, after int64) (*analytics.DB, *connCutter) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	p := &connCutter{ln: ln, to: "127.0.0.1:" + strconv.Itoa(ch.Port), after: after}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go p.serve(c)
-		}
-	}()
-	u, _ := url.Parse(ch.ClickHouseURL("shariah"))
-	u.Host = ln.Addr().String()
-	db, err := analytics.Open(u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db, p
+	p := &connCutter{to: "127.0.0.1:" + strconv.Itoa(ch.Port), after: after}
+	return openThrough(t, ch, proxyListener(t, p.serve)), p
 }
 
 func (p *connCutter) serve(c net.Conn) {
@@ -559,11 +543,7 @@ func TestInsertCutBetweenItsBlocksIsShippedOnce(t *testing.T) {
 		t.Fatalf("%d rows stored by an insert cut off partway, want fewer than %d", stored, n)
 	}
 	proxy.armed.Store(false)
-	waitFor(t, "the spool shipped after the cut", func() bool {
-		fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		defer cancel()
-		return w.Flush(fctx) == nil
-	})
+	flushUntilShipped(t, ctx, w, "the spool shipped after the cut")
 	if got := count(t, direct, q); got != n {
 		t.Fatalf("%d rows after the retry, want %d (each event once)", got, n)
 	}

@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"cmp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -70,8 +72,8 @@ func (s *Server) benchConstant(c *fiber.Ctx) error {
 // size costs the server, the kernel and the load client alone, the floor under the cached screening's
 // ratio. Each size's body is made once.
 func benchSized(c *fiber.Ctx) error {
-	n := c.QueryInt("bytes", 22000)
-	if n < 32 || n > 65536 {
+	n, err := strconv.Atoi(cmp.Or(c.Query("bytes"), "22000"))
+	if err != nil || n < 32 || n > 65536 {
 		return shariah.Errorf(shariah.EVALIDATION, "bytes must be between 32 and 65536")
 	}
 	b, ok := sizedBodies.Load(n)

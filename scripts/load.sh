@@ -176,7 +176,7 @@ wrkrun() {
 # Warm-up with a key of its own: screen MSFT once, then each route once with curl (2xx, and its cost from
 # X-Tokens-Charged: what the server charges) and for a second with wrk, so no key pays for a cold start.
 curl -fsS -o /dev/null -X POST -H "X-API-Key: $WARM_KEY" "$base/api/screen/MSFT"
-COST[constant]=0 COST[sized]=0
+COST[constant]=0
 # The size of the cached screening's body (the floor below is a bare route answering as many bytes).
 SCREEN_BYTES=$(curl -fsS -H "X-API-Key: $WARM_KEY" "$base/api/screen/MSFT" | wc -c)
 DUR=2s wrkrun warm "$CONNS" /bench/constant
