@@ -72,8 +72,12 @@ func WithCallTimeout(ctx context.Context, d time.Duration) context.Context {
 // boundedClient is the client Open returns: it applies a request's call timeout (WithCallTimeout) to
 // every command it sends. A context's own earlier deadline stands. Streams (DoStream,
 // DoMultiStream), subscriptions (Receive) and dedicated connections are not bounded: nothing on a
-// request's path uses them, and a stream is read after the call returns.
-type boundedClient struct{ rueidis.Client }
+// request's path uses them, and a stream is read after the call returns. memo remembers the values of
+// client-side cached reads (read_memo.go).
+type boundedClient struct {
+	rueidis.Client
+	memo *readMemo
+}
 
 // boundCall is one call's context under its request's budget.
 type boundCall struct {

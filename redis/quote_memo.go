@@ -2,6 +2,7 @@ package redis
 
 import (
 	"hash/maphash"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 
@@ -57,5 +58,6 @@ func (m *quoteMemo) put(key, variant string, b []byte, q shariah.StoredQuote) {
 	if m == nil || len(b) == 0 {
 		return
 	}
-	m.slot(key).Store(&quoteMemoEntry{key: key, variant: variant, data: unsafe.SliceData(b), n: len(b), q: q})
+	// (a copy of key: the caller's does not escape, see getValue)
+	m.slot(key).Store(&quoteMemoEntry{key: strings.Clone(key), variant: variant, data: unsafe.SliceData(b), n: len(b), q: q})
 }

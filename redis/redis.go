@@ -35,11 +35,15 @@ func Open(url string) (rueidis.Client, error) {
 		}
 		return time.Millisecond << attempts
 	}
+	// Every invalidation rueidis receives (and every connection it loses) reaches the memo of cached
+	// reads too (read_memo.go).
+	memo := newReadMemo(readMemoBytes)
+	opt.OnInvalidations = memo.invalidate
 	c, err := rueidis.NewClient(opt)
 	if err != nil {
 		return nil, fmt.Errorf("no Redis answers at %s: %w", strings.Join(opt.InitAddress, ", "), err)
 	}
-	return boundedClient{c}, nil
+	return boundedClient{Client: c, memo: memo}, nil
 }
 
 // Unavailable reports an error of a Redis that cannot serve for a while: a transport failure (refused,

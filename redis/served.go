@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -126,19 +127,43 @@ func digits(b []byte) (int64, bool) {
 // still holds what was read. It is best effort: the reader has already encoded the body it serves, and a
 // failed or lost backfill leaves the fallback to the next reader.
 func backfill(ctx context.Context, c rueidis.Client, key string, read, value []byte) {
-	_ = replaceIfEqualScript.Exec(context.WithoutCancel(ctx), c, []string{key},
+	_ = replaceIfEqualScript.Exec(context.WithoutCancel(ctx), c, []string{strings.Clone(key)}, // (key does not escape: getValue)
 		[]string{rueidis.BinaryString(read), rueidis.BinaryString(value)}).Error()
 }
 
 // getValue reads a string key, from the client-side cache when ttl > 0 (the bytes are the cache's: read
-// only). ok is false when the key is absent.
+// only), and then first from the client's memo of such reads (read_memo.go). ok is false when the key is
+// absent.
+//
+// key does not escape: a caller's key built for the call (resultKey, quoteKey) stays on its stack on a
+// memo hit, and is copied for the commands and the memo on a miss.
 func getValue(ctx context.Context, c rueidis.Client, key string, ttl time.Duration) ([]byte, bool, error) {
-	var res rueidis.RedisResult
-	if ttl > 0 {
-		res = c.DoCache(ctx, c.B().Get().Key(key).Cache(), ttl)
-	} else {
-		res = c.Do(ctx, c.B().Get().Key(key).Build())
+	memo := memoOf(c)
+	if ttl > 0 && memo != nil {
+		if b, ok := memo.get(key); ok {
+			return b, true, nil
+		}
 	}
+	k := strings.Clone(key)
+	if ttl <= 0 {
+		return valueOf(c.Do(ctx, c.B().Get().Key(k).Build()))
+	}
+	if memo == nil {
+		return valueOf(c.DoCache(ctx, c.B().Get().Key(k).Cache(), ttl))
+	}
+	gen := memo.generation()
+	b, ok, err := valueOf(c.DoCache(ctx, c.B().Get().Key(k).Cache(), ttl))
+	if ok {
+		if memo.afterRead != nil {
+			memo.afterRead()
+		}
+		memo.put(k, b, gen, ttl)
+	}
+	return b, ok, err
+}
+
+// valueOf reads a GET's answer: ok is false when the key is absent.
+func valueOf(res rueidis.RedisResult) ([]byte, bool, error) {
 	b, err := res.AsBytes()
 	if rueidis.IsRedisNil(err) {
 		return nil, false, nil
