@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -65,6 +66,10 @@ type Screener struct {
 
 	mu  sync.Mutex
 	mem map[memID]memEntry
+	// newest is the latest ScreenedAt (Unix ns) of a result remembered so far: a result read from the
+	// store screened at or after it has no newer one in memory, and rememberedAfter answers without the
+	// lock (the usual case of every cached read).
+	newest atomic.Int64
 	sf  singleflight.Group
 	// afterMiss, when set (tests), runs between a request's cache miss and its joining the flight.
 	afterMiss func()
@@ -168,6 +173,9 @@ func (s *Screener) servedFresh(ctx context.Context, symbol, ruleset string) (sha
 
 // rememberedAfter reports whether this process remembers a result of the symbol screened after at.
 func (s *Screener) rememberedAfter(symbol, ruleset string, at time.Time) bool {
+	if at.UnixNano() >= s.newest.Load() {
+		return false
+	}
 	s.mu.Lock()
 	e, ok := s.mem[memID{symbol, ruleset}]
 	s.mu.Unlock()
@@ -221,6 +229,9 @@ func (s *Screener) remember(r Result, version int64) {
 		}
 	}
 	s.mem[memID{r.Symbol, r.Ruleset.Name}] = memEntry{r: r, version: version}
+	if ns := r.ScreenedAt.UnixNano(); ns > s.newest.Load() {
+		s.newest.Store(ns) // under s.mu: no other store races it
+	}
 }
 
 // Screen returns a symbol's screening result: cached when fresh (cached is true), else computed now.
