@@ -59,6 +59,10 @@ func TestWellFormedKeyRejects(t *testing.T) {
 	if HashKey("shr_x") == HashKey("shr_y") || len(HashKey("shr_x")) != 64 {
 		t.Error("hash")
 	}
+	// hex SHA-256 (FIPS 180-2's example "abc"): what the stored key hashes are
+	if h := HashKey("abc"); h != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+		t.Errorf("HashKey(abc) = %s", h)
+	}
 }
 
 // TestKeyPrefixes: keys of the default prefix (ht_), of the legacy one (shr_) and of any valid
