@@ -28,8 +28,8 @@ type RefStore struct {
 	cacheTTL time.Duration
 	// quotes, when set, makes PutQuote store each quote as the body GET /api/quote serves (served.go).
 	quotes *market.QuoteBodies
-	// memo, in a cached store, remembers the quotes served from the cache's values (quote_memo.go).
-	memo *quoteMemo
+	// memo, in a cached store, remembers the quotes served from the cache's values (parsed_memo.go).
+	memo *parsedMemo[shariah.StoredQuote]
 	// version, in a cached store, is the last version read and when (Version).
 	version *atomic.Pointer[versionRead]
 }
@@ -57,7 +57,7 @@ func (s *RefStore) Cached(ttl time.Duration) *RefStore {
 	c.cacheTTL = ttl
 	c.memo, c.version = nil, nil
 	if ttl > 0 {
-		c.memo, c.version = newQuoteMemo(), new(atomic.Pointer[versionRead])
+		c.memo, c.version = newParsedMemo[shariah.StoredQuote](), new(atomic.Pointer[versionRead])
 	}
 	return &c
 }

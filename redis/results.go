@@ -19,7 +19,9 @@ import (
 type ResultStore struct {
 	c rueidis.Client
 	// cacheTTL, when set, serves ServedResult from rueidis's client-side cache (see RefStore).
-	cacheTTL  time.Duration
+	cacheTTL time.Duration
+	// memo, in a cached store, remembers the results parsed from the cache's values (parsed_memo.go).
+	memo      *parsedMemo[shariah.StoredResult]
 	retention time.Duration    // of the change log; 0: DefaultChangeRetention
 	now       func() time.Time // the retention's clock (tests); nil: time.Now
 	changeErr func(error)      // hears of a change not recorded (OnChangeError)
@@ -35,6 +37,10 @@ func NewResultStore(c rueidis.Client) *ResultStore { return &ResultStore{c: c} }
 func (s *ResultStore) Cached(ttl time.Duration) *ResultStore {
 	c := *s
 	c.cacheTTL = ttl
+	c.memo = nil
+	if ttl > 0 {
+		c.memo = newParsedMemo[shariah.StoredResult]()
+	}
 	return &c
 }
 
@@ -180,7 +186,11 @@ func (s *ResultStore) ServedResult(ctx context.Context, symbol, ruleset string) 
 	if err != nil || !ok {
 		return shariah.StoredResult{}, false, err
 	}
+	if st, ok := s.memo.get(key, screening.ResultVariant, b); ok {
+		return st, true, nil
+	}
 	if st, ok := parseResultValue(b); ok {
+		s.memo.put(key, screening.ResultVariant, b, st)
 		return st, true, nil
 	}
 	sr, err := decodeResult(b)

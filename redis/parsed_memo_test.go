@@ -10,12 +10,13 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/market"
+	"github.com/shariah-screen/shariah/screening"
 )
 
 // The memo answers only for the very bytes it parsed: equal bytes elsewhere, another length, another
 // variant or another key miss; a collision replaces.
-func TestQuoteMemoMatchesTheCachedBytesOnly(t *testing.T) {
-	m := newQuoteMemo()
+func TestParsedMemoMatchesTheCachedBytesOnly(t *testing.T) {
+	m := newParsedMemo[shariah.StoredQuote]()
 	v := []byte(`{"_served":"a","_etag":"\"e\"","_at":"2026-10-30","symbol":"X"}`)
 	q := shariah.StoredQuote{Served: shariah.Served{Body: []byte(`{"symbol":"X"}`), ETag: `"e"`}, AsOf: "2026-10-30"}
 	if _, ok := m.get("quote:X", "a", v); ok {
@@ -53,7 +54,7 @@ func TestQuoteMemoMatchesTheCachedBytesOnly(t *testing.T) {
 	if _, ok := m.get(other, "a", w); !ok {
 		t.Fatal("the replacing entry misses")
 	}
-	var nilMemo *quoteMemo // an uncached store has none
+	var nilMemo *parsedMemo[shariah.StoredQuote] // an uncached store has none
 	nilMemo.put("quote:X", "a", v, q)
 	if _, ok := nilMemo.get("quote:X", "a", v); ok {
 		t.Fatal("a nil memo answered")
@@ -101,6 +102,53 @@ func TestServedQuoteFromTheCacheIsRememberedUntilItChanges(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the new quote was not served within 5 s of its write")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Through the memos: a cached screening read again is the same stored body (no copy), and a result
+// written since is served as soon as its invalidation arrives, never the remembered parse of the old one.
+func TestServedResultFromTheCacheIsParsedOnceUntilItChanges(t *testing.T) {
+	t.Parallel()
+	c := testClient(t)
+	ctx := context.Background()
+	writer := NewResultStore(c)
+	edge := NewResultStore(c).Cached(time.Minute)
+	r := screening.Screen(tinyRatios(), specRuleset(t), "")
+	if err := writer.PutResult(ctx, r, 1); err != nil {
+		t.Fatal(err)
+	}
+	first, ok, err := edge.ServedResult(ctx, r.Symbol, r.Ruleset.Name)
+	if err != nil || !ok || !first.ScreenedAt.Equal(r.ScreenedAt) {
+		t.Fatalf("first read: %v %v %v", first.ScreenedAt, ok, err)
+	}
+	second, ok, err := edge.ServedResult(ctx, r.Symbol, r.Ruleset.Name)
+	if err != nil || !ok || unsafe.SliceData(second.Body) != unsafe.SliceData(first.Body) || second.ETag != first.ETag {
+		t.Fatalf("second read of the same cached value not served from the memo (%v %v)", ok, err)
+	}
+	newer := r
+	newer.ScreenedAt = r.ScreenedAt.Add(time.Hour)
+	if err := writer.PutResult(ctx, newer, 2); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, ok, err := edge.ServedResult(ctx, r.Symbol, r.Ruleset.Name)
+		if err != nil || !ok {
+			t.Fatalf("read after the change: %v %v", ok, err)
+		}
+		if got.ScreenedAt.Equal(newer.ScreenedAt) && got.Version == 2 {
+			if got.ETag == first.ETag || unsafe.SliceData(got.Body) == unsafe.SliceData(first.Body) {
+				t.Fatal("the new result is served with the old one's body")
+			}
+			break
+		}
+		if !got.ScreenedAt.Equal(r.ScreenedAt) || got.Version != 1 {
+			t.Fatalf("served neither the old nor the new result: %v version %d", got.ScreenedAt, got.Version)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new result was not served within 5 s of its write")
 		}
 		time.Sleep(time.Millisecond)
 	}
