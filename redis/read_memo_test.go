@@ -177,7 +177,7 @@ func TestReadMemoForgetsWhatALostConnectionRead(t *testing.T) {
 	t.Parallel()
 	url := testsvc.MustRedis(t).RedisURL()
 	reader, memo := openMemoed(t, url)
-	admin, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{url[len("redis://"):len(url)-len("/0")]}, DisableCache: true})
+	admin, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{url[len("redis://") : len(url)-len("/0")]}, DisableCache: true})
 	if err != nil {
 		t.Fatal(err)
 	}
