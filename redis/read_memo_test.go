@@ -177,7 +177,12 @@ func TestReadMemoForgetsWhatALostConnectionRead(t *testing.T) {
 	t.Parallel()
 	url := testsvc.MustRedis(t).RedisURL()
 	reader, memo := openMemoed(t, url)
-	admin, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{url[len("redis://") : len(url)-len("/0")]}, DisableCache: true})
+	opt, err := rueidis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.DisableCache = true
+	admin, err := rueidis.NewClient(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
