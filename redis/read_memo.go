@@ -11,8 +11,9 @@ import (
 // readMemo remembers the values of string keys read through rueidis's client-side cache (getValue with
 // a ttl), so that a hot read (a cached screening, a quote, an asset record: every request of the edge
 // makes one or two) is a map lookup instead of a DoCache call. DoCache builds a command, looks the key up
-// in the connection's cache under its lock and copies the result: about 1.5-2 µs a read on this
-// project's machines, against about 0.1 µs here.
+// in the connection's cache under its lock and copies the result: 0.3-0.4 µs a read in
+// BenchmarkCachedRead and 1.5-2 µs in a loaded edge's profile, against 0.06-0.1 µs and 0.3 µs here (a
+// sync.Map: readers take no lock and write nothing shared).
 //
 // It is never staler than rueidis's own cache:
 //   - Redis tells the client of every change to a key it read with caching on (RESP3 tracking, which
@@ -28,12 +29,13 @@ import (
 // The bytes are rueidis's (read only; getValue's callers do not write into them), kept reachable by the
 // entry. Bounded by maxBytes of values: past it, arbitrary entries are dropped down to three quarters of it.
 type readMemo struct {
-	mu       sync.RWMutex
-	m        map[string]memoValue
+	m sync.Map // key -> *memoValue; read without a lock, written under mu
+	// mu orders the writes: a put against the invalidations (gen), the byte count and the bound
+	mu       sync.Mutex
 	bytes    int
 	maxBytes int
 	gen      atomic.Uint64 // incremented by every invalidation
-	hits     atomic.Uint64 // reads answered here (tests)
+	misses   atomic.Uint64 // reads that went to rueidis (tests; hits are not counted)
 	// afterRead, when set (tests), runs between a read from the cache and its put.
 	afterRead func()
 }
@@ -47,20 +49,19 @@ type memoValue struct {
 // holds the same bytes while it keeps the key).
 const readMemoBytes = 32 << 20
 
-func newReadMemo(maxBytes int) *readMemo {
-	return &readMemo{m: map[string]memoValue{}, maxBytes: maxBytes}
-}
+func newReadMemo(maxBytes int) *readMemo { return &readMemo{maxBytes: maxBytes} }
 
 // get returns the value remembered for key, if any and not expired.
 func (m *readMemo) get(key string) ([]byte, bool) {
-	m.mu.RLock()
-	v, ok := m.m[key]
-	m.mu.RUnlock()
-	if !ok || !time.Now().Before(v.expires) {
+	v, ok := m.m.Load(key)
+	if !ok {
 		return nil, false
 	}
-	m.hits.Add(1)
-	return v.b, true
+	e := v.(*memoValue)
+	if !time.Now().Before(e.expires) {
+		return nil, false
+	}
+	return e.b, true
 }
 
 // generation is the count of invalidations so far: read it before the read whose value put remembers.
@@ -77,21 +78,19 @@ func (m *readMemo) put(key string, b []byte, gen uint64, ttl time.Duration) {
 	if m.gen.Load() != gen {
 		return
 	}
-	if old, ok := m.m[key]; ok {
-		m.bytes -= len(old.b)
+	if old, ok := m.m.Load(key); ok {
+		m.bytes -= len(old.(*memoValue).b)
 	}
-	if m.bytes+len(b) > m.maxBytes { // over the bound: drop arbitrary entries (map order is random)
-		for k, v := range m.m {
-			if m.bytes+len(b) <= m.maxBytes*3/4 {
-				break
+	if m.bytes+len(b) > m.maxBytes { // over the bound: drop arbitrary entries
+		m.m.Range(func(k, v any) bool {
+			if k.(string) != key {
+				m.bytes -= len(v.(*memoValue).b)
+				m.m.Delete(k)
 			}
-			if k != key {
-				m.bytes -= len(v.b)
-				delete(m.m, k)
-			}
-		}
+			return m.bytes+len(b) > m.maxBytes*3/4
+		})
 	}
-	m.m[key] = memoValue{b: b, expires: time.Now().Add(ttl)}
+	m.m.Store(key, &memoValue{b: b, expires: time.Now().Add(ttl)})
 	m.bytes += len(b)
 }
 
@@ -102,7 +101,7 @@ func (m *readMemo) invalidate(keys []rueidis.RedisMessage) {
 	defer m.mu.Unlock()
 	m.gen.Add(1)
 	if keys == nil {
-		clear(m.m)
+		m.m.Clear()
 		m.bytes = 0
 		return
 	}
@@ -111,9 +110,8 @@ func (m *readMemo) invalidate(keys []rueidis.RedisMessage) {
 		if err != nil {
 			continue
 		}
-		if v, ok := m.m[s]; ok {
-			m.bytes -= len(v.b)
-			delete(m.m, s)
+		if v, loaded := m.m.LoadAndDelete(s); loaded {
+			m.bytes -= len(v.(*memoValue).b)
 		}
 	}
 }

@@ -151,6 +151,7 @@ func getValue(ctx context.Context, c rueidis.Client, key string, ttl time.Durati
 	if memo == nil {
 		return valueOf(c.DoCache(ctx, c.B().Get().Key(k).Cache(), ttl))
 	}
+	memo.misses.Add(1)
 	gen := memo.generation()
 	b, ok, err := valueOf(c.DoCache(ctx, c.B().Get().Key(k).Cache(), ttl))
 	if ok {

@@ -70,7 +70,7 @@ type Screener struct {
 	// store screened at or after it has no newer one in memory, and rememberedAfter answers without the
 	// lock (the usual case of every cached read).
 	newest atomic.Int64
-	sf  singleflight.Group
+	sf     singleflight.Group
 	// afterMiss, when set (tests), runs between a request's cache miss and its joining the flight.
 	afterMiss func()
 }
