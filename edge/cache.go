@@ -83,6 +83,34 @@ func sendServed(c *fiber.Ctx, sv shariah.Served, maxAge time.Duration) error {
 	return sendRaw(c, sv.Body, sv.ETag, maxAge)
 }
 
+// parseDay is time.Parse("2006-01-02", s) (UTC), ok false where that errs, without its general parser
+// in the usual case (every quote reads its date: 0.5 µs a request by time.Parse).
+func parseDay(s string) (time.Time, bool) {
+	if len(s) == 10 && s[4] == '-' && s[7] == '-' {
+		n := 0
+		digits := true
+		for i := 0; i < 10; i++ {
+			if i == 4 || i == 7 {
+				continue
+			}
+			c := s[i]
+			if c < '0' || c > '9' {
+				digits = false
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		if digits {
+			y, m, d := n/10000, time.Month(n/100%100), n%100
+			if t := time.Date(y, m, d, 0, 0, 0, 0, time.UTC); t.Month() == m && t.Day() == d {
+				return t, true
+			}
+		}
+	}
+	t, err := time.Parse("2006-01-02", s)
+	return t, err == nil
+}
+
 // etagMatches implements If-None-Match's weak comparison over a list of tags (or *); with orGzip, the
 // tag of etag's gzip representation matches too.
 func etagMatches(header, etag string, orGzip bool) bool {
@@ -98,8 +126,8 @@ func etagMatches(header, etag string, orGzip bool) bool {
 // ageMaxAge gives the cache lifetime of data as of a date: a minute for today's or yesterday's data
 // (it may still move), an hour for anything older (end-of-day history changes only with an ingest).
 func ageMaxAge(asOf string, now time.Time) time.Duration {
-	t, err := time.Parse("2006-01-02", asOf)
-	if err != nil || now.Sub(t) < 48*time.Hour {
+	t, ok := parseDay(asOf)
+	if !ok || now.Sub(t) < 48*time.Hour {
 		return time.Minute
 	}
 	return time.Hour
