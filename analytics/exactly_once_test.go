@@ -16,6 +16,7 @@ import (
 
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/analytics"
+	"github.com/shariah-screen/shariah/internal/testcheck"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
@@ -25,23 +26,14 @@ import (
 // waitFor polls cond until it holds (failing the test after a minute: a condition that never comes).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	waitForOr(t, what, cond, nil)
+	testcheck.WaitFor(t, time.Minute, what, cond)
 }
 
 // waitForOr is waitFor whose failure adds what explain says of the state (for a wait that failed once
 // and was not reproduced).
 func waitForOr(t *testing.T, what string, cond func() bool, explain func() string) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			if explain != nil {
-				what += ": " + explain()
-			}
-			t.Fatalf("never: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testcheck.WaitForOr(t, time.Minute, what, cond, explain)
 }
 
 // flushUntilShipped flushes w until a flush succeeds (ClickHouse back, the proxy disarmed), each

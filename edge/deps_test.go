@@ -3,9 +3,12 @@ package edge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/shariah-screen/shariah/internal/testcheck"
 )
 
 // TestProbeFailingAtItsDeadlineNeverWedges: a check whose answer is taken just as its context ends (a
@@ -58,11 +61,5 @@ func TestProbeFailingAtItsDeadlineNeverWedges(t *testing.T) {
 // waitUntil polls cond until it holds, failing after 5 s with the message.
 func waitUntil(t *testing.T, cond func() bool, format string, args ...any) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf(format, args...)
-		}
-		time.Sleep(200 * time.Microsecond)
-	}
+	testcheck.WaitFor(t, 5*time.Second, fmt.Sprintf(format, args...), cond)
 }

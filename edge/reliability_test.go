@@ -11,29 +11,15 @@ import (
 
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/internal/testcheck"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
-// waitFor polls cond until it holds, failing the test after the deadline.
-func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	waitForOr(t, within, what, cond, nil)
-}
+// waitFor polls cond until it holds, failing the test after the deadline (testcheck.WaitFor).
+var waitFor = testcheck.WaitFor
 
 // waitForOr is waitFor whose failure also says what explain returns (the state the condition saw).
-func waitForOr(t *testing.T, within time.Duration, what string, cond func() bool, explain func() string) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			if explain != nil {
-				what += ": " + explain()
-			}
-			t.Fatalf("not within %s: %s", within, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+var waitForOr = testcheck.WaitForOr
 
 // services reads /api/health's services map. Health must answer without waiting on a hung check: the
 // functional bound here (3 s) only catches waiting on one (health took about 5 s when it did); the 50 ms

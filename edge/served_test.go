@@ -13,6 +13,7 @@ import (
 	shariah "github.com/shariah-screen/shariah"
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/education"
+	"github.com/shariah-screen/shariah/internal/testcheck"
 	"github.com/shariah-screen/shariah/market"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/rules"
@@ -98,13 +99,7 @@ func (e *env) encodedResult(t *testing.T, rs screening.Rulesets, stored []byte, 
 // until polls cond (each poll a request) until it holds, or fails the test after 10 s.
 func until(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within 10 s: %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testcheck.WaitFor(t, 10*time.Second, what, cond)
 }
 
 func framedAs(v []byte, variant string) bool {

@@ -24,6 +24,7 @@ import (
 	"github.com/shariah-screen/shariah/account"
 	"github.com/shariah-screen/shariah/catalog"
 	"github.com/shariah-screen/shariah/internal/redistest"
+	"github.com/shariah-screen/shariah/internal/testcheck"
 	"github.com/shariah-screen/shariah/jobs"
 	sredis "github.com/shariah-screen/shariah/redis"
 	"github.com/shariah-screen/shariah/screening"
@@ -174,13 +175,7 @@ func (r *receiver) got() []hit {
 // waitUntil polls cond until it holds or the timeout passes (then the test fails naming what).
 func waitUntil(t testing.TB, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testcheck.WaitFor(t, timeout, what, cond)
 }
 
 func event(id, symbol string, kinds ...string) webhooks.Event {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/shariah-screen/shariah/internal/testcheck"
 	"github.com/shariah-screen/shariah/internal/testsvc"
 )
 
@@ -17,34 +18,74 @@ import (
 // would still be served when the wait ends, and the test fails.
 const memoTTL = time.Minute
 
-// readUntil reads key through the memo until its value is want; it fails the test after 5 s.
-func readUntil(t *testing.T, c rueidis.Client, key, want string) {
+// waitFor polls cond until it holds; it fails the test after 10 s (invalidations arrive within
+// milliseconds; memoTTL is far longer).
+func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		b, ok, err := getValue(context.Background(), c, key, memoTTL)
-		if err == nil && ok && string(b) == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s still reads %q (ok %v, err %v) 5 s after it was set to %q", key, b, ok, err, want)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testcheck.WaitFor(t, 10*time.Second, what, cond)
 }
 
-func openMemoed(t *testing.T, url string) (rueidis.Client, *readMemo) {
+// memoFixture is a Redis of the test's own, a reader with its memo and a writer (both from Open).
+type memoFixture struct {
+	ctx    context.Context
+	reader rueidis.Client
+	memo   *readMemo
+	writer rueidis.Client
+}
+
+func newMemoFixture(t *testing.T) *memoFixture {
 	t.Helper()
-	c, err := Open(url)
-	if err != nil {
-		t.Fatal(err)
+	url := testsvc.MustRedis(t).RedisURL()
+	f := &memoFixture{ctx: context.Background()}
+	for _, c := range []*rueidis.Client{&f.reader, &f.writer} {
+		cl, err := Open(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(cl.Close)
+		*c = cl
 	}
-	t.Cleanup(c.Close)
-	m := memoOf(c)
-	if m == nil {
+	if f.memo = memoOf(f.reader); f.memo == nil {
 		t.Fatal("a client Open returned has no memo")
 	}
-	return c, m
+	return f
+}
+
+// do sends a command from the writer until it succeeds (CLIENT KILL closes the writer's connections
+// too, and rueidis reconnects).
+func (f *memoFixture) do(t *testing.T, cmd func() rueidis.Completed) {
+	t.Helper()
+	var err error
+	waitFor(t, "a command from the writer succeeds", func() bool {
+		err = f.writer.Do(f.ctx, cmd()).Error()
+		return err == nil
+	})
+}
+
+func (f *memoFixture) set(t *testing.T, key, v string) {
+	t.Helper()
+	f.do(t, func() rueidis.Completed { return f.writer.B().Set().Key(key).Value(v).Build() })
+}
+
+// read reads key through the reader's memo.
+func (f *memoFixture) read(key string) ([]byte, bool, error) {
+	return getValue(f.ctx, f.reader, key, memoTTL)
+}
+
+// readUntil reads key until its value is want.
+func (f *memoFixture) readUntil(t *testing.T, key, want string) {
+	t.Helper()
+	waitFor(t, key+" reads "+want, func() bool {
+		b, ok, err := f.read(key)
+		return err == nil && ok && string(b) == want
+	})
+}
+
+// remembered reports whether a read of key is answered by the memo (nothing goes to rueidis) with want.
+func (f *memoFixture) remembered(key, want string) bool {
+	before := f.memo.misses.Load()
+	b, _, _ := f.read(key)
+	return string(b) == want && f.memo.misses.Load() == before
 }
 
 // Every change another client makes reaches the reader, while readers on several goroutines keep
@@ -52,31 +93,14 @@ func openMemoed(t *testing.T, url string) (rueidis.Client, *readMemo) {
 // invalidation would be served for memoTTL); between changes, reads are answered by the memo.
 func TestReadMemoSeesEveryChange(t *testing.T) {
 	t.Parallel()
-	url := testsvc.MustRedis(t).RedisURL()
-	reader, memo := openMemoed(t, url)
-	writer, err := Open(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer writer.Close()
-	ctx := context.Background()
+	f := newMemoFixture(t)
 	const key = "test:memo:value"
-	set := func(v string) {
-		t.Helper()
-		if err := writer.Do(ctx, writer.B().Set().Key(key).Value(v).Build()).Error(); err != nil {
-			t.Fatal(err)
+	f.set(t, key, "v0")
+	f.readUntil(t, key, "v0")
+	for i := range 10 {
+		if !f.remembered(key, "v0") {
+			t.Fatalf("read %d of an unchanged key not answered by the memo", i)
 		}
-	}
-	set("v0")
-	readUntil(t, reader, key, "v0")
-	before := memo.misses.Load()
-	for range 10 {
-		if b, _, _ := getValue(ctx, reader, key, memoTTL); string(b) != "v0" {
-			t.Fatalf("read %q, want v0", b)
-		}
-	}
-	if got := memo.misses.Load() - before; got != 0 {
-		t.Fatalf("%d of 10 reads of an unchanged key went to rueidis, not the memo", got)
 	}
 
 	stop := make(chan struct{})
@@ -90,41 +114,29 @@ func TestReadMemoSeesEveryChange(t *testing.T) {
 				case <-stop:
 					return
 				default:
-					_, _, _ = getValue(ctx, reader, key, memoTTL)
-					time.Sleep(50 * time.Microsecond)
+					_, _, _ = f.read(key)
+					time.Sleep(50 * time.Microsecond) // (pacing: the test goroutine gets its turns)
 				}
 			}
 		}()
 	}
 	for i := 1; i <= 300; i++ {
 		v := "v" + strconv.Itoa(i)
-		set(v)
-		readUntil(t, reader, key, v)
+		f.set(t, key, v)
+		f.readUntil(t, key, v)
 	}
 	close(stop)
 	wg.Wait()
-	readUntil(t, reader, key, "v300")
-	before = memo.misses.Load()
-	for range 5 {
-		getValue(ctx, reader, key, memoTTL)
-	}
-	if memo.misses.Load() != before {
+	f.readUntil(t, key, "v300")
+	if !f.remembered(key, "v300") {
 		t.Fatal("the memo no longer answers once the changes stop")
 	}
 	// A key deleted is absent for the reader too.
-	if err := writer.Do(ctx, writer.B().Del().Key(key).Build()).Error(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, ok, err := getValue(ctx, reader, key, memoTTL); err == nil && !ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("a deleted key still reads 5 s after its deletion")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	f.do(t, func() rueidis.Completed { return f.writer.B().Del().Key(key).Build() })
+	waitFor(t, "a deleted key reads absent", func() bool {
+		_, ok, err := f.read(key)
+		return err == nil && !ok
+	})
 }
 
 // The race the generation settles, made to happen: the key changes (and its invalidation is handled)
@@ -132,90 +144,46 @@ func TestReadMemoSeesEveryChange(t *testing.T) {
 // old value would be served for memoTTL.
 func TestReadMemoDoesNotRememberAValueInvalidatedWhileItWasRead(t *testing.T) {
 	t.Parallel()
-	url := testsvc.MustRedis(t).RedisURL()
-	reader, memo := openMemoed(t, url)
-	writer, err := Open(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer writer.Close()
-	ctx := context.Background()
+	f := newMemoFixture(t)
 	const key = "test:memo:race"
-	if err := writer.Do(ctx, writer.B().Set().Key(key).Value("old").Build()).Error(); err != nil {
-		t.Fatal(err)
-	}
+	f.set(t, key, "old")
 	changed := false
-	memo.afterRead = func() {
+	f.memo.afterRead = func() { // runs on the test's goroutine, inside the read below
 		if changed {
 			return
 		}
 		changed = true
-		gen := memo.generation()
-		if err := writer.Do(ctx, writer.B().Set().Key(key).Value("new").Build()).Error(); err != nil {
-			t.Error(err)
-			return
-		}
-		for deadline := time.Now().Add(5 * time.Second); memo.generation() == gen; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Error("no invalidation reached the reader 5 s after the key changed")
-				return
-			}
-		}
+		gen := f.memo.generation()
+		f.set(t, key, "new")
+		waitFor(t, "the change's invalidation reaches the reader", func() bool { return f.memo.generation() != gen })
 	}
-	if b, _, _ := getValue(ctx, reader, key, memoTTL); string(b) != "old" {
+	if b, _, _ := f.read(key); string(b) != "old" {
 		t.Fatalf("first read %q, want old (read before the change)", b)
 	}
 	if !changed {
 		t.Fatal("the read did not go through the cache")
 	}
-	readUntil(t, reader, key, "new")
+	f.readUntil(t, key, "new")
 }
 
 // A connection Redis closes loses its tracking, so a change made then is never reported: the memo
 // forgets everything when rueidis sees the connection close (as rueidis drops that connection's cache).
 func TestReadMemoForgetsWhatALostConnectionRead(t *testing.T) {
 	t.Parallel()
-	url := testsvc.MustRedis(t).RedisURL()
-	reader, memo := openMemoed(t, url)
-	opt, err := rueidis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt.DisableCache = true
-	admin, err := rueidis.NewClient(opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	ctx := context.Background()
+	f := newMemoFixture(t)
 	const key = "test:memo:lost"
-	// do sends a command from the admin, again after an error: CLIENT KILL closes the admin's other
-	// connections too, and rueidis reconnects.
-	do := func(cmd func() rueidis.Completed) {
-		t.Helper()
-		for try := 0; ; try++ {
-			err := admin.Do(ctx, cmd()).Error()
-			if err == nil {
-				return
-			}
-			if try == 10 {
-				t.Fatal(err)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
 	for i := range 20 {
 		old, v := "a"+strconv.Itoa(i), "b"+strconv.Itoa(i)
-		do(func() rueidis.Completed { return admin.B().Set().Key(key).Value(old).Build() })
-		readUntil(t, reader, key, old)
-		before := memo.misses.Load()
-		if b, _, _ := getValue(ctx, reader, key, memoTTL); string(b) != old || memo.misses.Load() != before {
+		f.set(t, key, old)
+		f.readUntil(t, key, old)
+		if !f.remembered(key, old) {
 			t.Fatalf("round %d: %q not remembered", i, old)
 		}
-		// The reader's connections closed, then the key changed: no invalidation can reach the reader.
-		do(func() rueidis.Completed { return admin.B().ClientKill().TypeNormal().SkipmeYes().Build() })
-		do(func() rueidis.Completed { return admin.B().Set().Key(key).Value(v).Build() })
-		readUntil(t, reader, key, v)
+		// Every client connection closed (the reader's with them), then the key changed: no
+		// invalidation can reach the reader.
+		f.do(t, func() rueidis.Completed { return f.writer.B().ClientKill().TypeNormal().Build() })
+		f.set(t, key, v)
+		f.readUntil(t, key, v)
 	}
 }
 
@@ -233,8 +201,7 @@ func TestReadMemoRefusesAFillAcrossAnInvalidationAndStaysBounded(t *testing.T) {
 	if b, ok := m.get("k"); !ok || string(b) != "new" {
 		t.Fatalf("a value read with no invalidation since: %q %v", b, ok)
 	}
-	m.put("short", []byte("x"), m.generation(), time.Nanosecond)
-	time.Sleep(time.Millisecond)
+	m.put("short", []byte("x"), m.generation(), -time.Nanosecond) // expired when put: no wait
 	if _, ok := m.get("short"); ok {
 		t.Fatal("an expired value answered")
 	}

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shariah-screen/shariah/internal/testcheck"
 )
 
 // TestShutdownDrainsBeforeTheUsageFlush: a request still in flight when SIGTERM arrives is answered,
@@ -89,11 +91,5 @@ func TestShutdownDrainsBeforeTheUsageFlush(t *testing.T) {
 // waitFor polls cond until it holds, failing the test after 30 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testcheck.WaitFor(t, 30*time.Second, what, cond)
 }

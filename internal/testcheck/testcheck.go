@@ -1,5 +1,5 @@
 // Package testcheck holds the small checks the domain packages' tests share: decimals from strings, a
-// number's value, and the field errors of a VALIDATION_ERROR. Test support only.
+// number's value, the field errors of a VALIDATION_ERROR, and waiting for a condition. Test support only.
 package testcheck
 
 import (
