@@ -39,6 +39,15 @@ import (
 // and on this project's virtual machines a fault costs tens of microseconds (make load: 62-76 faults a
 // thousand metered requests, the spool's copy 1.9 us a request of which almost all the faults; the same
 // pages written ahead by a goroutine of their own cost 11 us each, once, on no request's path).
+//
+// Those 11 us a page were still 45 ms of the edge's CPU a segment (0.6 us a metered request at 220 bytes
+// an event), and a new segment's pages are new to the page cache every time. So a segment is recycled:
+// sealing keeps its mapping (the file cut to its lines as before), and when the shipper has shipped it,
+// instead of removing it, it renames it free.seg; the next preparation clears its written bytes to zeros
+// (a copy into pages still in memory and mapped: no fault), extends it to its full size and renames it
+// spare.seg. A fresh spare is made only when no shipped segment is waiting (the first two seals, or while
+// ClickHouse is away). A process killed at any step leaves free.seg or spare.seg, both removed when the
+// slot is next taken: neither holds an event the shipped position has not passed.
 
 // segmentBytes is the size at which the active segment is sealed and a new one begun.
 const segmentBytes = 16 << 20
@@ -64,6 +73,11 @@ type journal struct {
 	spare     *spareSegment // ready to take; nil while none is
 	preparing sync.WaitGroup
 	spareBusy bool // a preparation is running
+	// segments sealed by this process, still mapped, until they are shipped (at most maxRetired: the
+	// oldest is unmapped when more are sealed while shipping lags); and a shipped one, renamed free.seg,
+	// waiting to be cleared into the next spare. spareMu guards both.
+	retired []*spareSegment
+	free    *spareSegment
 
 	// read side, used by the shipper only
 	seq, off uint64 // the shipped position
@@ -115,10 +129,13 @@ func lockSlot(dir string) (*journal, bool, error) {
 		return nil, false, fmt.Errorf("usage spool: lock %s: %w", dir, err)
 	}
 	j := &journal{dir: dir, lock: f, unsure: true}
-	// a spare left by a killed process holds no event: remove it (the next one is prepared anew)
-	if err := os.Remove(j.sparePath()); err != nil && !errors.Is(err, os.ErrNotExist) {
-		j.close()
-		return nil, false, fmt.Errorf("usage spool: %w", err)
+	// a spare or a free segment left by a killed process holds no event (a free one was shipped):
+	// remove them (the next spare is prepared anew)
+	for _, p := range []string{j.sparePath(), j.freePath()} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			j.close()
+			return nil, false, fmt.Errorf("usage spool: %w", err)
+		}
 	}
 	if err := j.loadPosition(); err != nil {
 		j.close()
@@ -348,7 +365,7 @@ func (j *journal) seal() error {
 	if err != nil {
 		return err // the next append tries again; until then events are dropped and counted
 	}
-	j.unmapActive()
+	j.retireActive()
 	j.active, j.mapped, j.activeSeq = f, m, j.activeSeq+1
 	j.activeLen.Store(0)
 	j.full.Store(segmentBytes)
@@ -356,13 +373,21 @@ func (j *journal) seal() error {
 	return nil
 }
 
-// spareSegment is a segment file of segmentBytes zeros, mapped, its pages faulted in for writing.
+// spareSegment is a segment file of segmentBytes zeros, mapped, its pages faulted in for writing; or,
+// retired or free, a sealed segment still mapped: seq and used (its length) say which and how much of it
+// to clear.
 type spareSegment struct {
-	f *os.File
-	m []byte
+	f    *os.File
+	m    []byte
+	seq  uint64
+	used int64
 }
 
+// maxRetired bounds the sealed segments kept mapped while they wait to be shipped.
+const maxRetired = 2
+
 func (j *journal) sparePath() string { return filepath.Join(j.dir, "spare.seg") }
+func (j *journal) freePath() string  { return filepath.Join(j.dir, "free.seg") }
 
 // prepareSpare starts making the next segment ready, unless one is ready or being made.
 func (j *journal) prepareSpare() {
@@ -382,9 +407,19 @@ func (j *journal) prepareSpare() {
 	}()
 }
 
-// makeSpare creates, maps and pre-faults spare.seg; nil when any step fails (sealing then opens the
-// next segment itself, as it did before spares).
+// makeSpare makes spare.seg ready: from the shipped segment waiting as free.seg when there is one,
+// otherwise created, mapped and pre-faulted; nil when every step fails (sealing then opens the next
+// segment itself, as it did before spares).
 func (j *journal) makeSpare() *spareSegment {
+	j.spareMu.Lock()
+	fr := j.free
+	j.free = nil
+	j.spareMu.Unlock()
+	if fr != nil {
+		if sp := j.reuse(fr); sp != nil {
+			return sp
+		}
+	}
 	f, err := os.OpenFile(j.sparePath(), os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil
@@ -408,6 +443,75 @@ func (j *journal) makeSpare() *spareSegment {
 
 var pageSize = os.Getpagesize()
 
+// reuse turns a shipped segment (free.seg, still mapped) into the spare: its lines cleared to zeros, its
+// file extended to the full size again (past the cut it holds zeros), the pages past the cut faulted in,
+// and renamed spare.seg. nil when a step fails (the segment is then dropped and removed).
+func (j *journal) reuse(fr *spareSegment) *spareSegment {
+	clear(fr.m[:fr.used])
+	if err := fr.f.Truncate(segmentBytes); err != nil {
+		fr.drop()
+		os.Remove(j.freePath())
+		return nil
+	}
+	// the cut took the pages past the segment's last line out of the mapping
+	for i := int(fr.used) &^ (pageSize - 1); i < len(fr.m); i += pageSize {
+		fr.m[i] = 0
+	}
+	if err := os.Rename(j.freePath(), j.sparePath()); err != nil {
+		fr.drop()
+		os.Remove(j.freePath())
+		return nil
+	}
+	fr.seq, fr.used = 0, 0
+	return fr
+}
+
+// retireActive cuts the active segment's file to the lines written and keeps its mapping among the
+// retired (holding mu), to be reused once it is shipped.
+func (j *journal) retireActive() {
+	used := min(j.activeLen.Load(), j.full.Load())
+	_ = j.active.Truncate(used)
+	sp := &spareSegment{f: j.active, m: j.mapped, seq: j.activeSeq, used: used}
+	j.mapped = nil // (active stays set until seal replaces it: sealed reads it to tell an adopted slot)
+	j.spareMu.Lock()
+	var old *spareSegment
+	if len(j.retired) == maxRetired {
+		old = j.retired[0]
+		j.retired = append(j.retired[:0], j.retired[1:]...)
+	}
+	j.retired = append(j.retired, sp)
+	j.spareMu.Unlock()
+	if old != nil {
+		old.drop() // its file stays: it is not shipped yet
+	}
+}
+
+// release disposes of a segment the shipper has shipped: a retired one becomes free.seg for the next
+// spare when none is waiting; any other is removed.
+func (j *journal) release(seq uint64) {
+	j.spareMu.Lock()
+	var sp *spareSegment
+	for i, r := range j.retired {
+		if r.seq == seq {
+			sp = r
+			j.retired = append(j.retired[:i], j.retired[i+1:]...)
+			break
+		}
+	}
+	if sp != nil && j.free == nil {
+		if err := os.Rename(j.segPath(seq), j.freePath()); err == nil {
+			j.free = sp
+			j.spareMu.Unlock()
+			return
+		}
+	}
+	j.spareMu.Unlock()
+	if sp != nil {
+		sp.drop()
+	}
+	os.Remove(j.segPath(seq))
+}
+
 // takeSpare returns the prepared spare renamed as segment seq, or, when none is ready, a new segment
 // made now (openSegment).
 func (j *journal) takeSpare(seq uint64) (*os.File, []byte, error) {
@@ -430,16 +534,24 @@ func (sp *spareSegment) drop() {
 	sp.f.Close()
 }
 
-// dropSpare waits for a preparation running and removes the spare (closing the journal).
+// dropSpare waits for a preparation running and removes the spare and the free segment, and unmaps the
+// retired ones (their files stay: not shipped yet) (closing the journal).
 func (j *journal) dropSpare() {
 	j.preparing.Wait()
 	j.spareMu.Lock()
-	sp := j.spare
-	j.spare = nil
+	sp, fr, retired := j.spare, j.free, j.retired
+	j.spare, j.free, j.retired = nil, nil, nil
 	j.spareMu.Unlock()
 	if sp != nil {
 		sp.drop()
 		os.Remove(j.sparePath())
+	}
+	if fr != nil {
+		fr.drop()
+		os.Remove(j.freePath())
+	}
+	for _, r := range retired {
+		r.drop()
 	}
 }
 
@@ -593,7 +705,7 @@ func (j *journal) finishSegment(tail int) (ok bool, _ error) {
 	}
 	j.reader.Close()
 	j.reader = nil
-	os.Remove(j.segPath(old))
+	j.release(old)
 	return true, nil
 }
 

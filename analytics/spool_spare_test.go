@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -146,5 +147,134 @@ func TestSealTakesTheSpareAndEventsReadBackInOrder(t *testing.T) {
 	defer j2.close()
 	if _, err := os.Stat(filepath.Join(slot, "spare.seg")); !os.IsNotExist(err) {
 		t.Fatalf("a killed process's spare.seg after the slot was taken again: %v", err)
+	}
+}
+
+// fillUntilSeal appends copies of line until the active segment changes.
+func fillUntilSeal(t *testing.T, j *journal, line []byte) {
+	t.Helper()
+	seq := j.activeSeq
+	for j.activeSeq == seq {
+		if err := j.append(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// shipAll reads every line the journal holds and moves the position past them (what the shipper does
+// after an insert), returning the lines.
+func shipAll(t *testing.T, j *journal) []string {
+	t.Helper()
+	var got []string
+	buf := make([]byte, shipBuffer)
+	for {
+		batch, done, err := j.readBatch(buf, nil, 100000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(batch) == 0 {
+			return got
+		}
+		for _, l := range batch {
+			got = append(got, string(l))
+		}
+		if err := j.advance(done); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A shipped segment is the next spare: its file (the same inode), cleared of its lines, prepared
+// without the page faults of a fresh one, and what is appended to it reads back alone, without a trace
+// of the lines it held before (fails without the clear: the old lines would be read after the new).
+func TestAShippedSegmentIsRecycledAsTheSpare(t *testing.T) {
+	dir := t.TempDir()
+	j, err := openSlot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	slot := j.dir
+	waitSpare(t, j)
+	old := append(bytes.Repeat([]byte{'Y'}, pageSize-1), '\n') // a page a line: no zero anywhere in a segment
+	fillUntilSeal(t, j, old)                                   // segment 1 sealed, 2 active (the spare)
+	first, err := os.Stat(filepath.Join(slot, "000000000001.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (the append that sealed a segment is the first line of the next)
+	if n := len(shipAll(t, j)); n != segmentBytes/pageSize+1 {
+		t.Fatalf("shipped %d lines of segment 1 and the first of 2, want %d", n, segmentBytes/pageSize+1)
+	}
+	if _, err := os.Stat(filepath.Join(slot, "000000000001.log")); !os.IsNotExist(err) {
+		t.Fatalf("segment 1 after it was shipped: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(slot, "free.seg")); err != nil {
+		t.Fatalf("the shipped segment is not waiting as free.seg: %v", err)
+	}
+	waitSpare(t, j)          // made at the first seal, before segment 1 was shipped: a fresh one
+	fillUntilSeal(t, j, old) // segment 2 sealed, 3 active; the spare is prepared from free.seg
+	before := minorFaults(t) // (appends to a prepared spare take none)
+	waitSpare(t, j)
+	faults := minorFaults(t) - before
+	spare, err := os.Stat(filepath.Join(slot, "spare.seg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(first, spare) {
+		t.Fatal("the spare is not the shipped segment 1")
+	}
+	if spare.Size() != segmentBytes {
+		t.Fatalf("the recycled spare is %d bytes, want %d", spare.Size(), segmentBytes)
+	}
+	if faults > int64(segmentBytes/pageSize/16) {
+		t.Fatalf("preparing the recycled spare took %d page faults (a fresh one takes one a page: %d)", faults, segmentBytes/pageSize)
+	}
+	if _, err := os.Stat(filepath.Join(slot, "free.seg")); !os.IsNotExist(err) {
+		t.Fatalf("free.seg after it became the spare: %v", err)
+	}
+	if n := len(shipAll(t, j)); n != segmentBytes/pageSize {
+		t.Fatalf("shipped %d lines of segment 2 and the first of 3, want %d", n, segmentBytes/pageSize)
+	}
+	fillUntilSeal(t, j, old) // segment 3 sealed, 4 active: segment 1's file
+	active, err := os.Stat(filepath.Join(slot, "000000000004.log"))
+	if err != nil || !os.SameFile(first, active) {
+		t.Fatalf("segment 4 is not segment 1's file: %v", err)
+	}
+	if n := len(shipAll(t, j)); n != segmentBytes/pageSize {
+		t.Fatalf("shipped %d lines of segment 3 and the first of 4, want %d", n, segmentBytes/pageSize)
+	}
+	var want []string
+	for i := range 3 {
+		line := []byte("u3\tnew-line-" + strconv.Itoa(i) + "\n")
+		if err := j.append(line); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, string(line[:len(line)-1]))
+	}
+	got := shipAll(t, j)
+	if len(got) != len(want) {
+		t.Fatalf("read from the recycled segment: %d lines, want the %d appended (the first: %.40q)", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("line %d read %.40q, appended %q", i, got[i], want[i])
+		}
+	}
+	// a process killed with a free segment waiting leaves free.seg: the next to take the slot removes it
+	j.close()
+	if _, err := os.Stat(filepath.Join(slot, "free.seg")); !os.IsNotExist(err) {
+		t.Fatalf("free.seg after close: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(slot, "free.seg"), make([]byte, 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j2, ok, err := lockSlot(slot)
+	if err != nil || !ok {
+		t.Fatalf("retaking the slot: ok %v, %v", ok, err)
+	}
+	defer j2.close()
+	if _, err := os.Stat(filepath.Join(slot, "free.seg")); !os.IsNotExist(err) {
+		t.Fatalf("a killed process's free.seg after the slot was taken again: %v", err)
 	}
 }
