@@ -92,7 +92,7 @@ func Open(raw string) (*DB, error) {
 
 // writeBounded is a connection to ClickHouse whose every write has a deadline (writeTimeout from its
 // start): clickhouse-go watches a context only while an insert's last block is sent, and the usage
-// spool sends a batch's earlier blocks with Flush (writer.go, insertBlockRows), which a server that stopped
+// spool sends a batch's earlier blocks with Flush (writer.go, insertChunk), which a server that stopped
 // reading (SIGSTOP) would otherwise hold forever once the socket's buffers are full.
 type writeBounded struct{ net.Conn }
 

