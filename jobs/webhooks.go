@@ -54,15 +54,33 @@ func RegisterWebhooks(mux *asynq.ServeMux, s *webhooks.Service) {
 
 // retryDelay is the workers' retry delay: a webhook delivery's by its schedule (a task whose worker
 // died mid-attempt again after a second: the receiver did not fail, the worker did), every other
-// task's by RetryDelay.
+// task's by RetryDelay; never shorter than that (notEarly).
 func retryDelay(b webhooks.Backoff) asynq.RetryDelayFunc {
 	return func(n int, err error, t *asynq.Task) time.Duration {
-		if t.Type() != TypeWebhookDeliver {
-			return RetryDelay(n, err, t)
+		var d time.Duration
+		switch {
+		case t.Type() != TypeWebhookDeliver:
+			d = RetryDelay(n, err, t)
+		case errors.Is(err, asynq.ErrLeaseExpired):
+			d = time.Second
+		default:
+			d = b.Delay(n)
 		}
-		if errors.Is(err, asynq.ErrLeaseExpired) {
-			return time.Second
-		}
-		return b.Delay(n)
+		return notEarly(time.Now(), d)
 	}
+}
+
+// notEarly lengthens a retry delay from now so that it ends on a whole second. asynq keeps a retry's
+// time in whole seconds, truncated (rdb.Retry stores processAt.Unix()): a delay ending inside a second
+// is due at that second's start, up to a second early, and a delay shorter than what is left of the
+// current second is due at once. (A webhook retry due 20 ms after a failure was sent 3 ms after it, and
+// TestAnEndpointThatKeepsFailingIsDisabled failed about once in ten: the endpoint's second failure came
+// before the 10 ms of its time rule.) Rounded up, a retry is never sent before its schedule, and at most
+// a second after it (a delivery's next_try is the earliest).
+func notEarly(now time.Time, d time.Duration) time.Duration {
+	at := now.Add(d)
+	if r := at.Sub(at.Truncate(time.Second)); r > 0 {
+		d += time.Second - r
+	}
+	return d
 }
