@@ -43,9 +43,9 @@ import (
 // Those 11 us a page were still 45 ms of the edge's CPU a segment (0.6 us a metered request at 220 bytes
 // an event), and a new segment's pages are new to the page cache every time. So a segment is recycled:
 // sealing keeps its mapping (the file cut to its lines as before), and when the shipper has shipped it,
-// instead of removing it, it renames it free.seg; the next preparation clears its written bytes to zeros
-// (a copy into pages still in memory and mapped: no fault), extends it to its full size and renames it
-// spare.seg. A fresh spare is made only when no shipped segment is waiting (the first two seals, or while
+// instead of removing it, it renames it free.seg; the next preparation renames it spare.seg, clears its
+// written bytes to zeros (a copy into pages still in memory and mapped: no fault) and extends it to its
+// full size. A fresh spare is made only when no shipped segment is waiting (the first two seals, or while
 // ClickHouse is away). A process killed at any step leaves free.seg or spare.seg, both removed when the
 // slot is next taken: neither holds an event the shipped position has not passed.
 
@@ -78,6 +78,9 @@ type journal struct {
 	// waiting to be cleared into the next spare. spareMu guards both.
 	retired []*spareSegment
 	free    *spareSegment
+	// afterTakeFree, when set (tests), runs between takeFree and reuse: where a segment shipped meanwhile
+	// is released.
+	afterTakeFree func()
 
 	// read side, used by the shipper only
 	seq, off uint64 // the shipped position
@@ -411,11 +414,10 @@ func (j *journal) prepareSpare() {
 // otherwise created, mapped and pre-faulted; nil when every step fails (sealing then opens the next
 // segment itself, as it did before spares).
 func (j *journal) makeSpare() *spareSegment {
-	j.spareMu.Lock()
-	fr := j.free
-	j.free = nil
-	j.spareMu.Unlock()
-	if fr != nil {
+	if fr := j.takeFree(); fr != nil {
+		if j.afterTakeFree != nil {
+			j.afterTakeFree()
+		}
 		if sp := j.reuse(fr); sp != nil {
 			return sp
 		}
@@ -443,24 +445,38 @@ func (j *journal) makeSpare() *spareSegment {
 
 var pageSize = os.Getpagesize()
 
-// reuse turns a shipped segment (free.seg, still mapped) into the spare: its lines cleared to zeros, its
-// file extended to the full size again (past the cut it holds zeros), the pages past the cut faulted in,
-// and renamed spare.seg. nil when a step fails (the segment is then dropped and removed).
-func (j *journal) reuse(fr *spareSegment) *spareSegment {
-	clear(fr.m[:fr.used])
-	if err := fr.f.Truncate(segmentBytes); err != nil {
-		fr.drop()
-		os.Remove(j.freePath())
+// takeFree takes the shipped segment waiting as free.seg, renamed spare.seg, or nil. The rename is done
+// holding spareMu, as release's rename to free.seg is: a segment shipped meanwhile cannot take the name
+// of the one being reused.
+func (j *journal) takeFree() *spareSegment {
+	j.spareMu.Lock()
+	defer j.spareMu.Unlock()
+	fr := j.free
+	j.free = nil
+	if fr == nil {
 		return nil
-	}
-	// the cut took the pages past the segment's last line out of the mapping
-	for i := int(fr.used) &^ (pageSize - 1); i < len(fr.m); i += pageSize {
-		fr.m[i] = 0
 	}
 	if err := os.Rename(j.freePath(), j.sparePath()); err != nil {
 		fr.drop()
 		os.Remove(j.freePath())
 		return nil
+	}
+	return fr
+}
+
+// reuse turns a shipped segment taken by takeFree (now spare.seg, still mapped) into the spare: its lines
+// cleared to zeros, its file extended to the full size again (past the cut it holds zeros) and the pages
+// past the cut faulted in. nil when a step fails (the segment is then dropped and removed).
+func (j *journal) reuse(fr *spareSegment) *spareSegment {
+	clear(fr.m[:fr.used])
+	if err := fr.f.Truncate(segmentBytes); err != nil {
+		fr.drop()
+		os.Remove(j.sparePath())
+		return nil
+	}
+	// the cut took the pages past the segment's last line out of the mapping
+	for i := int(fr.used) &^ (pageSize - 1); i < len(fr.m); i += pageSize {
+		fr.m[i] = 0
 	}
 	fr.seq, fr.used = 0, 0
 	return fr

@@ -278,3 +278,41 @@ func TestAShippedSegmentIsRecycledAsTheSpare(t *testing.T) {
 		t.Fatalf("a killed process's free.seg after the slot was taken again: %v", err)
 	}
 }
+
+// A segment shipped while a free one is being reused takes the name free.seg without taking the reused
+// one's place: the spare is still the segment being reused, and the other waits as free.seg (fails if
+// the reuse renames free.seg after taking it: the spare would be the other segment's file, its old lines
+// and all).
+func TestASegmentShippedDuringAReuseKeepsItsOwnFile(t *testing.T) {
+	j, err := openSlot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	slot := j.dir
+	line := append(bytes.Repeat([]byte{'Z'}, pageSize-1), '\n')
+	waitSpare(t, j)
+	fillUntilSeal(t, j, line) // 1 sealed
+	waitSpare(t, j)
+	fillUntilSeal(t, j, line) // 2 sealed
+	waitSpare(t, j)
+	stat := func(name string) os.FileInfo {
+		t.Helper()
+		fi, err := os.Stat(filepath.Join(slot, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	one, two := stat("000000000001.log"), stat("000000000002.log")
+	j.release(1) // shipped: 1 waits as free.seg
+	j.afterTakeFree = func() { j.release(2) }
+	fillUntilSeal(t, j, line) // 3 sealed: the next spare is prepared from 1, and 2 is shipped meanwhile
+	waitSpare(t, j)
+	if !os.SameFile(stat("spare.seg"), one) {
+		t.Fatal("the spare is not segment 1's file, the one being reused")
+	}
+	if !os.SameFile(stat("free.seg"), two) {
+		t.Fatal("free.seg is not segment 2's file")
+	}
+}
