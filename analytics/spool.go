@@ -478,15 +478,13 @@ func (j *journal) reuse(fr *spareSegment) *spareSegment {
 	for i := int(fr.used) &^ (pageSize - 1); i < len(fr.m); i += pageSize {
 		fr.m[i] = 0
 	}
-	fr.seq, fr.used = 0, 0
 	return fr
 }
 
 // retireActive cuts the active segment's file to the lines written and keeps its mapping among the
 // retired (holding mu), to be reused once it is shipped.
 func (j *journal) retireActive() {
-	used := min(j.activeLen.Load(), j.full.Load())
-	_ = j.active.Truncate(used)
+	used := j.cutActive()
 	sp := &spareSegment{f: j.active, m: j.mapped, seq: j.activeSeq, used: used}
 	j.mapped = nil // (active stays set until seal replaces it: sealed reads it to tell an adopted slot)
 	j.spareMu.Lock()
@@ -576,11 +574,17 @@ func (j *journal) unmapActive() {
 	if j.mapped == nil {
 		return
 	}
-	used := min(j.activeLen.Load(), j.full.Load())
 	_ = syscall.Munmap(j.mapped)
 	j.mapped = nil
-	_ = j.active.Truncate(used)
+	j.cutActive()
 	j.active.Close()
+}
+
+// cutActive cuts the active segment's file to the lines written and returns their length (holding mu).
+func (j *journal) cutActive() int64 {
+	used := min(j.activeLen.Load(), j.full.Load())
+	_ = j.active.Truncate(used)
+	return used
 }
 
 // sealedBefore reports whether segment seq will get no more lines.

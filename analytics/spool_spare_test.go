@@ -10,24 +10,17 @@ import (
 	"time"
 
 	"github.com/shariah-screen/shariah/account"
+	"github.com/shariah-screen/shariah/internal/testcheck"
 )
 
 // waitSpare waits until the journal's next segment is prepared (the condition, not a guess of how long).
 func waitSpare(t *testing.T, j *journal) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testcheck.WaitFor(t, 30*time.Second, "the spare segment prepared", func() bool {
 		j.spareMu.Lock()
-		ready := j.spare != nil && !j.spareBusy
-		j.spareMu.Unlock()
-		if ready {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the spare segment was not prepared within 30 s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		defer j.spareMu.Unlock()
+		return j.spare != nil && !j.spareBusy
+	})
 }
 
 func minorFaults(t *testing.T) int64 {
@@ -101,43 +94,45 @@ func TestSealTakesTheSpareAndEventsReadBackInOrder(t *testing.T) {
 		if err := j.append(line); err != nil {
 			t.Fatal(err)
 		}
-		lines = append(lines, string(line))
+		lines = append(lines, string(line[:len(line)-1]))
 	}
 	if _, err := os.Stat(filepath.Join(slot, "000000000002.log")); err != nil {
 		t.Fatalf("segment 2 after the seal: %v", err)
 	}
 	// read everything back from the start: the order and the lines are those appended
-	var got []string
-	buf := make([]byte, shipBuffer)
-	for {
-		batch, done, err := j.readBatch(buf, nil, 10000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range batch {
-			got = append(got, string(l)+"\n")
-		}
-		if len(batch) == 0 {
-			break
-		}
-		if err := j.advance(done); err != nil {
-			t.Fatal(err)
+	sameLines(t, shipAll(t, j), lines)
+	// closing removes the spare; a killed process leaves it: the next to take the slot removes it
+	leftBehindIsRemoved(t, j, "spare.seg")
+}
+
+// sameLines fails unless got holds the lines of want, in order.
+func sameLines(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("read back %d lines, want the %d appended (the first read: %.40q)", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("line %d read back %.40q, appended %.40q", i, got[i], want[i])
 		}
 	}
-	if len(got) != len(lines) {
-		t.Fatalf("read back %d lines of %d appended", len(got), len(lines))
-	}
-	for i := range lines {
-		if got[i] != lines[i] {
-			t.Fatalf("line %d read back %q, appended %q", i, got[i], lines[i])
-		}
+}
+
+// leftBehindIsRemoved checks that the journal holds name (spare.seg, free.seg) and that closing it
+// removes it, then writes one there as a killed process would leave it and checks that the next process
+// to take the slot removes it.
+func leftBehindIsRemoved(t *testing.T, j *journal, name string) {
+	t.Helper()
+	slot := j.dir
+	path := filepath.Join(slot, name)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s before close: %v", name, err)
 	}
 	j.close()
-	if _, err := os.Stat(filepath.Join(slot, "spare.seg")); !os.IsNotExist(err) {
-		t.Fatalf("spare.seg after close: %v", err)
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("%s after close: %v", name, err)
 	}
-	// a killed process leaves its spare: the next to take the slot removes it
-	if err := os.WriteFile(filepath.Join(slot, "spare.seg"), make([]byte, 4096), 0o600); err != nil {
+	if err := os.WriteFile(path, make([]byte, 4096), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	j2, ok, err := lockSlot(slot)
@@ -145,8 +140,8 @@ func TestSealTakesTheSpareAndEventsReadBackInOrder(t *testing.T) {
 		t.Fatalf("retaking the slot: ok %v, %v", ok, err)
 	}
 	defer j2.close()
-	if _, err := os.Stat(filepath.Join(slot, "spare.seg")); !os.IsNotExist(err) {
-		t.Fatalf("a killed process's spare.seg after the slot was taken again: %v", err)
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("a killed process's %s after the slot was taken again: %v", name, err)
 	}
 }
 
@@ -252,31 +247,10 @@ func TestAShippedSegmentIsRecycledAsTheSpare(t *testing.T) {
 		}
 		want = append(want, string(line[:len(line)-1]))
 	}
-	got := shipAll(t, j)
-	if len(got) != len(want) {
-		t.Fatalf("read from the recycled segment: %d lines, want the %d appended (the first: %.40q)", len(got), len(want), got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("line %d read %.40q, appended %q", i, got[i], want[i])
-		}
-	}
-	// a process killed with a free segment waiting leaves free.seg: the next to take the slot removes it
-	j.close()
-	if _, err := os.Stat(filepath.Join(slot, "free.seg")); !os.IsNotExist(err) {
-		t.Fatalf("free.seg after close: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(slot, "free.seg"), make([]byte, 4096), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	j2, ok, err := lockSlot(slot)
-	if err != nil || !ok {
-		t.Fatalf("retaking the slot: ok %v, %v", ok, err)
-	}
-	defer j2.close()
-	if _, err := os.Stat(filepath.Join(slot, "free.seg")); !os.IsNotExist(err) {
-		t.Fatalf("a killed process's free.seg after the slot was taken again: %v", err)
-	}
+	sameLines(t, shipAll(t, j), want)
+	// the segment shipped last waits as free.seg: closing removes it, as does the next process to take
+	// the slot of one killed with it
+	leftBehindIsRemoved(t, j, "free.seg")
 }
 
 // A segment shipped while a free one is being reused takes the name free.seg without taking the reused
