@@ -68,19 +68,8 @@ var benchConfigs = []struct {
 // here). Reports each median in us/event.
 // Not part of make test: go test -run NONE -bench UsageInsertCPU -benchtime 1x ./analytics/
 func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
-	ch := testsvc.MustClickHouse(b)
-	ctx := context.Background()
-	open := func(name string, upTo uint32) *analytics.DB {
-		db, err := analytics.Open(ch.ClickHouseURL(name))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { db.Close() })
-		if _, err := db.MigrateWith(ctx, upTo, nil); err != nil {
-			b.Fatal(err)
-		}
-		return db
-	}
+	ub := newUsageCPUBench(b)
+	ctx, open := context.Background(), ub.open
 	dbs := map[string]*analytics.DB{"old": open("bench_old", 5), "new": open("bench_new", 6), "chained": open("bench_chained", 0), "narrow": open("bench_narrow", 0)}
 	dbs["lowcard"] = open("bench_lowcard", 0)
 	lctx := clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"allow_experimental_low_cardinality_type": 1}))
@@ -105,70 +94,7 @@ func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 			b.Fatalf("%s: %v", q, err)
 		}
 	}
-	const n = 500000
-	users := make([]string, 1000)
-	keys := make([]string, 2000)
-	for i := range users {
-		users[i] = uuid.Must(uuid.NewV7()).String()
-	}
-	for i := range keys {
-		keys[i] = uuid.Must(uuid.NewV7()).String()
-	}
-	rounds := 5
-	if v := os.Getenv("SHARIAH_BENCH_ROUNDS"); v != "" {
-		rounds, _ = strconv.Atoi(v)
-	}
-	quiet := func(db *analytics.DB) {
-		for still := 0; still < 10; {
-			var m uint64
-			if err := db.Conn.QueryRow(ctx, "SELECT toUInt64(count()) FROM system.merges").Scan(&m); err != nil {
-				b.Fatal(err)
-			}
-			if m == 0 {
-				still++
-			} else {
-				still = 0
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	exec := func(db *analytics.DB, q string) {
-		if err := db.Conn.Exec(ctx, q); err != nil {
-			b.Fatalf("%s: %v", q, err)
-		}
-	}
-	// fill returns the server's CPU per event for inserting n events (merges stopped) and for merging
-	// the parts they made in usage_events into one (OPTIMIZE ... FINAL), in us.
-	fill := func(db *analytics.DB, nUsers int) (insert, merge float64) {
-		exec(db, "TRUNCATE TABLE "+db.Name+".usage_events")
-		w, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: b.TempDir(), BatchSize: 50000, Interval: time.Hour})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer w.Close()
-		start := time.Now().UTC()
-		for i := range n {
-			k := (i * 7919) % len(keys)
-			w.Record(account.UsageEvent{RequestID: uuid.Must(uuid.NewV7()).String(), KeyID: keys[k%nUsers], UserID: users[k%nUsers],
-				KeyPrefix: "shr_" + keys[k][:8], Method: "GET", Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Plan: "pro",
-				Latency: time.Millisecond, Time: start.Add(time.Duration(i) * 50 * time.Microsecond)})
-		}
-		rctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() { w.Run(rctx); close(done) }()
-		defer func() { cancel(); <-done }()
-		quiet(db)
-		exec(db, "SYSTEM STOP MERGES")
-		before := cpuTicks(b, ch.PID())
-		if err := w.Flush(ctx); err != nil {
-			b.Fatal(err)
-		}
-		mid := cpuTicks(b, ch.PID())
-		exec(db, "SYSTEM START MERGES")
-		exec(db, "OPTIMIZE TABLE "+db.Name+".usage_events FINAL")
-		after := cpuTicks(b, ch.PID())
-		return float64(mid-before) * 1e4 / n, float64(after-mid) * 1e4 / n // ticks of 10 ms -> us, per event
-	}
+	fill := func(db *analytics.DB, nUsers int) (insert, merge float64) { return ub.fill(db, nUsers, 50000) }
 	// viewsOf lists a database's materialized views (detached for the table alone)
 	viewsOf := func(db *analytics.DB) []string {
 		rows, err := db.Conn.Query(ctx, "SELECT name FROM system.tables WHERE database = ? AND engine = 'MaterializedView' ORDER BY name", db.Name)
@@ -187,8 +113,8 @@ func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 		return out
 	}
 	got := map[string][]float64{}
-	for r := range rounds {
-		for _, nUsers := range []int{1, len(users)} {
+	for r := range ub.rounds {
+		for _, nUsers := range []int{1, len(ub.users)} {
 			for _, c := range benchConfigs {
 				db := dbs[c.db]
 				usageViews := viewsOf(db)
@@ -208,15 +134,142 @@ func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 					}
 				}
 				name := fmt.Sprintf("%s-%d-users", c.name, nUsers)
-				got[name+"-insert"] = append(got[name+"-insert"], ins)
-				got[name+"-merge"] = append(got[name+"-merge"], mrg)
-				got[name+"-sum"] = append(got[name+"-sum"], ins+mrg)
-				fmt.Fprintf(os.Stderr, "round %d %s: insert %.2f, merge %.2f us/event\n", r, name, ins, mrg) // every round (b.Logf keeps 10 lines)
+				ub.note(got, r, name, ins, mrg)
 			}
 		}
 	}
+	ub.report(got)
+}
+
+// BenchmarkUsageInsertCPUBatchSize measures ClickHouse's CPU per usage event, as the benchmark above,
+// for the deployed schema (every migration) and batches of 25,000, 50,000 and 100,000 events (the
+// events of one user, the usage writer's default insert), in turns for ROUNDS rounds: what one insert
+// costs whatever its rows (a part in usage_events and in each view's table) against what a row costs.
+// On 2026-11-27, the inserts' medians in two runs: 2.04, 1.30 and 1.10 us an event (five rounds), and
+// 1.32, 1.04 and 0.88 (three): 14-37 ms an insert whatever its rows; merging usage_events' parts
+// afterwards 0.3-0.5 us an event in each.
+// Not part of make test: go test -run NONE -bench UsageInsertCPUBatchSize -benchtime 1x ./analytics/
+func BenchmarkUsageInsertCPUBatchSize(b *testing.B) {
+	ub := newUsageCPUBench(b)
+	db := ub.open("bench_batch", 0)
+	got := map[string][]float64{}
+	for r := range ub.rounds {
+		for _, batch := range []int{25000, 50000, 100000} {
+			ins, mrg := ub.fill(db, 1, batch)
+			ub.note(got, r, fmt.Sprintf("batch-%d", batch), ins, mrg)
+		}
+	}
+	ub.report(got)
+}
+
+// usageCPUBench is what the two benchmarks share: a ClickHouse of their own, the users and keys the
+// events are of, and the rounds (SHARIAH_BENCH_ROUNDS, default 5).
+type usageCPUBench struct {
+	b           *testing.B
+	ch          *testsvc.Proc
+	users, keys []string
+	rounds      int
+}
+
+// usageCPUEvents is how many events one fill records and ships.
+const usageCPUEvents = 500000
+
+func newUsageCPUBench(b *testing.B) *usageCPUBench {
+	ub := &usageCPUBench{b: b, ch: testsvc.MustClickHouse(b), users: make([]string, 1000), keys: make([]string, 2000), rounds: 5}
+	for i := range ub.users {
+		ub.users[i] = uuid.Must(uuid.NewV7()).String()
+	}
+	for i := range ub.keys {
+		ub.keys[i] = uuid.Must(uuid.NewV7()).String()
+	}
+	if v := os.Getenv("SHARIAH_BENCH_ROUNDS"); v != "" {
+		ub.rounds, _ = strconv.Atoi(v)
+	}
+	return ub
+}
+
+// open migrates a database of the benchmark's ClickHouse up to migration upTo (0: all).
+func (ub *usageCPUBench) open(name string, upTo uint32) *analytics.DB {
+	db, err := analytics.Open(ub.ch.ClickHouseURL(name))
+	if err != nil {
+		ub.b.Fatal(err)
+	}
+	ub.b.Cleanup(func() { db.Close() })
+	if _, err := db.MigrateWith(context.Background(), upTo, nil); err != nil {
+		ub.b.Fatal(err)
+	}
+	return db
+}
+
+// quiet waits until ClickHouse has run no merge for a second.
+func (ub *usageCPUBench) quiet(db *analytics.DB) {
+	for still := 0; still < 10; {
+		var m uint64
+		if err := db.Conn.QueryRow(context.Background(), "SELECT toUInt64(count()) FROM system.merges").Scan(&m); err != nil {
+			ub.b.Fatal(err)
+		}
+		if m == 0 {
+			still++
+		} else {
+			still = 0
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (ub *usageCPUBench) exec(db *analytics.DB, q string) {
+	if err := db.Conn.Exec(context.Background(), q); err != nil {
+		ub.b.Fatalf("%s: %v", q, err)
+	}
+}
+
+// fill returns the server's CPU per event for inserting usageCPUEvents events of nUsers users in batches
+// of batch (merges stopped) and for merging the parts they made in usage_events into one (OPTIMIZE ...
+// FINAL), in us.
+func (ub *usageCPUBench) fill(db *analytics.DB, nUsers, batch int) (insert, merge float64) {
+	b, ctx, n, keys, users := ub.b, context.Background(), usageCPUEvents, ub.keys, ub.users
+	ub.exec(db, "TRUNCATE TABLE "+db.Name+".usage_events")
+	w, err := analytics.NewUsageWriter(db, analytics.UsageWriterConfig{SpoolDir: b.TempDir(), BatchSize: batch, Interval: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	start := time.Now().UTC()
+	for i := range n {
+		k := (i * 7919) % len(keys)
+		w.Record(account.UsageEvent{RequestID: uuid.Must(uuid.NewV7()).String(), KeyID: keys[k%nUsers], UserID: users[k%nUsers],
+			KeyPrefix: "shr_" + keys[k][:8], Method: "GET", Route: "/api/quote/{symbol}", Status: 200, Tokens: 1, Plan: "pro",
+			Latency: time.Millisecond, Time: start.Add(time.Duration(i) * 50 * time.Microsecond)})
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { w.Run(rctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	ub.quiet(db)
+	ub.exec(db, "SYSTEM STOP MERGES")
+	before := cpuTicks(b, ub.ch.PID())
+	if err := w.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	mid := cpuTicks(b, ub.ch.PID())
+	ub.exec(db, "SYSTEM START MERGES")
+	ub.exec(db, "OPTIMIZE TABLE "+db.Name+".usage_events FINAL")
+	after := cpuTicks(b, ub.ch.PID())
+	return float64(mid-before) * 1e4 / float64(n), float64(after-mid) * 1e4 / float64(n) // ticks of 10 ms -> us, per event
+}
+
+// note keeps one round's figures and prints them (every round: b.Logf keeps 10 lines).
+func (ub *usageCPUBench) note(got map[string][]float64, r int, name string, ins, mrg float64) {
+	got[name+"-insert"] = append(got[name+"-insert"], ins)
+	got[name+"-merge"] = append(got[name+"-merge"], mrg)
+	got[name+"-sum"] = append(got[name+"-sum"], ins+mrg)
+	fmt.Fprintf(os.Stderr, "round %d %s: insert %.2f, merge %.2f us/event\n", r, name, ins, mrg)
+}
+
+// report reports each figure's median over the rounds.
+func (ub *usageCPUBench) report(got map[string][]float64) {
 	for name, v := range got {
 		slices.Sort(v)
-		b.ReportMetric(v[len(v)/2], name+"-us/event")
+		ub.b.ReportMetric(v[len(v)/2], name+"-us/event")
 	}
 }

@@ -660,10 +660,15 @@ func (j *journal) openCurrent() (ok bool, _ error) {
 	return true, nil
 }
 
-// readChunk reads buf's length from the shipped position: n bytes read, chunk the part that may hold
-// lines (in a segment not sealed, up to the first zero: a place taken by an append still copying, or
-// the segment's unwritten rest).
+// readChunk reads buf's length from the shipped position (this process's active segment: no further
+// than appends have taken it): n bytes read, chunk the part that may hold lines (in a segment not sealed,
+// up to the first zero: a place taken by an append still copying, or the segment's unwritten rest).
 func (j *journal) readChunk(buf []byte, sealed bool) (chunk []byte, n int, _ error) {
+	if !sealed {
+		if end, ok := j.taken(j.seq); ok {
+			buf = buf[:max(min(int64(len(buf)), end-int64(j.off)), 0)]
+		}
+	}
 	n, err := j.reader.ReadAt(buf, int64(j.off))
 	if err != nil && err != io.EOF {
 		return nil, 0, err
@@ -677,6 +682,18 @@ func (j *journal) readChunk(buf []byte, sealed bool) (chunk []byte, n int, _ err
 	return chunk, n, nil
 }
 
+// taken is how far appends have taken segment seq when it is this process's active segment (ok false
+// otherwise): a read of it stops there, where it used to copy the segment's rest too, up to 16 MB of
+// zeros at every ship.
+func (j *journal) taken(seq uint64) (_ int64, ok bool) {
+	j.mu.RLock()
+	defer j.mu.RUnlock()
+	if j.active == nil || seq != j.activeSeq {
+		return 0, false
+	}
+	return min(j.activeLen.Load(), segmentBytes), true
+}
+
 // collectLines appends chunk's complete lines to lines until it holds maxLines; done is the bytes of
 // chunk they take. Zeros of a place never written, and any line cut by them (in a segment left by a
 // process killed while appending), are passed over: counted in done, not appended.
@@ -687,8 +704,8 @@ func collectLines(chunk []byte, lines [][]byte, maxLines int) (_ [][]byte, done 
 			break
 		}
 		line := chunk[done : done+i]
-		if z := bytes.LastIndexByte(line, 0); z >= 0 {
-			line = line[z+1:]
+		if bytes.IndexByte(line, 0) >= 0 { // (IndexByte is vectorised, LastIndexByte is not: most lines have none)
+			line = line[bytes.LastIndexByte(line, 0)+1:]
 		}
 		if len(line) > 0 {
 			lines = append(lines, line)

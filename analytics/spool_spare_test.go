@@ -290,3 +290,33 @@ func TestASegmentShippedDuringAReuseKeepsItsOwnFile(t *testing.T) {
 		t.Fatal("free.seg is not segment 2's file")
 	}
 }
+
+// A read of this process's active segment stops where appends have taken it: the rest of the read
+// buffer is not written (fails when the read copies the segment's whole 16 MB, zeros not yet written,
+// at every ship).
+func TestAReadOfTheActiveSegmentStopsAtItsAppends(t *testing.T) {
+	j, err := openSlot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	line := []byte("u3\tone line\n")
+	for range 3 {
+		if err := j.append(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	buf := bytes.Repeat([]byte{0xff}, 1<<20)
+	batch, done, err := j.readBatch(buf, nil, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batch) != 3 || done != 3*len(line) {
+		t.Fatalf("read %d lines in %d bytes, want 3 in %d", len(batch), done, 3*len(line))
+	}
+	for i, c := range buf[done:] {
+		if c != 0xff {
+			t.Fatalf("the read wrote the buffer %d bytes past the appends", i)
+		}
+	}
+}

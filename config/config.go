@@ -112,7 +112,7 @@ type Config struct {
 
 // Usage configures the usage writer: a journal on local disk (the spool), shipped to ClickHouse in batches.
 type Usage struct {
-	BatchSize     int           `env:"SHARIAH_USAGE_BATCH_SIZE" envDefault:"50000"`
+	BatchSize     int           `env:"SHARIAH_USAGE_BATCH_SIZE" envDefault:"100000"`
 	FlushInterval time.Duration `env:"SHARIAH_USAGE_FLUSH_INTERVAL" envDefault:"1s"`
 	// SpoolDir holds the events not yet in ClickHouse (one slot per running process).
 	SpoolDir string `env:"SHARIAH_USAGE_SPOOL_DIR" envDefault:".local/usage-spool"`
