@@ -24,7 +24,7 @@ type UsageWriterConfig struct {
 	SpoolDir string
 	// SpoolMaxBytes caps the journal; past it, events are dropped, counted, logged and shown in health.
 	SpoolMaxBytes int64
-	BatchSize     int           // events per ClickHouse insert at most (default 100,000: an edge at up to 100,000 req/s inserts once an interval)
+	BatchSize     int           // events per ClickHouse insert at most (default DefaultBatchSize); a batch also ends with its journal segment
 	Interval      time.Duration // how often the journal is shipped
 	Log           *slog.Logger  // optional
 }
@@ -190,7 +190,7 @@ func (w *UsageWriter) Run(ctx context.Context) error {
 	defer tick.Stop()
 	adoptTick := time.NewTicker(adoptEvery)
 	defer adoptTick.Stop()
-	sh := &shipper{buf: make([]byte, shipBufferFor(w.cfg.BatchSize))}
+	sh := &shipper{buf: make([]byte, shipBuffer)}
 	var retryAt time.Time
 	backoff := 200 * time.Millisecond
 	ship := func(ctx context.Context, force bool) error {
@@ -224,21 +224,18 @@ func (w *UsageWriter) Run(ctx context.Context) error {
 	}
 }
 
-// DefaultBatchSize is the events of one insert at most when UsageWriterConfig.BatchSize is not set: an
-// edge inserts once an interval up to this many events a second. Every insert costs ClickHouse a part in
-// usage_events and in each view's table, and their merges, whatever its rows: 14-37 ms of its CPU
-// (BenchmarkUsageInsertCPUBatchSize, two runs on 2026-11-27: 2.04, 1.30 and 1.10 us an event in batches
-// of 25,000, 50,000 and 100,000; 1.32, 1.04 and 0.88). At 50,000 (the default until then) an edge serving
-// more than 50,000 req/s inserted twice an interval, the second time the few thousand events left over.
+// DefaultBatchSize is the events of one insert at most when UsageWriterConfig.BatchSize is not set. A
+// batch is also cut where a journal segment ends (one read never spans two: segmentBytes, about 72,000
+// events of 220 bytes), so with this default an edge's inserts are cut at segment ends only: one or two
+// an interval up to about 70,000 req/s. Every insert costs ClickHouse a part in usage_events and in each
+// view's table, and their merges, whatever its rows: 14-37 ms of its CPU (BenchmarkUsageInsertCPUBatchSize,
+// two runs on 2026-11-27: 2.04, 1.30 and 1.10 us an event in batches of 25,000, 50,000 and 100,000; 1.32,
+// 1.04 and 0.88). At 50,000 (the default until then) an edge serving more than 50,000 req/s also cut
+// every interval's batch at 50,000 (10-13 inserts in a 6 s run at 50,000-67,000 req/s; 9-10 since).
 const DefaultBatchSize = 100000
 
-// shipBufferFor is the journal read at most per batch: 320 bytes an event of the batch (an event's line
-// is about 220 bytes), and 16 MB at least. Memory is taken only as far as a read fills it: at 1,000
-// events a second, about 220 KB.
-func shipBufferFor(batch int) int { return max(16<<20, batch*320) }
-
-// shipBuffer is the read buffer of the default batch (tests).
-var shipBuffer = shipBufferFor(DefaultBatchSize)
+// shipBuffer is the journal read per batch: a whole segment, the most one read takes.
+const shipBuffer = segmentBytes
 
 // adoptEvery is how often the writer looks for the slots of processes that died (a directory listing).
 const adoptEvery = 10 * time.Second
