@@ -33,6 +33,10 @@
 # 1,000,000 (SHARIAH_PLAN_*_TOKENS, SHARIAH_RATE_LIMITS): nothing is refused at these rates, but the
 # allowance check and the rate-limit code stay in every request's path, as in production.
 #
+# Each route's row also shows the server's CPU per request (cpu us), the constant route's over it (cpu x) and
+# ClickHouse's CPU per request while the route ran (ch us: its usage events' inserts, views and merges, on
+# the same cores here; in production ClickHouse has machines of its own).
+#
 # Fails loudly on any non-2xx answer during a run, and when the tokens charged to a key this month
 # (/api/auth/me, read 300 ms after the last run) disagree with what wrk counted: exact, or above it by no
 # more than the requests still in flight when wrk stopped (wrk counts answered requests only; at most one
@@ -102,10 +106,15 @@ routes=(
 declare -A TARGET=([metered]=0.80 [quote]=0.75 [screen]=0.65 [screen_gzip]=0.75 [search_apple]=0.50 [search_a]=0.30 [suggest]=0.70)
 P99_FACTOR=2 # pass 2: each route's p99 at most this many times the constant route's p99 in the same pass
 
-declare -A RPS P50 P99 COST CPU
+declare -A RPS P50 P99 COST CPU CHCPU
 TICK_US=$((1000000 / $(getconf CLK_TCK)))
-# cputicks: the server's user and system CPU so far, in clock ticks (/proc/PID/stat fields 14 and 15).
-cputicks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+# cputicks [PID]: a process's user and system CPU so far, in clock ticks (/proc/PID/stat fields 14 and
+# 15); the server's by default.
+cputicks() { awk '{print $14 + $15}' "/proc/${1:-$pid}/stat"; }
+# ClickHouse's process (the one listening on its native port): its CPU during a run is what the run's
+# usage events cost it (inserts, views, merges); 0 ticks when it cannot be found.
+chpid=$(ss -ltnpH "sport = :${CLICKHOUSE_PORT:-9000}" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1 || true)
+chticks() { if [ -n "$chpid" ] && [ -r "/proc/$chpid/stat" ]; then cputicks "$chpid"; else echo 0; fi; }
 declare -A EXPECT BOUND # per plan: tokens of the requests wrk counted; tokens of those possibly in flight
 for p in "${plans[@]}"; do EXPECT[$p]=0; BOUND[$p]=0; done
 
@@ -136,11 +145,11 @@ wrkrun() {
     warm) args+=(-H "X-API-Key: $WARM_KEY") ;;
     *) args+=(-H "X-API-Key: ${KEY[$who]}") ;;
   esac
-  local t0 t1
+  local t0 t1 h0 h1
   settle
-  t0=$(cputicks)
+  t0=$(cputicks) h0=$(chticks)
   out=$(wrk "${args[@]}" "$base$path")
-  t1=$(cputicks)
+  t1=$(cputicks) h1=$(chticks)
   if grep -q "Non-2xx" <<<"$out"; then
     echo "load: FAIL: non-2xx answers on $path (${who:-no key}, $c connections):" >&2
     echo "$out" >&2
@@ -166,6 +175,7 @@ wrkrun() {
   n=$(awk '/ requests in / {print $1}' <<<"$out")
   # the server's CPU per request (microseconds): what the route costs, whatever else runs on the machine
   CPU[$id]=$(awk -v d=$((t1 - t0)) -v us="$TICK_US" -v n="$n" 'BEGIN {printf "%.1f", (n > 0 ? d * us / n : 0)}')
+  CHCPU[$id]=$(awk -v d=$((h1 - h0)) -v us="$TICK_US" -v n="$n" 'BEGIN {printf "%.1f", (n > 0 ? d * us / n : 0)}')
   cost=${COST[${id%%@*}]:-0}
   if [ -n "$who" ] && [ "$who" != warm ]; then
     EXPECT[$who]=$((EXPECT[$who] + n * cost))
@@ -249,18 +259,18 @@ for ((rd = 1; rd <= ROUNDS; rd++)); do
   printf '\n'
 done
 echo
-printf '%-34s %-10s %9s %9s %6s %8s %8s %7s %6s  %s\n' route key req/s "constant" ratio "p50 ms" "p99 ms" "cpu us" "cpu x" "target (pro key)"
+printf '%-34s %-10s %9s %9s %6s %8s %8s %7s %6s %6s  %s\n' route key req/s "constant" ratio "p50 ms" "p99 ms" "cpu us" "cpu x" "ch us" "target (pro key)"
 k=0
 for r in "${routes[@]}"; do
   IFS='|' read -r name _ label _ <<<"$r"
   for p in "${plans[@]}"; do
     # per round: the ratio to the mean of the constant runs around the route's, and the CPU ratio
-    rs=() cs=() xs=() qs=() p5=() p9=() us=()
+    rs=() cs=() xs=() qs=() p5=() p9=() us=() hs=()
     for ((rd = 1; rd <= ROUNDS; rd++)); do
       id=$name@$p#$rd
       c0=$(awk -v a="${RPS[constant@$k#$rd]}" -v b="${RPS[constant@$((k + 1))#$rd]}" 'BEGIN {printf "%.0f", (a + b) / 2}')
       u0=$(awk -v a="${CPU[constant@$k#$rd]}" -v b="${CPU[constant@$((k + 1))#$rd]}" 'BEGIN {printf "%.2f", (a + b) / 2}')
-      cs+=("$c0") qs+=("${RPS[$id]}") p5+=("${P50[$id]}") p9+=("${P99[$id]}") us+=("${CPU[$id]}")
+      cs+=("$c0") qs+=("${RPS[$id]}") p5+=("${P50[$id]}") p9+=("${P99[$id]}") us+=("${CPU[$id]}") hs+=("${CHCPU[$id]}")
       rs+=("$(awk -v a="${RPS[$id]}" -v c="$c0" 'BEGIN {printf "%.4f", a / c}')")
       xs+=("$(awk -v a="$u0" -v b="${CPU[$id]}" 'BEGIN {printf "%.4f", (b > 0 ? a / b : 0)}')")
     done
@@ -271,9 +281,9 @@ for r in "${routes[@]}"; do
       t=">= ${TARGET[$name]}x $V"
       ((ROUNDS > 1)) && t="$t (rounds $(printf '%s\n' "${rs[@]}" | awk '{printf "%s%.2f", (NR > 1 ? " " : ""), $1}'))"
     fi
-    printf '%-34s %-10s %9.0f %9s %6s %8.3f %8.3f %7.1f %6.2f  %s\n' "$([ "$p" = "${plans[0]}" ] && echo "$label")" "$p" "$(median "${qs[@]}")" \
+    printf '%-34s %-10s %9.0f %9s %6s %8.3f %8.3f %7.1f %6.2f %6.1f  %s\n' "$([ "$p" = "${plans[0]}" ] && echo "$label")" "$p" "$(median "${qs[@]}")" \
       "$([ "$p" = "${plans[0]}" ] && median "${cs[@]}" | awk '{printf "%.0f", $1}')" "$ratio" "$(median "${p5[@]}")" "$(median "${p9[@]}")" \
-      "$(median "${us[@]}")" "$(median "${xs[@]}")" "$t"
+      "$(median "${us[@]}")" "$(median "${xs[@]}")" "$(median "${hs[@]}")" "$t"
   done
   k=$((k + 1))
 done
@@ -282,12 +292,14 @@ for ((rd = 1; rd <= ROUNDS; rd++)); do
   c0=$(awk -v a="${RPS[constant@${#routes[@]}#$rd]}" -v b="${RPS[constant@floor#$rd]}" 'BEGIN {printf "%.0f", (a + b) / 2}')
   fl+=("$(awk -v a="${RPS[sized#$rd]}" -v c="$c0" 'BEGIN {printf "%.4f", a / c}')") fu+=("${CPU[sized#$rd]}") fq+=("${RPS[sized#$rd]}")
 done
-printf '%-34s %-10s %9.0f %9s %6.2f %8s %8s %7.1f %6s  %s\n' "GET /bench/sized?bytes=$SCREEN_BYTES" "no key" "$(median "${fq[@]}")" "" \
-  "$(median "${fl[@]}")" "" "" "$(median "${fu[@]}")" "" \
+printf '%-34s %-10s %9.0f %9s %6.2f %8s %8s %7.1f %6s %6s  %s\n' "GET /bench/sized?bytes=$SCREEN_BYTES" "no key" "$(median "${fq[@]}")" "" \
+  "$(median "${fl[@]}")" "" "" "$(median "${fu[@]}")" "" "" \
   "the floor: a bare route, the cached screening's body size$( ((ROUNDS > 1)) && printf ' (rounds%s)' "$(printf ' %.2f' "${fl[@]}")")"
 echo "(constant: the mean of the constant route's runs just before and just after the route's three runs;"
 echo " cpu us: the server's CPU time per request; cpu x: the constant route's CPU per request over the route's,"
 echo " the ratio a server with cores of its own would reach, whatever else the machine was doing;"
+echo " ch us: ClickHouse's CPU time during the run per request: the usage events' inserts, views and merges,"
+echo " on the same two cores as the server and wrk here$([ -z "$chpid" ] && echo " (its process was not found: 0)");"
 echo " with several rounds, every figure is the median of the rounds', each ratio taken within its round)"
 echo
 echo "Pass 2: $P99_CONNS connections, pro key, $DURATION per cell"
