@@ -142,8 +142,9 @@ func BenchmarkUsageInsertCPUBeforeAndAfterRekey(b *testing.B) {
 }
 
 // BenchmarkUsageInsertCPUBatchSize measures ClickHouse's CPU per usage event, as the benchmark above,
-// for the deployed schema (every migration) and batches of 25,000, 50,000 and 100,000 events (the
-// events of one user, the usage writer's default insert), in turns for ROUNDS rounds: what one insert
+// for the deployed schema (every migration) and batches of 25,000, 50,000 and at most 100,000 events
+// (cut where a 16 MB journal segment ends, as every batch: about 73,000 of these events; the events of
+// one user, the usage writer's default insert), in turns for ROUNDS rounds: what one insert
 // costs whatever its rows (a part in usage_events and in each view's table) against what a row costs.
 // On 2026-11-27, the inserts' medians in two runs: 2.04, 1.30 and 1.10 us an event (five rounds), and
 // 1.32, 1.04 and 0.88 (three): 14-37 ms an insert whatever its rows; merging usage_events' parts
