@@ -587,14 +587,25 @@ func (j *journal) cutActive() int64 {
 	return used
 }
 
-// sealedBefore reports whether segment seq will get no more lines.
+// sealed reports whether segment seq will get no more lines.
 func (j *journal) sealed(seq uint64) bool {
+	sealed, _ := j.readable(seq)
+	return sealed
+}
+
+// readable reports whether segment seq is sealed and, when it is not (this process's active segment),
+// how far appends have taken it: a read of it stops there instead of copying the segment's rest, up to
+// 16 MB of zeros, at every ship. Both are read under one lock, so they agree.
+func (j *journal) readable(seq uint64) (sealed bool, end int64) {
 	if j.active == nil {
-		return true
+		return true, 0
 	}
 	j.mu.RLock()
 	defer j.mu.RUnlock()
-	return seq < j.activeSeq
+	if seq < j.activeSeq {
+		return true, 0
+	}
+	return false, min(j.activeLen.Load(), segmentBytes)
 }
 
 // readBatch reads up to max complete lines from the shipped position, appended to lines (given empty:
@@ -605,8 +616,12 @@ func (j *journal) readBatch(buf []byte, lines [][]byte, maxLines int) (_ [][]byt
 		if ok, err := j.openCurrent(); err != nil || !ok {
 			return nil, 0, err
 		}
-		sealed := j.sealed(j.seq) // before reading: a segment sealed after the read is read again
-		chunk, n, err := j.readChunk(buf, sealed)
+		sealed, end := j.readable(j.seq) // before reading: a segment sealed after the read is read again
+		rb := buf
+		if !sealed { // no further than appends have taken the active segment
+			rb = buf[:max(min(int64(len(buf)), end-int64(j.off)), 0)]
+		}
+		chunk, n, err := j.readChunk(rb, sealed)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -660,15 +675,10 @@ func (j *journal) openCurrent() (ok bool, _ error) {
 	return true, nil
 }
 
-// readChunk reads buf's length from the shipped position (this process's active segment: no further
-// than appends have taken it): n bytes read, chunk the part that may hold lines (in a segment not sealed,
-// up to the first zero: a place taken by an append still copying, or the segment's unwritten rest).
+// readChunk reads buf's length from the shipped position: n bytes read, chunk the part that may hold
+// lines (in a segment not sealed, up to the first zero: a place taken by an append still copying, or
+// the segment's unwritten rest).
 func (j *journal) readChunk(buf []byte, sealed bool) (chunk []byte, n int, _ error) {
-	if !sealed {
-		if end, ok := j.taken(j.seq); ok {
-			buf = buf[:max(min(int64(len(buf)), end-int64(j.off)), 0)]
-		}
-	}
 	n, err := j.reader.ReadAt(buf, int64(j.off))
 	if err != nil && err != io.EOF {
 		return nil, 0, err
@@ -680,18 +690,6 @@ func (j *journal) readChunk(buf []byte, sealed bool) (chunk []byte, n int, _ err
 		}
 	}
 	return chunk, n, nil
-}
-
-// taken is how far appends have taken segment seq when it is this process's active segment (ok false
-// otherwise): a read of it stops there, where it used to copy the segment's rest too, up to 16 MB of
-// zeros at every ship.
-func (j *journal) taken(seq uint64) (_ int64, ok bool) {
-	j.mu.RLock()
-	defer j.mu.RUnlock()
-	if j.active == nil || seq != j.activeSeq {
-		return 0, false
-	}
-	return min(j.activeLen.Load(), segmentBytes), true
 }
 
 // collectLines appends chunk's complete lines to lines until it holds maxLines; done is the bytes of

@@ -225,14 +225,13 @@ func (w *UsageWriter) Run(ctx context.Context) error {
 }
 
 // DefaultBatchSize is the events of one insert at most when UsageWriterConfig.BatchSize is not set. A
-// batch is also cut where a journal segment ends (one read never spans two: segmentBytes, about 72,000
-// events of 220 bytes), so with this default an edge's inserts are cut at segment ends only: one or two
-// an interval up to about 70,000 req/s. Every insert costs ClickHouse a part in usage_events and in each
-// view's table, and their merges, whatever its rows: 14-37 ms of its CPU (BenchmarkUsageInsertCPUBatchSize,
-// two runs on 2026-11-27: 2.04, 1.30 and 1.10 us an event in batches of 25,000, 50,000 and at most
-// 100,000, cut at segment ends; 1.32,
-// 1.04 and 0.88). At 50,000 (the default until then) an edge serving more than 50,000 req/s also cut
-// every interval's batch at 50,000 (10-13 inserts in a 6 s run at 50,000-67,000 req/s; 9-10 since).
+// batch also ends where its journal segment ends (one read never spans two: segmentBytes, about 72,000
+// events of 220 bytes), so with this default that is the only cut: one or two inserts an interval up to
+// about 70,000 req/s. Every insert costs ClickHouse a part in usage_events and in each view's table, and
+// their merges, whatever its rows: 14-37 ms of its CPU (BenchmarkUsageInsertCPUBatchSize, two runs on
+// 2026-11-27: 2.04, 1.30 and 1.10 us an event in batches of 25,000, 50,000 and at most 100,000; 1.32,
+// 1.04 and 0.88). At 50,000 (the default until then) an edge above 50,000 req/s also cut every
+// interval's batch at 50,000 (10-13 inserts in a 6 s run at 50,000-67,000 req/s; 9-10 since).
 const DefaultBatchSize = 100000
 
 // shipBuffer is the journal read per batch: a whole segment, the most one read takes.

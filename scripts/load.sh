@@ -112,9 +112,12 @@ TICK_US=$((1000000 / $(getconf CLK_TCK)))
 # 15); the server's by default.
 cputicks() { awk '{print $14 + $15}' "/proc/${1:-$pid}/stat"; }
 # ClickHouse's process (the one listening on its native port): its CPU during a run is what the run's
-# usage events cost it (inserts, views, merges); 0 ticks when it cannot be found.
+# usage events cost it (inserts, views, merges). When it cannot be found the column shows "-", not 0.
 chpid=$(ss -ltnpH "sport = :${CLICKHOUSE_PORT:-9000}" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1 || true)
-chticks() { if [ -n "$chpid" ] && [ -r "/proc/$chpid/stat" ]; then cputicks "$chpid"; else echo 0; fi; }
+[ -n "$chpid" ] && [ -r "/proc/$chpid/stat" ] || chpid=""
+chticks() { if [ -n "$chpid" ]; then cputicks "$chpid"; else echo 0; fi; }
+# perreq TICKS N: microseconds of CPU per request
+perreq() { awk -v d="$1" -v us="$TICK_US" -v n="$2" 'BEGIN {printf "%.1f", (n > 0 ? d * us / n : 0)}'; }
 declare -A EXPECT BOUND # per plan: tokens of the requests wrk counted; tokens of those possibly in flight
 for p in "${plans[@]}"; do EXPECT[$p]=0; BOUND[$p]=0; done
 
@@ -174,8 +177,8 @@ wrkrun() {
   local n cost
   n=$(awk '/ requests in / {print $1}' <<<"$out")
   # the server's CPU per request (microseconds): what the route costs, whatever else runs on the machine
-  CPU[$id]=$(awk -v d=$((t1 - t0)) -v us="$TICK_US" -v n="$n" 'BEGIN {printf "%.1f", (n > 0 ? d * us / n : 0)}')
-  CHCPU[$id]=$(awk -v d=$((h1 - h0)) -v us="$TICK_US" -v n="$n" 'BEGIN {printf "%.1f", (n > 0 ? d * us / n : 0)}')
+  CPU[$id]=$(perreq $((t1 - t0)) "$n")
+  CHCPU[$id]=$(perreq $((h1 - h0)) "$n")
   cost=${COST[${id%%@*}]:-0}
   if [ -n "$who" ] && [ "$who" != warm ]; then
     EXPECT[$who]=$((EXPECT[$who] + n * cost))
@@ -281,9 +284,9 @@ for r in "${routes[@]}"; do
       t=">= ${TARGET[$name]}x $V"
       ((ROUNDS > 1)) && t="$t (rounds $(printf '%s\n' "${rs[@]}" | awk '{printf "%s%.2f", (NR > 1 ? " " : ""), $1}'))"
     fi
-    printf '%-34s %-10s %9.0f %9s %6s %8.3f %8.3f %7.1f %6.2f %6.1f  %s\n' "$([ "$p" = "${plans[0]}" ] && echo "$label")" "$p" "$(median "${qs[@]}")" \
+    printf '%-34s %-10s %9.0f %9s %6s %8.3f %8.3f %7.1f %6.2f %6s  %s\n' "$([ "$p" = "${plans[0]}" ] && echo "$label")" "$p" "$(median "${qs[@]}")" \
       "$([ "$p" = "${plans[0]}" ] && median "${cs[@]}" | awk '{printf "%.0f", $1}')" "$ratio" "$(median "${p5[@]}")" "$(median "${p9[@]}")" \
-      "$(median "${us[@]}")" "$(median "${xs[@]}")" "$(median "${hs[@]}")" "$t"
+      "$(median "${us[@]}")" "$(median "${xs[@]}")" "$(if [ -n "$chpid" ]; then median "${hs[@]}" | awk '{printf "%.1f", $1}'; else echo -; fi)" "$t"
   done
   k=$((k + 1))
 done
@@ -299,7 +302,7 @@ echo "(constant: the mean of the constant route's runs just before and just afte
 echo " cpu us: the server's CPU time per request; cpu x: the constant route's CPU per request over the route's,"
 echo " the ratio a server with cores of its own would reach, whatever else the machine was doing;"
 echo " ch us: ClickHouse's CPU time during the run per request: the usage events' inserts, views and merges,"
-echo " on the same two cores as the server and wrk here$([ -z "$chpid" ] && echo " (its process was not found: 0)");"
+echo " on the same two cores as the server and wrk here$([ -z "$chpid" ] && echo " (-: its process was not found, not measured)");"
 echo " with several rounds, every figure is the median of the rounds', each ratio taken within its round)"
 echo
 echo "Pass 2: $P99_CONNS connections, pro key, $DURATION per cell"
