@@ -250,8 +250,10 @@ const insertTimeout = 10 * time.Second
 // usage_events and in each view's table: ClickHouse spent more on merging them than on anything else.)
 func (w *UsageWriter) shipAll(ctx context.Context, sh *shipper, force bool) error {
 	budget := int64(-1) // bytes still to ship this time; -1: until nothing is left
+	sh.pace = pacer{}
 	if !force {
 		budget = max(w.pending.Load(), 0)
+		sh.pace = newPacer(w.cfg.Interval)
 	}
 	w.adoptMu.Lock()
 	journals := append(append([]*journal(nil), w.adopted...), w.own)
@@ -272,6 +274,7 @@ type shipper struct {
 	buf   []byte
 	lines [][]byte
 	cols  usageColumns
+	pace  pacer // this ship's (shipAll sets it)
 }
 
 // usageColumns holds a batch of usage events column by column, in usage_events' order.
@@ -399,6 +402,7 @@ func (w *UsageWriter) ship(ctx context.Context, j *journal, sh *shipper, budget 
 		sh.lines = lines
 		sh.cols.reset()
 		for _, l := range lines {
+			sh.pace.step(1)
 			e, err := parseEvent(unsafe.String(unsafe.SliceData(l), len(l)))
 			if err != nil {
 				w.corrupt.Add(1)
@@ -429,7 +433,7 @@ func (w *UsageWriter) ship(ctx context.Context, j *journal, sh *shipper, budget 
 		}
 		if k := sh.cols.len(); k > 0 {
 			ictx, cancel := context.WithTimeout(ctx, insertTimeout)
-			err := w.insert(ictx, qid, &sh.cols)
+			err := w.insert(ictx, qid, &sh.cols, &sh.pace)
 			cancel()
 			if err != nil {
 				// Whether the server committed the batch is unknown (a connection cut after the data was
@@ -543,8 +547,9 @@ func (w *UsageWriter) dropDrained() {
 const insertChunk = 4096
 
 // insert sends a batch in one INSERT, column by column (Append per row converts its 15 values through
-// reflection, and under load the shipper runs beside the edge's requests), insertChunk rows per block.
-func (w *UsageWriter) insert(ctx context.Context, qid string, c *usageColumns) error {
+// reflection, and under load the shipper runs beside the edge's requests), insertChunk rows per block,
+// resting between blocks as the pacer says.
+func (w *UsageWriter) insert(ctx context.Context, qid string, c *usageColumns, pace *pacer) error {
 	b, err := w.db.Conn.PrepareBatch(clickhouse.Context(w.db.writeContext(ctx), clickhouse.WithQueryID(qid)), "INSERT INTO "+w.db.table("usage_events")+
 		" (request_id, key_id, user_id, key_prefix, method, route, status, tokens, overage, latency_us, ts, ts_ms, plan, error_code, event_id)")
 	if err != nil {
@@ -564,6 +569,7 @@ func (w *UsageWriter) insert(ctx context.Context, qid string, c *usageColumns) e
 				_ = b.Abort()
 				return err
 			}
+			pace.step(hi - lo)
 		}
 	}
 	return b.Send()
