@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -93,12 +94,26 @@ func TestPacerWindowIsHalfTheIntervalAtMost2s(t *testing.T) {
 		{time.Hour, paceWindowMax},
 	} {
 		before := time.Now()
-		p := newPacer(tc.interval)
+		p := newPacer(context.Background(), tc.interval)
 		if w := p.until.Sub(p.since); w != tc.want || p.since.Before(before) {
 			t.Errorf("interval %v: window %v from %v, want %v from now", tc.interval, w, p.since, tc.want)
 		}
 	}
 	if paceWindowMax >= insertTimeout/2 {
 		t.Errorf("paceWindowMax %v: want well within insertTimeout %v", paceWindowMax, insertTimeout)
+	}
+}
+
+// TestPacerRestEndsWithItsContext: a shutdown (the shipper's context ended) does not wait out a rest.
+func TestPacerRestEndsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := newPacer(ctx, time.Hour)
+	cancel()
+	done := make(chan struct{})
+	go func() { p.sleep(time.Hour); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("a rest outlived its context")
 	}
 }

@@ -253,7 +253,7 @@ func (w *UsageWriter) shipAll(ctx context.Context, sh *shipper, force bool) erro
 	sh.pace = pacer{}
 	if !force {
 		budget = max(w.pending.Load(), 0)
-		sh.pace = newPacer(w.cfg.Interval)
+		sh.pace = newPacer(ctx, w.cfg.Interval)
 	}
 	w.adoptMu.Lock()
 	journals := append(append([]*journal(nil), w.adopted...), w.own)
