@@ -54,8 +54,11 @@ func TestPacerRestsThreeTimesEachChunkWithinItsWindow(t *testing.T) {
 			t.Errorf("rest %d (%v) ended %v after the window", i, c.rests[i], e.Sub(end))
 		}
 	}
-	if len(c.ends) == 0 || !c.ends[len(c.ends)-1].Equal(end) {
-		t.Errorf("the last rest ended at %v from the start, want exactly the window's end (500 ms)", c.ends[len(c.ends)-1].Sub(start))
+	if len(c.ends) == 0 {
+		t.Fatal("no rest within the window")
+	}
+	if last := c.ends[len(c.ends)-1]; !last.Equal(end) {
+		t.Errorf("the last rest ended at %v from the start, want exactly the window's end (500 ms)", last.Sub(start))
 	}
 	restsAtEnd := len(c.rests)
 	c.work(&p, 100*paceChunk, 100*time.Millisecond)
