@@ -11,9 +11,9 @@ import (
 // fewer: p99 at 8 connections 6-10 ms against 4 ms with shipping paused, the same with ClickHouse's
 // table a Null engine or its threads at nice 19 (the burst is the edge's own, not ClickHouse's). The
 // pacer spreads the work: after each chunk it rests paceRest times as long as the chunk took, so the
-// shipper holds about a quarter of one processor while it ships, and it stops resting once a share of the
-// interval has passed, so it never falls behind: work that does not fit the window at that pace is done
-// at full speed after it. Forced ships (Flush, shutdown) never rest.
+// shipper holds about a quarter of one processor while it ships, and it stops resting once a share of
+// the interval has passed, so it never falls behind: work that does not fit the window at that pace is
+// done at full speed after it. Forced ships (Flush, shutdown) never rest.
 const (
 	paceRest  = 3    // rest this many times the chunk's work
 	paceChunk = 1024 // events (parsed lines, inserted rows) per chunk
