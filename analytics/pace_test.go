@@ -120,3 +120,29 @@ func TestPacerRestEndsWithItsContext(t *testing.T) {
 		t.Fatal("a rest outlived its context")
 	}
 }
+
+// TestIntervalShipsArePacedForcedShipsAreNot: the writer gives an interval's ship a pacer whose window
+// is half the interval, and a forced ship (Flush, shutdown) the zero pacer, which never rests.
+func TestIntervalShipsArePacedForcedShipsAreNot(t *testing.T) {
+	j, err := openSlot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	w := &UsageWriter{own: j, cfg: UsageWriterConfig{Interval: time.Second}}
+	sh := &shipper{buf: make([]byte, shipBuffer)}
+	ctx := context.Background()
+	before := time.Now()
+	if err := w.shipAll(ctx, sh, false); err != nil {
+		t.Fatal(err)
+	}
+	if sh.pace.since.Before(before) || sh.pace.until.Sub(sh.pace.since) != 500*time.Millisecond {
+		t.Errorf("an interval's ship: pacer window %v from %v, want 500ms from its start", sh.pace.until.Sub(sh.pace.since), sh.pace.since)
+	}
+	if err := w.shipAll(ctx, sh, true); err != nil {
+		t.Fatal(err)
+	}
+	if !sh.pace.until.IsZero() {
+		t.Errorf("a forced ship has a pacer until %v, want the zero pacer", sh.pace.until)
+	}
+}
