@@ -124,11 +124,7 @@ func TestPacerRestEndsWithItsContext(t *testing.T) {
 // TestIntervalShipsArePacedForcedShipsAreNot: the writer gives an interval's ship a pacer whose window
 // is half the interval, and a forced ship (Flush, shutdown) the zero pacer, which never rests.
 func TestIntervalShipsArePacedForcedShipsAreNot(t *testing.T) {
-	j, err := openSlot(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.close()
+	j := testSlot(t)
 	w := &UsageWriter{own: j, cfg: UsageWriterConfig{Interval: time.Second}}
 	sh := &shipper{buf: make([]byte, shipBuffer)}
 	ctx := context.Background()

@@ -45,14 +45,21 @@ func appendPages(t *testing.T, j *journal, n int) int64 {
 	return minorFaults(t) - before
 }
 
-// A fresh segment takes a page fault on the first copy into each of its pages, under an append (the
-// request's path); the prepared spare, once sealing has put it in place, takes none.
-func TestAppendsToThePreparedSpareTakeNoPageFaults(t *testing.T) {
+// testSlot opens a slot of the spool in a directory of the test's own, closed when the test ends.
+func testSlot(t *testing.T) *journal {
+	t.Helper()
 	j, err := openSlot(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer j.close()
+	t.Cleanup(j.close)
+	return j
+}
+
+// A fresh segment takes a page fault on the first copy into each of its pages, under an append (the
+// request's path); the prepared spare, once sealing has put it in place, takes none.
+func TestAppendsToThePreparedSpareTakeNoPageFaults(t *testing.T) {
+	j := testSlot(t)
 	waitSpare(t, j) // its own faults are over before counting
 	const pages = 256
 	fresh := appendPages(t, j, pages)
@@ -258,11 +265,7 @@ func TestAShippedSegmentIsRecycledAsTheSpare(t *testing.T) {
 // the reuse renames free.seg after taking it: the spare would be the other segment's file, its old lines
 // and all).
 func TestASegmentShippedDuringAReuseKeepsItsOwnFile(t *testing.T) {
-	j, err := openSlot(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.close()
+	j := testSlot(t)
 	slot := j.dir
 	line := append(bytes.Repeat([]byte{'Z'}, pageSize-1), '\n')
 	waitSpare(t, j)
@@ -295,11 +298,7 @@ func TestASegmentShippedDuringAReuseKeepsItsOwnFile(t *testing.T) {
 // buffer is not written (fails when the read copies the segment's whole 16 MB, zeros not yet written,
 // at every ship).
 func TestAReadOfTheActiveSegmentStopsAtItsAppends(t *testing.T) {
-	j, err := openSlot(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.close()
+	j := testSlot(t)
 	line := []byte("u3\tone line\n")
 	for range 3 {
 		if err := j.append(line); err != nil {

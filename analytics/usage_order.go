@@ -20,7 +20,7 @@ import (
 // Measured on the development machine (ClickHouse 18.16, one insert of 500,000 recorded events of one
 // user, four runs each): 370-490 ms of ClickHouse's CPU in the journal's order against 240-270 ms in key
 // order, the views included (their GROUP BY reads the rows in key order too); the order costs the edge
-// 37-42 ns an event for one user and 76-84 for 1,000 (BenchmarkOrderForInsert, batches of 72,000).
+// 33-42 ns an event for one user and 61-84 for 1,000 (BenchmarkOrderForInsert, batches of 72,000; two sets of runs).
 //
 // What a partial insert stores must not change with the order: the spool's exactly-once lookups
 // (UsageWriter.alreadyShipped) take the rows ClickHouse holds to be a prefix of the batch in the journal's
@@ -36,7 +36,7 @@ const monthMargin = 14 * time.Hour
 // usageOrder is the shipper's reusable state for ordering a batch.
 type usageOrder struct {
 	keys, grouped []rowKey
-	perm          []int32
+	group, perm   []int32 // each row's group (groupByUser); the batch's new order
 	scratch       orderScratch
 	users         map[string]int32 // a user's group: its first row's place among the batch's users
 	names         []string         // the users, by group
@@ -63,6 +63,8 @@ type rowKey struct {
 	row int32
 }
 
+// cmp compares two rows on usage_events' sorting key as the server does (the user id's bytes, then
+// seconds, then the event id).
 func (a *rowKey) cmp(b *rowKey) int {
 	if a.uid != b.uid {
 		return strings.Compare(a.uid, b.uid)
@@ -73,11 +75,9 @@ func (a *rowKey) cmp(b *rowKey) int {
 	return cmp.Compare(a.id, b.id)
 }
 
-// keyCmp compares rows i and j of a batch on usage_events' sorting key, as the server compares them
-// (bytes, then seconds, then the id).
-func (c *usageColumns) keyCmp(i, j int32) int {
-	a, b := rowKey{c.uid[i], c.ms[i] / 1000, c.id[i], i}, rowKey{c.uid[j], c.ms[j] / 1000, c.id[j], j}
-	return a.cmp(&b)
+// key is row i's sorting key.
+func (c *usageColumns) key(i int) rowKey {
+	return rowKey{c.uid[i], c.ms[i] / 1000, c.id[i], int32(i)}
 }
 
 // orderForInsert puts c in usage_events' key order when it is not in it and lies in one month in every
@@ -93,7 +93,7 @@ func (o *usageOrder) orderForInsert(c *usageColumns) bool {
 	inOrder, multi := true, false
 	lo, hi := c.ms[0], c.ms[0]
 	for i := range keys {
-		keys[i] = rowKey{c.uid[i], c.ms[i] / 1000, c.id[i], int32(i)}
+		keys[i] = c.key(i)
 		lo, hi = min(lo, c.ms[i]), max(hi, c.ms[i])
 		if i > 0 {
 			multi = multi || keys[i].uid != keys[i-1].uid
@@ -135,7 +135,7 @@ func (o *usageOrder) groupByUser(keys []rowKey) []rowKey {
 	}
 	clear(o.users)
 	o.names = o.names[:0]
-	o.perm = slices.Grow(o.perm[:0], len(keys))[:len(keys)] // each row's group
+	o.group = slices.Grow(o.group[:0], len(keys))[:len(keys)]
 	g := int32(-1)
 	for i := range keys {
 		if i == 0 || keys[i].uid != keys[i-1].uid {
@@ -146,7 +146,7 @@ func (o *usageOrder) groupByUser(keys []rowKey) []rowKey {
 				o.names = append(o.names, keys[i].uid)
 			}
 		}
-		o.perm[i] = g
+		o.group[i] = g
 	}
 	n := len(o.names)
 	o.rank = slices.Grow(o.rank[:0], n)[:n]
@@ -157,7 +157,7 @@ func (o *usageOrder) groupByUser(keys []rowKey) []rowKey {
 	// rank now lists the groups in byte order; count becomes each group's first place
 	o.count = slices.Grow(o.count[:0], n)[:n]
 	clear(o.count)
-	for _, g := range o.perm {
+	for _, g := range o.group {
 		o.count[g]++
 	}
 	at := int32(0)
@@ -165,7 +165,7 @@ func (o *usageOrder) groupByUser(keys []rowKey) []rowKey {
 		at, o.count[g] = at+o.count[g], at
 	}
 	o.grouped = slices.Grow(o.grouped[:0], len(keys))[:len(keys)]
-	for i, g := range o.perm {
+	for i, g := range o.group {
 		o.grouped[o.count[g]] = keys[i]
 		o.count[g]++
 	}
