@@ -33,6 +33,8 @@
 # 1,000,000 (SHARIAH_PLAN_*_TOKENS, SHARIAH_RATE_LIMITS): nothing is refused at these rates, but the
 # allowance check and the rate-limit code stay in every request's path, as in production.
 #
+# Before the table, the lowest and highest of the constant route's runs of pass 1 (throughput and server CPU
+# per request): the same work each time, so their spread is the machine's, and every ratio carries it.
 # Each route's row also shows the server's CPU per request (cpu us), the constant route's over it (cpu x) and
 # ClickHouse's CPU per request while the route ran (ch us: its usage events' inserts, views and merges, on
 # the same cores here; in production ClickHouse has machines of its own).
@@ -261,6 +263,22 @@ for ((rd = 1; rd <= ROUNDS; rd++)); do
   for ((k = 0; k <= ${#routes[@]}; k++)); do printf ' %s' "${CPU[constant@$k#$rd]}"; done
   printf '\n'
 done
+# The machine's own spread: every constant run of pass 1 is the same binary doing the same work, so what
+# separates its slowest from its fastest is the machine (other work, scheduling), and each ratio above
+# divides by two of these runs.
+cr=() cu=()
+for id in "${!RPS[@]}"; do
+  [[ $id == constant@*#* ]] || continue
+  cr+=("${RPS[$id]}") cu+=("${CPU[$id]}")
+done
+# spread FORMAT UNIT V...: the lowest and highest of V, and their quotient
+spread() {
+  local f=$1 u=$2; shift 2
+  printf '%s\n' "$@" | sort -g | awk -v f="$f" -v u="$u" '{a[NR] = $1}
+    END {printf f "-" f " %s (the highest %.2f times the lowest)", a[1], a[NR], u, (a[1] > 0 ? a[NR] / a[1] : 0)}'
+}
+echo "the constant route's ${#cr[@]} runs of pass 1: $(spread %.0f req/s "${cr[@]}"), server CPU per request $(spread %.1f us "${cu[@]}")"
+echo "  (the same binary doing the same work: the machine's own spread, which every ratio below carries)"
 echo
 printf '%-34s %-10s %9s %9s %6s %8s %8s %7s %6s %6s  %s\n' route key req/s "constant" ratio "p50 ms" "p99 ms" "cpu us" "cpu x" "ch us" "target (pro key)"
 k=0
