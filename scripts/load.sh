@@ -264,7 +264,7 @@ for ((rd = 1; rd <= ROUNDS; rd++)); do
   printf '\n'
 done
 # The machine's own spread: every constant run of pass 1 is the same binary doing the same work, so what
-# separates its slowest from its fastest is the machine (other work, scheduling), and each ratio above
+# separates its slowest from its fastest is the machine (other work, scheduling), and each ratio below
 # divides by two of these runs.
 cr=() cu=()
 for id in "${!RPS[@]}"; do
